@@ -1,0 +1,5 @@
+// Public entry of the geometry builders (viewer/src/meshes). Pure: no DOM, no fetch.
+export type * from './types';
+export { parseFont } from './font';
+export { glyphGeometry } from './glyph';
+export { pathGeometry } from './path';

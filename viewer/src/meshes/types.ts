@@ -1,0 +1,30 @@
+// Contract between the viewer's scene builder (viewer/src/build/*) and the geometry builders
+// (viewer/src/meshes/*). Geometry builders are pure: no DOM, no fetch, so they run in Node tests too.
+// All lengths passed in are design px; the builders return three.js objects in world units (px · p2w).
+import type * as THREE from 'three';
+
+export interface GlyphOptions {
+  text: string;            // already stripped of one pair of quotes; never empty ("?" substituted)
+  sizePx: number | null;   // text.glyph(size:) or null for auto-fit (viewer.md §5.6.1)
+  depthPx: number;         // extrude(depth:), default 16
+  p2w: number;             // world units per design px
+  frameWidthPx: number;    // design frame width (for the 82 % auto-fit rule)
+  runner: string;          // resolved runner version ("0.0.1" uses only the first character)
+}
+
+export interface SvgOptions { depthPx: number; sizePx: number; roundPx: number; p2w: number; runner: string }
+
+export interface VectorizeOptions {
+  strokeWidth: number; threshold: number; simplify: number; bridge: number; stitch: number; maxDim: number;
+}
+
+export interface RasterImage { width: number; height: number; data: Uint8ClampedArray } // RGBA, top row first
+
+export interface Blob3 { x: number; y: number; z: number; r: number } // design px
+
+export interface MetaballsOptions {
+  smoothingPx: number;
+  p2w: number;
+  aspect: number;          // scene aspect (camera aspect)
+  fill?: THREE.Color; emissive?: THREE.Color; roughness?: number; // from .material(...) when present
+}
