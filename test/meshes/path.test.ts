@@ -14,8 +14,18 @@ test('triangle: bbox = points + bevel, depth D + 2·bevel, centred (absolute pos
   const b = bbox(g);
   const bevel = Math.max(0.1 * D * P2W, 0.5 * P2W);
   near(b.max.z - b.min.z, D * P2W + 2 * bevel, 1e-6, 'z span');
-  // the bottom edge is horizontal: y span = 520 px + bevel on both sides (the apex grows more, mitred)
-  assert.ok(b.max.y - b.min.y >= 520 * P2W + 2 * bevel - 1e-6);
+  // the caps (z extremes) carry the original outline: 760 × 520 px
+  const pos = g.getAttribute('position');
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (let i = 0; i < pos.count; i++) {
+    if (Math.abs(pos.getZ(i) - b.max.z) > 1e-7) continue;
+    x0 = Math.min(x0, pos.getX(i)); x1 = Math.max(x1, pos.getX(i));
+    y0 = Math.min(y0, pos.getY(i)); y1 = Math.max(y1, pos.getY(i));
+  }
+  near(x1 - x0, 760 * P2W, 1e-6, 'cap width');
+  near(y1 - y0, 520 * P2W, 1e-6, 'cap height');
+  // the walls are pushed outward (three.js clamps the push at sharp corners)
+  assert.ok(b.max.y - b.min.y > 520 * P2W && b.max.x - b.min.x > 760 * P2W);
   for (const ax of ['x', 'y', 'z'] as const) near(b.min[ax] + b.max[ax], 0, 1e-6, `centre ${ax}`);
 });
 
