@@ -3,3 +3,4 @@ export type * from './types';
 export { parseFont } from './font';
 export { glyphGeometry } from './glyph';
 export { pathGeometry } from './path';
+export { metaballsObject, metaballField, srgbToLinearChannel, METABALL_DEFAULTS, METABALL_QUAD_HEIGHT } from './metaballs';

@@ -28,3 +28,18 @@ export interface MetaballsOptions {
   aspect: number;          // scene aspect (camera aspect)
   fill?: THREE.Color; emissive?: THREE.Color; roughness?: number; // from .material(...) when present
 }
+
+// ---- Extensions (compatible additions) -------------------------------------------------------------
+
+/** What `.material(...)` on metaballs feeds the shader (viewer.md §5.6.6). Colours are the same linear
+ *  THREE.Color the scene builder would give a MeshStandardMaterial (§1.4); the builder applies the
+ *  second sRGB→linear decoding itself (QUIRK Q14). */
+export interface MetaballsMaterialInput { fill?: THREE.Color; emissive?: THREE.Color; roughness?: number }
+
+/** The object `metaballsObject` returns: a full-screen quad mesh at z = 5 with the raymarching shader. */
+export interface MetaballsObject extends THREE.Mesh {
+  /** Replace the blobs (px) without rebuilding; only the first 24 count. */
+  update(blobs: Blob3[], smoothingPx?: number): void;
+  /** Feed `.material(...)` values to the shader (absent fields restore the built-in look). */
+  setMaterial(m: MetaballsMaterialInput): void;
+}
