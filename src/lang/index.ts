@@ -1,0 +1,188 @@
+// Public entry of the .cm language (docs/architecture.md). No Node-only APIs.
+
+import type { Program as Ast, TopDecl } from './ast';
+import { Checker } from './checker';
+import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics';
+import { countNodes, Evaluator, MAX_VALUE_NODES, toSeconds, type Binding } from './evaluator';
+import { parse } from './parser';
+import { newestRunner, runnerError, SEMVER } from './runners';
+import { NIL, type Value } from './value';
+
+export type { Diagnostic, Envelope } from './diagnostics';
+export { formatJobMessage, formatHuman } from './diagnostics';
+export type { Value, Unit, Field, ColorValue } from './value';
+export { valueSchema } from './value';
+export { designFrame, type DesignFrame } from './frame';
+export { imagePaths } from './images';
+export { RUNNERS, availableVersions, newestRunner } from './runners';
+export { colorToLinear, colorToSrgb8, oklchToLinearSrgb, oklabToLinearSrgb, linearToSrgb } from './color';
+
+export interface Program {
+  /** the value of the rendered binding at time t (seconds), every time signal resolved */
+  sceneAt(t: number): { value: Value; diagnostics: Diagnostic[] };
+  /** the rendered scene's `duration` parameter default in seconds, else 6 */
+  readonly durationSeconds: number;
+  /** the runner version that applies (pin, else newest available) */
+  readonly runner: string;
+}
+
+export interface Compiled {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  runner: string;
+  program: Program | null;
+}
+
+const DEFAULT_DURATION = 6;
+
+/** Strips a leading UTF-8 BOM (language.md §1.1); positions are counted after it. */
+function stripBom(source: string): string {
+  return source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+}
+
+/**
+ * Which binding renders (docs/compatibility.md): the first all-default `scene`; else the first
+ * all-default component/filter; else the first binding (let/export). null: nothing to render.
+ */
+function renderedDecl(bindings: Binding[]): TopDecl | null {
+  const scene = bindings.find((b) => b.decl.d === 'callable' && b.decl.kind === 'scene');
+  if (scene) return scene.decl;
+  const callable = bindings.find((b) => b.decl.d === 'callable');
+  if (callable) return callable.decl;
+  return bindings[0]?.decl ?? null;
+}
+
+function durationOf(b: Binding | undefined): number {
+  const d = b?.params?.get('duration');
+  if (!d || d.kind !== 'number') return DEFAULT_DURATION;
+  if (d.unit !== null && d.unit !== 's' && d.unit !== 'ms' && d.unit !== 'us' && d.unit !== 'ns') return DEFAULT_DURATION;
+  const s = toSeconds(d);
+  return Number.isFinite(s) && s > 0 ? s : DEFAULT_DURATION;
+}
+
+class CompiledProgram implements Program {
+  constructor(
+    private ast: Ast,
+    private sm: SourceMap,
+    private decl: TopDecl,
+    readonly durationSeconds: number,
+    readonly runner: string,
+  ) {}
+
+  sceneAt(t: number): { value: Value; diagnostics: Diagnostic[] } {
+    const { bindings, diagnostics } = new Evaluator(this.sm, t).run(this.ast);
+    const b = bindings.find((x) => x.decl === this.decl);
+    const value = b?.value ?? NIL;
+    if (countNodes(value, MAX_VALUE_NODES) > MAX_VALUE_NODES) {
+      const d = this.decl;
+      const span = d.d === 'callable' ? d.nameSpan : d.d === 'import' ? d : d.decl.nameSpan;
+      return {
+        value: NIL,
+        diagnostics: [
+          ...diagnostics,
+          this.sm.diag(span.start, span.end, {
+            code: 'EVL008',
+            message: `scene value is too large (more than ${MAX_VALUE_NODES} nodes)`,
+            help: 'the rendered value must stay small enough to send to the viewer every frame',
+            repair: { id: 'simplify-source', summary: 'Reduce the amount of work or nesting the source asks for.' },
+          }),
+        ],
+      };
+    }
+    return { value, diagnostics };
+  }
+}
+
+const PAR_HELP = 'fix the syntax error first; the checks only run on a clean parse';
+
+/** Parses, checks, resolves the runner pin and evaluates once at t = 0. Never throws. */
+export function compile(source: string): Compiled {
+  try {
+    return compileInner(source);
+  } catch (e) {
+    // defensive: an internal bug must still come back as a diagnostic, never as a throw
+    const sm = new SourceMap(String(source ?? ''));
+    const d = sm.diag(0, 0, {
+      code: 'LWR000',
+      severity: 'error',
+      message: `internal error while compiling: ${e instanceof Error ? e.message : String(e)}`,
+      help: 'this is a bug in cmrender; please report it with the source',
+      repair: { id: 'report-bug', summary: 'Report the source that triggers this error.' },
+    });
+    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null };
+  }
+}
+
+function compileInner(source: string): Compiled {
+  const text = stripBom(typeof source === 'string' ? source : String(source));
+  const sm = new SourceMap(text);
+  const parsed = parse(text);
+  if (!parsed.ok) {
+    const e = parsed.error;
+    const d = sm.diag(e.start, e.start, {
+      code: e.code,
+      message: e.message,
+      expected: e.expected,
+      actual: e.found,
+      help: e.code === 'PAR101' ? 'reduce the nesting depth of the source' : PAR_HELP,
+      repair: { id: 'fix-syntax', summary: 'Resolve the syntax error reported by the parser.' },
+    });
+    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null };
+  }
+  const ast = parsed.program;
+  const diagnostics: Diagnostic[] = [];
+
+  // runner pin
+  let runner = newestRunner();
+  let knownPin: string | null = null;
+  if (ast.runner) {
+    const pin = ast.runner.text;
+    const msg = SEMVER.test(pin) ? runnerError(pin) : runnerError(pin);
+    if (msg) {
+      diagnostics.push(
+        sm.diag(ast.runner.span.start, ast.runner.span.end, {
+          code: 'RUN001',
+          message: msg,
+          expected: 'a runner version this service has',
+          actual: `"${pin}"`,
+          help: `pin one of the available versions, or remove the pin to use the newest (${newestRunner()})`,
+          fixSafety: 'local-edit',
+          repair: { id: 'use-available-runner', summary: 'Pin a runner version that this service provides.' },
+        }),
+      );
+      runner = pin;
+    } else {
+      runner = pin;
+      knownPin = pin;
+    }
+  }
+
+  diagnostics.push(...new Checker(sm, knownPin).run(ast));
+
+  const ev = new Evaluator(sm, 0).run(ast);
+  diagnostics.push(...ev.diagnostics);
+  const decl = renderedDecl(ev.bindings);
+  let program: Program | null = null;
+  if (!decl) {
+    if (!hasErrors(ev.diagnostics)) {
+      diagnostics.push(
+        sm.diag(0, 0, {
+          code: 'REN001',
+          message: 'no scene to render',
+          help: 'declare a scene whose parameters all have defaults, e.g. scene main() -> Frame { ... }',
+          repair: { id: 'add-scene', summary: 'Add a scene whose parameters all have defaults.' },
+        }),
+      );
+    }
+  } else {
+    program = new CompiledProgram(ast, sm, decl, durationOf(ev.bindings.find((b) => b.decl === decl)), runner);
+    const b = ev.bindings.find((x) => x.decl === decl)!;
+    if (countNodes(b.value, MAX_VALUE_NODES) > MAX_VALUE_NODES) diagnostics.push(...program.sceneAt(0).diagnostics.slice(ev.diagnostics.length));
+  }
+  return { ok: !hasErrors(diagnostics), diagnostics, runner, program };
+}
+
+/** The §7.1-style envelope for POST /v1/check: every diagnostic compile() reports. */
+export function check(source: string): Envelope {
+  return envelope(compile(source).diagnostics);
+}
