@@ -4,3 +4,4 @@ export { parseFont } from './font';
 export { glyphGeometry } from './glyph';
 export { pathGeometry } from './path';
 export { metaballsObject, metaballField, srgbToLinearChannel, METABALL_DEFAULTS, METABALL_QUAD_HEIGHT } from './metaballs';
+export { svgGeometry, svgPolygons, strokeOutline, parseSvg } from './svg';
