@@ -5,3 +5,4 @@ export { glyphGeometry } from './glyph';
 export { pathGeometry } from './path';
 export { metaballsObject, metaballField, srgbToLinearChannel, METABALL_DEFAULTS, METABALL_QUAD_HEIGHT } from './metaballs';
 export { svgGeometry, svgPolygons, strokeOutline, parseSvg } from './svg';
+export { traceToSvg, trace, vectorizeGeometry, VECTORIZE_DEFAULTS } from './vectorize';

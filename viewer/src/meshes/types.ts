@@ -18,7 +18,12 @@ export interface VectorizeOptions {
   strokeWidth: number; threshold: number; simplify: number; bridge: number; stitch: number; maxDim: number;
 }
 
-export interface RasterImage { width: number; height: number; data: Uint8ClampedArray } // RGBA, top row first
+export interface RasterImage {
+  width: number; height: number; data: Uint8ClampedArray; // RGBA, top row first
+  /** Optional extension: when set, `data` was already drawn at the working size (viewer.md §5.6.5 step 1,
+   *  e.g. by a browser canvas) and these give the image's natural size (used for σ and the viewBox). */
+  naturalWidth?: number; naturalHeight?: number;
+}
 
 export interface Blob3 { x: number; y: number; z: number; r: number } // design px
 
