@@ -1,0 +1,25 @@
+// What one frame's build needs and what it produces besides the object tree.
+import type * as THREE from 'three';
+import type { GeometryCache } from './cache';
+import type { ImageStore } from './assets';
+
+export interface BloomSettings { strength: number; radius: number; threshold: number }
+export interface CameraSettings { distancePx: number | null; fovDeg: number | null }
+
+export interface BuildContext {
+  p2w: number;
+  aspect: number;
+  frameWidthPx: number;
+  runner: string;
+  font: unknown | null;          // opentype.js Font once loaded
+  geometries: GeometryCache;
+  images: ImageStore;
+  /** lights of every render3d (global) */
+  lights: THREE.Light[];
+  bloom: BloomSettings | null;
+  camera: CameraSettings | null;
+  /** every material created this frame, in creation order (disposed after the next frame is drawn) */
+  materials: THREE.Material[];
+  track<M extends THREE.Material>(m: M): M;
+  warn(msg: string): void;
+}

@@ -1,0 +1,91 @@
+// `.material(...)` (viewer.md §5.2): one new MeshStandardMaterial for every mesh of the subtree.
+import * as THREE from 'three';
+import type { ConstructedV, Val } from './value';
+import { args, imagePath, isNode, isNum, num } from './read';
+import { toColor } from './color';
+import type { ImageStore } from './assets';
+
+export interface MaterialSpec {
+  fill: Val | undefined;
+  texturePath: string | null;
+  metalness: number;
+  roughness: number;
+  emissive: Val | undefined;
+  emissiveIntensity: number;
+  gradient: { top: number; bottom: number } | null;
+  opacity: number;
+}
+
+export function readMaterial(node: ConstructedV): MaterialSpec {
+  const a = args(node).named;
+  const fill = a.get('fill');
+  const ei = a.get('emissive_intensity');
+  let gradient: MaterialSpec['gradient'] = null;
+  let emissiveIntensity = 0;
+  if (isNode(ei, 'gradient')) {
+    const g = args(ei).named;
+    gradient = { top: num(g.get('top'), 1), bottom: num(g.get('bottom'), 1) };
+    emissiveIntensity = 1;
+  } else emissiveIntensity = num(ei, 0);
+  return {
+    fill,
+    texturePath: fill && fill.kind === 'constructed' ? imagePath(fill) : null,
+    metalness: num(a.get('metalness'), 0),
+    roughness: num(a.get('roughness'), 1),
+    emissive: a.get('emissive'),
+    emissiveIntensity,
+    gradient,
+    opacity: isNum(a.get('opacity')) ? num(a.get('opacity'), 1) : 1,
+  };
+}
+
+/** Meshes of a subtree (including the root). */
+export function meshesOf(obj: THREE.Object3D): THREE.Mesh[] {
+  const out: THREE.Mesh[] = [];
+  obj.traverse((o) => { if ((o as THREE.Mesh).isMesh && !o.userData.cmMetaballs) out.push(o as THREE.Mesh); });
+  return out;
+}
+
+const GRADIENT_KEY = 'cm-emissive-gradient';
+
+export function makeStandardMaterial(spec: MaterialSpec, images: ImageStore, subtree: THREE.Object3D): THREE.MeshStandardMaterial {
+  const m = new THREE.MeshStandardMaterial();
+  if (spec.texturePath !== null) {
+    m.color.setRGB(1, 1, 1);
+    m.map = images.texture(spec.texturePath);
+  } else toColor(spec.fill, m.color);
+  m.metalness = spec.metalness;
+  m.roughness = spec.roughness;
+  toColor(spec.emissive, m.emissive); // Q7: white by default
+  m.emissiveIntensity = spec.emissiveIntensity;
+  if (spec.opacity < 1) { m.transparent = true; m.opacity = spec.opacity; }
+  if (spec.gradient) {
+    const box = new THREE.Box3();
+    for (const mesh of meshesOf(subtree)) {
+      const g = mesh.geometry;
+      if (!g.boundingBox) g.computeBoundingBox();
+      box.union(g.boundingBox!);
+    }
+    const yMin = box.isEmpty() ? 0 : box.min.y, yMax = box.isEmpty() ? 0 : box.max.y;
+    if (yMax - yMin >= 1e-6) applyGradient(m, yMin, yMax, spec.gradient.top, spec.gradient.bottom);
+  }
+  return m;
+}
+
+/** Emissive ramp: total emissive radiance × mix(bottom, top, s) with s the local y normalised to the box. */
+function applyGradient(m: THREE.MeshStandardMaterial, yMin: number, yMax: number, top: number, bottom: number): void {
+  const uniforms = {
+    cmYMin: { value: yMin }, cmYMax: { value: yMax }, cmTop: { value: top }, cmBottom: { value: bottom },
+  };
+  m.userData.cmGradient = uniforms;
+  m.customProgramCacheKey = () => GRADIENT_KEY;
+  m.onBeforeCompile = (shader) => {
+    Object.assign(shader.uniforms, uniforms);
+    shader.vertexShader = shader.vertexShader
+      .replace('#include <common>', '#include <common>\nvarying float vCmY;')
+      .replace('#include <begin_vertex>', '#include <begin_vertex>\nvCmY = position.y;');
+    shader.fragmentShader = shader.fragmentShader
+      .replace('#include <common>', '#include <common>\nvarying float vCmY;\nuniform float cmYMin;\nuniform float cmYMax;\nuniform float cmTop;\nuniform float cmBottom;')
+      .replace('#include <emissivemap_fragment>', '#include <emissivemap_fragment>\n{ float cmS = clamp((vCmY - cmYMin) / max(1e-4, cmYMax - cmYMin), 0.0, 1.0);\n  totalEmissiveRadiance *= mix(cmBottom, cmTop, cmS); }');
+  };
+}

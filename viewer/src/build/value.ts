@@ -1,0 +1,7 @@
+// The sampled value tree the viewer reads (stdlib.md §5): the language's own type, re-exported with the
+// narrowed variants the translators use. The viewer never evaluates anything itself.
+import type { Value } from '../../../src/lang/value';
+
+export type Val = Value;
+export type ConstructedV = Extract<Value, { kind: 'constructed' }>;
+export type NumberV = Extract<Value, { kind: 'number' }>;

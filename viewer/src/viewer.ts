@@ -1,0 +1,226 @@
+// The viewer: one WebGLRenderer, camera and scene for the page's lifetime; per seek(t) the sampled value tree
+// is translated into fresh three.js objects (cheap) over cached geometries, textures and compiled programs.
+import * as THREE from 'three';
+import { EffectComposer } from 'three/examples/jsm/postprocessing/EffectComposer.js';
+import { RenderPass } from 'three/examples/jsm/postprocessing/RenderPass.js';
+import { UnrealBloomPass } from 'three/examples/jsm/postprocessing/UnrealBloomPass.js';
+import { OutputPass } from 'three/examples/jsm/postprocessing/OutputPass.js';
+import type { Val } from './build/value';
+import { CAM_Z, FOV, designFrame, type DesignFrame } from './build/frame';
+import { GeometryCache } from './build/cache';
+import { ImageStore } from './build/assets';
+import { buildTopLayers } from './build/builder';
+import type { BloomSettings, BuildContext } from './build/context';
+import { collectImagePaths } from './build/read';
+
+export interface DiagnosticLike { code: string; message: string; line: number; column: number; severity?: string }
+
+/** What the viewer needs from a compiled program (src/lang `Program`). */
+export interface ProgramLike {
+  sceneAt(t: number): { value: Val; diagnostics: readonly DiagnosticLike[] };
+}
+
+export class SceneError extends Error {
+  constructor(message: string, readonly code: string | null) { super(message); }
+}
+
+export function formatDiagnostic(d: DiagnosticLike): string {
+  return `${d.code} ${d.message} at line ${d.line}, column ${d.column}`;
+}
+
+export interface Box { x: number; y: number; w: number; h: number }
+
+/** The largest box of the scene aspect inside width × height, centred (service.md output size rule). */
+export function fitBox(width: number, height: number, aspect: number): Box {
+  let w = width, h = width / aspect;
+  if (h > height) { h = height; w = height * aspect; }
+  w = Math.min(width, Math.max(1, Math.round(w)));
+  h = Math.min(height, Math.max(1, Math.round(h)));
+  return { x: Math.round((width - w) / 2), y: Math.round((height - h) / 2), w, h };
+}
+
+export class Viewer {
+  readonly renderer: THREE.WebGLRenderer;
+  readonly scene = new THREE.Scene();
+  readonly camera = new THREE.PerspectiveCamera(FOV, 16 / 9, 0.1, 100);
+  readonly images = new ImageStore();
+  readonly geometries = new GeometryCache();
+  font: unknown | null = null;
+  program: ProgramLike | null = null;
+  runner = '0.0.13';
+  width = 0;
+  height = 0;
+  /** Q4: the background persists across frames of one job until a new frame rect or image replaces it */
+  private background: THREE.Color | THREE.Texture = new THREE.Color(0, 0, 0);
+  private backgroundImagePath: string | null = null;
+  private prevMaterials: THREE.Material[] = [];
+  private composer: EffectComposer | null = null;
+  private renderPass: RenderPass | null = null;
+  private bloomPass: UnrealBloomPass | null = null;
+  private composerSize = { w: 0, h: 0 };
+  lastFrame: DesignFrame | null = null;
+  lastT = 0;
+  warnings: string[] = [];
+
+  constructor(readonly canvas: HTMLCanvasElement) {
+    this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+    this.renderer.setPixelRatio(1);
+    this.renderer.outputColorSpace = THREE.SRGBColorSpace;
+    this.renderer.toneMapping = THREE.NoToneMapping;
+    this.camera.position.set(0, 0, CAM_Z);
+    this.camera.lookAt(0, 0, 0);
+  }
+
+  /** Start a new job: drop the previous job's resources, size the canvas. */
+  reset(width: number, height: number): void {
+    this.program = null;
+    for (const m of this.prevMaterials) m.dispose();
+    this.prevMaterials = [];
+    this.scene.clear();
+    this.geometries.clear();
+    this.images.clear();
+    this.background = new THREE.Color(0, 0, 0);
+    this.backgroundImagePath = null;
+    this.lastFrame = null;
+    if (width !== this.width || height !== this.height) {
+      this.width = width;
+      this.height = height;
+      this.renderer.setSize(width, height, true);
+    }
+  }
+
+  /** Image paths referenced at time t (for preloading). */
+  imagePathsAt(t: number, out = new Set<string>()): Set<string> {
+    if (!this.program) return out;
+    const r = this.program.sceneAt(t);
+    return collectImagePaths(r.value, out);
+  }
+
+  /** Evaluate at t, rebuild the frame's objects over the cached resources and draw synchronously. */
+  seek(t: number): void {
+    if (!this.program) throw new SceneError('no scene loaded', null);
+    const res = this.program.sceneAt(t);
+    const err = res.diagnostics.find((d) => d.severity === undefined || d.severity === 'error');
+    if (err) throw new SceneError(formatDiagnostic(err), err.code);
+    this.lastT = t;
+    this.draw(res.value);
+  }
+
+  private draw(value: Val): void {
+    const frame = designFrame(value);
+    this.lastFrame = frame;
+    const warnings: string[] = [];
+    const ctx: BuildContext = {
+      p2w: frame.p2w,
+      aspect: frame.aspect,
+      frameWidthPx: frame.widthPx,
+      runner: this.runner,
+      font: this.font,
+      geometries: this.geometries,
+      images: this.images,
+      lights: [],
+      bloom: null,
+      camera: null,
+      materials: [],
+      track: (m) => { ctx.materials.push(m); return m; },
+      warn: (msg) => { warnings.push(msg); },
+    };
+    const root = buildTopLayers(frame.layers, ctx);
+    this.warnings = warnings;
+
+    // background (Q4: persists when this frame names none)
+    if (frame.background.kind === 'color') {
+      const [r, g, b] = frame.background.rgb;
+      this.background = new THREE.Color().setRGB(r, g, b, THREE.LinearSRGBColorSpace);
+      this.backgroundImagePath = null;
+    } else if (frame.background.kind === 'image') {
+      this.backgroundImagePath = frame.background.path;
+      this.background = this.images.texture(frame.background.path);
+    } else if (this.backgroundImagePath !== null) {
+      this.background = this.images.texture(this.backgroundImagePath); // may have finished loading since
+    }
+
+    const scene = this.scene;
+    scene.clear();
+    scene.background = this.background;
+    scene.add(root);
+    for (const l of ctx.lights) scene.add(l);
+
+    // camera: the reference camera unless render3d(camera:) says otherwise (ours: honoured)
+    const cam = this.camera;
+    const fov = ctx.camera?.fovDeg ?? FOV;
+    const z = ctx.camera?.distancePx != null ? ctx.camera.distancePx * frame.p2w : CAM_Z;
+    if (cam.fov !== fov || cam.aspect !== frame.aspect || cam.position.z !== z) {
+      cam.fov = fov;
+      cam.aspect = frame.aspect;
+      cam.position.set(0, 0, z);
+      cam.far = Math.max(100, z * 4);
+      cam.lookAt(0, 0, 0);
+      cam.updateProjectionMatrix();
+    }
+
+    this.render(frame, ctx.bloom);
+
+    // release the previous frame's materials only now: the new ones already hold the compiled programs
+    for (const m of this.prevMaterials) m.dispose();
+    this.prevMaterials = ctx.materials;
+    this.geometries.endFrame();
+  }
+
+  private render(frame: DesignFrame, bloom: BloomSettings | null): void {
+    const r = this.renderer;
+    const box = fitBox(this.width, this.height, frame.aspect);
+    // margins take the scene's background colour (black for an image background)
+    r.setRenderTarget(null);
+    r.setScissorTest(false);
+    r.setViewport(0, 0, this.width, this.height);
+    r.setClearColor(this.background instanceof THREE.Color ? this.background : new THREE.Color(0, 0, 0), 1);
+    r.clear(true, true, true);
+    r.setViewport(box.x, box.y, box.w, box.h);
+    r.setScissor(box.x, box.y, box.w, box.h);
+    r.setScissorTest(true);
+    if (!bloom) {
+      r.render(this.scene, this.camera);
+    } else {
+      const composer = this.ensureComposer(box.w, box.h);
+      this.bloomPass!.strength = bloom.strength;
+      this.bloomPass!.radius = bloom.radius;
+      this.bloomPass!.threshold = bloom.threshold;
+      composer.render();
+    }
+    r.setScissorTest(false);
+  }
+
+  private ensureComposer(w: number, h: number): EffectComposer {
+    if (!this.composer) {
+      const target = new THREE.WebGLRenderTarget(w, h, { type: THREE.HalfFloatType });
+      this.composer = new EffectComposer(this.renderer, target);
+      this.composer.setPixelRatio(1);
+      this.renderPass = new RenderPass(this.scene, this.camera);
+      this.bloomPass = new UnrealBloomPass(new THREE.Vector2(w, h), 0.8, 0.4, 0.6);
+      this.composer.addPass(this.renderPass);
+      this.composer.addPass(this.bloomPass);
+      this.composer.addPass(new OutputPass());
+      this.composerSize = { w: 0, h: 0 };
+    }
+    if (this.composerSize.w !== w || this.composerSize.h !== h) {
+      this.composer.setSize(w, h);
+      this.composerSize = { w, h };
+    }
+    return this.composer;
+  }
+
+  /** RGBA of the drawing buffer, top row first. */
+  pixels(): Uint8Array {
+    const gl = this.renderer.getContext();
+    const w = this.width, h = this.height;
+    const raw = new Uint8Array(w * h * 4);
+    this.renderer.setRenderTarget(null);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, raw);
+    const out = new Uint8Array(w * h * 4);
+    const row = w * 4;
+    for (let y = 0; y < h; y++) out.set(raw.subarray((h - 1 - y) * row, (h - y) * row), y * row);
+    return out;
+  }
+}
