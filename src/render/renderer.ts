@@ -1,0 +1,137 @@
+// renderer.render(job): compile + plan in Node (prepare.ts), draw in the warm viewer page, and write the PNG
+// (png.ts) or stream raw RGBA frames into one ffmpeg process (ffmpeg.ts). Consecutive frames whose scene value is
+// identical are not drawn again: the previous pixels are written again (the viewer is deterministic).
+import { rename, rm, writeFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Logger } from 'pino';
+import { imagePaths } from '../lang/index.js';
+import { WarmBrowser, type ViewerPage } from './browser.js';
+import { VideoEncoder } from './ffmpeg.js';
+import { encodePng } from './png.js';
+import { checkImages, diagnosticsFailure, prepare, type Plan } from './prepare.js';
+import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from './types.js';
+
+export interface ChromiumRendererOptions {
+  chromiumPath: string;
+  ffmpegPath?: string;
+  viewerDir?: string;
+  log: Logger;
+  /** idle warm pages kept ready (default: the render concurrency) */
+  concurrency?: number;
+}
+
+class Aborted extends Error {}
+
+export class ChromiumRenderer implements Renderer {
+  readonly browser: WarmBrowser;
+
+  constructor(private readonly o: ChromiumRendererOptions & { tmpDir?: string }) {
+    this.browser = new WarmBrowser({ chromiumPath: o.chromiumPath, viewerDir: o.viewerDir, log: o.log, poolSize: Math.max(1, o.concurrency ?? 1) });
+  }
+
+  start(): Promise<void> {
+    return this.browser.start();
+  }
+
+  close(): Promise<void> {
+    return this.browser.close();
+  }
+
+  async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
+    const t0 = performance.now();
+    const plan = prepare(job);
+    const compileMs = performance.now() - t0;
+    if (hooks.signal.aborted) throw new Aborted('aborted');
+    const page = await this.browser.acquire();
+    let healthy = false;
+    const onAbort = () => void page.close();
+    hooks.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      page.assets = plan.assetFiles;
+      const loaded = await page.load({ source: job.source, width: plan.width, height: plan.height });
+      if (!loaded.ok) throw new JobFailure(loaded.message, loaded.code);
+      if (loaded.width !== plan.width || loaded.height !== plan.height) throw new Error(`viewer canvas is ${loaded.width}x${loaded.height}, expected ${plan.width}x${plan.height}`);
+      const r = job.kind === 'frame' ? await this.frame(job, plan, page) : await this.video(job, plan, page, hooks);
+      healthy = true;
+      return { width: plan.width, height: plan.height, runner: plan.runner, frames: plan.frames, timings: { compile_ms: round(compileMs), render_ms: round(r.renderMs), encode_ms: round(r.encodeMs) } };
+    } catch (err) {
+      if (hooks.signal.aborted) throw new Aborted('aborted');
+      if (err instanceof JobFailure) {
+        healthy = !page.closed;
+        throw err;
+      }
+      this.o.log.warn({ err, job_id: job.id }, 'render stage failed');
+      throw new JobFailure(renderReason(err), null);
+    } finally {
+      hooks.signal.removeEventListener('abort', onAbort);
+      this.browser.release(page, healthy);
+    }
+  }
+
+  private async frame(job: RenderJob, plan: Plan, page: ViewerPage): Promise<{ renderMs: number; encodeMs: number }> {
+    const t0 = performance.now();
+    const rgba = await page.grab(plan.at, plan.width, plan.height);
+    const t1 = performance.now();
+    const png = encodePng(rgba, plan.width, plan.height);
+    await mkdir(dirname(job.outPath), { recursive: true });
+    const tmp = `${job.outPath}.tmp`;
+    await writeFile(tmp, png);
+    await rename(tmp, job.outPath);
+    return { renderMs: t1 - t0, encodeMs: performance.now() - t1 };
+  }
+
+  private async video(job: RenderJob, plan: Plan, page: ViewerPage, hooks: RenderHooks): Promise<{ renderMs: number; encodeMs: number }> {
+    await mkdir(dirname(job.outPath), { recursive: true });
+    const tmp = `${job.outPath}.tmp`;
+    const enc = new VideoEncoder({ ffmpegPath: this.o.ffmpegPath, width: plan.width, height: plan.height, fps: plan.fps, outPath: tmp });
+    let renderMs = 0;
+    let encodeMs = 0;
+    try {
+      let prevKey: string | null = null;
+      let prev: Buffer | null = null;
+      const checked = new Set<string>();
+      for (let i = 0; i < plan.frames; i++) {
+        if (hooks.signal.aborted) throw new Aborted('aborted');
+        const t = i / plan.fps;
+        const t0 = performance.now();
+        const scene = plan.program.sceneAt(t);
+        if (scene.diagnostics.some((d) => d.severity === 'error')) throw diagnosticsFailure(scene.diagnostics);
+        const key = JSON.stringify(scene.value);
+        if (key !== prevKey || !prev) {
+          for (const p of imagePaths(scene.value)) {
+            if (checked.has(p)) continue;
+            checkImages(scene.value, Object.fromEntries(plan.assetFiles), job.source);
+            checked.add(p);
+          }
+          prev = await page.grab(t, plan.width, plan.height);
+          prevKey = key;
+        }
+        const t1 = performance.now();
+        renderMs += t1 - t0;
+        await enc.write(prev);
+        encodeMs += performance.now() - t1;
+        hooks.onProgress?.((i + 1) / plan.frames);
+      }
+      const t2 = performance.now();
+      await enc.finish();
+      encodeMs += performance.now() - t2;
+      await rename(tmp, job.outPath);
+      return { renderMs, encodeMs };
+    } catch (err) {
+      enc.kill();
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+function renderReason(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err);
+  if (/ffmpeg/i.test(m)) return 'video encoder failed';
+  if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m)) return 'browser crashed during the render';
+  return `render failed: ${m.split('\n')[0].slice(0, 160)}`;
+}

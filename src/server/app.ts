@@ -1,0 +1,132 @@
+// buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
+import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import cors from '@fastify/cors';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import pino, { type Logger } from 'pino';
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import { LIMITS } from './limits.js';
+import { HttpError } from './schemas.js';
+import { MemoryJobStore, type JobStore } from './jobs/store.js';
+import { JobService } from './jobs/service.js';
+import { AssetStore } from './assets.js';
+import { buildOpenApi } from './openapi.js';
+import type { Renderer } from '../render/types.js';
+import { jobRoutes } from './routes/jobs.js';
+import { outputRoutes } from './routes/outputs.js';
+import { metaRoutes } from './routes/meta.js';
+import { checkRoutes } from './routes/check.js';
+import { assetRoutes } from './routes/assets.js';
+
+export interface BuildOptions {
+  config: Config;
+  renderer: Renderer;
+  store?: JobStore;
+  logger?: Logger;
+  /** Close the renderer when the app closes (default true). */
+  ownsRenderer?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    jobs: JobService;
+    assetStore: AssetStore;
+  }
+}
+
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': '*',
+  'access-control-allow-methods': '*',
+  'access-control-expose-headers': '*',
+} as const;
+
+function parseJsonBody(_req: unknown, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  try {
+    done(null, JSON.parse(text));
+  } catch {
+    done(new HttpError(400, 'bad_json', 'request body is not valid JSON'));
+  }
+}
+
+export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
+  const { config, renderer } = opts;
+  const log = opts.logger ?? pino({ level: config.logLevel });
+  const app = Fastify({
+    loggerInstance: log,
+    bodyLimit: LIMITS.bodyMaxBytes,
+    disableRequestLogging: true,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: false },
+  }) as unknown as FastifyInstance;
+
+  const outputsDir = join(config.dataDir, 'outputs');
+  const assets = new AssetStore(join(config.dataDir, 'assets'));
+  await assets.init();
+  const jobs = new JobService({
+    store: opts.store ?? new MemoryJobStore(),
+    renderer,
+    assets,
+    outputsDir,
+    concurrency: config.renderConcurrency,
+    jobTimeoutMs: config.jobTimeoutMs,
+    retentionMs: config.retentionMs,
+    log,
+  });
+  await jobs.init();
+  app.decorate('jobs', jobs);
+  app.decorate('assetStore', assets);
+
+  // Open CORS on every answer: routes, errors, 404s and preflights.
+  app.addHook('onRequest', async (_req, reply) => {
+    reply.headers(CORS_HEADERS);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  await app.register(cors, { origin: '*', methods: '*', allowedHeaders: '*', exposedHeaders: '*', strictPreflight: false, maxAge: 86400 });
+
+  // JSON is parsed whatever the content-type (curl -d sends form encoding).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
+  await app.register(multipart, { limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } });
+
+  app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {
+    reply.headers(CORS_HEADERS);
+    if (err instanceof HttpError) return reply.code(err.status).send(err.body());
+    const code = (err as FastifyError).code;
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(400).send({ error: `request body is larger than ${LIMITS.bodyMaxBytes} bytes`, code: 'body_too_large' });
+    if (code === 'FST_REQ_FILE_TOO_LARGE') return reply.code(400).send({ error: `a file is larger than ${LIMITS.assets.maxFileBytes} bytes`, code: 'file_too_large' });
+    if (code === 'FST_FILES_LIMIT') return reply.code(400).send({ error: `at most ${LIMITS.assets.maxFiles} files per upload`, code: 'too_many_files' });
+    if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
+      return reply.code(400).send({ error: 'malformed multipart/form-data body', code: 'bad_multipart' });
+    const status = (err as FastifyError).statusCode ?? 500;
+    if (status === 404) return reply.code(404).send({ error: 'not_found' });
+    if (status >= 400 && status < 500) return reply.code(status).send({ error: err.message });
+    req.log.error({ err }, 'unhandled error');
+    return reply.code(500).send({ error: 'internal_error' });
+  });
+  app.setNotFoundHandler((_req, reply) => reply.code(404).headers(CORS_HEADERS).send({ error: 'not_found' }));
+
+  const openapi = buildOpenApi();
+  await app.register(swagger, { mode: 'static', specification: { document: openapi as never } });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
+
+  jobRoutes(app, jobs, assets);
+  outputRoutes(app, jobs, outputsDir);
+  metaRoutes(app, jobs, openapi, join(config.dataDir, 'tmp'));
+  checkRoutes(app);
+  assetRoutes(app, assets);
+
+  app.addHook('onReady', async () => {
+    await renderer.start();
+  });
+  app.addHook('onClose', async () => {
+    await jobs.close();
+    if (opts.ownsRenderer !== false) await renderer.close();
+  });
+  return app;
+}

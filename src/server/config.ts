@@ -1,0 +1,81 @@
+// Every environment variable the service reads, with its default and its documentation.
+// The configuration table in README.md is generated from CONFIG_DOC (see test/api/docs.test.ts).
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  renderConcurrency: number;
+  logLevel: string;
+  jobTimeoutMs: number;
+  retentionMs: number;
+  chromiumPath: string;
+  ffmpegPath: string;
+  ffprobePath: string;
+}
+
+export interface ConfigEntry {
+  name: string;
+  key: keyof Config;
+  default: string;
+  doc: string;
+  parse: (raw: string) => Config[keyof Config];
+}
+
+function inContainer(): boolean {
+  return existsSync('/.dockerenv') || existsSync('/run/.containerenv');
+}
+
+function int(name: string, min: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer of at least ${min}, got "${raw}"`);
+    return n;
+  };
+}
+const str = (raw: string): string => raw;
+
+export const CONFIG_DOC: ConfigEntry[] = [
+  { name: 'PORT', key: 'port', default: '3000', doc: 'TCP port the HTTP server listens on.', parse: int('PORT', 0) },
+  { name: 'HOST', key: 'host', default: '127.0.0.1 (0.0.0.0 inside a container)', doc: 'Address to bind. The Docker image sets 0.0.0.0.', parse: str },
+  { name: 'DATA_DIR', key: 'dataDir', default: './data', doc: 'Where outputs (`outputs/`) and uploaded assets (`assets/`) are stored.', parse: (r) => resolve(r) },
+  { name: 'RENDER_CONCURRENCY', key: 'renderConcurrency', default: '1', doc: 'How many jobs render at the same time (the hosted shape is 1).', parse: int('RENDER_CONCURRENCY', 1) },
+  { name: 'LOG_LEVEL', key: 'logLevel', default: 'info', doc: 'pino log level: fatal, error, warn, info, debug, trace or silent.', parse: str },
+  { name: 'JOB_TIMEOUT_MS', key: 'jobTimeoutMs', default: '900000', doc: 'Wall-clock limit of one job (15 minutes); past it the job ends in `error`.', parse: int('JOB_TIMEOUT_MS', 1) },
+  { name: 'RETENTION_MS', key: 'retentionMs', default: '86400000', doc: 'How long outputs, job records and assets are kept (24 hours).', parse: int('RETENTION_MS', 1) },
+  { name: 'CHROMIUM_PATH', key: 'chromiumPath', default: '/usr/bin/chromium', doc: 'The Chromium binary driven by playwright-core.', parse: str },
+  { name: 'FFMPEG_PATH', key: 'ffmpegPath', default: 'ffmpeg', doc: 'The ffmpeg binary (looked up on PATH by default).', parse: str },
+  { name: 'FFPROBE_PATH', key: 'ffprobePath', default: 'ffprobe', doc: 'The ffprobe binary.', parse: str },
+];
+
+export function defaultConfig(): Config {
+  return {
+    port: 3000,
+    host: inContainer() ? '0.0.0.0' : '127.0.0.1',
+    dataDir: resolve('data'),
+    renderConcurrency: 1,
+    logLevel: 'info',
+    jobTimeoutMs: 15 * 60 * 1000,
+    retentionMs: 24 * 60 * 60 * 1000,
+    chromiumPath: '/usr/bin/chromium',
+    ffmpegPath: 'ffmpeg',
+    ffprobePath: 'ffprobe',
+  };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cfg = defaultConfig() as unknown as Record<string, unknown>;
+  for (const e of CONFIG_DOC) {
+    const raw = env[e.name];
+    if (raw !== undefined && raw !== '') cfg[e.key] = e.parse(raw);
+  }
+  return cfg as unknown as Config;
+}
+
+/** The Markdown table for README.md. */
+export function configTable(): string {
+  const rows = CONFIG_DOC.map((e) => `| \`${e.name}\` | ${e.default} | ${e.doc} |`);
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,232 @@
+// Job lifecycle: create -> queue -> render -> ready | error, retention, and the public view of a record.
+import { randomUUID, createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { JobRecord, JobStore, JobParams } from './store.js';
+import { RenderQueue } from './queue.js';
+import type { Renderer, RenderOutcome } from '../../render/types.js';
+import { JobFailure } from '../../render/types.js';
+import { KIND_EXT, OUTPUT_MIME } from '../mime.js';
+import type { JobKind, JobView } from '../schemas.js';
+import type { AssetStore } from '../assets.js';
+
+export interface JobServiceOptions {
+  store: JobStore;
+  renderer: Renderer;
+  assets: AssetStore;
+  outputsDir: string;
+  concurrency: number;
+  jobTimeoutMs: number;
+  retentionMs: number;
+  log: Logger;
+  now?: () => number;
+}
+
+function sha256File(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256');
+    createReadStream(path)
+      .on('data', (d) => h.update(d))
+      .on('end', () => resolve(h.digest('hex')))
+      .on('error', reject);
+  });
+}
+
+export class JobService {
+  readonly queue: RenderQueue;
+  private readonly progress = new Map<string, number>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private sweepTimer?: NodeJS.Timeout;
+  private readonly now: () => number;
+
+  constructor(private readonly o: JobServiceOptions) {
+    this.queue = new RenderQueue(o.concurrency);
+    this.now = o.now ?? Date.now;
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.o.outputsDir, { recursive: true });
+    await this.sweep();
+    this.sweepTimer = setInterval(() => void this.sweep().catch((e) => this.o.log.warn({ err: e }, 'retention sweep failed')), 60_000);
+    this.sweepTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Creates a pending job and queues it; the render runs in the background. */
+  async create(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): Promise<JobRecord> {
+    const rec: JobRecord = { job_id: randomUUID(), kind, status: 'pending', created_at: this.now(), source, params, assets };
+    await this.o.store.put(rec);
+    this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
+    const p = this.queue.add(rec.job_id, () => this.run(rec.job_id)).catch((err) => this.o.log.error({ err, job_id: rec.job_id }, 'job runner crashed'));
+    this.inflight.add(p);
+    void p.finally(() => this.inflight.delete(p));
+    return rec;
+  }
+
+  /** Renders outside the store (GET /test): same queue, same renderer, output returned to the caller. */
+  async renderDirect(kind: JobKind, source: string, params: JobParams, outPath: string): Promise<RenderOutcome> {
+    const id = randomUUID();
+    return this.queue.add(id, async () => {
+      const ctl = new AbortController();
+      const timer = setTimeout(() => ctl.abort(), this.o.jobTimeoutMs);
+      try {
+        return await this.o.renderer.render({ id, kind, source, params, assets: {}, outPath }, { signal: ctl.signal });
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+  }
+
+  private async run(id: string): Promise<void> {
+    const rec = await this.o.store.get(id);
+    if (!rec || rec.status !== 'pending') return;
+    const started = this.now();
+    rec.started_at = started;
+    await this.o.store.put(rec);
+    const queueWait = started - rec.created_at;
+    this.o.log.info({ job_id: id, kind: rec.kind, status: 'rendering', event: 'job_started', queue_wait_ms: queueWait }, 'job started');
+
+    const ext = KIND_EXT[rec.kind];
+    const filename = `${id}.${ext}`;
+    const outPath = join(this.o.outputsDir, filename);
+    const ctl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort(new Error('timeout'));
+    }, this.o.jobTimeoutMs);
+    const aborted = new Promise<never>((_, reject) => ctl.signal.addEventListener('abort', () => reject(new JobFailure(`render timed out after ${Math.round(this.o.jobTimeoutMs / 1000)} s (the job limit)`)), { once: true }));
+    aborted.catch(() => {});
+    try {
+      const assetFiles: Record<string, string> = {};
+      for (const [path, key] of Object.entries(rec.assets)) assetFiles[path] = this.o.assets.pathOf(key);
+      this.progress.set(id, 0);
+      const outcome = await Promise.race([
+        this.o.renderer.render(
+          { id, kind: rec.kind, source: rec.source, params: rec.params, assets: assetFiles, outPath },
+          { signal: ctl.signal, onProgress: (p) => this.progress.set(id, p) },
+        ),
+        aborted,
+      ]);
+      const st = await stat(outPath);
+      const sha256 = await sha256File(outPath);
+      const done = this.now();
+      const fresh = (await this.o.store.get(id)) ?? rec;
+      Object.assign(fresh, {
+        status: 'ready',
+        completed_at: done,
+        progress: 1,
+        runner: outcome.runner,
+        output: { filename, mime: OUTPUT_MIME[ext], bytes: st.size, sha256, width: outcome.width, height: outcome.height, written_at: done },
+        timings: { queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at },
+      } satisfies Partial<JobRecord>);
+      await this.o.store.put(fresh);
+      this.o.log.info(
+        { job_id: id, kind: rec.kind, status: 'ready', event: 'job_ready', queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at, width: outcome.width, height: outcome.height, frames: outcome.frames, bytes: st.size },
+        'job ready',
+      );
+    } catch (err) {
+      const done = this.now();
+      const fresh = (await this.o.store.get(id)) ?? rec;
+      fresh.status = 'error';
+      fresh.completed_at = done;
+      if (timedOut) {
+        fresh.message = `render timed out after ${Math.round(this.o.jobTimeoutMs / 1000)} s (the job limit)`;
+        fresh.code = null;
+      } else if (err instanceof JobFailure) {
+        fresh.message = err.message;
+        fresh.code = err.code;
+        if (err.diagnostics) fresh.diagnostics = err.diagnostics;
+      } else {
+        fresh.message = 'render failed: internal error';
+        fresh.code = null;
+      }
+      fresh.timings = { queue_wait_ms: queueWait, total_ms: done - rec.created_at };
+      await this.o.store.put(fresh);
+      await rm(outPath, { force: true });
+      const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
+      this.o.log[level](
+        { job_id: id, kind: rec.kind, status: 'error', event: 'job_error', code: fresh.code, message: fresh.message, queue_wait_ms: queueWait, total_ms: done - rec.created_at, ...(err instanceof JobFailure ? {} : { err }) },
+        'job error',
+      );
+    } finally {
+      clearTimeout(timer);
+      this.progress.delete(id);
+    }
+  }
+
+  /** The public view of a record (the contract's Job shapes plus the added fields). */
+  view(rec: JobRecord): JobView {
+    const base = { job_id: rec.job_id, kind: rec.kind };
+    if (rec.status === 'pending') {
+      const v: JobView = { ...base, status: 'pending', created_at: rec.created_at };
+      const pos = this.queue.position(rec.job_id);
+      if (pos !== undefined) v.queue_position = pos;
+      v.progress = this.progress.get(rec.job_id) ?? 0;
+      return v;
+    }
+    if (rec.status === 'ready' && rec.output) {
+      return {
+        ...base,
+        status: 'ready',
+        created_at: rec.created_at,
+        completed_at: rec.completed_at,
+        url: `/v1/outputs/${rec.output.filename}`,
+        mime: rec.output.mime as 'image/png' | 'video/mp4',
+        width: rec.output.width,
+        height: rec.output.height,
+      };
+    }
+    const v: JobView = { ...base, status: 'error', created_at: rec.created_at, completed_at: rec.completed_at, message: rec.message ?? 'render failed', code: rec.code ?? null };
+    if (rec.diagnostics) v.diagnostics = rec.diagnostics;
+    return v;
+  }
+
+  get(id: string) {
+    return this.o.store.get(id);
+  }
+
+  /** The record owning an output filename, only when it is ready and the name is exactly its output. */
+  async outputRecord(filename: string): Promise<JobRecord | undefined> {
+    const dot = filename.indexOf('.');
+    if (dot < 0) return undefined;
+    const rec = await this.o.store.get(filename.slice(0, dot));
+    if (!rec || rec.status !== 'ready' || rec.output?.filename !== filename) return undefined;
+    return rec;
+  }
+
+  /** Deletes outputs and records past retention, stray output files, and expired assets. */
+  async sweep(): Promise<void> {
+    const now = this.now();
+    const keep = this.o.retentionMs;
+    const known = new Set<string>();
+    for (const rec of await this.o.store.list()) {
+      if (rec.status === 'ready' && rec.output) {
+        if (rec.output.written_at + keep <= now) {
+          await rm(join(this.o.outputsDir, rec.output.filename), { force: true });
+          await this.o.store.delete(rec.job_id);
+          this.o.log.info({ job_id: rec.job_id, event: 'job_expired' }, 'job expired');
+        } else known.add(rec.output.filename);
+      } else if (rec.status === 'error' && (rec.completed_at ?? rec.created_at) + keep <= now) {
+        await this.o.store.delete(rec.job_id);
+        this.o.log.info({ job_id: rec.job_id, event: 'job_expired' }, 'job expired');
+      } else if (rec.status === 'pending') {
+        known.add(`${rec.job_id}.${KIND_EXT[rec.kind]}`);
+      }
+    }
+    for (const name of await readdir(this.o.outputsDir).catch(() => [] as string[])) {
+      if (known.has(name)) continue;
+      const p = join(this.o.outputsDir, name);
+      const st = await stat(p).catch(() => undefined);
+      if (st && st.mtimeMs + keep <= now) await rm(p, { force: true, recursive: true });
+    }
+    await this.o.assets.sweep(now, keep);
+  }
+}
+

@@ -1,0 +1,76 @@
+// Job records behind a small store interface. Every field of a job lives in one plain, JSON-serialisable record so a
+// durable store (a later issue) can implement the same interface.
+import type { JobKind } from '../schemas.js';
+
+export type JobStatus = 'pending' | 'ready' | 'error';
+
+export interface JobParams {
+  fps?: number;
+  duration?: number;
+  at?: number;
+  width?: number;
+  height?: number;
+}
+
+export interface JobOutput {
+  filename: string;
+  mime: string;
+  bytes: number;
+  sha256: string;
+  width: number;
+  height: number;
+  written_at: number;
+}
+
+export interface JobDiagnostic {
+  code: string;
+  message: string;
+  line?: number;
+  column?: number;
+  [k: string]: unknown;
+}
+
+export interface JobRecord {
+  job_id: string;
+  kind: JobKind;
+  status: JobStatus;
+  created_at: number;
+  started_at?: number;
+  completed_at?: number;
+  source: string;
+  params: JobParams;
+  /** in-source path -> asset key */
+  assets: Record<string, string>;
+  progress?: number;
+  output?: JobOutput;
+  message?: string;
+  code?: string | null;
+  diagnostics?: JobDiagnostic[];
+  runner?: string;
+  timings?: Record<string, number>;
+}
+
+export interface JobStore {
+  get(id: string): Promise<JobRecord | undefined>;
+  put(rec: JobRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+  list(): Promise<JobRecord[]>;
+}
+
+/** In-memory store. Records are copied in and out so callers never share mutable state with the store. */
+export class MemoryJobStore implements JobStore {
+  private readonly map = new Map<string, JobRecord>();
+  async get(id: string) {
+    const r = this.map.get(id);
+    return r ? structuredClone(r) : undefined;
+  }
+  async put(rec: JobRecord) {
+    this.map.set(rec.job_id, structuredClone(rec));
+  }
+  async delete(id: string) {
+    this.map.delete(id);
+  }
+  async list() {
+    return [...this.map.values()].map((r) => structuredClone(r));
+  }
+}

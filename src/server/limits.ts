@@ -1,0 +1,21 @@
+// Every limit of the contract (render-service-spec.txt "Limits" + service.md). The one module that owns them.
+export const LIMITS = {
+  sourceMaxChars: 65536,
+  bodyMaxBytes: 1024 * 1024,
+  fps: { min: 1, max: 60, default: 30 },
+  duration: { min: 0.1, max: 300 },
+  width: { min: 16, max: 3840 },
+  height: { min: 16, max: 2160 },
+  at: { min: 0, default: 0 },
+  /** Output size when the scene has no design frame. */
+  defaultFrame: { width: 1920, height: 1080 },
+  assets: { maxFiles: 10, maxFileBytes: 25 * 1024 * 1024 },
+  /** Output cache lifetime (seconds) for GET /v1/outputs/{filename}. */
+  outputCacheSeconds: 86400,
+  /** Recommended polling interval the docs give clients. */
+  pollIntervalMs: 2000,
+} as const;
+
+export const OUTPUT_FILENAME_RE = /^[A-Za-z0-9._-]+$/;
+export const ASSET_KEY_RE = /^asset_[0-9a-f]{32}$/;
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,0 +1,31 @@
+// Entry point (`npm start`): reads the configuration, starts the warm renderer and the HTTP server; SIGTERM closes.
+import pino from 'pino';
+import { join } from 'node:path';
+import { loadConfig } from './config.js';
+import { buildApp } from './app.js';
+import { ChromiumRenderer } from '../render/renderer.js';
+
+const config = loadConfig();
+const log = pino({ level: config.logLevel });
+const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, tmpDir: join(config.dataDir, 'tmp'), concurrency: config.renderConcurrency, log });
+const app = await buildApp({ config, renderer, logger: log });
+await app.listen({ port: config.port, host: config.host });
+log.info({ port: config.port, host: config.host, data_dir: config.dataDir, concurrency: config.renderConcurrency }, 'cmrender listening');
+
+let closing = false;
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(sig, () => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal: sig }, 'shutting down');
+    const t = setTimeout(() => process.exit(1), 10_000);
+    t.unref();
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}
