@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// cmrender CLI entry: registers tsx so the TypeScript sources run directly.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../src/cli/main.ts');
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,101 @@
+// `cmrender` command line: `check FILE [--json]`, `eval FILE --at T [--json]`.
+// Exit status: 0 clean, 1 any error diagnostic, 2 usage error, 66 unreadable file.
+
+import { readFileSync } from 'node:fs';
+import { compile, formatHuman, type Diagnostic } from '../lang/index';
+
+export interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+const defaultIo: Io = {
+  out: (s) => process.stdout.write(s + '\n'),
+  err: (s) => process.stderr.write(s + '\n'),
+};
+
+const USAGE = `usage: cmrender check FILE [--json]
+       cmrender eval FILE --at SECONDS [--json]`;
+
+const MAX_FILE = 16 * 1024 * 1024;
+
+/** `1.5`, `1.5s`, `500ms`, `250us`, `10ns` → seconds, or null. */
+export function parseAt(s: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)(s|ms|us|ns)?$/.exec(s.trim());
+  if (!m) return null;
+  const v = Number(m[1]);
+  const f = m[2] === 'ms' ? 1e-3 : m[2] === 'us' ? 1e-6 : m[2] === 'ns' ? 1e-9 : 1;
+  return v * f;
+}
+
+function usage(io: Io, msg: string): number {
+  io.err(`error: ${msg}\n${USAGE}`);
+  return 2;
+}
+
+export function main(argv: string[], io: Io = defaultIo): number {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === '--help' || cmd === '-h') {
+    io.out(USAGE);
+    return cmd ? 0 : 2;
+  }
+  if (cmd !== 'check' && cmd !== 'eval') return usage(io, `unknown subcommand '${cmd}'`);
+  let json = false;
+  let at: number | null = null;
+  const files: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!;
+    if (a === '--json') json = true;
+    else if (a === '--at' && cmd === 'eval') {
+      const v = rest[++i];
+      if (v === undefined) return usage(io, '`--at` requires a duration argument (e.g. `--at 1.5s`)');
+      at = parseAt(v);
+      if (at === null) return usage(io, `could not parse \`--at ${v}\` as a duration`);
+    } else if (a.startsWith('--at=') && cmd === 'eval') {
+      at = parseAt(a.slice(5));
+      if (at === null) return usage(io, `could not parse \`${a}\` as a duration`);
+    } else if (a.startsWith('-')) return usage(io, `unknown flag '${a}'`);
+    else files.push(a);
+  }
+  if (files.length === 0) return usage(io, `\`${cmd}\` requires a source file argument`);
+  if (files.length > 1) return usage(io, `unexpected extra argument: ${files[1]}`);
+  if (cmd === 'eval' && at === null) at = 0;
+  const file = files[0]!;
+  let source: string;
+  try {
+    const buf = readFileSync(file);
+    if (buf.length > MAX_FILE) throw new Error(`file larger than ${MAX_FILE} bytes`);
+    source = buf.toString('utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    io.err(code === 'ENOENT' ? `error: file not found: ${file}` : `error: could not read ${file}: ${(e as Error).message}`);
+    return 66;
+  }
+  const t0 = process.hrtime.bigint();
+  const c = compile(source);
+  let diagnostics: Diagnostic[] = c.diagnostics;
+  let value: unknown = null;
+  if (cmd === 'eval' && c.program && c.ok) {
+    const r = c.program.sceneAt(at!);
+    value = r.value;
+    diagnostics = [...diagnostics, ...r.diagnostics];
+  }
+  const ok = !diagnostics.some((d) => d.severity === 'error');
+  const totalNs = Number(process.hrtime.bigint() - t0);
+  if (json) {
+    const env: Record<string, unknown> = { schemaVersion: 1, ok, diagnostics, path: file };
+    if (cmd === 'eval') {
+      env.at = at;
+      env.runner = c.runner;
+      env.durationSeconds = c.program?.durationSeconds ?? null;
+      env.value = value;
+    }
+    env.timing = { totalNs };
+    io.out(JSON.stringify(env));
+  } else {
+    for (const d of diagnostics) io.err(formatHuman(d, file));
+    if (cmd === 'eval' && value !== null) io.out(JSON.stringify(value, null, 2));
+    if (ok && cmd === 'check') io.out(`ok: ${file}`);
+  }
+  return ok ? 0 : 1;
+}
