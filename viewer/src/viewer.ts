@@ -122,6 +122,7 @@ export class Viewer {
       bloom: null,
       camera: null,
       materials: [],
+      metaballIndex: 0,
       track: (m) => { ctx.materials.push(m); return m; },
       warn: (msg) => { warnings.push(msg); },
     };

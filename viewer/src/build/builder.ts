@@ -6,6 +6,7 @@ import { toColor } from './color';
 import type { BuildContext } from './context';
 import { makeStandardMaterial, meshesOf, readMaterial } from './materials';
 import { buildExtrude, buildMetaballs, buildSvg, buildVectorize } from './solids';
+import { runnerAtLeast } from './runner';
 
 const CIRCLE_SEGMENTS = 64;
 
@@ -80,7 +81,9 @@ function buildSphere(node: ConstructedV, ctx: BuildContext): THREE.Object3D {
 
 function buildRender3d(node: ConstructedV, ctx: BuildContext): THREE.Object3D | null {
   const a = args(node);
-  const content = buildLayer(a.named.get('scene') ?? a.pos[0], ctx);
+  const sceneV = a.named.get('scene') ?? a.pos[0];
+  // runner 0.0.1 has no compose inside render3d (dropped with a warning)
+  const content = isNode(sceneV, 'compose') && !runnerAtLeast(ctx.runner, '0.0.2') ? (ctx.warn('render3d: nested compose needs runner 0.0.2'), null) : buildLayer(sceneV, ctx);
   const lights = a.named.get('lights');
   if (lights && lights.kind === 'array') for (const l of lights.elems) addLight(l, ctx);
   const cam = a.named.get('camera');
@@ -95,7 +98,8 @@ function buildRender3d(node: ConstructedV, ctx: BuildContext): THREE.Object3D | 
   return content;
 }
 
-function lightColor(a: Map<string, Val>): THREE.Color {
+function lightColor(a: Map<string, Val>, ctx: BuildContext): THREE.Color {
+  if (!runnerAtLeast(ctx.runner, '0.0.2')) return new THREE.Color(1, 1, 1); // 0.0.1: white lights only
   return toColor(a.get('color') ?? a.get('tint'));
 }
 
@@ -104,11 +108,12 @@ function addLight(v: Val, ctx: BuildContext): void {
   const a = args(v);
   switch (v.name) {
     case 'ambient': {
-      ctx.lights.push(new THREE.AmbientLight(lightColor(a.named), num(a.pos[0] ?? a.named.get('intensity'), 0.3)));
+      const named = runnerAtLeast(ctx.runner, '0.0.2') ? a.named.get('intensity') : undefined; // 0.0.1: positional only
+      ctx.lights.push(new THREE.AmbientLight(lightColor(a.named, ctx), num(a.pos[0] ?? named, 0.3)));
       return;
     }
     case 'directional': {
-      const l = new THREE.DirectionalLight(lightColor(a.named), num(a.named.get('intensity'), 1));
+      const l = new THREE.DirectionalLight(lightColor(a.named, ctx), num(a.named.get('intensity'), 1));
       const [x, y, z] = vec3(a.named.get('from'), [0, 1, 0]);
       l.position.set(x, y, z); // world units; aimed at the origin (default target)
       ctx.lights.push(l);
@@ -116,13 +121,15 @@ function addLight(v: Val, ctx: BuildContext): void {
     }
     case 'point':
     case 'spotlight': { // Q9: a spotlight is a point light
+      if (!runnerAtLeast(ctx.runner, '0.0.2')) { ctx.warn(`${v.name}: needs runner 0.0.2`); return; }
       const at = vec3(a.named.get('at') ?? a.named.get('position'), [0, 0, 0]);
-      const l = new THREE.PointLight(lightColor(a.named), num(a.named.get('intensity'), 1), num(a.named.get('range'), 600) * ctx.p2w, 2);
+      const l = new THREE.PointLight(lightColor(a.named, ctx), num(a.named.get('intensity'), 1), num(a.named.get('range'), 600) * ctx.p2w, 2);
       l.position.set(at[0] * ctx.p2w, at[1] * ctx.p2w, at[2] * ctx.p2w);
       ctx.lights.push(l);
       return;
     }
     case 'bloom': {
+      if (!runnerAtLeast(ctx.runner, '0.0.5')) { ctx.warn('bloom: needs runner 0.0.5'); return; }
       ctx.bloom = {
         strength: num(a.named.get('strength'), 0.8),
         radius: num(a.named.get('radius'), 0.4),
@@ -211,6 +218,7 @@ function material(node: ConstructedV, ctx: BuildContext): THREE.Object3D | null 
   const o = buildLayer(recv, ctx);
   if (!o) return null;
   const spec = readMaterial(node);
+  if (!runnerAtLeast(ctx.runner, '0.0.5')) { spec.opacity = 1; if (spec.gradient) { spec.gradient = null; spec.emissiveIntensity = 0; } }
   const m = ctx.track(makeStandardMaterial(spec, ctx.images, o));
   for (const mesh of meshesOf(o)) mesh.material = m;
   return o;

@@ -4,7 +4,13 @@ import * as THREE from 'three';
 import type { ConstructedV } from './value';
 import { args, isNode, num, str, vec2 } from './read';
 import type { BuildContext } from './context';
-import { glyphGeometry, pathGeometry } from '../meshes/index';
+import {
+  glyphGeometry, pathGeometry, svgGeometry, traceToSvg, metaballsObject,
+  type Blob3, type MetaballsObject, type RasterImage, type VectorizeOptions,
+} from '../meshes/index';
+import { imagePath, svgStr, vec3 } from './read';
+import { toColor } from './color';
+import { runnerAtLeast } from './runner';
 
 function whiteStandard(ctx: BuildContext): THREE.MeshStandardMaterial {
   return ctx.track(new THREE.MeshStandardMaterial()); // white, roughness 1, metalness 0
@@ -44,20 +50,140 @@ export function buildExtrude(node: ConstructedV, ctx: BuildContext): THREE.Objec
   return null;
 }
 
-/** svg(source, depth:, size:, round:): needs the meshes module's svgGeometry (not available yet). */
-export function buildSvg(_node: ConstructedV, ctx: BuildContext): THREE.Object3D | null {
-  ctx.warn('svg: geometry builder not available in this build');
-  return null;
+/** A geometry builder result as one object: a mesh, or a group of meshes, each with a fresh white material. */
+function solidObject(res: THREE.BufferGeometry | THREE.Group | null, ctx: BuildContext): THREE.Object3D | null {
+  if (!res) return null;
+  if ((res as THREE.BufferGeometry).isBufferGeometry) return new THREE.Mesh(res as THREE.BufferGeometry, whiteStandard(ctx));
+  const g = new THREE.Group();
+  (res as THREE.Group).traverse((o) => {
+    const m = o as THREE.Mesh;
+    if (!m.isMesh) return;
+    m.updateMatrixWorld();
+    const mesh = new THREE.Mesh(m.geometry, whiteStandard(ctx));
+    m.matrixWorld.decompose(mesh.position, mesh.quaternion, mesh.scale);
+    g.add(mesh);
+  });
+  return g;
 }
 
-/** vectorize(image(...), ...): needs traceToSvg + svgGeometry (not available yet). */
-export function buildVectorize(_node: ConstructedV, ctx: BuildContext): THREE.Object3D | null {
-  ctx.warn('vectorize: geometry builder not available in this build');
-  return null;
+/** Cached builder results that are groups (the cache holds plain geometries). */
+const groupCache = new WeakMap<object, Map<string, THREE.Group | null>>();
+function cachedSolid(ctx: BuildContext, key: string, make: () => THREE.BufferGeometry | THREE.Group | null): THREE.BufferGeometry | THREE.Group | null {
+  let groups = groupCache.get(ctx.geometries);
+  if (!groups) { groups = new Map(); groupCache.set(ctx.geometries, groups); }
+  if (groups.has(key)) return groups.get(key)!;
+  let group: THREE.Group | null = null;
+  const geo = ctx.geometries.get(key, () => {
+    const r = make();
+    if (r && !(r as THREE.BufferGeometry).isBufferGeometry) { group = r as THREE.Group; return null; }
+    return r as THREE.BufferGeometry | null;
+  });
+  if (group) { groups.set(key, group); return group; }
+  return geo;
 }
 
-/** metaballs([...], smoothing:): needs metaballsObject (not available yet). */
-export function buildMetaballs(_node: ConstructedV, ctx: BuildContext, _material?: ConstructedV): THREE.Object3D | null {
-  ctx.warn('metaballs: builder not available in this build');
-  return null;
+/** svg(source, depth:, size:, round:) (§5.6.4) */
+export function buildSvg(node: ConstructedV, ctx: BuildContext): THREE.Object3D | null {
+  if (!runnerAtLeast(ctx.runner, '0.0.5')) { ctx.warn('svg: not in this runner'); return null; }
+  const a = args(node);
+  const text = svgStr(a.named.get('source') ?? a.pos[0]);
+  if (text === null) { ctx.warn('svg: no source'); return null; }
+  const depthPx = num(a.named.get('depth'), 16), sizePx = num(a.named.get('size'), 400), roundPx = num(a.named.get('round'), 0);
+  const key = `svg|${depthPx}|${sizePx}|${roundPx}|${ctx.p2w}|${ctx.runner}|${text}`;
+  let res: THREE.BufferGeometry | THREE.Group | null = null;
+  try {
+    res = cachedSolid(ctx, key, () => svgGeometry(text, { depthPx, sizePx, roundPx, p2w: ctx.p2w, runner: ctx.runner }));
+  } catch (e) { ctx.warn(`svg: ${e instanceof Error ? e.message : e}`); return null; }
+  return solidObject(res, ctx);
+}
+
+/** The image drawn at the trace's working size with the browser's default smoothing (§5.6.5 step 1). */
+function rasterOf(img: HTMLImageElement, maxDim: number): RasterImage | null {
+  const ow = img.naturalWidth, oh = img.naturalHeight;
+  if (!(ow > 0 && oh > 0)) return null;
+  const sigma = Math.min(1, maxDim / Math.max(ow, oh));
+  const w = Math.max(1, Math.round(ow * sigma)), h = Math.max(1, Math.round(oh * sigma));
+  const c = document.createElement('canvas');
+  c.width = w; c.height = h;
+  const g = c.getContext('2d', { willReadFrequently: true });
+  if (!g) return null;
+  g.drawImage(img, 0, 0, w, h);
+  const d = g.getImageData(0, 0, w, h);
+  return { width: w, height: h, data: d.data, naturalWidth: ow, naturalHeight: oh };
+}
+
+/** vectorize(image(...), ...) (§5.6.5): traced once per job (the image is preloaded), then cached. */
+export function buildVectorize(node: ConstructedV, ctx: BuildContext): THREE.Object3D | null {
+  if (!runnerAtLeast(ctx.runner, '0.0.13')) { ctx.warn('vectorize: not in this runner'); return null; }
+  const a = args(node);
+  const path = imagePath(a.named.get('source') ?? a.pos[0]);
+  if (path === null) { ctx.warn('vectorize: no image'); return null; }
+  const nm = a.named;
+  const opts: VectorizeOptions = {
+    strokeWidth: num(nm.get('stroke_width') ?? nm.get('strokeWidth'), 6),
+    simplify: num(nm.get('simplify'), 1.5),
+    bridge: num(nm.get('bridge'), 2),
+    threshold: num(nm.get('threshold'), 0.5),
+    stitch: num(nm.get('stitch'), 6),
+    maxDim: 700,
+  };
+  const depthPx = num(nm.get('depth'), 16), sizePx = num(nm.get('size'), 400), roundPx = num(nm.get('round'), 0);
+  const entry = ctx.images.entry(path);
+  if (entry.status !== 'ok' || !entry.image) { ctx.warn(`vectorize: image ${path} not loaded`); return null; }
+  const img = entry.image;
+  const key = `vectorize|${path}|${JSON.stringify(opts)}|${depthPx}|${sizePx}|${roundPx}|${ctx.p2w}`;
+  let res: THREE.BufferGeometry | THREE.Group | null = null;
+  try {
+    res = cachedSolid(ctx, key, () => {
+      const raster = rasterOf(img, opts.maxDim);
+      if (!raster) return null;
+      const svg = traceToSvg(raster, opts);
+      return svgGeometry(svg, { depthPx, sizePx, roundPx, p2w: ctx.p2w, runner: '0.0.13' });
+    });
+  } catch (e) { ctx.warn(`vectorize: ${e instanceof Error ? e.message : e}`); return null; }
+  return solidObject(res, ctx);
+}
+
+/** metaballs([...], smoothing:) (§5.6.6): one shader quad per occurrence, reused across frames. */
+const metaCache = new WeakMap<object, Map<string, MetaballsObject>>();
+export function buildMetaballs(node: ConstructedV, ctx: BuildContext, material?: ConstructedV): THREE.Object3D | null {
+  if (!runnerAtLeast(ctx.runner, '0.0.2')) { ctx.warn('metaballs: not in this runner'); return null; }
+  const a = args(node);
+  const list = a.named.get('blobs') ?? a.pos[0];
+  const blobs: Blob3[] = [];
+  if (list && list.kind === 'array') {
+    for (const e of list.elems) {
+      if (!isNode(e, 'blob')) continue;
+      const b = args(e).named;
+      const [x, y, z] = vec3(b.get('at'), [0, 0, 0]);
+      blobs.push({ x, y, z, r: num(b.get('radius'), 100) });
+    }
+  }
+  if (blobs.length === 0) return null;
+  const smoothingPx = num(a.named.get('smoothing'), 80);
+  let cache = metaCache.get(ctx.geometries);
+  if (!cache) { cache = new Map(); metaCache.set(ctx.geometries, cache); }
+  const key = `${ctx.aspect}|${ctx.p2w}|${ctx.metaballIndex++}`;
+  let obj = cache.get(key);
+  if (!obj) {
+    obj = metaballsObject(blobs, { smoothingPx, p2w: ctx.p2w, aspect: ctx.aspect });
+    obj.userData.cmMetaballs = true;
+    cache.set(key, obj);
+  }
+  obj.update(blobs, smoothingPx);
+  // a reused quad starts each frame untransformed
+  obj.position.set(0, 0, 5);
+  obj.rotation.set(0, 0, 0);
+  obj.scale.set(1, 1, 1);
+  obj.removeFromParent();
+  if (material) {
+    const m = args(material).named;
+    const fill = m.get('fill'), emissive = m.get('emissive'), rough = m.get('roughness');
+    obj.setMaterial({
+      fill: fill ? toColor(fill) : undefined,
+      emissive: emissive ? toColor(emissive) : undefined,
+      roughness: rough && rough.kind === 'number' && Number.isFinite(rough.value) ? rough.value : undefined,
+    });
+  } else obj.setMaterial({});
+  return obj;
 }

@@ -1,12 +1,137 @@
-// svg() before runner 0.0.10 (viewer.md §9). Placeholder routing: see svgGeometryLegacy.
+// svg() before runner 0.0.10 (viewer.md §9): flat triangulation of fills and three.js stroke ribbons,
+// then "thickened" into a solid.
+//   0.0.5/0.0.6: all pieces merged, centred on their joint box, y-flipped, scaled to `size`; caps at ±d/2;
+//                side walls along directed edges with no reverse twin in the merged mesh.
+//   0.0.7:       thickening per piece; a wall edge is an (undirected) edge used by exactly one triangle of
+//                its piece, vertices welded at 1e-5; walls emitted in both windings.
+// No bevel and no `round` in either.
 import * as THREE from 'three';
+import { SVGLoader } from 'three/examples/jsm/loaders/SVGLoader.js';
 import type { SvgOptions } from './types';
-import { extrudePolygons, svgPolygons } from './svg';
+import { parseSvg } from './svg';
+import { runnerAtLeast } from './constants';
 
-/** Runners 0.0.5–0.0.7. Until the flat-mesh thickening of §9 is written, these runners get the 0.0.10
- *  outline algorithm with round = 0 (0.0.5–0.0.7 have no `round`). */
-export function svgGeometryLegacy(svg: string, o: SvgOptions): THREE.BufferGeometry | THREE.Group | null {
-  const polys = svgPolygons(svg);
-  if (!polys) return null;
-  return extrudePolygons(polys, { ...o, roundPx: 0 });
+type Tri = [number, number, number, number, number, number]; // ax ay bx by cx cy (SVG units)
+
+function trianglesOf(g: THREE.BufferGeometry): Tri[] {
+  const pos = g.getAttribute('position');
+  const idx = g.getIndex();
+  const n = idx ? idx.count : pos.count;
+  const at = (i: number) => (idx ? idx.getX(i) : i);
+  const out: Tri[] = [];
+  for (let t = 0; t + 2 < n; t += 3) {
+    const a = at(t), b = at(t + 1), c = at(t + 2);
+    out.push([pos.getX(a), pos.getY(a), pos.getX(b), pos.getY(b), pos.getX(c), pos.getY(c)]);
+  }
+  return out;
+}
+
+/** Flat pieces of the old algorithm: one per filled path (16 curve divisions), one per stroked sub-path
+ *  (three.js stroke builder: the SVG's joins, caps and width; 12 divisions). */
+export function legacyPieces(svg: string): Tri[][] | null {
+  const data = parseSvg(svg);
+  if (!data) return null;
+  const pieces: Tri[][] = [];
+  for (const path of data.paths) {
+    const style = (path.userData?.style ?? {}) as { fill?: string; stroke?: string };
+    if (style.fill !== undefined && style.fill !== 'none') {
+      const shapes = SVGLoader.createShapes(path);
+      if (shapes.length) {
+        const tris = trianglesOf(new THREE.ShapeGeometry(shapes, 16));
+        if (tris.length) pieces.push(tris);
+      }
+    }
+    if (style.stroke !== undefined && style.stroke !== 'none') {
+      for (const sub of path.subPaths) {
+        const g = SVGLoader.pointsToStroke(sub.getPoints(), path.userData!.style);
+        if (g) {
+          const tris = trianglesOf(g);
+          if (tris.length) pieces.push(tris);
+        }
+      }
+    }
+  }
+  return pieces;
+}
+
+class Builder {
+  readonly pos: number[] = [];
+  tri(a: number[], b: number[], c: number[]) { this.pos.push(...a, ...b, ...c); }
+}
+
+/** CCW (facing +z) copy of a y-up triangle. */
+function ccw(t: Tri): Tri {
+  const area = (t[2] - t[0]) * (t[5] - t[1]) - (t[4] - t[0]) * (t[3] - t[1]);
+  return area >= 0 ? t : [t[0], t[1], t[4], t[5], t[2], t[3]];
+}
+
+function caps(out: Builder, t: Tri, h: number) {
+  out.tri([t[0], t[1], h], [t[2], t[3], h], [t[4], t[5], h]);
+  out.tri([t[0], t[1], -h], [t[4], t[5], -h], [t[2], t[3], -h]);
+}
+
+/** Wall below the directed edge a→b of a CCW triangle: faces outward (to the right of a→b). */
+function wall(out: Builder, ax: number, ay: number, bx: number, by: number, h: number, both: boolean) {
+  const a0 = [ax, ay, -h], b0 = [bx, by, -h], b1 = [bx, by, h], a1 = [ax, ay, h];
+  out.tri(a0, b0, b1); out.tri(a0, b1, a1);
+  if (both) { out.tri(a0, b1, b0); out.tri(a0, a1, b1); }
+}
+
+export function svgGeometryLegacy(svg: string, o: SvgOptions): THREE.BufferGeometry | null {
+  const pieces = legacyPieces(svg);
+  if (!pieces || pieces.length === 0) return null;
+  // joint box (SVG units, y down)
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const p of pieces) for (const t of p) for (let k = 0; k < 6; k += 2) {
+    x0 = Math.min(x0, t[k]); x1 = Math.max(x1, t[k]); y0 = Math.min(y0, t[k + 1]); y1 = Math.max(y1, t[k + 1]);
+  }
+  const s = (o.sizePx * o.p2w) / Math.max(1e-4, y1 - y0);
+  const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  const xf = (t: Tri): Tri => ccw([
+    (t[0] - cx) * s, -(t[1] - cy) * s, (t[2] - cx) * s, -(t[3] - cy) * s, (t[4] - cx) * s, -(t[5] - cy) * s,
+  ]);
+  const h = (o.depthPx * o.p2w) / 2;
+  const out = new Builder();
+  const perPiece = runnerAtLeast(o.runner, '0.0.7');
+  if (!perPiece) {
+    const tris = pieces.flat().map(xf);
+    const key = (x: number, y: number) => `${x},${y}`;
+    const directed = new Set<string>();
+    for (const t of tris) for (let e = 0; e < 3; e++) {
+      const a = e * 2, b = ((e + 1) % 3) * 2;
+      directed.add(key(t[a], t[a + 1]) + '>' + key(t[b], t[b + 1]));
+    }
+    for (const t of tris) {
+      caps(out, t, h);
+      for (let e = 0; e < 3; e++) {
+        const a = e * 2, b = ((e + 1) % 3) * 2;
+        if (!directed.has(key(t[b], t[b + 1]) + '>' + key(t[a], t[a + 1]))) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, false);
+      }
+    }
+  } else {
+    const W = 1e-5;
+    for (const piece of pieces) {
+      const tris = piece.map(xf);
+      const wk = (x: number, y: number) => `${Math.round(x / W)},${Math.round(y / W)}`;
+      const count = new Map<string, number>();
+      const ekey = (a: string, b: string) => (a < b ? a + '|' + b : b + '|' + a);
+      for (const t of tris) for (let e = 0; e < 3; e++) {
+        const a = e * 2, b = ((e + 1) % 3) * 2;
+        const k = ekey(wk(t[a], t[a + 1]), wk(t[b], t[b + 1]));
+        count.set(k, (count.get(k) ?? 0) + 1);
+      }
+      for (const t of tris) {
+        caps(out, t, h);
+        for (let e = 0; e < 3; e++) {
+          const a = e * 2, b = ((e + 1) % 3) * 2;
+          if (count.get(ekey(wk(t[a], t[a + 1]), wk(t[b], t[b + 1]))) === 1) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, true);
+        }
+      }
+    }
+  }
+  const geo = new THREE.BufferGeometry();
+  geo.setAttribute('position', new THREE.Float32BufferAttribute(out.pos, 3));
+  geo.computeVertexNormals();
+  geo.computeBoundingBox();
+  return geo;
 }
