@@ -7,7 +7,7 @@ import type { Block, Expr, LetDecl, Program, Span, TopDecl } from './ast';
 import type { Diagnostic, SourceMap } from './diagnostics';
 import { NIL, type Field, type Unit, type Value } from './value';
 
-export const STEP_BUDGET = 2_000_000;
+export const STEP_BUDGET = 1_000_000;
 export const MAX_EVAL_DEPTH = 1200;
 export const MAX_CALL_DEPTH = 150;
 export const MAX_VALUE_NODES = 250_000;
@@ -169,6 +169,17 @@ export function noise(seed: number, period: number, t: number): number {
   return a + (b - a) * s;
 }
 
+const EVAL_HELP: Record<string, string> = {
+  'match-operand-type': 'give the operator or construct a value of the kind it expects (animated values are numbers at each frame; library calls are nodes, not numbers)',
+  'match-operand-units': 'use the same unit on both sides, or units of one category (time, angle, frequency), which convert',
+  'fix-index': 'use an index between 0 and the array length minus one',
+  'add-or-rename-field': 'add the field to the record, or fix the field name',
+  'use-named-constructor': 'only lambdas can be called; an all-default component is bound to its value',
+  'add-match-arm': "add an arm for this value, or a final '_ =>' arm",
+  'supply-argument': 'pass the argument by name or position, or give the parameter a default',
+  'avoid-non-finite': 'keep the operands in range (no overflow, no fractional power of a negative number)',
+};
+
 // ---- the evaluator ----
 type E<K extends Expr['k']> = Extract<Expr, { k: K }>;
 
@@ -193,7 +204,7 @@ export class Evaluator {
         code,
         message,
         ...extra,
-        help: '',
+        help: EVAL_HELP[repairId] ?? 'change the expression so that it evaluates without error',
         fixSafety: 'requires-human-review',
         repair: { id: repairId, summary: 'Change the expression so that it evaluates without error.' },
       }),

@@ -119,7 +119,7 @@ function compileInner(source: string): Compiled {
   const parsed = parse(text);
   if (!parsed.ok) {
     const e = parsed.error;
-    const d = sm.diag(e.start, e.start, {
+    const d = sm.diag(e.start, e.end, {
       code: e.code,
       message: e.message,
       expected: e.expected,

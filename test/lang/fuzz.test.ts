@@ -24,6 +24,7 @@ function exercise(src: string): void {
   for (const d of c.diagnostics) {
     assert.ok(d.line >= 1 && d.column >= 1 && d.length >= 0, JSON.stringify(d));
     assert.match(d.code, /^[A-Z]{3}\d{3}$/);
+    assert.ok(d.help.length > 0 && d.repair.id.length > 0 && d.repair.summary.length > 0, JSON.stringify(d));
   }
   if (c.ok) assert.ok(c.program, 'ok implies a program');
   else assert.ok(c.diagnostics.some((d) => d.severity === 'error'), 'not ok implies an error');

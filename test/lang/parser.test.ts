@@ -80,7 +80,7 @@ test('PAR100 points at the real error with expected/found wording', () => {
   assert.equal(d.message, "syntax error: expected ',' or ')', found 'height'");
   assert.equal(d.line, 2);
   assert.equal(d.column, 21);
-  assert.equal(d.length, 0);
+  assert.equal(d.length, 6); // the offending token
   assert.equal(d.repair.id, 'fix-syntax');
   const e = compile('let x = 1').diagnostics[0]!;
   assert.equal(e.message, "syntax error: expected ';', found end of input");
