@@ -1,5 +1,5 @@
 // buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyError } from 'fastify';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -27,6 +27,8 @@ export interface BuildOptions {
   logger?: Logger;
   /** Close the renderer when the app closes (default true). */
   ownsRenderer?: boolean;
+  /** Clock (tests move it to check retention). */
+  now?: () => number;
 }
 
 declare module 'fastify' {
@@ -58,9 +60,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log,
     bodyLimit: LIMITS.bodyMaxBytes,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
-    routerOptions: { ignoreTrailingSlash: false },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 4096 },
   }) as unknown as FastifyInstance;
 
   const outputsDir = join(config.dataDir, 'outputs');
@@ -75,6 +77,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     jobTimeoutMs: config.jobTimeoutMs,
     retentionMs: config.retentionMs,
     log,
+    now: opts.now,
   });
   await jobs.init();
   app.decorate('jobs', jobs);

@@ -1,5 +1,6 @@
 // GET/HEAD /v1/outputs/{filename}: ETag, cache headers, single Range requests (206), never outside the output store.
 import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -70,7 +71,8 @@ export function outputRoutes(app: FastifyInstance, jobs: JobService, outputsDir:
     }
     const length = size === 0 ? 0 : end - start + 1;
     reply.header('content-length', length);
-    if (req.method === 'HEAD' || length === 0) return reply.send();
+    // HEAD: an empty stream keeps our content-length (Fastify's HEAD handler would set 0 for an empty body).
+    if (req.method === 'HEAD' || length === 0) return reply.send(Readable.from([]));
     return reply.send(createReadStream(full, { start, end }));
   });
 }

@@ -1,0 +1,122 @@
+// Shared test helpers: a started app on a temporary DATA_DIR, a fake renderer for HTTP-shape tests, job polling.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp, type BuildOptions } from '../../src/server/app.js';
+import { defaultConfig, type Config } from '../../src/server/config.js';
+import { ChromiumRenderer } from '../../src/render/renderer.js';
+import { encodePng } from '../../src/render/png.js';
+import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from '../../src/render/types.js';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The shared examples (the .cm corpus and its images), beside the repository like the language tests expect. */
+export const sharedDir = process.env.CMRENDER_SHARED_DIR ?? resolve(repoRoot, '..', 'shared');
+export const example = (name: string) => readFileSync(join(sharedDir, 'examples', name), 'utf8');
+export const exampleImage = (name: string) => readFileSync(join(sharedDir, 'examples', 'img', name));
+
+export const silentLog = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+export interface TestApp {
+  app: FastifyInstance;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startApp(opts: { renderer: Renderer; config?: Partial<Config>; now?: () => number; ownsRenderer?: boolean }): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-test-'));
+  const config: Config = { ...defaultConfig(), dataDir, logLevel: 'silent', ...opts.config };
+  const b: BuildOptions = { config, renderer: opts.renderer, logger: silentLog, now: opts.now, ownsRenderer: opts.ownsRenderer };
+  const app = await buildApp(b);
+  await app.ready();
+  return {
+    app,
+    dataDir,
+    async close() {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The real renderer (warm Chromium, the built viewer, ffmpeg). */
+export function realRenderer(): ChromiumRenderer {
+  return new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ffmpegPath: process.env.FFMPEG_PATH, log: silentLog });
+}
+
+type FakeBehaviour = (job: RenderJob, hooks: RenderHooks) => Promise<void> | void;
+
+/**
+ * A renderer for tests about HTTP shape only: it writes a small real PNG (frame) or a fixed byte pattern (video) and
+ * can be told to wait, fail or hang. Every rendering assertion uses the real renderer instead.
+ */
+export class FakeRenderer implements Renderer {
+  calls: RenderJob[] = [];
+  behaviour: FakeBehaviour | null = null;
+  started = false;
+  closed = false;
+  async start() {
+    this.started = true;
+  }
+  async close() {
+    this.closed = true;
+  }
+  async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
+    this.calls.push(job);
+    if (this.behaviour) await this.behaviour(job, hooks);
+    const w = job.params.width ?? 32;
+    const h = job.params.height ?? 16;
+    const bytes = job.kind === 'frame' ? encodePng(new Uint8Array(w * h * 4).fill(200), w, h) : Buffer.from(Array.from({ length: 4096 }, (_, i) => i % 251));
+    await writeFile(job.outPath, bytes);
+    return { width: w, height: h, runner: '0.0.3', frames: 1, timings: { compile_ms: 0, render_ms: 0, encode_ms: 0 } };
+  }
+}
+
+export { JobFailure };
+
+/** A promise with its resolve exposed. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((r) => (open = r));
+  return { promise, open };
+}
+
+export async function post(app: FastifyInstance, url: string, payload: unknown) {
+  return app.inject({ method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
+}
+
+/** Polls GET /v1/jobs/{id} until the job leaves `pending`; returns the last response. */
+export async function waitJob(app: FastifyInstance, id: string, timeoutMs = 60_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await app.inject({ url: `/v1/jobs/${id}` });
+    if (r.statusCode === 404 || r.json().status !== 'pending') return r;
+    if (Date.now() > end) throw new Error(`job ${id} still pending after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 10));
+  }
+}
+
+/** POSTs a job and waits for it. */
+export async function runJob(app: FastifyInstance, url: string, body: unknown) {
+  const r = await post(app, url, body);
+  if (r.statusCode !== 202) throw new Error(`POST ${url} answered ${r.statusCode}: ${r.body}`);
+  return waitJob(app, r.json().job_id);
+}
+
+export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A multipart/form-data body from parts (a part with a filename is a file). */
+export function multipart(parts: { name: string; filename?: string; type?: string; data: Buffer | string }[]) {
+  const boundary = `----cmrender${Math.random().toString(16).slice(2)}`;
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"`;
+    if (p.filename !== undefined) head += `; filename="${p.filename}"\r\nContent-Type: ${p.type ?? 'application/octet-stream'}`;
+    chunks.push(Buffer.from(head + '\r\n\r\n'), Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
