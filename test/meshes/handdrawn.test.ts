@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as THREE from 'three';
+import { PNG } from 'pngjs';
 import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../viewer/src/meshes/index';
 import { bbox, near, P2W } from './helpers';
 
@@ -27,7 +28,7 @@ async function decodeInChromium(path: string, maxDim: number) {
       const c = document.createElement('canvas'); c.width = w; c.height = h;
       const ctx = c.getContext('2d')!;
       ctx.drawImage(img, 0, 0, w, h);
-      return { ow, oh, w, h, data: Array.from(ctx.getImageData(0, 0, w, h).data) };
+      return { ow, oh, w, h, png: c.toDataURL('image/png') };
     }, { b64, maxDim });
   } finally {
     await browser.close();
@@ -37,7 +38,10 @@ async function decodeInChromium(path: string, maxDim: number) {
 test('handdrawn.jpg: traced to a handful of centrelines and extruded like the gallery source', { skip: !existsSync(CHROMIUM) || !existsSync(JPG) }, async () => {
   const d = await decodeInChromium(JPG, 700);
   assert.equal(d.ow, 1080); assert.equal(d.w, 700);
-  const img = { width: d.w, height: d.h, data: Uint8ClampedArray.from(d.data), naturalWidth: d.ow, naturalHeight: d.oh };
+  // the canvas pixels travel back losslessly as a PNG (a 2 M-number JSON array would take seconds)
+  const png = PNG.sync.read(Buffer.from(d.png.split(',')[1], 'base64'));
+  assert.equal(png.width, d.w);
+  const img = { width: d.w, height: d.h, data: new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), naturalWidth: d.ow, naturalHeight: d.oh };
   // the gallery's arguments: stroke_width 8, simplify 2.0, bridge 5, stitch 110
   const o = { ...VECTORIZE_DEFAULTS, strokeWidth: 8, simplify: 2.0, bridge: 5, stitch: 110 };
   const t0 = performance.now();

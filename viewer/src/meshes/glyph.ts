@@ -76,7 +76,9 @@ export function glyphGeometry(font: Font, o: GlyphOptions): THREE.BufferGeometry
 }
 
 /** Runner 0.0.1: first character only, first contour = outline, every later one a hole, centred on the
- *  outline's flat box, re-sampled to 12 straight segments per curve, always 2.5 world/em, `size:` ignored. */
+ *  outline's flat box, re-sampled to 12 straight segments per curve, always 2.5 world/em, `size:` ignored.
+ *  Like every extruded glyph (Q10) the solid is finally centred on its own box: the reference probe frame
+ *  (fixture-homepage-probe, pinned 0.0.1) matches that to the pixel, not the flat-box centre alone. */
 function glyphGeometry001(font: Font, text: string, o: GlyphOptions): THREE.BufferGeometry {
   const first = String.fromCodePoint(text.codePointAt(0)!);
   const sp = toShapePath(layoutCommands(font, first));
@@ -93,6 +95,6 @@ function glyphGeometry001(font: Font, text: string, o: GlyphOptions): THREE.Buff
     bevelSegments: BEVEL_SEGMENTS, curveSegments: 12,
   });
   geo.scale(GLYPH_AUTO_WORLD_PER_EM, GLYPH_AUTO_WORLD_PER_EM, 1);
-  geo.translate(0, 0, -depth / 2);
+  geo.center();
   return geo;
 }

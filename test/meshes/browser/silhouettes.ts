@@ -1,0 +1,59 @@
+// Bundled by parity.test.ts and run in headless Chromium: draws the meshes of a few gallery sources at
+// t = 0 as white silhouettes under the viewer's fixed camera and reports their pixel extents.
+import * as THREE from 'three';
+import { parseFont, glyphGeometry, pathGeometry, metaballsObject } from '../../../viewer/src/meshes/index';
+
+type Extent = { rows: [number, number]; cols: [number, number] };
+
+async function main(): Promise<Record<string, Extent | number>> {
+  const fontUrl = (window as unknown as { __font: string }).__font;
+  const font = parseFont(await (await fetch(fontUrl)).arrayBuffer());
+  const W = 1920, H = 1080;
+  const r = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  r.setSize(W, H);
+  const cam = new THREE.PerspectiveCamera(28, W / H, 0.1, 100);
+  cam.position.set(0, 0, 6);
+  const p2w = (12 * Math.tan((14 * Math.PI) / 180)) / 1080;
+  const white = new THREE.MeshBasicMaterial({ color: 0xffffff });
+  const px = new Uint8Array(W * H * 4);
+  const extent = (objs: THREE.Object3D[]): Extent => {
+    const scene = new THREE.Scene();
+    scene.background = new THREE.Color(0, 0, 0);
+    scene.add(...objs);
+    r.render(scene, cam);
+    const gl = r.getContext();
+    gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    let r0 = H, r1 = -1, c0 = W, c1 = -1;
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
+      const i = (y * W + x) * 4;
+      if (px[i] + px[i + 1] + px[i + 2] > 3 * 40) {
+        const row = H - 1 - y;
+        r0 = Math.min(r0, row); r1 = Math.max(r1, row); c0 = Math.min(c0, x); c1 = Math.max(c1, x);
+      }
+    }
+    return { rows: [r0, r1], cols: [c0, c1] };
+  };
+  const out: Record<string, Extent | number> = {};
+  let t0 = performance.now();
+  const C = glyphGeometry(font, { text: 'C', sizePx: null, depthPx: 16, p2w, frameWidthPx: 1920, runner: '0.0.3' });
+  out.homepageMs = performance.now() - t0;
+  out.homepage = extent([new THREE.Mesh(C, white)]);
+  out.probe = extent([new THREE.Mesh(glyphGeometry(font, { text: 'C', sizePx: null, depthPx: 16, p2w, frameWidthPx: 1920, runner: '0.0.1' }), white)]);
+  t0 = performance.now();
+  const letters: [string, number, number][] = [['c', -567, 0], ['m', -313, 0], ['o', -59, 0], ['t', 108, 0], ['i', 225, 30], ['o', 368, 0], ['n', 570, 0]];
+  const title = letters.map(([ch, x, y]) => {
+    const m = new THREE.Mesh(glyphGeometry(font, { text: ch, sizePx: 430, depthPx: 43, p2w, frameWidthPx: 1920, runner: '0.0.3' }), white);
+    m.position.set(x * p2w, y * p2w, 0);
+    return m;
+  });
+  out.titleMs = performance.now() - t0;
+  out.title = extent(title);
+  const star = pathGeometry([[0, 150], [35, 46], [143, 46], [57, -18], [88, -121], [0, -57], [-88, -121], [-57, -18], [-143, 46], [-35, 46]], 60, p2w)!;
+  out.star = extent([new THREE.Mesh(star, white)]);
+  const blobs = [[10, 30, 250], [-280, 150, 160], [300, -10, 170], [-160, -240, 150], [230, -280, 145], [-470, 40, 120], [500, -90, 115]]
+    .map(([x, y, rr]) => ({ x, y, z: 0, r: rr }));
+  out.lava = extent([metaballsObject(blobs, { smoothingPx: 90, p2w, aspect: W / H, roughness: 0.18 })]);
+  return out;
+}
+
+(window as unknown as { __result: Promise<unknown> }).__result = main().catch((e) => ({ error: String(e?.stack ?? e) }));
