@@ -365,10 +365,9 @@ export class Evaluator {
         return this.call(e, env);
       case 'method': {
         const path = this.namePath(e.receiver, env);
-        const args = this.args(e.args, env);
-        if (path !== null) return this.staged(`${path}.${e.name}`, args, e);
-        const recv = this.expr(e.receiver, env);
-        return { kind: 'constructed', name: e.name, fields: [{ name: '', value: recv }, ...args] };
+        if (path !== null) return this.staged(`${path}.${e.name}`, this.args(e.args, env), e);
+        const recv = this.expr(e.receiver, env); // receiver first, then the arguments
+        return { kind: 'constructed', name: e.name, fields: [{ name: '', value: recv }, ...this.args(e.args, env)] };
       }
       case 'animate':
         return this.animate(e, env);

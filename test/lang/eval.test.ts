@@ -284,3 +284,19 @@ test('which binding renders, duration', () => {
   // errors in bindings that do not render still fail the source
   assert.equal(compile('let bad = 1 + "a"; scene s() -> F { 1 }').ok, false);
 });
+
+test('evaluation diagnostics come in evaluation order (receiver before arguments)', () => {
+  const d = evalDiags('(1 + "a").m(2 + "b")');
+  assert.equal(d.length, 2);
+  assert.ok(d[0]!.column < d[1]!.column);
+  const p = compile('scene s() -> F {\n  [1 + true, 2s + 1px]\n}').program!.sceneAt(0).diagnostics;
+  assert.deepEqual(p.map((x) => [x.code, x.line, x.column, x.length]), [['EVL002', 2, 4, 8], ['EVL002', 2, 14, 8]]);
+  assert.ok(p.every((x) => x.help.length > 0));
+});
+
+test('arithmetic and conditions on animated values work per frame', () => {
+  const pre = 'let w = wave(amplitude: 1, period: 4s);';
+  assert.deepEqual(evalExpr('if w > 0 { "up" } else { "down" }', 1, pre), { kind: 'string', raw: '"up"' });
+  assert.deepEqual(evalExpr('if w > 0 { "up" } else { "down" }', 3, pre), { kind: 'string', raw: '"down"' });
+  close(numberOf(evalExpr('-w * 10', 1, pre)), -10);
+});
