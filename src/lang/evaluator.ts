@@ -11,6 +11,7 @@ export const STEP_BUDGET = 1_000_000;
 export const MAX_EVAL_DEPTH = 1200;
 export const MAX_CALL_DEPTH = 150;
 export const MAX_VALUE_NODES = 250_000;
+export const MAX_VALUE_DEPTH = 200;
 
 // ---- environments: persistent linked lists, so a lambda captures a snapshot for free ----
 interface Env {
@@ -693,29 +694,36 @@ export function equal(a: Value, b: Value): boolean {
   }
 }
 
-/** Counts the nodes of a value tree (shared subtrees counted per occurrence), stopping at `limit`. */
-export function countNodes(v: Value, limit: number): number {
-  let n = 0;
-  const stack: Value[] = [v];
+/**
+ * Size and depth of a value tree (shared subtrees counted per occurrence); stops early once
+ * either limit is exceeded. Used to keep the rendered value small and shallow enough for JSON,
+ * zod and the viewer.
+ */
+export function measureValue(v: Value, nodeLimit: number, depthLimit: number): { nodes: number; depth: number } {
+  let nodes = 0;
+  let depth = 0;
+  const stack: [Value, number][] = [[v, 1]];
   while (stack.length) {
-    const x = stack.pop()!;
-    if (++n > limit) return n;
+    const [x, d] = stack.pop()!;
+    nodes++;
+    if (d > depth) depth = d;
+    if (nodes > nodeLimit || depth > depthLimit) break;
     switch (x.kind) {
       case 'array':
-        for (const y of x.elems) stack.push(y);
+        for (const y of x.elems) stack.push([y, d + 1]);
         break;
       case 'record':
       case 'constructed':
-        for (const f of x.fields) stack.push(f.value);
+        for (const f of x.fields) stack.push([f.value, d + 1]);
         break;
       case 'color':
-        if (x.form === 'oklch') stack.push(x.l, x.c, x.h);
-        else if (x.form === 'oklab') stack.push(x.l, x.a, x.b);
-        else if (x.form === 'srgb') stack.push(x.r, x.g, x.b);
+        if (x.form === 'oklch') stack.push([x.l, d + 1], [x.c, d + 1], [x.h, d + 1]);
+        else if (x.form === 'oklab') stack.push([x.l, d + 1], [x.a, d + 1], [x.b, d + 1]);
+        else if (x.form === 'srgb') stack.push([x.r, d + 1], [x.g, d + 1], [x.b, d + 1]);
         break;
     }
   }
-  return n;
+  return { nodes, depth };
 }
 
 export type { LetDecl };

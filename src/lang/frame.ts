@@ -34,7 +34,7 @@ function numberOr(v: Value | undefined, d: number): number {
 
 /**
  * First layer of the top-level compose: `rect` → its W×H (defaults 1920/1080; H ≤ 0 → 1080 and
- * 16:9) with its fill as background; `image`/`.fit` → 1920×1080 with the image as background;
+ * 16:9; W ≤ 0 → 16:9 at H) with its fill as background; `image`/`.fit` → 1920×1080 with the image as background;
  * anything else (or no top-level compose) → 1920×1080 and no background.
  */
 export function designFrame(value: Value): DesignFrame {
@@ -51,6 +51,8 @@ export function designFrame(value: Value): DesignFrame {
       h = 1080;
       w = 1920;
     }
+    // a non-positive width cannot size an output: keep the height and use 16:9 (docs/compatibility.md)
+    if (w <= 0) w = Math.round((h * 16) / 9);
     const fill = namedField(first, 'fill');
     return { width: w, height: h, background: { kind: 'color', color: fill ?? { kind: 'color', form: 'hex', digits: 'ffffff' } } };
   }

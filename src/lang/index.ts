@@ -3,7 +3,7 @@
 import type { Program as Ast, TopDecl } from './ast';
 import { Checker } from './checker';
 import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics';
-import { countNodes, Evaluator, MAX_VALUE_NODES, toSeconds, type Binding } from './evaluator';
+import { Evaluator, MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue, toSeconds, type Binding } from './evaluator';
 import { parse } from './parser';
 import { newestRunner, runnerError, SEMVER } from './runners';
 import { NIL, type Value } from './value';
@@ -60,6 +60,14 @@ function durationOf(b: Binding | undefined): number {
   return Number.isFinite(s) && s > 0 ? s : DEFAULT_DURATION;
 }
 
+/** EVL008 message when a rendered value is too large or too deep, else null. */
+function tooBig(v: Value): string | null {
+  const m = measureValue(v, MAX_VALUE_NODES, MAX_VALUE_DEPTH);
+  if (m.nodes > MAX_VALUE_NODES) return `scene value is too large (more than ${MAX_VALUE_NODES} nodes)`;
+  if (m.depth > MAX_VALUE_DEPTH) return `scene value is nested too deeply (more than ${MAX_VALUE_DEPTH} levels)`;
+  return null;
+}
+
 class CompiledProgram implements Program {
   constructor(
     private ast: Ast,
@@ -73,7 +81,8 @@ class CompiledProgram implements Program {
     const { bindings, diagnostics } = new Evaluator(this.sm, t).run(this.ast);
     const b = bindings.find((x) => x.decl === this.decl);
     const value = b?.value ?? NIL;
-    if (countNodes(value, MAX_VALUE_NODES) > MAX_VALUE_NODES) {
+    const size = tooBig(value);
+    if (size) {
       const d = this.decl;
       const span = d.d === 'callable' ? d.nameSpan : d.d === 'import' ? d : d.decl.nameSpan;
       return {
@@ -82,8 +91,8 @@ class CompiledProgram implements Program {
           ...diagnostics,
           this.sm.diag(span.start, span.end, {
             code: 'EVL008',
-            message: `scene value is too large (more than ${MAX_VALUE_NODES} nodes)`,
-            help: 'the rendered value must stay small enough to send to the viewer every frame',
+            message: size,
+            help: 'the rendered value must stay small and shallow enough to send to the viewer every frame',
             repair: { id: 'simplify-source', summary: 'Reduce the amount of work or nesting the source asks for.' },
           }),
         ],
@@ -177,7 +186,7 @@ function compileInner(source: string): Compiled {
   } else {
     program = new CompiledProgram(ast, sm, decl, durationOf(ev.bindings.find((b) => b.decl === decl)), runner);
     const b = ev.bindings.find((x) => x.decl === decl)!;
-    if (countNodes(b.value, MAX_VALUE_NODES) > MAX_VALUE_NODES) diagnostics.push(...program.sceneAt(0).diagnostics.slice(ev.diagnostics.length));
+    if (tooBig(b.value)) diagnostics.push(...program.sceneAt(0).diagnostics.slice(ev.diagnostics.length));
   }
   return { ok: !hasErrors(diagnostics), diagnostics, runner, program };
 }

@@ -44,6 +44,8 @@ test('designFrame (viewer.md §3.2)', () => {
   assert.equal(noSize.height, 1080);
   const zero = designFrame(evalExpr('compose [rect(width: 500px, height: 0px, fill: #000)]'));
   assert.deepEqual([zero.width, zero.height], [1920, 1080]);
+  const zeroW = designFrame(evalExpr('compose [rect(width: 0px, height: 540px, fill: #000)]'));
+  assert.deepEqual([zeroW.width, zeroW.height], [960, 540]);
   const nofill = designFrame(evalExpr('compose [rect(width: 10px, height: 20px)]'));
   assert.deepEqual(nofill.background, { kind: 'color', color: { kind: 'color', form: 'hex', digits: 'ffffff' } });
   assert.deepEqual(designFrame(evalExpr('compose [image("/img/a.jpg")]')), { width: 1920, height: 1080, background: { kind: 'image', path: '/img/a.jpg' } });

@@ -300,3 +300,13 @@ test('arithmetic and conditions on animated values work per frame', () => {
   assert.deepEqual(evalExpr('if w > 0 { "up" } else { "down" }', 3, pre), { kind: 'string', raw: '"down"' });
   close(numberOf(evalExpr('-w * 10', 1, pre)), -10);
 });
+
+test('rendered values deeper than the viewer can take are EVL008', () => {
+  const inner = '['.repeat(5) + 'g(g, n - 1)' + ']'.repeat(5);
+  const c = compile(`let f = |g: Fn, n: Number| { if n > 0 { ${inner} } else { 0 } }; scene s() -> F { f(f, 60) }`);
+  assert.equal(c.ok, false);
+  assert.equal(c.diagnostics[0]!.code, 'EVL008');
+  assert.match(c.diagnostics[0]!.message, /nested too deeply/);
+  const ok = compile(`let f = |g: Fn, n: Number| { if n > 0 { ${inner} } else { 0 } }; scene s() -> F { f(f, 30) }`);
+  assert.equal(ok.ok, true);
+});
