@@ -46,8 +46,10 @@ test('silhouettes match the reference frames at t = 0 (glyphs, title, star path,
     close('title', res.title, refExtent('title@0.0'), 3);
     close('star', res.star, refExtent('extrude-path@0.0'), 2);
     close('lava lamp', res.lava, refExtent('lava-lamp@0.0'), 4);
-    console.log(JSON.stringify({ homepage: res.homepage, probe: res.probe, title: res.title, star: res.star, lava: res.lava, lavaRef: refExtent('lava-lamp@0.0') }));
-    console.log(`build: homepage C ${res.homepageMs.toFixed(1)} ms, title 7 glyphs ${res.titleMs.toFixed(1)} ms`);
+    // the blue mark's pixels in the upper half of plinken-svg@0.0 (rows 34-496, cols 171-908)
+    close('plinken mark (upper half)', res.plinken, { rows: [34, 496], cols: [171, 908] }, 3);
+    console.log(JSON.stringify({ homepage: res.homepage, probe: res.probe, title: res.title, star: res.star, lava: res.lava, plinken: res.plinken, lavaRef: refExtent('lava-lamp@0.0') }));
+    console.log(`build: homepage C ${res.homepageMs.toFixed(1)} ms, title 7 glyphs ${res.titleMs.toFixed(1)} ms, plinken svg ${res.plinkenMs.toFixed(1)} ms`);
   } finally {
     await browser.close();
   }

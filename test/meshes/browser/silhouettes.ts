@@ -1,22 +1,24 @@
 // Bundled by parity.test.ts and run in headless Chromium: draws the meshes of a few gallery sources at
 // t = 0 as white silhouettes under the viewer's fixed camera and reports their pixel extents.
 import * as THREE from 'three';
-import { parseFont, glyphGeometry, pathGeometry, metaballsObject } from '../../../viewer/src/meshes/index';
+import { parseFont, glyphGeometry, pathGeometry, metaballsObject, svgGeometry } from '../../../viewer/src/meshes/index';
 
 type Extent = { rows: [number, number]; cols: [number, number] };
 
 async function main(): Promise<Record<string, Extent | number>> {
   const fontUrl = (window as unknown as { __font: string }).__font;
   const font = parseFont(await (await fetch(fontUrl)).arrayBuffer());
-  const W = 1920, H = 1080;
+  const H = 1080;
   const r = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
-  r.setSize(W, H);
-  const cam = new THREE.PerspectiveCamera(28, W / H, 0.1, 100);
+  const cam = new THREE.PerspectiveCamera(28, 16 / 9, 0.1, 100);
   cam.position.set(0, 0, 6);
   const p2w = (12 * Math.tan((14 * Math.PI) / 180)) / 1080;
   const white = new THREE.MeshBasicMaterial({ color: 0xffffff });
-  const px = new Uint8Array(W * H * 4);
-  const extent = (objs: THREE.Object3D[]): Extent => {
+  const px = new Uint8Array(1920 * H * 4);
+  const extent = (objs: THREE.Object3D[], square = false, maxRow = Infinity): Extent => {
+    const W = square ? 1080 : 1920;
+    r.setSize(W, H);
+    cam.aspect = W / H; cam.updateProjectionMatrix();
     const scene = new THREE.Scene();
     scene.background = new THREE.Color(0, 0, 0);
     scene.add(...objs);
@@ -26,8 +28,8 @@ async function main(): Promise<Record<string, Extent | number>> {
     let r0 = H, r1 = -1, c0 = W, c1 = -1;
     for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
       const i = (y * W + x) * 4;
-      if (px[i] + px[i + 1] + px[i + 2] > 3 * 40) {
-        const row = H - 1 - y;
+      const row = H - 1 - y;
+      if (row <= maxRow && px[i] + px[i + 1] + px[i + 2] > 3 * 40) {
         r0 = Math.min(r0, row); r1 = Math.max(r1, row); c0 = Math.min(c0, x); c1 = Math.max(c1, x);
       }
     }
@@ -52,7 +54,16 @@ async function main(): Promise<Record<string, Extent | number>> {
   out.star = extent([new THREE.Mesh(star, white)]);
   const blobs = [[10, 30, 250], [-280, 150, 160], [300, -10, 170], [-160, -240, 150], [230, -280, 145], [-470, 40, 120], [500, -90, 115]]
     .map(([x, y, rr]) => ({ x, y, z: 0, r: rr }));
-  out.lava = extent([metaballsObject(blobs, { smoothingPx: 90, p2w, aspect: W / H, roughness: 0.18 })]);
+  out.lava = extent([metaballsObject(blobs, { smoothingPx: 90, p2w, aspect: 16 / 9, roughness: 0.18 })]);
+  // plinken-svg (pinned 0.0.5): the lucide "users" mark, depth 80, size 820, at (0, 40 px, 200 px); the
+  // upper half only (the prism fan and its glow cover the lower half of the reference).
+  const USERS = '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M16 21v-2a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v2"/><path d="M16 3.128a4 4 0 0 1 0 7.744"/><path d="M22 21v-2a4 4 0 0 0-3-3.87"/><circle cx="9" cy="7" r="4"/></svg>';
+  t0 = performance.now();
+  const mark = svgGeometry(USERS, { depthPx: 80, sizePx: 820, roundPx: 0, p2w, runner: '0.0.5' }) as THREE.BufferGeometry;
+  out.plinkenMs = performance.now() - t0;
+  const mm = new THREE.Mesh(mark, white);
+  mm.position.set(0, 40 * p2w, 200 * p2w);
+  out.plinken = extent([mm], true, 559);
   return out;
 }
 
