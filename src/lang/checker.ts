@@ -187,11 +187,13 @@ export class Checker {
   }
 
   private suggest(name: string): string | null {
-    const max = name.length <= 3 ? 1 : 2;
+    // names of one or two characters get no suggestion (every other short name is "close")
+    if (name.length <= 2) return null;
+    const max = name.length <= 4 ? 1 : 2;
     let best: string | null = null;
     let bestD = max + 1;
     const consider = (c: string) => {
-      if (c === name) return;
+      if (c === name || c.length <= 1) return;
       const d = levenshtein(name, c, max);
       if (d < bestD) {
         bestD = d;
