@@ -43,7 +43,7 @@ test('NAM003 with suggestion; stdlib names need no import; glob does not silence
   assert.deepEqual(codes('scene s() -> F { compose [rect(fill: oklch(0.1, 0.2, 3)), render3d(sphere(1), lights: [ambient(1)], camera: camera(distance: 2)), vec3(1,2,3), text.glyph("a"), animate {0s => 1} with {repeat: forever, easing: easing.out_cubic}, image("a").fit(cover), bottom, std.shapes.rect(1)] }'), []);
   assert.equal(one('scene s() -> F { let ab = 1; ac }').message, "unknown identifier 'ac'");
   assert.equal(one('scene s() -> F { rectt(1) }').message, "unknown identifier 'rectt'; did you mean 'rect'?");
-  assert.equal(one('scene s() -> F { let spin = 1; let wobble = 2; wobbel + spin }').message, "unknown identifier 'wobbel'; did you mean 'wobble'?");
+  assert.equal(one('scene s() -> F { let spin = 1; let wobble = 2; [wobbel, spin] }').message, "unknown identifier 'wobbel'; did you mean 'wobble'?");
   d = one('scene s() -> F { frobnicate(1) }');
   assert.equal(d.message, "unknown identifier 'frobnicate'");
   // top-level names are visible everywhere, including their own initialiser
