@@ -11,7 +11,7 @@ import { NIL, type Value } from './value';
 export type { Diagnostic, Envelope } from './diagnostics';
 export { formatJobMessage, formatHuman } from './diagnostics';
 export type { Value, Unit, Field, ColorValue } from './value';
-export { valueSchema } from './value';
+export { valueSchema, namedField, positionalField, stripQuotes } from './value';
 export { designFrame, type DesignFrame } from './frame';
 export { imagePaths } from './images';
 export { RUNNERS, availableVersions, newestRunner } from './runners';
