@@ -13,7 +13,6 @@ export interface Config {
   retentionMs: number;
   chromiumPath: string;
   ffmpegPath: string;
-  ffprobePath: string;
 }
 
 export interface ConfigEntry {
@@ -47,7 +46,6 @@ export const CONFIG_DOC: ConfigEntry[] = [
   { name: 'RETENTION_MS', key: 'retentionMs', default: '86400000', doc: 'How long outputs, job records and assets are kept (24 hours).', parse: int('RETENTION_MS', 1) },
   { name: 'CHROMIUM_PATH', key: 'chromiumPath', default: '/usr/bin/chromium', doc: 'The Chromium binary driven by playwright-core.', parse: str },
   { name: 'FFMPEG_PATH', key: 'ffmpegPath', default: 'ffmpeg', doc: 'The ffmpeg binary (looked up on PATH by default).', parse: str },
-  { name: 'FFPROBE_PATH', key: 'ffprobePath', default: 'ffprobe', doc: 'The ffprobe binary.', parse: str },
 ];
 
 export function defaultConfig(): Config {
@@ -61,7 +59,6 @@ export function defaultConfig(): Config {
     retentionMs: 24 * 60 * 60 * 1000,
     chromiumPath: '/usr/bin/chromium',
     ffmpegPath: 'ffmpeg',
-    ffprobePath: 'ffprobe',
   };
 }
 

@@ -1,0 +1,60 @@
+// The README's configuration table is the one config.ts generates; the README's test command is what .ci/run and
+// the workflow run; every variable the service reads is documented.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers/app.js';
+import { CONFIG_DOC, configTable, loadConfig, defaultConfig } from '../../src/server/config.js';
+
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+
+test('README configuration table equals configTable() from src/server/config.ts', () => {
+  const m = /<!-- config-table:start -->\n([\s\S]*?)\n<!-- config-table:end -->/.exec(readme);
+  assert.ok(m, 'markers present');
+  assert.equal(m[1], configTable());
+  for (const name of ['PORT', 'HOST', 'DATA_DIR', 'RENDER_CONCURRENCY', 'LOG_LEVEL', 'JOB_TIMEOUT_MS', 'RETENTION_MS']) {
+    assert.ok(CONFIG_DOC.some((e) => e.name === name), name);
+  }
+});
+
+test('every env var in src/ is in CONFIG_DOC', () => {
+  const names = new Set<string>();
+  const walk = (d: string) => {
+    for (const f of readdirSync(d)) {
+      const p = join(d, f);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith('.ts')) for (const m of readFileSync(p, 'utf8').matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]);
+    }
+  };
+  walk(join(repoRoot, 'src', 'server'));
+  walk(join(repoRoot, 'src', 'render'));
+  for (const n of names) assert.ok(CONFIG_DOC.some((e) => e.name === n), `${n} is read but not documented`);
+});
+
+test('configuration: defaults and parsing', () => {
+  const d = loadConfig({});
+  assert.equal(d.port, 3000);
+  assert.equal(d.renderConcurrency, 1);
+  assert.equal(d.jobTimeoutMs, 15 * 60 * 1000);
+  assert.equal(d.retentionMs, 24 * 3600 * 1000);
+  assert.equal(d.host, defaultConfig().host);
+  const c = loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', RENDER_CONCURRENCY: '3', LOG_LEVEL: 'warn', JOB_TIMEOUT_MS: '1000' });
+  assert.deepEqual([c.port, c.host, c.dataDir, c.renderConcurrency, c.logLevel, c.jobTimeoutMs], [8080, '0.0.0.0', '/tmp/x', 3, 'warn', 1000]);
+  assert.throws(() => loadConfig({ RENDER_CONCURRENCY: '0' }), /RENDER_CONCURRENCY/);
+  assert.throws(() => loadConfig({ PORT: 'abc' }), /PORT/);
+});
+
+test('README test command is exactly what .ci/run runs, and the workflow runs .ci/run', () => {
+  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].trim());
+  assert.ok(blocks.length >= 2);
+  const [start, tests] = blocks;
+  assert.match(start, /apt-get install -y .*chromium ffmpeg.*npm ci && npm start$/);
+  assert.equal(tests, 'npm test');
+  const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8').trim().split('\n');
+  assert.equal(ci[ci.length - 1], 'npm test </dev/null');
+  assert.match(ci.join('\n'), /set -euo pipefail/);
+  assert.match(ci.join('\n'), /npm ci/);
+  const wf = readFileSync(join(repoRoot, '.github', 'workflows', 'ci.yml'), 'utf8');
+  assert.match(wf, /run: bash \.ci\/run/);
+});
