@@ -5,7 +5,7 @@ import { Checker } from './checker';
 import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics';
 import { Evaluator, MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue, toSeconds, type Binding } from './evaluator';
 import { parse } from './parser';
-import { newestRunner, runnerError, SEMVER } from './runners';
+import { newestRunner, runnerError } from './runners';
 import { NIL, type Value } from './value';
 
 export type { Diagnostic, Envelope } from './diagnostics';
@@ -146,7 +146,7 @@ function compileInner(source: string): Compiled {
   let knownPin: string | null = null;
   if (ast.runner) {
     const pin = ast.runner.text;
-    const msg = SEMVER.test(pin) ? runnerError(pin) : runnerError(pin);
+    const msg = runnerError(pin);
     if (msg) {
       diagnostics.push(
         sm.diag(ast.runner.span.start, ast.runner.span.end, {

@@ -20,7 +20,6 @@ export interface Token {
 // Longest first so that `ms` wins over `s`, `khz` over `hz` etc.
 export const UNITS = ['beats', 'bars', 'turn', 'khz', 'bpm', 'deg', 'rad', 'ms', 'us', 'ns', 'hz', 'px', 's', '%'];
 
-const PUNCT3: string[] = [];
 const PUNCT2 = ['||', '&&', '==', '!=', '<=', '>=', '->', '=>', '**'];
 const PUNCT1 = ';:,.*=()[]{}<>|+-/%!';
 
@@ -147,7 +146,7 @@ export function lex(src: string, start = 0): Token[] {
       continue;
     }
     const two = src.slice(i, i + 2);
-    if (PUNCT3.length === 0 && PUNCT2.includes(two)) {
+    if (PUNCT2.includes(two)) {
       i += 2;
       toks.push({ kind: 'punct', text: two, start: s, end: i });
       continue;

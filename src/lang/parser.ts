@@ -33,10 +33,7 @@ function describe(t: Token): string {
 class Parser {
   private pos = 0;
   private depth = 0;
-  constructor(
-    private toks: Token[],
-    private src: string,
-  ) {}
+  constructor(private toks: Token[]) {}
 
   private get tok(): Token {
     return this.toks[this.pos]!;
@@ -92,14 +89,12 @@ class Parser {
   program(): Program {
     let runner: Program['runner'] = null;
     if (this.isWord('runner')) {
-      const s = this.tok.start;
       this.pos++;
       if (this.tok.kind !== 'string') this.fail('a version string');
       const st = this.toks[this.pos++]!;
       this.expect(';');
       const q = st.raw ? 3 : 1;
       runner = { raw: st.text, text: st.text.slice(q, st.text.length - q), span: { start: st.start, end: st.end } };
-      void s;
     }
     const decls: TopDecl[] = [];
     while (this.isWord('use')) decls.push(this.importDecl());
@@ -389,17 +384,17 @@ class Parser {
         lets.push(this.letRest(ls, false));
       }
       const result = this.expr();
-      this.expect('}', lets.length === 0 && result.k === 'ident' ? "'}'" : "'}'");
+      this.expect('}');
       return { k: 'block', lets, result, ...this.span(s) };
     } finally {
       this.leave();
     }
   }
 
-  private recordLit(anyFirstName: boolean): Expr {
+  /** `{ name: expr, ... }`; any word may name a field once we know it is a record. */
+  private recordLit(): Expr {
     const s = this.expect('{').start;
     const fields: { name: string; nameSpan: Span; value: Expr }[] = [];
-    void anyFirstName;
     do {
       if (this.isP('}') && fields.length > 0) break;
       const n = this.expectIdent('a field name');
@@ -446,7 +441,7 @@ class Parser {
         const a = this.peek();
         const b = this.peek(2);
         if (a.kind === 'ident' && a.text !== 'let' && !EXPR_KEYWORDS.has(a.text) && b.kind === 'punct' && b.text === ':')
-          return this.recordLit(false);
+          return this.recordLit();
         return this.block();
       }
       case '|':
@@ -527,7 +522,7 @@ class Parser {
         if (this.isWord('with')) {
           this.pos++;
           if (!this.isP('{')) this.fail("'{'");
-          const rec = this.recordLit(true);
+          const rec = this.recordLit();
           opts = (rec as Extract<Expr, { k: 'record' }>).fields;
         }
         return { k: 'animate', keyframes, opts, ...this.span(s) };
@@ -589,7 +584,7 @@ class Parser {
 /** Parses a BOM-stripped source. Never throws. */
 export function parse(src: string): ParseResult {
   const toks = lex(src);
-  const p = new Parser(toks, src);
+  const p = new Parser(toks);
   try {
     return { ok: true, program: p.program() };
   } catch (e) {
