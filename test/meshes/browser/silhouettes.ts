@@ -1,7 +1,7 @@
 // Bundled by parity.test.ts and run in headless Chromium: draws the meshes of a few gallery sources at
 // t = 0 as white silhouettes under the viewer's fixed camera and reports their pixel extents.
 import * as THREE from 'three';
-import { parseFont, glyphGeometry, pathGeometry, metaballsObject, svgGeometry } from '../../../viewer/src/meshes/index';
+import { parseFont, glyphGeometry, pathGeometry, metaballsObject, svgGeometry, rasterAtWorkingSize, traceToSvg, VECTORIZE_DEFAULTS } from '../../../viewer/src/meshes/index';
 
 type Extent = { rows: [number, number]; cols: [number, number] };
 
@@ -15,7 +15,8 @@ async function main(): Promise<Record<string, Extent | number>> {
   const p2w = (12 * Math.tan((14 * Math.PI) / 180)) / 1080;
   const white = new THREE.MeshBasicMaterial({ color: 0xffffff });
   const px = new Uint8Array(1920 * H * 4);
-  const extent = (objs: THREE.Object3D[], square = false, maxRow = Infinity): Extent => {
+  let lastMask = '';
+  const extent = (objs: THREE.Object3D[], square = false, maxRow = Infinity, keepMask = false): Extent => {
     const W = square ? 1080 : 1920;
     r.setSize(W, H);
     cam.aspect = W / H; cam.updateProjectionMatrix();
@@ -26,12 +27,19 @@ async function main(): Promise<Record<string, Extent | number>> {
     const gl = r.getContext();
     gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, px);
     let r0 = H, r1 = -1, c0 = W, c1 = -1;
+    const mask = keepMask ? new Uint8Array(W * H) : null;
     for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) {
       const i = (y * W + x) * 4;
       const row = H - 1 - y;
       if (row <= maxRow && px[i] + px[i + 1] + px[i + 2] > 3 * 40) {
+        if (mask) mask[row * W + x] = 1;
         r0 = Math.min(r0, row); r1 = Math.max(r1, row); c0 = Math.min(c0, x); c1 = Math.max(c1, x);
       }
+    }
+    if (mask) {
+      let bin = '';
+      for (let i = 0; i < mask.length; i += 0x8000) bin += String.fromCharCode(...mask.subarray(i, i + 0x8000));
+      lastMask = btoa(bin);
     }
     return { rows: [r0, r1], cols: [c0, c1] };
   };
@@ -64,6 +72,19 @@ async function main(): Promise<Record<string, Extent | number>> {
   const mm = new THREE.Mesh(mark, white);
   mm.position.set(0, 40 * p2w, 200 * p2w);
   out.plinken = extent([mm], true, 559);
+  // handdrawn (0.0.13): vectorize(stroke_width 8, simplify 2, bridge 5, stitch 110, depth 70, size 780,
+  // round 10), rotated x 12°, y −20° at t = 0
+  const img = new Image();
+  img.src = (window as unknown as { __img: string }).__img;
+  await img.decode();
+  t0 = performance.now();
+  const svg = traceToSvg(rasterAtWorkingSize(img, 700), { ...VECTORIZE_DEFAULTS, strokeWidth: 8, simplify: 2, bridge: 5, stitch: 110 });
+  const hd = svgGeometry(svg, { depthPx: 70, sizePx: 780, roundPx: 10, p2w, runner: '0.0.13' }) as THREE.BufferGeometry;
+  out.handdrawnMs = performance.now() - t0;
+  const hm = new THREE.Mesh(hd, white);
+  hm.rotation.set((12 * Math.PI) / 180, (-20 * Math.PI) / 180, 0);
+  out.handdrawn = extent([hm], true, Infinity, true);
+  (out as Record<string, unknown>).handdrawnMask = lastMask;
   return out;
 }
 

@@ -6,3 +6,4 @@ export { pathGeometry } from './path';
 export { metaballsObject, metaballField, srgbToLinearChannel, METABALL_DEFAULTS, METABALL_QUAD_HEIGHT } from './metaballs';
 export { svgGeometry, svgPolygons, strokeOutline, parseSvg } from './svg';
 export { traceToSvg, trace, vectorizeGeometry, VECTORIZE_DEFAULTS } from './vectorize';
+export { rasterAtWorkingSize } from './dom-raster'; // browser only (uses a canvas when called)
