@@ -7,10 +7,10 @@ import type { Block, Expr, LetDecl, Program, Span, TopDecl } from './ast';
 import type { Diagnostic, SourceMap } from './diagnostics';
 import { NIL, type Field, type Unit, type Value } from './value';
 
-export const STEP_BUDGET = 1_000_000;
+export const STEP_BUDGET = 200_000;
 export const MAX_EVAL_DEPTH = 1200;
 export const MAX_CALL_DEPTH = 150;
-export const MAX_VALUE_NODES = 250_000;
+export const MAX_VALUE_NODES = 100_000;
 export const MAX_VALUE_DEPTH = 200;
 
 // ---- environments: persistent linked lists, so a lambda captures a snapshot for free ----
