@@ -1,0 +1,54 @@
+// Admission control: what the service refuses when it is full, and how it says so. Every refusal is a 503 with the
+// ErrorEnvelope and a `retry-after` header (seconds), so clients back off instead of hammering.
+import type { FastifyReply } from 'fastify';
+
+/** Counts holders of a bounded resource (concurrent uploads); tryEnter() fails instead of waiting. */
+export class Gate {
+  private held = 0;
+  constructor(readonly max: number) {}
+  tryEnter(): boolean {
+    if (this.held >= this.max) return false;
+    this.held++;
+    return true;
+  }
+  leave(): void {
+    if (this.held > 0) this.held--;
+  }
+  get inUse(): number {
+    return this.held;
+  }
+}
+
+export type RefusalCode = 'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down';
+
+export interface Refusal {
+  code: RefusalCode;
+  error: string;
+  retryAfterSeconds: number;
+}
+
+/** Sends a refusal: 503, ErrorEnvelope {error, code}, retry-after. */
+export function sendRefusal(reply: FastifyReply, r: Refusal): FastifyReply {
+  return reply
+    .code(503)
+    .header('retry-after', String(Math.max(1, Math.ceil(r.retryAfterSeconds))))
+    .header('cache-control', 'no-store')
+    .send({ error: r.error, code: r.code });
+}
+
+/** The refusal for a full queue: the wait hint grows with the backlog (about one second per queued job, 1..60 s). */
+export function queueFull(queued: number, cap: number): Refusal {
+  return { code: 'queue_full', error: `the render queue is full (${queued} of ${cap} jobs waiting); retry later`, retryAfterSeconds: Math.min(60, Math.max(1, Math.ceil(queued / 10))) };
+}
+
+export function storageFull(usedBytes: number, capBytes: number): Refusal {
+  return { code: 'storage_full', error: `output storage is full (${usedBytes} of ${capBytes} bytes held by jobs younger than 24 hours); retry later`, retryAfterSeconds: 60 };
+}
+
+export function tooManyUploads(max: number): Refusal {
+  return { code: 'too_many_uploads', error: `too many uploads at once (at most ${max}); retry shortly`, retryAfterSeconds: 1 };
+}
+
+export function shuttingDown(): Refusal {
+  return { code: 'shutting_down', error: 'the service is shutting down; retry shortly', retryAfterSeconds: 5 };
+}
