@@ -317,7 +317,7 @@ class Parser {
   }
 
   private postfix(): Expr {
-    let e = this.primary();
+    const e = this.primary();
     let extra = 0;
     try {
       return this.postfixLoop(e, () => {
