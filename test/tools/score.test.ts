@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { contentScore, type Rgba } from '../../scripts/lib/score.ts';
+import { contentScore, type Rgba } from '../../scripts/lib/score.js';
 
 function canvas(w: number, h: number, bg: [number, number, number]): Rgba {
   const data = new Uint8Array(w * h * 4);
