@@ -93,3 +93,26 @@ test('a compile error is a load error with the diagnostic code', opts, async () 
   assert.equal(m.ok, false);
   assert.equal(m.code, 'ASS001');
 });
+
+test('resources are built once per job and reused across seeks', opts, async () => {
+  for (const name of ['homepage', 'bouncing-ball', 'title']) {
+    const r = await load(page, src(name), 960, 540);
+    assert.equal(r.ok, true);
+    const stats = await page.evaluate(() => {
+      const v = (window as any).cmViewer;
+      const out = [];
+      for (let i = 0; i < 20; i++) { v.seek(i / 10); out.push(v.stats); }
+      return out;
+    });
+    const first = stats[1];
+    assert.ok(first.geometriesBuilt > 0);
+    for (const s of stats.slice(2)) {
+      assert.equal(s.geometries, first.geometries, `${name}: geometries stay`);
+      assert.equal(s.textures, first.textures, `${name}: textures stay`);
+      assert.equal(s.programs, first.programs, `${name}: programs stay`);
+      assert.equal(s.geometriesBuilt, first.geometriesBuilt, `${name}: no geometry is rebuilt`);
+    }
+    const cpu = stats.map((s: any) => s.lastSeekMs).sort((a: number, b: number) => a - b)[10];
+    assert.ok(cpu < 30, `${name}: median CPU seek ${cpu} ms`);
+  }
+});

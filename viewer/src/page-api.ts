@@ -24,6 +24,8 @@ export interface CmViewerApi {
   /** console-style warnings of the last frame (unknown names, skipped layers) */
   readonly warnings: readonly string[];
   readonly versions: { three: string };
+  /** GPU resources alive and the last seek's time (ms, CPU side: evaluate + build + submit) */
+  readonly stats: { geometries: number; textures: number; programs: number; geometriesBuilt: number; lastSeekMs: number };
 }
 
 export interface CompiledLike {
@@ -113,5 +115,9 @@ export function createPageApi(canvas: HTMLCanvasElement, compile: CompileFn, thr
     get pending() { return viewer.images.pending; },
     get warnings() { return viewer.warnings; },
     versions: { three: threeRevision },
+    get stats() {
+      const info = viewer.renderer.info;
+      return { geometries: info.memory.geometries, textures: info.memory.textures, programs: info.programs?.length ?? 0, geometriesBuilt: viewer.geometries.created, lastSeekMs: viewer.lastSeekMs };
+    },
   };
 }

@@ -60,6 +60,7 @@ export class Viewer {
   private composerSize = { w: 0, h: 0 };
   lastFrame: DesignFrame | null = null;
   lastT = 0;
+  lastSeekMs = 0;
   warnings: string[] = [];
 
   constructor(readonly canvas: HTMLCanvasElement) {
@@ -99,11 +100,13 @@ export class Viewer {
   /** Evaluate at t, rebuild the frame's objects over the cached resources and draw synchronously. */
   seek(t: number): void {
     if (!this.program) throw new SceneError('no scene loaded', null);
+    const t0 = performance.now();
     const res = this.program.sceneAt(t);
     const err = res.diagnostics.find((d) => d.severity === undefined || d.severity === 'error');
     if (err) throw new SceneError(formatDiagnostic(err), err.code);
     this.lastT = t;
     this.draw(res.value);
+    this.lastSeekMs = performance.now() - t0;
   }
 
   private draw(value: Val): void {

@@ -6,6 +6,8 @@ import * as THREE from 'three';
 export class GeometryCache {
   private map = new Map<string, { geo: THREE.BufferGeometry | null; frame: number }>();
   private frame = 0;
+  /** geometries built since the last clear() (tests check that seeks reuse them) */
+  created = 0;
   /** Bound on entries; least recently used ones that were not used by the current frame are released. */
   constructor(private readonly limit = 256) {}
 
@@ -13,6 +15,7 @@ export class GeometryCache {
     let e = this.map.get(key);
     if (!e) {
       const geo = make();
+      this.created++;
       if (geo) { geo.computeBoundingSphere(); geo.computeBoundingBox(); }
       e = { geo, frame: this.frame };
       this.map.set(key, e);
@@ -40,5 +43,6 @@ export class GeometryCache {
   clear(): void {
     for (const e of this.map.values()) e.geo?.dispose();
     this.map.clear();
+    this.created = 0;
   }
 }
