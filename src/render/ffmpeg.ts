@@ -16,15 +16,63 @@ export interface EncoderOptions {
   preset?: string;
 }
 
-/** The exact ffmpeg arguments of a video encode (exported for tests and docs). */
+// BT.709, limited range ("tv"), 8-bit: Y = 16 + 219·(Kr R + Kg G + Kb B)/255, Cb/Cr = 128 + 224·(...)/255, in 16.16
+// fixed point. Integer arithmetic only, so the same frame gives the same bytes on every machine.
+const FX = 65536;
+const Y_R = Math.round(0.2126 * 219 / 255 * FX), Y_G = Math.round(0.7152 * 219 / 255 * FX), Y_B = Math.round(0.0722 * 219 / 255 * FX);
+const CB_R = Math.round((-0.2126 / 1.8556) * 224 / 255 * FX), CB_G = Math.round((-0.7152 / 1.8556) * 224 / 255 * FX), CB_B = Math.round((0.5) * 224 / 255 * FX);
+const CR_R = Math.round((0.5) * 224 / 255 * FX), CR_G = Math.round((-0.7152 / 1.5748) * 224 / 255 * FX), CR_B = Math.round((-0.0722 / 1.5748) * 224 / 255 * FX);
+const Y_OFF = 16 * FX + FX / 2;
+const C_OFF = 128 * FX + FX / 2;
+
+/**
+ * RGBA (top row first, even width and height) -> planar YUV 4:2:0 (I420), BT.709 limited range. Chroma is the
+ * average of each 2x2 block. Done once per distinct frame in Node: ffmpeg then only encodes, and repeated frames cost
+ * neither a conversion nor 8 bytes a pixel through the pipe.
+ */
+export function rgbaToI420(rgba: Uint8Array, width: number, height: number, out?: Buffer): Buffer {
+  if (width % 2 || height % 2) throw new Error(`rgbaToI420 needs even dimensions, got ${width}x${height}`);
+  const ySize = width * height;
+  const cw = width >> 1;
+  const buf = out ?? Buffer.allocUnsafe(ySize + (ySize >> 1));
+  const uOff = ySize;
+  const vOff = ySize + (ySize >> 2);
+  const stride = width * 4;
+  for (let y = 0; y < height; y += 2) {
+    let i0 = y * stride;
+    let i1 = i0 + stride;
+    let yo0 = y * width;
+    let yo1 = yo0 + width;
+    let co = (y >> 1) * cw;
+    for (let x = 0; x < width; x += 2) {
+      const r0 = rgba[i0], g0 = rgba[i0 + 1], b0 = rgba[i0 + 2];
+      const r1 = rgba[i0 + 4], g1 = rgba[i0 + 5], b1 = rgba[i0 + 6];
+      const r2 = rgba[i1], g2 = rgba[i1 + 1], b2 = rgba[i1 + 2];
+      const r3 = rgba[i1 + 4], g3 = rgba[i1 + 5], b3 = rgba[i1 + 6];
+      buf[yo0] = (Y_R * r0 + Y_G * g0 + Y_B * b0 + Y_OFF) >> 16;
+      buf[yo0 + 1] = (Y_R * r1 + Y_G * g1 + Y_B * b1 + Y_OFF) >> 16;
+      buf[yo1] = (Y_R * r2 + Y_G * g2 + Y_B * b2 + Y_OFF) >> 16;
+      buf[yo1 + 1] = (Y_R * r3 + Y_G * g3 + Y_B * b3 + Y_OFF) >> 16;
+      const r = r0 + r1 + r2 + r3, g = g0 + g1 + g2 + g3, b = b0 + b1 + b2 + b3;
+      buf[uOff + co] = (CB_R * r + CB_G * g + CB_B * b + 4 * C_OFF) >> 18;
+      buf[vOff + co] = (CR_R * r + CR_G * g + CR_B * b + 4 * C_OFF) >> 18;
+      i0 += 8;
+      i1 += 8;
+      yo0 += 2;
+      yo1 += 2;
+      co++;
+    }
+  }
+  return buf;
+}
+
+/** The exact ffmpeg arguments of a video encode (exported for tests and docs). Input: I420 frames on stdin. */
 export function encoderArgs(o: EncoderOptions): string[] {
   return [
     '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
-    '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${o.width}x${o.height}`, '-framerate', String(o.fps),
+    '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-color_range', 'tv', '-colorspace', 'bt709', '-s', `${o.width}x${o.height}`, '-framerate', String(o.fps),
     '-i', 'pipe:0',
     '-an', '-sn', '-dn',
-    // swscale's fast path: deterministic on a given machine; its bit-exact C path costs 3x the encode time.
-    '-vf', 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p',
     '-c:v', 'libx264', '-preset', o.preset ?? 'veryfast', '-crf', String(o.crf ?? 18), '-tune', 'animation',
     '-threads', '2', '-x264-params', 'threads=2:lookahead-threads=1:sliced-threads=0',
     '-pix_fmt', 'yuv420p', '-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709', '-color_range', 'tv',
@@ -35,7 +83,7 @@ export function encoderArgs(o: EncoderOptions): string[] {
   ];
 }
 
-/** One ffmpeg process per video job: write frames in order, then finish(). */
+/** One ffmpeg process per video job: write I420 frames (rgbaToI420) in order, then finish(). */
 export class VideoEncoder {
   private readonly proc: ChildProcess;
   private stderr = '';
@@ -44,7 +92,7 @@ export class VideoEncoder {
   readonly frameBytes: number;
 
   constructor(private readonly o: EncoderOptions) {
-    this.frameBytes = o.width * o.height * 4;
+    this.frameBytes = (o.width * o.height * 3) / 2;
     this.proc = spawn(o.ffmpegPath ?? 'ffmpeg', encoderArgs(o), { stdio: ['pipe', 'ignore', 'pipe'] });
     this.proc.stderr!.setEncoding('utf8');
     this.proc.stderr!.on('data', (d: string) => {
@@ -67,7 +115,8 @@ export class VideoEncoder {
     if (this.failed) throw new Error(`ffmpeg failed: ${this.failed.message} ${this.stderr}`.trim());
     if (frame.length !== this.frameBytes) throw new Error(`frame has ${frame.length} bytes, expected ${this.frameBytes}`);
     const stdin = this.proc.stdin!;
-    if (!stdin.write(frame)) {
+    // keep up to three frames buffered so the page can draw the next frame while ffmpeg reads this one
+    if (!stdin.write(frame) && stdin.writableLength > 3 * this.frameBytes) {
       await Promise.race([once(stdin, 'drain'), this.exited.then(() => { throw new Error(`ffmpeg exited early: ${this.stderr.trim()}`); })]);
     }
   }

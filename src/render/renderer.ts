@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { imagePaths } from '../lang/index.js';
 import { WarmBrowser, type ViewerPage } from './browser.js';
-import { VideoEncoder } from './ffmpeg.js';
+import { VideoEncoder, rgbaToI420 } from './ffmpeg.js';
 import { encodePng } from './png.js';
 import { checkImages, diagnosticsFailure, prepare, type Plan } from './prepare.js';
 import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from './types.js';
@@ -103,7 +103,7 @@ export class ChromiumRenderer implements Renderer {
             checkImages(scene.value, Object.fromEntries(plan.assetFiles), job.source);
             checked.add(p);
           }
-          prev = await page.grab(t, plan.width, plan.height);
+          prev = rgbaToI420(await page.grab(t, plan.width, plan.height), plan.width, plan.height);
           prevKey = key;
         }
         const t1 = performance.now();

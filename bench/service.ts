@@ -1,0 +1,65 @@
+// npm run bench: median POST-to-ready time of a frame job and of a 2 s 30 fps video job of docs-api-quick at
+// 1920x1080 on a warm service (real Chromium, real ffmpeg, HTTP over loopback).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { buildApp } from '../src/server/app.js';
+import { defaultConfig } from '../src/server/config.js';
+import { ChromiumRenderer } from '../src/render/renderer.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const shared = process.env.CMRENDER_SHARED_DIR ?? resolve(root, '..', 'shared');
+const source = readFileSync(join(shared, 'examples', 'docs-api-quick.cm'), 'utf8');
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-bench-'));
+const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
+const renderer = new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', log });
+const app = await buildApp({ config: { ...defaultConfig(), dataDir, logLevel: 'warn' }, renderer, logger: log });
+await app.listen({ port: 0, host: '127.0.0.1' });
+const addr = app.server.address();
+const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+
+async function job(path: string, body: unknown): Promise<number> {
+  const t0 = performance.now();
+  const r = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (r.status !== 202) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  const { job_id } = (await r.json()) as { job_id: string };
+  for (;;) {
+    const j = (await (await fetch(`${base}/v1/jobs/${job_id}`)).json()) as { status: string; message?: string };
+    if (j.status === 'ready') return performance.now() - t0;
+    if (j.status === 'error') throw new Error(`${path}: ${j.message}`);
+    await new Promise((res) => setTimeout(res, 5));
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const cases = [
+  { name: 'frame 1920x1080', path: '/v1/frame', body: { source, params: { width: 1920, height: 1080 } }, reference: 1.0, target: 0.25 },
+  { name: 'video 2 s 30 fps 1920x1080', path: '/v1/render', body: { source, params: { width: 1920, height: 1080, duration: 2, fps: 30 } }, reference: 10.3, target: 1.0 },
+];
+
+try {
+  for (const c of cases) await job(c.path, c.body); // warm-up
+  const rows: string[] = [];
+  for (const c of cases) {
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) times.push(await job(c.path, c.body));
+    const s = times.map((x) => x / 1000);
+    rows.push(`| ${c.name} | ${RUNS} | ${median(s).toFixed(3)} | ${Math.min(...s).toFixed(3)} | ${Math.max(...s).toFixed(3)} | ${c.reference.toFixed(1)} | ${c.target.toFixed(2)} |`);
+  }
+  console.log('\ndocs-api-quick.cm, POST to ready on a warm service (seconds)\n');
+  console.log('| job | runs | median | min | max | reference runner | target |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+  console.log('');
+} finally {
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
