@@ -131,3 +131,25 @@ test('3D meshes intersect 2D planes at z = 0 (one depth buffer)', async () => {
     assert.deepEqual(px(f, 20, 20).slice(0, 3), [0, 0, 255]);
   }
 });
+
+test('older runners draw only what they had (viewer.md §9)', async () => {
+  const s = node('material', { emissive_intensity: n(1), opacity: n(0.5) }, sphere(100));
+  const translucent = compose(bg, r3d(compose(s), [node('point', { intensity: n(5) })]));
+  const bloomy = compose(bg, r3d(node('material', { emissive_intensity: n(1) }, sphere(100)), [node('bloom', {})]));
+  const at = async (runner: string, tree: unknown) => {
+    const r = await load(page, JSON.stringify({ runner, frames: [[0, tree]] }), W, H);
+    assert.equal(r.ok, true);
+    assert.equal(r.runner, runner);
+    return { f: await frameAt(page, 0), warnings: await page.evaluate(() => (window as any).cmViewer.warnings as string[]) };
+  };
+  assert.ok(near(px((await at('0.0.13', translucent)).f, 480, 270), [128, 128, 128], 2), 'translucent in 0.0.13');
+  assert.ok(lum(px((await at('0.0.13', bloomy)).f, 480 + 60, 270)) > 0, 'bloom glow in 0.0.13');
+  const v3 = await at('0.0.3', translucent);
+  assert.deepEqual(px(v3.f, 480, 270).slice(0, 3), [255, 255, 255], 'opaque before 0.0.5');
+  const b3 = await at('0.0.3', bloomy);
+  assert.equal(lum(px(b3.f, 480 + 60, 270)), 0, 'no bloom before 0.0.5');
+  assert.ok(b3.warnings.some((w) => w.includes('bloom')));
+  const v1 = await at('0.0.1', translucent);
+  assert.equal(lum(px(v1.f, 480, 270)), 0, 'no nested compose inside render3d in 0.0.1');
+  assert.ok(v1.warnings.some((w) => w.includes('point')));
+});

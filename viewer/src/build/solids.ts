@@ -36,6 +36,7 @@ export function buildExtrude(node: ConstructedV, ctx: BuildContext): THREE.Objec
     return new THREE.Mesh(geo, whiteStandard(ctx));
   }
   if (isNode(shape, 'path')) {
+    if (!runnerAtLeast(ctx.runner, '0.0.3')) { ctx.warn('extrude(path): needs runner 0.0.3'); return null; }
     const p = args(shape);
     const list = p.named.get('points') ?? p.pos.find((v) => v.kind === 'array');
     const pts: [number, number][] = [];
