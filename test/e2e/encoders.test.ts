@@ -1,0 +1,89 @@
+// The pixel paths without the browser: PNG encoder (checked by pngjs), RGBA -> I420 (checked against ffmpeg's own
+// conversion), the page's run-length format, and the video encoder's determinism (real ffmpeg + ffprobe).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PNG } from 'pngjs';
+import { encodePng, crc32 } from '../../src/render/png.js';
+import { rgbaToI420, VideoEncoder, probe } from '../../src/render/ffmpeg.js';
+import { decodeRle } from '../../src/render/browser.js';
+
+function pattern(w: number, h: number, alpha = 255): Uint8Array {
+  const a = new Uint8Array(w * h * 4);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 4;
+      a[i] = (x * 5 + y) & 255;
+      a[i + 1] = (y * 3) & 255;
+      a[i + 2] = ((x ^ y) * 7) & 255;
+      a[i + 3] = x < 3 ? alpha : 255;
+    }
+  return a;
+}
+
+test('crc32 matches the standard check value', () => {
+  assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
+});
+
+test('encodePng round-trips through pngjs: RGB when opaque, RGBA otherwise; same input, same bytes', () => {
+  for (const [w, h, alpha] of [[1, 1, 255], [17, 9, 255], [64, 33, 128], [300, 2, 0]] as const) {
+    const px = pattern(w, h, alpha);
+    const png = encodePng(px, w, h);
+    const back = PNG.sync.read(png);
+    assert.deepEqual([back.width, back.height], [w, h]);
+    assert.ok(Buffer.from(back.data).equals(Buffer.from(px)), `${w}x${h} pixels differ`);
+    assert.equal(png[25], alpha === 255 ? 2 : 6, 'colour type');
+    assert.ok(encodePng(px, w, h).equals(png));
+  }
+  assert.throws(() => encodePng(new Uint8Array(10), 2, 2), /expected 16 bytes/);
+});
+
+test('rgbaToI420 gives exactly what ffmpeg gives (bt709, limited range) on flat 2x2 blocks', () => {
+  const colours = [[255, 255, 255], [0, 0, 0], [255, 0x33, 0x99], [255, 0, 0], [0, 255, 0], [0, 0, 255], [17, 200, 99], [128, 128, 128]];
+  const w = colours.length * 2;
+  const h = 2;
+  const rgba = new Uint8Array(w * h * 4);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) rgba.set([...colours[x >> 1], 255], (y * w + x) * 4);
+  const ours = rgbaToI420(rgba, w, h);
+  const ff = spawnSync('ffmpeg', ['-v', 'error', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${w}x${h}`, '-i', 'pipe:0', '-vf', 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p', '-f', 'rawvideo', 'pipe:1'], { input: Buffer.from(rgba) });
+  assert.equal(ff.status, 0, String(ff.stderr));
+  assert.ok(ours.equals(ff.stdout), `ours ${[...ours]} ffmpeg ${[...ff.stdout]}`);
+  assert.throws(() => rgbaToI420(new Uint8Array(12), 3, 1), /even/);
+});
+
+test('decodeRle reads the page format: runs and literals', () => {
+  const words = new Uint32Array([0x80000000 + 3, 0x11223344, 2, 1, 2, 0x80000000 + 1, 9]);
+  const out = decodeRle(new Uint8Array(words.buffer), 6);
+  assert.deepEqual([...new Uint32Array(out.buffer, out.byteOffset, 6)], [0x11223344, 0x11223344, 0x11223344, 1, 2, 9]);
+  assert.throws(() => decodeRle(new Uint8Array(words.buffer), 7), /expected 7/);
+});
+
+test('VideoEncoder: h264 yuv420p with the planned frame count; the same frames give the same bytes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cmrender-enc-'));
+  try {
+    const w = 64;
+    const h = 48;
+    const hashes: Buffer[] = [];
+    for (const name of ['a.mp4', 'b.mp4']) {
+      const enc = new VideoEncoder({ width: w, height: h, fps: 10, outPath: join(dir, name) });
+      for (let i = 0; i < 12; i++) {
+        const px = pattern(w, h);
+        px.fill(i * 20, 0, 64);
+        await enc.write(rgbaToI420(px, w, h));
+      }
+      await enc.finish();
+      hashes.push(readFileSync(join(dir, name)));
+    }
+    assert.ok(hashes[0].equals(hashes[1]));
+    const p = await probe(join(dir, 'a.mp4'));
+    assert.deepEqual([p.codec, p.pixFmt, p.width, p.height, p.frames, p.duration], ['h264', 'yuv420p', w, h, 12, 1.2]);
+    const bad = new VideoEncoder({ width: w, height: h, fps: 10, outPath: join(dir, 'c.mp4') });
+    await assert.rejects(bad.write(new Uint8Array(5)), /expected 4608/);
+    bad.kill();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
