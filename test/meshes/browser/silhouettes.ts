@@ -63,6 +63,7 @@ async function main(): Promise<Record<string, Extent | number>> {
   const blobs = [[10, 30, 250], [-280, 150, 160], [300, -10, 170], [-160, -240, 150], [230, -280, 145], [-470, 40, 120], [500, -90, 115]]
     .map(([x, y, rr]) => ({ x, y, z: 0, r: rr }));
   out.lava = extent([metaballsObject(blobs, { smoothingPx: 90, p2w, aspect: 16 / 9, roughness: 0.18 })]);
+  (out as Record<string, unknown>).lavaPng = r.domElement.toDataURL('image/png'); // shaded, over black
   // plinken-svg (pinned 0.0.5): the lucide "users" mark, depth 80, size 820, at (0, 40 px, 200 px); the
   // upper half only (the prism fan and its glow cover the lower half of the reference).
   const USERS = '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M16 21v-2a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v2"/><path d="M16 3.128a4 4 0 0 1 0 7.744"/><path d="M22 21v-2a4 4 0 0 0-3-3.87"/><circle cx="9" cy="7" r="4"/></svg>';
