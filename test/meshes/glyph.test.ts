@@ -122,3 +122,15 @@ test('empty text draws "?" and deterministic builds', () => {
   assert.ok(a.getAttribute('position').count > 100);
   assert.ok(!(a as THREE.BufferGeometry).getIndex(), 'non-indexed: flat shading per face');
 });
+
+test('robustness: spaces give an empty solid; a missing character draws .notdef', () => {
+  const sp = glyphGeometry(font(), { ...base, text: '   ', sizePx: 100 });
+  assert.equal(sp.getAttribute('position').count, 0);
+  const missing = glyphGeometry(font(), { ...base, text: '\u{1F600}', sizePx: 100 });
+  const notdef = font().glyphs.get(0).getPath(0, 0, 1).commands.length;
+  if (notdef > 0) assert.ok(missing.getAttribute('position').count > 0, '.notdef has an outline and is drawn');
+  const b = bbox(glyphGeometry(font(), { ...base, text: 'a\u{1F600}b', sizePx: 100 }));
+  const ab = bbox(glyphGeometry(font(), { ...base, text: 'ab', sizePx: 100 }));
+  const adv = (font().glyphs.get(0).advanceWidth ?? 0) / 1000 * 100 * (1000 / 1302) * P2W;
+  near((b.max.x - b.min.x) - (ab.max.x - ab.min.x), adv, 1e-5, 'one .notdef advance');
+});
