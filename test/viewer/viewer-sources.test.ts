@@ -116,3 +116,17 @@ test('resources are built once per job and reused across seeks', opts, async () 
     assert.ok(cpu < 30, `${name}: median CPU seek ${cpu} ms`);
   }
 });
+
+test('a frame whose sampled tree equals the one on screen is not redrawn, and its pixels stay', opts, async () => {
+  await load(page, src('docs-api-quick'), 640, 360);
+  const a = await frameAt(page, 0.5);
+  const b = await frameAt(page, 2.5);
+  assert.deepEqual(Buffer.from(a.data), Buffer.from(b.data));
+  const st = await page.evaluate(() => (window as any).cmViewer.stats);
+  assert.equal(st.drawn, 1, JSON.stringify(st)); // load's t = 0 draw
+  assert.equal(st.skipped, 2);
+  await load(page, src('homepage'), 640, 360);
+  await frameAt(page, 0.5); await frameAt(page, 1.5);
+  const st2 = await page.evaluate(() => (window as any).cmViewer.stats);
+  assert.equal(st2.drawn, 3, JSON.stringify(st2));
+});

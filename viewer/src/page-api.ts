@@ -25,7 +25,7 @@ export interface CmViewerApi {
   readonly warnings: readonly string[];
   readonly versions: { three: string };
   /** GPU resources alive and the last seek's time (ms, CPU side: evaluate + build + submit) */
-  readonly stats: { geometries: number; textures: number; programs: number; geometriesBuilt: number; lastSeekMs: number };
+  readonly stats: { geometries: number; textures: number; programs: number; geometriesBuilt: number; lastSeekMs: number; drawn: number; skipped: number };
 }
 
 export interface CompiledLike {
@@ -117,7 +117,7 @@ export function createPageApi(canvas: HTMLCanvasElement, compile: CompileFn, thr
     versions: { three: threeRevision },
     get stats() {
       const info = viewer.renderer.info;
-      return { geometries: info.memory.geometries, textures: info.memory.textures, programs: info.programs?.length ?? 0, geometriesBuilt: viewer.geometries.created, lastSeekMs: viewer.lastSeekMs };
+      return { geometries: info.memory.geometries, textures: info.memory.textures, programs: info.programs?.length ?? 0, geometriesBuilt: viewer.geometries.created, lastSeekMs: viewer.lastSeekMs, drawn: viewer.drawCount, skipped: viewer.skipCount };
     },
   };
 }

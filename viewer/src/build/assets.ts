@@ -22,6 +22,8 @@ export class ImageStore {
   private map = new Map<string, ImageEntry>();
   /** Called when a lazily started load finishes (the viewer may redraw). */
   onSettled: ((path: string) => void) | null = null;
+  /** how many loads have finished (ok or failed) since the last clear(): frames drawn before differ */
+  settled = 0;
 
   get pending(): number {
     let n = 0;
@@ -43,10 +45,11 @@ export class ImageStore {
         tex.colorSpace = THREE.SRGBColorSpace;
         tex.needsUpdate = true;
         entry.texture = tex;
+        this.settled++;
         resolve();
         this.onSettled?.(path);
       };
-      img.onerror = () => { entry.status = 'error'; resolve(); this.onSettled?.(path); };
+      img.onerror = () => { entry.status = 'error'; this.settled++; resolve(); this.onSettled?.(path); };
     });
     img.src = new URL(path, location.origin + '/').href;
     this.map.set(path, entry);
@@ -70,6 +73,7 @@ export class ImageStore {
   clear(): void {
     for (const e of this.map.values()) e.texture?.dispose();
     this.map.clear();
+    this.settled = 0;
   }
 }
 
