@@ -75,7 +75,11 @@ export class Viewer {
     this.renderer.toneMapping = THREE.NoToneMapping;
     this.camera.position.set(0, 0, CAM_Z);
     this.camera.lookAt(0, 0, 0);
+    canvas.addEventListener('webglcontextlost', () => { this.contextLost = true; });
   }
+
+  /** set when the browser dropped the WebGL context (the page must be reloaded) */
+  contextLost = false;
 
   /** Start a new job: drop the previous job's resources, size the canvas. */
   reset(width: number, height: number): void {
@@ -108,6 +112,7 @@ export class Viewer {
   /** Evaluate at t, rebuild the frame's objects over the cached resources and draw synchronously. */
   seek(t: number): void {
     if (!this.program) throw new SceneError('no scene loaded', null);
+    if (this.contextLost) throw new SceneError('WebGL context lost: reload the page', null);
     const t0 = performance.now();
     const res = this.program.sceneAt(t);
     const err = res.diagnostics.find((d) => d.severity === undefined || d.severity === 'error');
