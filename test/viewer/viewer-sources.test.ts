@@ -125,8 +125,10 @@ test('a frame whose sampled tree equals the one on screen is not redrawn, and it
   const st = await page.evaluate(() => (window as any).cmViewer.stats);
   assert.equal(st.drawn, 1, JSON.stringify(st)); // load's t = 0 draw
   assert.equal(st.skipped, 2);
+  assert.equal(await page.evaluate(() => (window as any).cmViewer.changed), false);
   await load(page, src('homepage'), 640, 360);
   await frameAt(page, 0.5); await frameAt(page, 1.5);
   const st2 = await page.evaluate(() => (window as any).cmViewer.stats);
   assert.equal(st2.drawn, 3, JSON.stringify(st2));
+  assert.equal(await page.evaluate(() => (window as any).cmViewer.changed), true);
 });

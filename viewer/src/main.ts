@@ -20,7 +20,7 @@ try {
     load: async () => failed,
     seek: () => { throw new Error(message); },
     pixels: () => new Uint8Array(0),
-    ready: false, error, duration: 0, width: 0, height: 0, pending: 0, warnings: [],
+    ready: false, error, duration: 0, width: 0, height: 0, pending: 0, warnings: [], changed: false,
     versions: { three: THREE.REVISION },
     stats: { geometries: 0, textures: 0, programs: 0, geometriesBuilt: 0, lastSeekMs: 0, drawn: 0, skipped: 0 },
   };

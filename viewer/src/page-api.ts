@@ -24,6 +24,9 @@ export interface CmViewerApi {
   /** console-style warnings of the last frame (unknown names, skipped layers) */
   readonly warnings: readonly string[];
   readonly versions: { three: string };
+  /** false when the last seek drew nothing because its sampled tree equalled the previous frame's: the pixels
+   *  (and any PNG made of them) are exactly the previous frame's */
+  readonly changed: boolean;
   /** GPU resources alive and the last seek's time (ms, CPU side: evaluate + build + submit) */
   readonly stats: { geometries: number; textures: number; programs: number; geometriesBuilt: number; lastSeekMs: number; drawn: number; skipped: number };
 }
@@ -115,6 +118,7 @@ export function createPageApi(canvas: HTMLCanvasElement, compile: CompileFn, thr
     get pending() { return viewer.images.pending; },
     get warnings() { return viewer.warnings; },
     versions: { three: threeRevision },
+    get changed() { return viewer.lastSeekDrew; },
     get stats() {
       const info = viewer.renderer.info;
       return { geometries: info.memory.geometries, textures: info.memory.textures, programs: info.programs?.length ?? 0, geometriesBuilt: viewer.geometries.created, lastSeekMs: viewer.lastSeekMs, drawn: viewer.drawCount, skipped: viewer.skipCount };

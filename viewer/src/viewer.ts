@@ -12,6 +12,7 @@ import { ImageStore } from './build/assets';
 import { buildTopLayers } from './build/builder';
 import type { BloomSettings, BuildContext } from './build/context';
 import { collectImagePaths } from './build/read';
+import { formatJobMessage, type Diagnostic } from '../../src/lang/diagnostics';
 
 export interface DiagnosticLike { code: string; message: string; line: number; column: number; severity?: string }
 
@@ -24,8 +25,9 @@ export class SceneError extends Error {
   constructor(message: string, readonly code: string | null) { super(message); }
 }
 
+/** `CODE text at line L, column C` (the language's job-message formatter). */
 export function formatDiagnostic(d: DiagnosticLike): string {
-  return `${d.code} ${d.message} at line ${d.line}, column ${d.column}`;
+  return formatJobMessage(d as Diagnostic);
 }
 
 export interface Box { x: number; y: number; w: number; h: number }
@@ -64,6 +66,7 @@ export class Viewer {
   /** frames drawn and frames skipped because their tree equalled the one on screen */
   drawCount = 0;
   skipCount = 0;
+  lastSeekDrew = true;
   lastT = 0;
   lastSeekMs = 0;
   warnings: string[] = [];
@@ -121,7 +124,8 @@ export class Viewer {
     // a frame is a pure function of the sampled tree (plus which images have arrived): when the tree equals
     // the one already in the preserved drawing buffer, the pixels are already there
     const key = JSON.stringify(res.value) + '|' + this.images.settled;
-    if (key === this.drawnKey) { this.skipCount++; this.lastSeekMs = performance.now() - t0; return; }
+    if (key === this.drawnKey) { this.skipCount++; this.lastSeekDrew = false; this.lastSeekMs = performance.now() - t0; return; }
+    this.lastSeekDrew = true;
     this.drawnKey = null;
     this.draw(res.value);
     this.drawnKey = key;
