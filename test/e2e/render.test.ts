@@ -262,6 +262,8 @@ test('a job never pays a browser launch; when Chromium dies it is relaunched and
   assert.equal(renderer.browser.launches, launches + 1);
   const b = (await runJob(t.app, '/v1/frame', { source: QUICK, params: { width: 320 } })).json();
   assert.equal(b.status, 'ready', JSON.stringify(b));
+  // a fresh browser and page draw the same bytes as the warm page did
+  assert.ok(readFileSync(outputPath(a)).equals(readFileSync(outputPath(b))));
 });
 
 test('pending video jobs report progress and queue positions while they wait', async () => {
