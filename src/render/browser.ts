@@ -202,10 +202,16 @@ export class WarmBrowser {
     await context.route('**/*', (route) => this.handle(vp, route));
     await context.routeWebSocket(/.*/, (ws) => ws.close());
     page.on('pageerror', (err) => this.o.log.debug({ err: err.message }, 'viewer page error'));
-    await page.goto(`${PAGE_ORIGIN}${VIEWER_PREFIX}index.html`, { waitUntil: 'load' });
-    await page.waitForFunction(`typeof window.cmViewer === 'object' && window.cmViewer !== null`, undefined, { timeout: 30_000 });
-    await page.evaluate(GRAB_SCRIPT);
+    await this.openViewer(vp);
     return vp;
+  }
+
+  /** (Re)loads the viewer document in a page: a new document keeps no image of an earlier job. */
+  private async openViewer(vp: ViewerPage): Promise<void> {
+    await vp.page.goto(`${PAGE_ORIGIN}${VIEWER_PREFIX}index.html`, { waitUntil: 'load' });
+    await vp.page.waitForFunction(`typeof window.cmViewer === 'object' && window.cmViewer !== null`, undefined, { timeout: 30_000 });
+    await vp.page.evaluate(GRAB_SCRIPT);
+    vp.servedAssets = false;
   }
 
   private async handle(vp: ViewerPage, route: Route): Promise<void> {
@@ -262,13 +268,25 @@ export class WarmBrowser {
   }
 
   /**
-   * Returns a page after a job. It goes back to the pool only when the job went well and the page never served an
-   * asset (so no image of one job can be cached for another); otherwise it is closed and a fresh one warmed.
+   * Returns a page after a job. A healthy page goes back to the pool; if it served an asset it first reloads the
+   * viewer document (in the background), so no image of one job can be cached for another. A page that failed is
+   * closed and a fresh one warmed.
    */
   release(p: ViewerPage, healthy: boolean): void {
     p.assets = new Map();
-    if (healthy && !p.servedAssets && !p.closed && !this.closing && this.idle.length < (this.o.poolSize ?? 1)) {
-      this.idle.push(p);
+    const room = () => !p.closed && !this.closing && this.idle.length < (this.o.poolSize ?? 1);
+    if (healthy && room()) {
+      if (!p.servedAssets) {
+        this.idle.push(p);
+        return;
+      }
+      void this.openViewer(p).then(
+        () => {
+          if (room()) this.idle.push(p);
+          else void p.close();
+        },
+        () => void p.close().then(() => this.refill()),
+      );
       return;
     }
     void p.close().then(() => this.refill()).catch(() => {});

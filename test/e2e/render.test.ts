@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { startApp, realRenderer, runJob, post, waitJob, example, exampleImage, sharedDir, multipart, type TestApp } from '../helpers/app.js';
 import { probe } from '../../src/render/ffmpeg.js';
+import { encodePng } from '../../src/render/png.js';
 import { compile, designFrame, colorToSrgb8 } from '../../src/lang/index.js';
 import type { ChromiumRenderer } from '../../src/render/renderer.js';
 
@@ -219,6 +220,20 @@ test('an uploaded asset mapped to its in-source path is drawn', async () => {
   // without the mapping the same source is ASS001
   const e = (await runJob(t.app, '/v1/frame', { source })).json();
   assert.equal(e.code, 'ASS001');
+});
+
+test('two jobs mapping the same path to different uploads each get their own image', async () => {
+  const solid = (rgb: number[]) => encodePng(new Uint8Array(64 * 64 * 4).map((_, i) => (i % 4 === 3 ? 255 : rgb[i % 4])), 64, 64);
+  const source = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [image("/img/a.png").fit(cover)]\n}\n`;
+  const colours = [[230, 20, 20], [20, 20, 230], [230, 20, 20]];
+  for (const rgb of colours) {
+    const m = multipart([{ name: 'f', filename: 'a.png', data: solid(rgb) }]);
+    const key = (await t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers })).json().assets['a.png'];
+    const j = (await runJob(t.app, '/v1/frame', { source, assets: { '/img/a.png': key }, params: { width: 64 } })).json();
+    assert.equal(j.status, 'ready', JSON.stringify(j));
+    const png = PNG.sync.read(await download(j.url));
+    near(pixel(png, 32, 18), [...rgb, 255], 3, `image ${rgb}`);
+  }
 });
 
 test('GET /test renders the built-in two-rectangle scene synchronously', async () => {
