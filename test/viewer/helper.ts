@@ -3,7 +3,7 @@
 // every other request is aborted (as the renderer does).
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, mkdirSync, copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, mkdirSync, copyFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname, join, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
@@ -36,8 +36,10 @@ export async function bundle(kind: 'dist' | 'json'): Promise<string> {
     dir = join(root, 'dist', 'viewer');
   } else {
     const { build } = await import('esbuild');
-    dir = '/tmp/cm-viewer-test-bundle';
+    dir = `/tmp/cm-viewer-test-bundle-${process.pid}`;
     mkdirSync(dir, { recursive: true });
+    const made = dir;
+    process.on('exit', () => rmSync(made, { recursive: true, force: true }));
     await build({
       entryPoints: [join(root, 'viewer', 'src', 'main.ts')], bundle: true, format: 'esm', target: 'es2022',
       outfile: join(dir, 'viewer.js'), logLevel: 'warning',
