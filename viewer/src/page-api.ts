@@ -89,6 +89,8 @@ export function createPageApi(canvas: HTMLCanvasElement, compile: CompileFn, thr
     if (!viewer.font && fontBuf) {
       try { viewer.font = parseFont(fontBuf); } catch { viewer.font = null; }
     }
+    // text is part of every runner: a page without its font would silently drop glyphs
+    if (!viewer.font) return fail('viewer font DMSans-Bold.ttf could not be loaded', null);
     try {
       viewer.seek(0);
     } catch (e) {

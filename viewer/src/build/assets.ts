@@ -82,6 +82,7 @@ let fontPromise: Promise<ArrayBuffer | null> | null = null;
 export function fetchFont(): Promise<ArrayBuffer | null> {
   fontPromise ??= fetch(new URL('./DMSans-Bold.ttf', import.meta.url).href)
     .then((r) => (r.ok ? r.arrayBuffer() : null))
-    .catch(() => null);
+    .catch(() => null)
+    .then((buf) => { if (!buf) fontPromise = null; return buf; }); // a failed fetch is retried by the next load
   return fontPromise;
 }

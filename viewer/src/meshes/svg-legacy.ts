@@ -43,7 +43,12 @@ export function legacyPieces(svg: string): Tri[][] | null {
     }
     if (style.stroke !== undefined && style.stroke !== 'none') {
       for (const sub of path.subPaths) {
-        const g = SVGLoader.pointsToStroke(sub.getPoints(), path.userData!.style);
+        const pts = sub.getPoints();
+        // A sampled full circle ends 1e-16 away from its start, so three.js's builder would see an open
+        // path and put two overlapping round caps there (a visible double-blended disc on translucent
+        // material). The reference frame (plinken-svg@0.0, the head ring) shows a closed ring: snap the end.
+        if (pts.length > 2 && pts[0].distanceTo(pts[pts.length - 1]) < 1e-3) pts[pts.length - 1] = pts[0].clone();
+        const g = SVGLoader.pointsToStroke(pts, path.userData!.style);
         if (g) {
           const tris = trianglesOf(g);
           if (tris.length) pieces.push(tris);
@@ -65,9 +70,12 @@ function ccw(t: Tri): Tri {
   return area >= 0 ? t : [t[0], t[1], t[4], t[5], t[2], t[3]];
 }
 
-function caps(out: Builder, t: Tri, h: number) {
-  out.tri([t[0], t[1], h], [t[2], t[3], h], [t[4], t[5], h]);
-  out.tri([t[0], t[1], -h], [t[4], t[5], -h], [t[2], t[3], -h]);
+/** Front caps (facing +z at z = +h), then back caps (facing −z at z = −h). Caps go into the buffer before
+ *  any wall: with a translucent material the front cap then hides the walls inside the solid by depth, as
+ *  in the reference frames (plinken-svg: no seams where round caps and joins overlap a ribbon). */
+function caps(out: Builder, tris: Tri[], h: number) {
+  for (const t of tris) out.tri([t[0], t[1], h], [t[2], t[3], h], [t[4], t[5], h]);
+  for (const t of tris) out.tri([t[0], t[1], -h], [t[4], t[5], -h], [t[2], t[3], -h]);
 }
 
 /** Wall below the directed edge a→b of a CCW triangle: faces outward (to the right of a→b). */
@@ -101,8 +109,8 @@ export function svgGeometryLegacy(svg: string, o: SvgOptions): THREE.BufferGeome
       const a = e * 2, b = ((e + 1) % 3) * 2;
       directed.add(key(t[a], t[a + 1]) + '>' + key(t[b], t[b + 1]));
     }
+    caps(out, tris, h);
     for (const t of tris) {
-      caps(out, t, h);
       for (let e = 0; e < 3; e++) {
         const a = e * 2, b = ((e + 1) % 3) * 2;
         if (!directed.has(key(t[b], t[b + 1]) + '>' + key(t[a], t[a + 1]))) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, false);
@@ -120,8 +128,8 @@ export function svgGeometryLegacy(svg: string, o: SvgOptions): THREE.BufferGeome
         const k = ekey(wk(t[a], t[a + 1]), wk(t[b], t[b + 1]));
         count.set(k, (count.get(k) ?? 0) + 1);
       }
+      caps(out, tris, h);
       for (const t of tris) {
-        caps(out, t, h);
         for (let e = 0; e < 3; e++) {
           const a = e * 2, b = ((e + 1) % 3) * 2;
           if (count.get(ekey(wk(t[a], t[a + 1]), wk(t[b], t[b + 1]))) === 1) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, true);
