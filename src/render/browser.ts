@@ -292,6 +292,11 @@ export class WarmBrowser {
     void p.close().then(() => this.refill()).catch(() => {});
   }
 
+  /** Warm pages waiting for a job. */
+  get idleCount(): number {
+    return this.idle.length;
+  }
+
   get connected(): boolean {
     return !!this.browser?.isConnected();
   }

@@ -9,8 +9,8 @@ const config = loadConfig();
 const log = pino({ level: config.logLevel });
 const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, tmpDir: join(config.dataDir, 'tmp'), concurrency: config.renderConcurrency, log });
 const app = await buildApp({ config, renderer, logger: log });
-await app.listen({ port: config.port, host: config.host });
-log.info({ port: config.port, host: config.host, data_dir: config.dataDir, concurrency: config.renderConcurrency }, 'cmrender listening');
+const address = await app.listen({ port: config.port, host: config.host });
+log.info({ address, data_dir: config.dataDir, concurrency: config.renderConcurrency }, 'cmrender listening');
 
 let closing = false;
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {

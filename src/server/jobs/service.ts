@@ -34,6 +34,11 @@ function sha256File(path: string): Promise<string> {
   });
 }
 
+function limitText(ms: number): string {
+  const s = ms / 1000;
+  return `render timed out after ${Number.isInteger(s) ? s : s.toFixed(1)} s (the job limit)`;
+}
+
 export class JobService {
   readonly queue: RenderQueue;
   private readonly progress = new Map<string, number>();
@@ -101,7 +106,7 @@ export class JobService {
       timedOut = true;
       ctl.abort(new Error('timeout'));
     }, this.o.jobTimeoutMs);
-    const aborted = new Promise<never>((_, reject) => ctl.signal.addEventListener('abort', () => reject(new JobFailure(`render timed out after ${Math.round(this.o.jobTimeoutMs / 1000)} s (the job limit)`)), { once: true }));
+    const aborted = new Promise<never>((_, reject) => ctl.signal.addEventListener('abort', () => reject(new JobFailure(limitText(this.o.jobTimeoutMs))), { once: true }));
     aborted.catch(() => {});
     try {
       const assetFiles: Record<string, string> = {};
@@ -137,7 +142,7 @@ export class JobService {
       fresh.status = 'error';
       fresh.completed_at = done;
       if (timedOut) {
-        fresh.message = `render timed out after ${Math.round(this.o.jobTimeoutMs / 1000)} s (the job limit)`;
+        fresh.message = limitText(this.o.jobTimeoutMs);
         fresh.code = null;
       } else if (err instanceof JobFailure) {
         fresh.message = err.message;

@@ -1,0 +1,92 @@
+// The service as `npm start` runs it (src/server/main.ts): starts on the configured port, answers, renders, and
+// closes cleanly on SIGTERM. And the job time limit with the real renderer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { repoRoot, startApp, realRenderer, runJob, example } from '../helpers/app.js';
+
+test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, exits 0 on SIGTERM', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-main-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  let buf = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        try {
+          const j = JSON.parse(line);
+          lines.push(j);
+          if (j.msg === 'cmrender listening') resolve(j.address);
+        } catch {
+          /* not a log line */
+        }
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  try {
+    const base = await listening;
+    assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(await (await fetch(`${base}/healthz`)).text(), 'ok\n');
+    const r = await fetch(`${base}/v1/frame`, { method: 'POST', body: JSON.stringify({ source: example('docs-api-quick.cm'), params: { width: 320 } }) });
+    assert.equal(r.status, 202);
+    const { job_id } = (await r.json()) as { job_id: string };
+    let job: { status: string; url?: string };
+    do {
+      await new Promise((res) => setTimeout(res, 20));
+      job = (await (await fetch(`${base}/v1/jobs/${job_id}`)).json()) as typeof job;
+    } while (job.status === 'pending');
+    assert.equal(job.status, 'ready');
+    const out = await fetch(base + job.url);
+    assert.equal(out.headers.get('content-type'), 'image/png');
+    assert.equal(out.headers.get('access-control-allow-origin'), '*');
+    await new Promise((res) => setTimeout(res, 50));
+    const events = lines.filter((l) => l.job_id === job_id).map((l) => l.event);
+    assert.deepEqual(events, ['job_created', 'job_started', 'job_ready']);
+    const ready = lines.find((l) => l.job_id === job_id && l.event === 'job_ready')!;
+    for (const k of ['queue_wait_ms', 'compile_ms', 'render_ms', 'encode_ms', 'total_ms']) assert.equal(typeof ready[k], 'number', k);
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0, stderr);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a job past JOB_TIMEOUT_MS with the real renderer ends in error, and the next job renders', async () => {
+  const renderer = realRenderer();
+  const t = await startApp({ renderer, config: { jobTimeoutMs: 2500 } });
+  try {
+    const long = await runJob(t.app, '/v1/render', { source: example('docs-api-quick.cm'), params: { duration: 300, fps: 60 } });
+    const j = long.json();
+    assert.equal(long.statusCode, 500);
+    assert.equal(j.code, null);
+    assert.equal(j.message, 'render timed out after 2.5 s (the job limit)');
+    // the aborted job's page was closed; a fresh warm page replaces it
+    for (let i = 0; i < 400 && renderer.browser.idleCount === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(renderer.browser.idleCount, 1);
+    // the encoder was stopped and its partial file removed
+    const left = () => readdirSync(join(t.dataDir, 'outputs')).filter((f) => f.startsWith(j.job_id));
+    for (let i = 0; i < 200 && left().length; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.deepEqual(left(), []);
+    const next = (await runJob(t.app, '/v1/frame', { source: example('docs-api-quick.cm'), params: { width: 320 } })).json();
+    assert.equal(next.status, 'ready', JSON.stringify(next));
+  } finally {
+    await t.close();
+  }
+});
