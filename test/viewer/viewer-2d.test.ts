@@ -171,3 +171,17 @@ test('a missing image fails the load with ASS001 naming the path', async () => {
   assert.deepEqual(st, { ready: false, code: 'ASS001' });
 });
 void arr;
+
+test('a missing font fails the load; the next load fetches it again', async () => {
+  const p = await openViewer(browser, 320, 180, 'json');
+  const font = '**/DMSans-Bold.ttf';
+  await p.route(font, (route) => route.fulfill({ status: 404, body: 'gone' }));
+  const tree = JSON.stringify(compose(bgRect(1920, 1080, hex('102030'))));
+  const r = await load(p, tree, 320, 180);
+  assert.equal(r.ok, false);
+  assert.match(r.message, /DMSans-Bold\.ttf/);
+  await p.unroute(font);
+  const r2 = await load(p, tree, 320, 180);
+  assert.equal(r2.ok, true, JSON.stringify(r2));
+  await p.close();
+});
