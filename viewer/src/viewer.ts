@@ -116,6 +116,7 @@ export class Viewer {
   seek(t: number): void {
     if (!this.program) throw new SceneError('no scene loaded', null);
     if (this.contextLost) throw new SceneError('WebGL context lost: reload the page', null);
+    if (!Number.isFinite(t)) throw new SceneError(`bad time ${t}`, null);
     const t0 = performance.now();
     const res = this.program.sceneAt(t);
     const err = res.diagnostics.find((d) => d.severity === undefined || d.severity === 'error');
