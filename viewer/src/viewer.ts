@@ -67,6 +67,8 @@ export class Viewer {
   drawCount = 0;
   skipCount = 0;
   lastSeekDrew = true;
+  private pixelCache: Uint8Array | null = null;
+  private pixelCacheKey = -1;
   lastT = 0;
   lastSeekMs = 0;
   warnings: string[] = [];
@@ -96,6 +98,7 @@ export class Viewer {
     this.backgroundImagePath = null;
     this.lastFrame = null;
     this.drawnKey = null;
+    this.pixelCache = null;
     this.drawCount = 0;
     this.skipCount = 0;
     if (width !== this.width || height !== this.height) {
@@ -128,6 +131,7 @@ export class Viewer {
     if (key === this.drawnKey) { this.skipCount++; this.lastSeekDrew = false; this.lastSeekMs = performance.now() - t0; return; }
     this.lastSeekDrew = true;
     this.drawnKey = null;
+    this.pixelCache = null;
     this.draw(res.value);
     this.drawnKey = key;
     this.drawCount++;
@@ -239,8 +243,9 @@ export class Viewer {
     return this.composer;
   }
 
-  /** RGBA of the drawing buffer, top row first. */
+  /** RGBA of the drawing buffer, top row first (a copy of the last read when nothing was drawn since). */
   pixels(): Uint8Array {
+    if (this.pixelCache && this.pixelCacheKey === this.drawCount && this.pixelCache.length === this.width * this.height * 4) return this.pixelCache.slice();
     const gl = this.renderer.getContext();
     const w = this.width, h = this.height;
     const raw = new Uint8Array(w * h * 4);
@@ -250,6 +255,8 @@ export class Viewer {
     const out = new Uint8Array(w * h * 4);
     const row = w * 4;
     for (let y = 0; y < h; y++) out.set(raw.subarray((h - 1 - y) * row, (h - y) * row), y * row);
+    this.pixelCache = out.slice();
+    this.pixelCacheKey = this.drawCount;
     return out;
   }
 }

@@ -43,7 +43,7 @@ export function legacyPieces(svg: string): Tri[][] | null {
     }
     if (style.stroke !== undefined && style.stroke !== 'none') {
       for (const sub of path.subPaths) {
-        const pts = sub.getPoints();
+        const pts = sub.getPoints(48);
         // A sampled full circle ends 1e-16 away from its start, so three.js's builder would see an open
         // path and put two overlapping round caps there (a visible double-blended disc on translucent
         // material). The reference frame (plinken-svg@0.0, the head ring) shows a closed ring: snap the end.
