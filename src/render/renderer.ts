@@ -86,31 +86,60 @@ export class ChromiumRenderer implements Renderer {
     const enc = new VideoEncoder({ ffmpegPath: this.o.ffmpegPath, width: plan.width, height: plan.height, fps: plan.fps, outPath: tmp });
     let renderMs = 0;
     let encodeMs = 0;
+    const keyAt = (i: number) => {
+      const scene = plan.program.sceneAt(i / plan.fps);
+      if (scene.diagnostics.some((d) => d.severity === 'error')) throw diagnosticsFailure(scene.diagnostics);
+      return { key: JSON.stringify(scene.value), value: scene.value };
+    };
+    const assetsByPath = Object.fromEntries(plan.assetFiles);
+    const checked = new Set<string>();
+    const checkAssets = (value: Parameters<typeof imagePaths>[0]) => {
+      for (const p of imagePaths(value)) {
+        if (checked.has(p)) continue;
+        checkImages(value, assetsByPath, job.source);
+        checked.add(p);
+      }
+    };
+    let grabbing: Promise<Buffer> | null = null;
     try {
-      let prevKey: string | null = null;
-      let prev: Buffer | null = null;
-      const checked = new Set<string>();
-      for (let i = 0; i < plan.frames; i++) {
+      // Pipelined: while Node converts and writes frame i (and its repeats), the page already draws the next
+      // distinct frame. A frame whose scene value equals the previous one is not drawn again.
+      let cur = keyAt(0);
+      checkAssets(cur.value);
+      let t0 = performance.now();
+      grabbing = page.grab(0, plan.width, plan.height);
+      let i = 0;
+      while (i < plan.frames) {
         if (hooks.signal.aborted) throw new Aborted('aborted');
-        const t = i / plan.fps;
-        const t0 = performance.now();
-        const scene = plan.program.sceneAt(t);
-        if (scene.diagnostics.some((d) => d.severity === 'error')) throw diagnosticsFailure(scene.diagnostics);
-        const key = JSON.stringify(scene.value);
-        if (key !== prevKey || !prev) {
-          for (const p of imagePaths(scene.value)) {
-            if (checked.has(p)) continue;
-            checkImages(scene.value, Object.fromEntries(plan.assetFiles), job.source);
-            checked.add(p);
-          }
-          prev = rgbaToI420(await page.grab(t, plan.width, plan.height), plan.width, plan.height);
-          prevKey = key;
-        }
+        const raw = await grabbing!;
+        grabbing = null;
         const t1 = performance.now();
         renderMs += t1 - t0;
-        await enc.write(prev);
-        encodeMs += performance.now() - t1;
-        hooks.onProgress?.((i + 1) / plan.frames);
+        let j = i + 1;
+        let next: ReturnType<typeof keyAt> | null = null;
+        for (; j < plan.frames; j++) {
+          const k = keyAt(j);
+          if (k.key !== cur.key) {
+            next = k;
+            break;
+          }
+        }
+        t0 = performance.now();
+        if (next) {
+          checkAssets(next.value);
+          grabbing = page.grab(j / plan.fps, plan.width, plan.height);
+          grabbing.catch(() => {});
+        }
+        const t2 = performance.now();
+        const yuv = rgbaToI420(raw, plan.width, plan.height);
+        for (let k = i; k < j; k++) {
+          if (hooks.signal.aborted) throw new Aborted('aborted');
+          await enc.write(yuv);
+          hooks.onProgress?.((k + 1) / plan.frames);
+        }
+        encodeMs += performance.now() - t2;
+        i = j;
+        if (next) cur = next;
       }
       const t2 = performance.now();
       await enc.finish();
