@@ -31,6 +31,25 @@ export const CHROMIUM_FLAGS = [
 export const PAGE_ORIGIN = 'http://cmrender.invalid';
 const VIEWER_PREFIX = '/__cmrender__/';
 
+/**
+ * The viewer document's Content-Security-Policy: a second fence behind request routing, for what routing cannot see
+ * (data: and blob: URLs, other schemes). Only the page's own origin may be reached.
+ */
+export const VIEWER_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  "font-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "media-src 'none'",
+  "object-src 'none'",
+  "frame-src 'none'",
+  "worker-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
 export const DEFAULT_VIEWER_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'viewer');
 
 const STATIC_TYPES: Record<string, string> = {
@@ -230,7 +249,7 @@ export class WarmBrowser {
       return route.abort('blockedbyclient');
     }
     const f = this.files.get(path);
-    if (f) return route.fulfill({ status: 200, body: f.body, contentType: f.type });
+    if (f) return route.fulfill({ status: 200, body: f.body, contentType: f.type, headers: { 'content-security-policy': VIEWER_CSP, 'x-content-type-options': 'nosniff' } });
     const asset = vp.assets.get(path);
     if (asset) {
       try {

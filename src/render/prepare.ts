@@ -120,6 +120,10 @@ export function prepare(job: RenderJob): Plan {
   const size = outputSize(designFrame(at0), job.params, job.kind === 'video');
   const fps = job.params.fps ?? LIMITS.fps.default;
   const duration = job.params.duration ?? program.durationSeconds;
+  if (job.kind === 'video' && !(Number.isFinite(duration) && duration <= LIMITS.duration.max)) {
+    // params.duration is validated at the door; a scene may still declare an endless duration
+    throw new JobFailure(`the scene's duration (${Number.isFinite(duration) ? `${duration} s` : String(duration)}) is over the ${LIMITS.duration.max} s limit of a video; set params.duration`, null);
+  }
   const frames = job.kind === 'video' ? Math.max(1, Math.round(duration * fps)) : 1;
   return {
     program,

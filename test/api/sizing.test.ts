@@ -53,6 +53,12 @@ test('frame plan: frames = round(duration x fps), duration from params, else the
   assert.equal(prepare(job(SRC('duration: Duration = 2s'), 'video', { duration: 0.5, fps: 24 })).frames, 12);
   assert.equal(prepare(job(SRC(), 'video', { duration: 0.1, fps: 1 })).frames, 1);
   assert.equal(prepare(job(SRC(), 'video', { duration: 1.25, fps: 10 })).frames, 13);
+  // a declared duration past the 300 s limit fails the video at once instead of rendering for ever
+  assert.throws(() => prepare(job(SRC('duration: Duration = 301s'), 'video')), (e: unknown) => e instanceof JobFailure && e.code === null && /over the 300 s limit/.test(e.message));
+  assert.throws(() => prepare(job(SRC('duration: Duration = 1000000000s'), 'video', { fps: 5 })), /over the 300 s limit/);
+  assert.equal(prepare(job(SRC('duration: Duration = 300s'), 'video', { fps: 1 })).frames, 300);
+  assert.equal(prepare(job(SRC('duration: Duration = 1000000000s'), 'video', { duration: 1, fps: 5 })).frames, 5);
+  assert.equal(prepare(job(SRC('duration: Duration = 1000000000s'), 'frame')).frames, 1);
   const f = prepare(job(SRC(), 'frame'));
   assert.deepEqual([f.width, f.height, f.frames], [1080, 1080, 1]);
 });

@@ -258,10 +258,12 @@ test('the viewer page reaches only its own files and the job assets: every other
         unmapped: await tryFetch('/img/earth.jpg'),
         data: await tryFetch('/etc/passwd'),
         post: await fetch('/__cmrender__/viewer.js', { method: 'POST', body: 'x' }).then((r) => r.status, () => 'refused'),
+        dataImage: await new Promise((res) => { const i = new Image(); i.onload = () => res('loaded'); i.onerror = () => res('refused'); i.src = 'data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=='; }),
+        blobImage: await new Promise((res) => { const u = URL.createObjectURL(new Blob(['<svg xmlns="http://www.w3.org/2000/svg"/>'], { type: 'image/svg+xml' })); const i = new Image(); i.onload = () => res('loaded'); i.onerror = () => res('refused'); i.src = u; }),
         ws: await new Promise((res) => { try { const w = new WebSocket('ws://127.0.0.1:9/'); w.onopen = () => res('open'); w.onerror = () => res('refused'); w.onclose = () => res('refused'); } catch { res('refused'); } }),
       };
     })()`)) as Record<string, unknown>;
-    assert.deepEqual(results, { own: 200, external: 'refused', loopback: 'refused', unmapped: 'refused', data: 'refused', post: 'refused', ws: 'refused' });
+    assert.deepEqual(results, { own: 200, external: 'refused', loopback: 'refused', unmapped: 'refused', data: 'refused', post: 'refused', dataImage: 'refused', blobImage: 'refused', ws: 'refused' });
   } finally {
     renderer.browser.release(page, false);
   }
