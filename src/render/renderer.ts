@@ -8,7 +8,7 @@ import { imagePaths } from '../lang/index.js';
 import { WarmBrowser, type ViewerPage } from './browser.js';
 import { VideoEncoder, rgbaToI420 } from './ffmpeg.js';
 import { encodePng } from './png.js';
-import { checkImages, diagnosticsFailure, prepare, type Plan } from './prepare.js';
+import { checkImages, diagnosticsFailure, literalPosition, prepare, type Plan } from './prepare.js';
 import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from './types.js';
 
 export interface ChromiumRendererOptions {
@@ -49,7 +49,7 @@ export class ChromiumRenderer implements Renderer {
     try {
       page.assets = plan.assetFiles;
       const loaded = await page.load({ source: job.source, width: plan.width, height: plan.height });
-      if (!loaded.ok) throw new JobFailure(loaded.message, loaded.code);
+      if (!loaded.ok) throw viewerFailure(loaded.message, loaded.code, job.source);
       if (loaded.width !== plan.width || loaded.height !== plan.height) throw new Error(`viewer canvas is ${loaded.width}x${loaded.height}, expected ${plan.width}x${plan.height}`);
       const r = job.kind === 'frame' ? await this.frame(job, plan, page) : await this.video(job, plan, page, hooks);
       healthy = true;
@@ -152,6 +152,17 @@ export class ChromiumRenderer implements Renderer {
       throw err;
     }
   }
+}
+
+/** A load failure reported by the page; an image that could not be loaded gets its position, like our own ASS001. */
+function viewerFailure(message: string, code: string | null, source: string): JobFailure {
+  const m = /^ASS001 (image "(.*)" .*)$/.exec(message);
+  if (code === 'ASS001' && m && !/ at line \d+, column \d+$/.test(message)) {
+    const pos = literalPosition(source, m[2]);
+    const diag = { code, message: m[1], severity: 'error', ...(pos ?? {}) };
+    return new JobFailure(pos ? `${message} at line ${pos.line}, column ${pos.column}` : message, code, [diag]);
+  }
+  return new JobFailure(message, code);
 }
 
 function round(ms: number): number {

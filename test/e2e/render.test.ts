@@ -236,6 +236,20 @@ test('two jobs mapping the same path to different uploads each get their own ima
   }
 });
 
+test('an upload with image magic but a broken body fails its job with ASS001 "could not be loaded"; the next job renders', async () => {
+  const bad = Buffer.concat([encodePng(new Uint8Array(16).fill(255), 2, 2).subarray(0, 16), Buffer.alloc(2000, 0x5a)]);
+  const m = multipart([{ name: 'f', filename: 'bad.png', data: bad }]);
+  const key = (await t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers })).json().assets['bad.png'];
+  const source = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [image("/img/bad.png").fit(cover)]\n}\n`;
+  for (const url of ['/v1/frame', '/v1/render']) {
+    const r = await runJob(t.app, url, { source, assets: { '/img/bad.png': key }, params: { width: 64, height: 64, ...(url === '/v1/render' ? { duration: 0.2, fps: 10 } : {}) } });
+    assert.equal(r.statusCode, 500);
+    assert.equal(r.json().code, 'ASS001');
+    assert.match(r.json().message, /^ASS001 image "\/img\/bad\.png" could not be loaded at line 4, column 18$/);
+  }
+  assert.equal((await runJob(t.app, '/v1/frame', { source: QUICK, params: { width: 64 } })).json().status, 'ready');
+});
+
 test('GET /test renders the built-in two-rectangle scene synchronously', async () => {
   const r = await t.app.inject({ url: '/test' });
   assert.equal(r.statusCode, 200);
