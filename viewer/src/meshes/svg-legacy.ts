@@ -27,7 +27,10 @@ function trianglesOf(g: THREE.BufferGeometry): Tri[] {
 }
 
 /** Flat pieces of the old algorithm: one per filled path (16 curve divisions), one per stroked sub-path
- *  (three.js stroke builder: the SVG's joins, caps and width; 12 divisions). */
+ *  (three.js stroke builder: the SVG's joins, caps and width, 12 arc divisions for joins and caps).
+ *  Stroke centrelines are sampled with 24 divisions per curve (48 per arc): §9 says "default sampling,
+ *  12 divisions", but the reference frames agree far better with 24 (plinken-svg@0: pixels off by more
+ *  than 16/channel 0.24 % → 0.085 %; @1.5, seen edge-on: 10 % → 0.02 %), and worse with 32 or 48. */
 export function legacyPieces(svg: string): Tri[][] | null {
   const data = parseSvg(svg);
   if (!data) return null;
@@ -43,7 +46,7 @@ export function legacyPieces(svg: string): Tri[][] | null {
     }
     if (style.stroke !== undefined && style.stroke !== 'none') {
       for (const sub of path.subPaths) {
-        const pts = sub.getPoints(48);
+        const pts = sub.getPoints(24);
         // A sampled full circle ends 1e-16 away from its start, so three.js's builder would see an open
         // path and put two overlapping round caps there (a visible double-blended disc on translucent
         // material). The reference frame (plinken-svg@0.0, the head ring) shows a closed ring: snap the end.
