@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, JobFailure, gate, post, waitJob, type TestApp } from '../helpers/app.js';
+import { MemoryJobStore } from '../../src/server/jobs/store.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];
@@ -185,4 +186,28 @@ test('retention: 24 h after the output was written the job answers 404 and the f
   assert.equal((await t.app.inject({ url: ok.url })).statusCode, 404);
   assert.equal(existsSync(file), false);
   assert.equal((await t.app.inject({ url: `/v1/jobs/${bad.job_id}` })).statusCode, 404);
+});
+
+test('closing the service interrupts the rendering job (error, saying so) and leaves waiting jobs pending', async () => {
+  const store = new MemoryJobStore();
+  const fake = new FakeRenderer();
+  const t = await startApp({ renderer: fake, store });
+  let started!: () => void;
+  const inside = new Promise<void>((r) => (started = r));
+  fake.behaviour = async () => {
+    started();
+    await new Promise(() => {}); // never finishes and ignores the abort: closing must not wait for it
+  };
+  const a = (await post(t.app, '/v1/render', { source: SRC })).json().job_id;
+  const b = (await post(t.app, '/v1/render', { source: SRC })).json().job_id;
+  await inside;
+  const t0 = Date.now();
+  await t.close();
+  assert.ok(Date.now() - t0 < 5000);
+  const ra = await store.get(a);
+  assert.equal(ra?.status, 'error');
+  assert.equal(ra?.message, 'render interrupted: the service stopped');
+  assert.equal(ra?.code, null);
+  assert.equal((await store.get(b))?.status, 'pending');
+  assert.equal(fake.calls.length, 1);
 });

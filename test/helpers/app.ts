@@ -9,6 +9,7 @@ import pino from 'pino';
 import { buildApp, type BuildOptions } from '../../src/server/app.js';
 import { defaultConfig, type Config } from '../../src/server/config.js';
 import { ChromiumRenderer } from '../../src/render/renderer.js';
+import type { JobStore } from '../../src/server/jobs/store.js';
 import { encodePng } from '../../src/render/png.js';
 import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from '../../src/render/types.js';
 
@@ -26,10 +27,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startApp(opts: { renderer: Renderer; config?: Partial<Config>; now?: () => number; ownsRenderer?: boolean }): Promise<TestApp> {
+export async function startApp(opts: { renderer: Renderer; config?: Partial<Config>; now?: () => number; ownsRenderer?: boolean; store?: JobStore }): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-test-'));
   const config: Config = { ...defaultConfig(), dataDir, logLevel: 'silent', ...opts.config };
-  const b: BuildOptions = { config, renderer: opts.renderer, logger: silentLog, now: opts.now, ownsRenderer: opts.ownsRenderer };
+  const b: BuildOptions = { config, renderer: opts.renderer, logger: silentLog, now: opts.now, ownsRenderer: opts.ownsRenderer, store: opts.store };
   const app = await buildApp(b);
   await app.ready();
   return {

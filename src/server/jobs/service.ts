@@ -39,10 +39,14 @@ function limitText(ms: number): string {
   return `render timed out after ${Number.isInteger(s) ? s : s.toFixed(1)} s (the job limit)`;
 }
 
+const INTERRUPTED = 'render interrupted: the service stopped';
+
 export class JobService {
   readonly queue: RenderQueue;
   private readonly progress = new Map<string, number>();
-  private readonly inflight = new Set<Promise<unknown>>();
+  /** abort controllers of the jobs rendering now */
+  private readonly running = new Map<string, { ctl: AbortController; done: Promise<void> }>();
+  private closing = false;
   private sweepTimer?: NodeJS.Timeout;
   private readonly now: () => number;
 
@@ -60,7 +64,11 @@ export class JobService {
 
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    await Promise.allSettled([...this.inflight]);
+    // Stop taking work: waiting jobs stay pending, rendering jobs are interrupted and end in error.
+    this.closing = true;
+    this.queue.clear();
+    for (const r of this.running.values()) r.ctl.abort(new Error('shutdown'));
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
   /** Creates a pending job and queues it; the render runs in the background. */
@@ -68,9 +76,7 @@ export class JobService {
     const rec: JobRecord = { job_id: randomUUID(), kind, status: 'pending', created_at: this.now(), source, params, assets };
     await this.o.store.put(rec);
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
-    const p = this.queue.add(rec.job_id, () => this.run(rec.job_id)).catch((err) => this.o.log.error({ err, job_id: rec.job_id }, 'job runner crashed'));
-    this.inflight.add(p);
-    void p.finally(() => this.inflight.delete(p));
+    void this.queue.add(rec.job_id, () => this.run(rec.job_id)).catch((err) => this.o.log.error({ err, job_id: rec.job_id }, 'job runner crashed'));
     return rec;
   }
 
@@ -88,7 +94,15 @@ export class JobService {
     });
   }
 
-  private async run(id: string): Promise<void> {
+  private run(id: string): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    const ctl = new AbortController();
+    const done = this.runJob(id, ctl).finally(() => this.running.delete(id));
+    this.running.set(id, { ctl, done });
+    return done;
+  }
+
+  private async runJob(id: string, ctl: AbortController): Promise<void> {
     const rec = await this.o.store.get(id);
     if (!rec || rec.status !== 'pending') return;
     const started = this.now();
@@ -100,13 +114,16 @@ export class JobService {
     const ext = KIND_EXT[rec.kind];
     const filename = `${id}.${ext}`;
     const outPath = join(this.o.outputsDir, filename);
-    const ctl = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       ctl.abort(new Error('timeout'));
     }, this.o.jobTimeoutMs);
-    const aborted = new Promise<never>((_, reject) => ctl.signal.addEventListener('abort', () => reject(new JobFailure(limitText(this.o.jobTimeoutMs))), { once: true }));
+    const aborted = new Promise<never>((_, reject) => {
+      const fail = () => reject(new JobFailure(timedOut ? limitText(this.o.jobTimeoutMs) : INTERRUPTED));
+      if (ctl.signal.aborted) fail();
+      else ctl.signal.addEventListener('abort', fail, { once: true });
+    });
     aborted.catch(() => {});
     try {
       const assetFiles: Record<string, string> = {};
@@ -143,6 +160,9 @@ export class JobService {
       fresh.completed_at = done;
       if (timedOut) {
         fresh.message = limitText(this.o.jobTimeoutMs);
+        fresh.code = null;
+      } else if (ctl.signal.aborted) {
+        fresh.message = INTERRUPTED;
         fresh.code = null;
       } else if (err instanceof JobFailure) {
         fresh.message = err.message;
