@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -86,6 +86,23 @@ test('a job past JOB_TIMEOUT_MS with the real renderer ends in error, and the ne
     assert.deepEqual(left(), []);
     const next = (await runJob(t.app, '/v1/frame', { source: example('docs-api-quick.cm'), params: { width: 320 } })).json();
     assert.equal(next.status, 'ready', JSON.stringify(next));
+  } finally {
+    await t.close();
+  }
+});
+
+test('RENDER_CONCURRENCY=2 with the real renderer: two pages render at once, same bytes as one at a time', async () => {
+  const renderer = realRenderer(2);
+  const t = await startApp({ renderer, config: { renderConcurrency: 2 } });
+  try {
+    assert.equal(renderer.browser.idleCount, 2);
+    const body = (w: number) => ({ source: example('docs-api-quick.cm'), params: { width: w, duration: 0.5, fps: 10 } });
+    const [a, b] = await Promise.all([runJob(t.app, '/v1/render', body(320)), runJob(t.app, '/v1/render', body(640))]);
+    assert.equal(a.json().status, 'ready');
+    assert.equal(b.json().status, 'ready');
+    const again = (await runJob(t.app, '/v1/render', body(320))).json();
+    const file = (j: { url: string }) => readFileSync(join(t.dataDir, 'outputs', j.url.split('/').pop()!));
+    assert.ok(file(a.json()).equals(file(again)));
   } finally {
     await t.close();
   }

@@ -44,8 +44,8 @@ export async function startApp(opts: { renderer: Renderer; config?: Partial<Conf
 }
 
 /** The real renderer (warm Chromium, the built viewer, ffmpeg). */
-export function realRenderer(): ChromiumRenderer {
-  return new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ffmpegPath: process.env.FFMPEG_PATH, log: silentLog });
+export function realRenderer(concurrency = 1): ChromiumRenderer {
+  return new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ffmpegPath: process.env.FFMPEG_PATH, log: silentLog, concurrency });
 }
 
 type FakeBehaviour = (job: RenderJob, hooks: RenderHooks) => Promise<void> | void;
