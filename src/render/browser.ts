@@ -61,13 +61,19 @@ const STATIC_TYPES: Record<string, string> = {
   wasm: 'application/wasm',
 };
 
-// Runs in the page: seek, read the pixels and run-length encode them as 32-bit words (flat 2D frames shrink by
+// Runs in the page: seek (waiting for images first seen at this time), read the pixels and run-length encode them as 32-bit words (flat 2D frames shrink by
 // orders of magnitude, so far fewer bytes cross the DevTools protocol). Format: a header word h; h >= 2^31: a run
 // of (h - 2^31) copies of the next word; else h literal words follow.
 const GRAB_SCRIPT = `
-window.__cmrGrab = function (t) {
+window.__cmrGrab = async function (t) {
   const v = window.cmViewer;
   v.seek(t);
+  if (v.pending > 0) {
+    // an image first used at this time is still loading: wait for it (bounded), then draw again
+    const end = performance.now() + 10000;
+    while (v.pending > 0 && performance.now() < end) await new Promise((r) => setTimeout(r, 5));
+    v.seek(t);
+  }
   const px = v.pixels();
   const src = new Uint32Array(px.buffer, px.byteOffset, px.byteLength >>> 2);
   const n = src.length;
