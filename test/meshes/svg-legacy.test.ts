@@ -46,3 +46,16 @@ test('0.0.5 users icon: three.js stroke ribbons (round joins/caps), size tall, d
   assert.notEqual(g.getAttribute('position').count, n.getAttribute('position').count, 'a different algorithm');
   assert.ok(ms < 500, `${ms} ms`);
 });
+
+test('0.0.5: a stroked circle is a closed ring (no overlapping round caps at its start point)', () => {
+  const RING = '<svg fill="none" stroke="black" stroke-width="2"><circle cx="9" cy="7" r="4"/></svg>';
+  const g = svgGeometry(RING, { ...o, sizePx: 10 / P2W, depthPx: 1 / P2W, runner: '0.0.5' }) as THREE.BufferGeometry; // 1 world per SVG unit
+  const pos = g.getAttribute('position');
+  let area = 0;
+  for (let i = 0; i < pos.count; i += 3) {
+    if (pos.getZ(i) < 0.49 || pos.getZ(i + 1) < 0.49 || pos.getZ(i + 2) < 0.49) continue; // front cap only
+    area += ((pos.getX(i + 1) - pos.getX(i)) * (pos.getY(i + 2) - pos.getY(i)) - (pos.getX(i + 2) - pos.getX(i)) * (pos.getY(i + 1) - pos.getY(i))) / 2;
+  }
+  // annulus r 3..5 = 16π (less a little for the 48-gon); two round caps would add ≈ π
+  assert.ok(Math.abs(area - 16 * Math.PI) < 0.02 * 16 * Math.PI, `front cap area ${area}`);
+});

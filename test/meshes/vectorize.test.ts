@@ -121,3 +121,19 @@ test('the SVG feeds svg(): a solid size tall, stroke width uniform', () => {
   near(b.max.y - b.min.y, 780 * P2W, 1e-6, 'size tall');
   near(b.max.z - b.min.z, 70 * P2W, 1e-6, 'depth');
 });
+
+test('snap (live editor only, off by default): a T-junction end gains the nearest vertex of the other line', () => {
+  // a roof (apex at (100, 50)) and a vertical stem whose top stops 8 px below the apex
+  const img = canvas(200, 200, (x, y) =>
+    (distToSeg(x, y, 20, 90, 100, 50) <= 2 || distToSeg(x, y, 100, 50, 180, 90) <= 2 || (Math.abs(x - 100) <= 2 && y >= 60 && y <= 180) ? 0 : null));
+  const base = { ...opts, bridge: 0, stitch: 16, simplify: 1 };
+  const plain = trace(img, base).polylines;
+  const snapped = trace(img, { ...base, snap: true }).polylines;
+  assert.equal(plain.length, snapped.length);
+  const count = (ls: [number, number][][]) => ls.reduce((n, l) => n + l.length, 0);
+  assert.ok(count(snapped) > count(plain), 'snap adds end vertices');
+  // the stem's top end now touches a vertex of the bar
+  const stem = snapped.find((l) => l.some(([x, y]) => Math.abs(x - 100) <= 2 && y > 120))!;
+  const ends = [stem[0], stem[stem.length - 1]];
+  assert.ok(ends.some(([x, y]) => Math.abs(x - 100) <= 2 && Math.abs(y - 50) <= 2), `stem ends ${JSON.stringify(ends)}`);
+});
