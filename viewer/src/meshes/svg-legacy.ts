@@ -62,9 +62,12 @@ export function legacyPieces(svg: string): Tri[][] | null {
   return pieces;
 }
 
+/** Output triangles, grown in a plain number array (flattened into a Float32Array at the end). */
 class Builder {
   readonly pos: number[] = [];
-  tri(a: number[], b: number[], c: number[]) { this.pos.push(...a, ...b, ...c); }
+  tri(ax: number, ay: number, az: number, bx: number, by: number, bz: number, cx: number, cy: number, cz: number) {
+    this.pos.push(ax, ay, az, bx, by, bz, cx, cy, cz);
+  }
 }
 
 /** CCW (facing +z) copy of a y-up triangle. */
@@ -77,15 +80,31 @@ function ccw(t: Tri): Tri {
  *  any wall: with a translucent material the front cap then hides the walls inside the solid by depth, as
  *  in the reference frames (plinken-svg: no seams where round caps and joins overlap a ribbon). */
 function caps(out: Builder, tris: Tri[], h: number) {
-  for (const t of tris) out.tri([t[0], t[1], h], [t[2], t[3], h], [t[4], t[5], h]);
-  for (const t of tris) out.tri([t[0], t[1], -h], [t[4], t[5], -h], [t[2], t[3], -h]);
+  for (const t of tris) out.tri(t[0], t[1], h, t[2], t[3], h, t[4], t[5], h);
+  for (const t of tris) out.tri(t[0], t[1], -h, t[4], t[5], -h, t[2], t[3], -h);
 }
 
 /** Wall below the directed edge a→b of a CCW triangle: faces outward (to the right of a→b). */
 function wall(out: Builder, ax: number, ay: number, bx: number, by: number, h: number, both: boolean) {
-  const a0 = [ax, ay, -h], b0 = [bx, by, -h], b1 = [bx, by, h], a1 = [ax, ay, h];
-  out.tri(a0, b0, b1); out.tri(a0, b1, a1);
-  if (both) { out.tri(a0, b1, b0); out.tri(a0, a1, b1); }
+  out.tri(ax, ay, -h, bx, by, -h, bx, by, h);
+  out.tri(ax, ay, -h, bx, by, h, ax, ay, h);
+  if (both) {
+    out.tri(ax, ay, -h, bx, by, h, bx, by, -h);
+    out.tri(ax, ay, -h, ax, ay, h, bx, by, h);
+  }
+}
+
+/** Vertex ids by exact (or snapped) coordinates: nested maps, no string keys. */
+class VertexIds {
+  private readonly m = new Map<number, Map<number, number>>();
+  count = 0;
+  id(x: number, y: number): number {
+    let row = this.m.get(x);
+    if (!row) { row = new Map(); this.m.set(x, row); }
+    let v = row.get(y);
+    if (v === undefined) { v = this.count++; row.set(y, v); }
+    return v;
+  }
 }
 
 export function svgGeometryLegacy(svg: string, o: SvgOptions): THREE.BufferGeometry | null {
@@ -105,39 +124,43 @@ export function svgGeometryLegacy(svg: string, o: SvgOptions): THREE.BufferGeome
   const out = new Builder();
   const perPiece = runnerAtLeast(o.runner, '0.0.7');
   if (!perPiece) {
+    // 0.0.5/0.0.6: one merged mesh; a wall under every directed edge whose reverse is not an edge
     const tris = pieces.flat().map(xf);
-    const key = (x: number, y: number) => `${x},${y}`;
-    const directed = new Set<string>();
-    for (const t of tris) for (let e = 0; e < 3; e++) {
-      const a = e * 2, b = ((e + 1) % 3) * 2;
-      directed.add(key(t[a], t[a + 1]) + '>' + key(t[b], t[b + 1]));
-    }
+    const ids = new VertexIds();
+    const vid = tris.map((t) => [ids.id(t[0], t[1]), ids.id(t[2], t[3]), ids.id(t[4], t[5])]);
+    const M = ids.count;
+    const directed = new Set<number>();
+    for (const v of vid) for (let e = 0; e < 3; e++) directed.add(v[e] * M + v[(e + 1) % 3]);
     caps(out, tris, h);
-    for (const t of tris) {
+    tris.forEach((t, i) => {
+      const v = vid[i];
       for (let e = 0; e < 3; e++) {
         const a = e * 2, b = ((e + 1) % 3) * 2;
-        if (!directed.has(key(t[b], t[b + 1]) + '>' + key(t[a], t[a + 1]))) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, false);
+        if (!directed.has(v[(e + 1) % 3] * M + v[e])) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, false);
       }
-    }
+    });
   } else {
+    // 0.0.7+: per piece; vertices welded at 1e-5; a wall under every edge used by exactly one triangle
     const W = 1e-5;
     for (const piece of pieces) {
       const tris = piece.map(xf);
-      const wk = (x: number, y: number) => `${Math.round(x / W)},${Math.round(y / W)}`;
-      const count = new Map<string, number>();
-      const ekey = (a: string, b: string) => (a < b ? a + '|' + b : b + '|' + a);
-      for (const t of tris) for (let e = 0; e < 3; e++) {
-        const a = e * 2, b = ((e + 1) % 3) * 2;
-        const k = ekey(wk(t[a], t[a + 1]), wk(t[b], t[b + 1]));
+      const ids = new VertexIds();
+      const vid = tris.map((t) => [0, 2, 4].map((k) => ids.id(Math.round(t[k] / W), Math.round(t[k + 1] / W))));
+      const M = ids.count;
+      const ekey = (a: number, b: number) => (a < b ? a * M + b : b * M + a);
+      const count = new Map<number, number>();
+      for (const v of vid) for (let e = 0; e < 3; e++) {
+        const k = ekey(v[e], v[(e + 1) % 3]);
         count.set(k, (count.get(k) ?? 0) + 1);
       }
       caps(out, tris, h);
-      for (const t of tris) {
+      tris.forEach((t, i) => {
+        const v = vid[i];
         for (let e = 0; e < 3; e++) {
           const a = e * 2, b = ((e + 1) % 3) * 2;
-          if (count.get(ekey(wk(t[a], t[a + 1]), wk(t[b], t[b + 1]))) === 1) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, true);
+          if (count.get(ekey(v[e], v[(e + 1) % 3])) === 1) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, true);
         }
-      }
+      });
     }
   }
   const geo = new THREE.BufferGeometry();
