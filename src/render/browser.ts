@@ -55,7 +55,7 @@ export const DEFAULT_VIEWER_DIR = join(dirname(fileURLToPath(import.meta.url)), 
 const STATIC_TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
-  ttf: 'font/ttf',
+  woff: 'font/woff',
   css: 'text/css; charset=utf-8',
   json: 'application/json',
   wasm: 'application/wasm',

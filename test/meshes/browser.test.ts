@@ -57,7 +57,7 @@ function refExtent(name: string, minDiff = 40) {
 }
 
 test('silhouettes match the reference frames at t = 0 (glyphs, title, star path, lava lamp, plinken mark, handdrawn)', { skip }, async () => {
-  const font = `data:font/ttf;base64,${readFileSync(FONT_PATH).toString('base64')}`;
+  const font = `data:font/woff;base64,${readFileSync(FONT_PATH).toString('base64')}`;
   const res = await runInPage('./browser/silhouettes.ts', { __font: font, __img: jpgUrl() });
   {
     const close = (name: string, got: { rows: number[]; cols: number[] }, want: { rows: number[]; cols: number[] }, tol: number) => {

@@ -76,9 +76,9 @@ function frontCapEm(text: string): { cap: number; outer: number } {
   return { cap, outer: box };
 }
 
-test('holes: "O", "8", "o", "B" caps have their counters cut out; "A" (crossbar contour) has none', () => {
+test('holes: "O", "8", "o", "B", "A" caps have their counters cut out (DM Sans v1.200 contours)', () => {
   const f = font();
-  for (const [ch, contourCount, holeCount] of [['O', 2, 1], ['8', 3, 2], ['o', 2, 1], ['B', 3, 2], ['A', 2, 0]] as const) {
+  for (const [ch, contourCount, holeCount] of [['O', 2, 1], ['8', 3, 2], ['o', 2, 1], ['B', 3, 2], ['A', 2, 1]] as const) {
     const sp = f.charToGlyph(ch).getPath(0, 0, 1).commands;
     const contours: { x: number; y: number }[][] = [];
     for (const c of sp) {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import * as THREE from 'three';
 import { parseFont } from '../../viewer/src/meshes/index';
+import { createRequire } from 'node:module';
+import { FONT_PACKAGE_FILE } from '../../viewer/src/font-file';
 
-export const FONT_PATH = 'node_modules/@expo-google-fonts/dm-sans/700Bold/DMSans_700Bold.ttf';
+export const FONT_PATH = createRequire(import.meta.url).resolve(FONT_PACKAGE_FILE);
 export const VH = 12 * Math.tan((14 * Math.PI) / 180);
 export const P2W = VH / 1080;
 

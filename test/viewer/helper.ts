@@ -7,6 +7,7 @@ import { existsSync, readFileSync, mkdirSync, copyFileSync, readdirSync, writeFi
 import { dirname, join, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
+import { FONT_PACKAGE_FILE, FONT_SERVED_NAME } from '../../viewer/src/font-file';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ORIGIN = 'http://cmrender.invalid';
@@ -32,7 +33,7 @@ export async function bundle(kind: 'dist' | 'json'): Promise<string> {
   if (have) return have;
   let dir: string;
   if (kind === 'dist') {
-    execFileSync(process.execPath, [join(root, 'scripts', 'build-viewer.mjs')], { stdio: 'inherit' });
+    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build-viewer.ts')], { stdio: 'inherit' });
     dir = join(root, 'dist', 'viewer');
   } else {
     const { build } = await import('esbuild');
@@ -47,14 +48,14 @@ export async function bundle(kind: 'dist' | 'json'): Promise<string> {
     });
     for (const f of readdirSync(join(root, 'viewer', 'static'))) copyFileSync(join(root, 'viewer', 'static', f), join(dir, f));
     const { createRequire } = await import('node:module');
-    copyFileSync(createRequire(import.meta.url).resolve('@expo-google-fonts/dm-sans/700Bold/DMSans_700Bold.ttf'), join(dir, 'DMSans-Bold.ttf'));
+    copyFileSync(createRequire(import.meta.url).resolve(FONT_PACKAGE_FILE), join(dir, FONT_SERVED_NAME));
   }
   bundles.set(kind, dir);
   return dir;
 }
 
 const MIME: Record<string, string> = {
-  '.html': 'text/html', '.js': 'text/javascript', '.ttf': 'font/ttf', '.jpg': 'image/jpeg', '.png': 'image/png', '.svg': 'image/svg+xml',
+  '.html': 'text/html', '.js': 'text/javascript', '.woff': 'font/woff', '.jpg': 'image/jpeg', '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
 export async function launch(): Promise<Browser> {

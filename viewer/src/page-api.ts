@@ -3,6 +3,7 @@
 import { Viewer, SceneError, formatDiagnostic, type ProgramLike, type DiagnosticLike } from './viewer';
 import { fetchFont } from './build/assets';
 import { parseFont } from './meshes/index';
+import { FONT_SERVED_NAME } from './font-file';
 
 export interface LoadJob { source: string; width: number; height: number }
 export type LoadResult =
@@ -90,7 +91,7 @@ export function createPageApi(canvas: HTMLCanvasElement, compile: CompileFn, thr
       try { viewer.font = parseFont(fontBuf); } catch { viewer.font = null; }
     }
     // text is part of every runner: a page without its font would silently drop glyphs
-    if (!viewer.font) return fail('viewer font DMSans-Bold.ttf could not be loaded', null);
+    if (!viewer.font) return fail(`viewer font ${FONT_SERVED_NAME} could not be loaded`, null);
     try {
       viewer.seek(0);
     } catch (e) {

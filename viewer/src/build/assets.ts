@@ -2,6 +2,7 @@
 // service answers only /viewer/* and the job's assets). Textures: sRGB, three.js defaults (flipY, mipmaps,
 // linear filtering), cached per path for the whole job (viewer.md §5.7).
 import * as THREE from 'three';
+import { FONT_SERVED_NAME } from '../font-file';
 
 export interface ImageEntry {
   status: 'loading' | 'ok' | 'error';
@@ -80,7 +81,7 @@ export class ImageStore {
 let fontPromise: Promise<ArrayBuffer | null> | null = null;
 /** DM Sans Bold, fetched once per page from the viewer's own directory. */
 export function fetchFont(): Promise<ArrayBuffer | null> {
-  fontPromise ??= fetch(new URL('./DMSans-Bold.ttf', import.meta.url).href)
+  fontPromise ??= fetch(new URL(`./${FONT_SERVED_NAME}`, import.meta.url).href)
     .then((r) => (r.ok ? r.arrayBuffer() : null))
     .catch(() => null)
     .then((buf) => { if (!buf) fontPromise = null; return buf; }); // a failed fetch is retried by the next load

@@ -5,6 +5,7 @@ import { mkdirSync, copyFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { FONT_PACKAGE_FILE, FONT_SERVED_NAME } from '../viewer/src/font-file.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'viewer');
@@ -24,5 +25,4 @@ await build({
 });
 
 for (const f of readdirSync(join(root, 'viewer', 'static'))) copyFileSync(join(root, 'viewer', 'static', f), join(out, f));
-// The one font the language draws text with (viewer.md §5.6.1).
-copyFileSync(require.resolve('@expo-google-fonts/dm-sans/700Bold/DMSans_700Bold.ttf'), join(out, 'DMSans-Bold.ttf'));
+copyFileSync(require.resolve(FONT_PACKAGE_FILE), join(out, FONT_SERVED_NAME));
