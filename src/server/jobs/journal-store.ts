@@ -193,6 +193,7 @@ export class JournalJobStore implements JobStore {
   }
 
   async put(rec: JobRecord): Promise<void> {
+    this.assertWritable();
     const copy = structuredClone(rec);
     const line = encodeLine({ op: 'put', rec: copy });
     this.map.set(copy.job_id, copy);
@@ -202,10 +203,17 @@ export class JournalJobStore implements JobStore {
   }
 
   async delete(id: string): Promise<void> {
+    this.assertWritable();
     if (!this.map.has(id)) return;
     this.map.delete(id);
     this.account(id, undefined);
     return this.append(encodeLine({ op: 'del', id }));
+  }
+
+  /** A change is refused before it touches the Map when the journal cannot take it (closed, or a write failed). */
+  private assertWritable(): void {
+    if (this.closed) throw new Error('job journal is closed');
+    if (this.failed) throw this.failed;
   }
 
   /** Queues a line; resolves once it is on disk (written and fsynced with its batch). */

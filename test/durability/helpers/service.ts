@@ -1,0 +1,257 @@
+// The real service as a child process (`node --import tsx src/server/main.ts`) on a loopback port and a given
+// DATA_DIR, for tests that kill things: the service itself (SIGKILL, SIGTERM), its Chromium, its ffmpeg.
+// Everything is bounded: start, requests and waits time out; stop() always ends the child.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A free TCP port on 127.0.0.1 (main.ts logs the configured port, so the test picks one first). */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => res(port));
+    });
+  });
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export class ServiceProcess {
+  log = '';
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited = false;
+
+  private constructor(readonly child: ChildProcess, readonly port: number, readonly dataDir: string) {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => this.keep(d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => this.keep(d));
+    this.exit = new Promise((r) =>
+      child.once('exit', (code, signal) => {
+        this.exited = true;
+        r({ code, signal });
+      }),
+    );
+  }
+
+  private keep(d: string) {
+    this.log += d;
+    if (this.log.length > 400_000) this.log = this.log.slice(-200_000);
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Starts the service on DATA_DIR = dataDir and waits for /healthz (at most startMs). */
+  static async start(dataDir: string, env: Record<string, string> = {}, startMs = 60_000): Promise<ServiceProcess> {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'server', 'main.ts')], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const s = new ServiceProcess(child, port, dataDir);
+    const end = Date.now() + startMs;
+    for (;;) {
+      if (s.exited) throw new Error(`service exited during start:\n${s.log.slice(-4000)}`);
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
+        if (r.status === 200) return s;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > end) {
+        await s.stop();
+        throw new Error(`service did not answer /healthz within ${startMs} ms:\n${s.log.slice(-4000)}`);
+      }
+      await sleep(100);
+    }
+  }
+
+  async req(method: string, path: string, body?: unknown, timeoutMs = 15_000): Promise<Answer> {
+    const r = await fetch(`http://127.0.0.1:${this.port}${path}`, {
+      method,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await r.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: r.status, headers: r.headers, body: parsed, text };
+  }
+
+  /** POSTs a job and returns its id (asserting the 202). */
+  async enqueue(path: string, body: unknown): Promise<string> {
+    const r = await this.req('POST', path, body);
+    if (r.status !== 202) throw new Error(`POST ${path} answered ${r.status}: ${r.text}`);
+    return r.body.job_id as string;
+  }
+
+  async job(id: string): Promise<Answer> {
+    return this.req('GET', `/v1/jobs/${id}`);
+  }
+
+  /** Polls a job until it leaves pending (or pred says stop); bounded. */
+  async waitJob(id: string, timeoutMs = 60_000, pred: (a: Answer) => boolean = (a) => a.status === 404 || a.body?.status !== 'pending'): Promise<Answer> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const a = await this.job(id);
+      if (pred(a)) return a;
+      if (Date.now() > end) throw new Error(`job ${id} not done after ${timeoutMs} ms: ${a.text}\n${this.log.slice(-3000)}`);
+      await sleep(50);
+    }
+  }
+
+  /** Sends a signal and waits for the exit (bounded; SIGKILL after timeoutMs). */
+  async kill(signal: NodeJS.Signals, timeoutMs = 30_000) {
+    if (!this.exited) this.child.kill(signal);
+    const t = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    const r = await this.exit;
+    clearTimeout(t);
+    return r;
+  }
+
+  /** Ends the service whatever its state, and any Chromium or ffmpeg it left behind. */
+  async stop(): Promise<void> {
+    const orphans = descendants(this.pid);
+    if (!this.exited) await this.kill('SIGKILL', 5_000);
+    for (const p of orphans) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  /** Live descendant processes of the service. */
+  descendants(): Proc[] {
+    return descendants(this.pid);
+  }
+
+  /** Peak resident set of the service's Node process (VmHWM), bytes. */
+  peakRss(): number {
+    return statusField(this.pid, 'VmHWM');
+  }
+
+  rss(): number {
+    return statusField(this.pid, 'VmRSS');
+  }
+}
+
+export interface Proc {
+  pid: number;
+  ppid: number;
+  comm: string;
+  cmdline: string;
+}
+
+function readProc(pid: number): Proc | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const rest = stat.slice(close + 2).split(' ');
+    if (rest[0] === 'Z') return null; // zombie: already dead
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+    return { pid, ppid: Number(rest[1]), comm, cmdline };
+  } catch {
+    return null;
+  }
+}
+
+/** Every live process below root (children, grandchildren, ...). */
+export function descendants(root: number): Proc[] {
+  const all: Proc[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const p = readProc(Number(name));
+    if (p) all.push(p);
+  }
+  const out: Proc[] = [];
+  const seen = new Set([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const p of all) {
+      if (!seen.has(p.pid) && seen.has(p.ppid)) {
+        seen.add(p.pid);
+        out.push(p);
+        grew = true;
+      }
+    }
+  }
+  return out;
+}
+
+/** The Chromium browser process (not a renderer, GPU or utility child) below root. */
+export function browserProcess(root: number): Proc | undefined {
+  return descendants(root).find((p) => /chrom/i.test(p.comm) && !p.cmdline.includes('--type='));
+}
+
+export function rendererProcesses(root: number): Proc[] {
+  return descendants(root).filter((p) => p.cmdline.includes('--type=renderer'));
+}
+
+export function ffmpegProcesses(root: number): Proc[] {
+  return descendants(root).filter((p) => p.comm === 'ffmpeg');
+}
+
+function statusField(pid: number, field: string): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Waits for cond to hold (bounded). */
+export async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+export const SQUARE = (fill = '#ff3399') => `runner "0.0.3";
+use std.shapes.*;
+scene sq() -> Frame {
+  let bg = rect(width: 640px, height: 360px, fill: #102030);
+  let fg = rect(width: 120px, height: 120px, fill: ${fill});
+  compose [bg, fg]
+}
+`;
+
+/** A video scene whose every frame differs (a looping move): with a long duration it renders for as long as a test
+ * needs to kill something mid-job. */
+export const MOVING = `runner "0.0.3";
+use std.shapes.*;
+use std.anim.*;
+scene moving(duration: Duration = 1s) -> Frame {
+  let x = animate { 0s => -400px, 1s => 400px } with { repeat: forever };
+  let bg = rect(width: 1920px, height: 1080px, fill: #000000);
+  let fg = rect(width: 200px, height: 200px, fill: #ffffff).translate(x: x);
+  compose [bg, fg]
+}
+`;
