@@ -1,23 +1,10 @@
 // RGBA (top row first) -> PNG. Our own small encoder over node:zlib: deterministic (fixed filter, fixed zlib
 // settings) and fast (one "Up" filter per row instead of trying every filter). Writes colour type 2 (RGB) when every
 // pixel is opaque, else 6 (RGBA).
-import { deflateSync, constants } from 'node:zlib';
+import { deflateSync, constants, crc32 as zlibCrc32 } from 'node:zlib';
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-export function crc32(buf: Uint8Array, crc = 0): number {
-  let c = ~crc >>> 0;
-  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
-  return ~c >>> 0;
-}
+// node:zlib's CRC-32 is the PNG one (IEEE 802.3).
+export const crc32 = (buf: Uint8Array, crc = 0): number => zlibCrc32(buf, crc);
 
 function chunk(type: string, data: Uint8Array): Buffer {
   const out = Buffer.alloc(12 + data.length);
