@@ -72,6 +72,23 @@ export class Viewer {
   lastT = 0;
   lastSeekMs = 0;
   warnings: string[] = [];
+  /**
+   * Image backgrounds are drawn once per job and then copied (see renderImageBackground): the background pass's
+   * pixels, what it was drawn from, and the scene that copies them back texel for texel.
+   */
+  private bgCache: THREE.FramebufferTexture | null = null;
+  private bgCacheKey: string | null = null;
+  private readonly bgScene = new THREE.Scene();
+  private readonly bgCopyScene = new THREE.Scene();
+  private readonly bgCopyMaterial = new THREE.ShaderMaterial({
+    uniforms: { tCache: { value: null as THREE.Texture | null }, uOffset: { value: new THREE.Vector2() } },
+    vertexShader: 'void main() { gl_Position = vec4(position.xy, 0.0, 1.0); }',
+    // the stored 8-bit values, unfiltered and unconverted: v/255 written back to an 8-bit target is v again
+    fragmentShader: 'uniform sampler2D tCache;\nuniform vec2 uOffset;\nvoid main() { gl_FragColor = texelFetch(tCache, ivec2(gl_FragCoord.xy - uOffset), 0); }',
+    depthTest: false,
+    depthWrite: false,
+    toneMapped: false,
+  });
 
   constructor(readonly canvas: HTMLCanvasElement) {
     this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
@@ -81,6 +98,9 @@ export class Viewer {
     this.camera.position.set(0, 0, CAM_Z);
     this.camera.lookAt(0, 0, 0);
     canvas.addEventListener('webglcontextlost', () => { this.contextLost = true; });
+    const quad = new THREE.Mesh(new THREE.PlaneGeometry(2, 2), this.bgCopyMaterial);
+    quad.frustumCulled = false;
+    this.bgCopyScene.add(quad);
   }
 
   /** set when the browser dropped the WebGL context (the page must be reloaded) */
@@ -101,6 +121,7 @@ export class Viewer {
     this.pixelCache = null;
     this.drawCount = 0;
     this.skipCount = 0;
+    this.dropBackgroundCache();
     if (width !== this.width || height !== this.height) {
       this.width = width;
       this.height = height;
@@ -212,7 +233,9 @@ export class Viewer {
     r.setViewport(box.x, box.y, box.w, box.h);
     r.setScissor(box.x, box.y, box.w, box.h);
     r.setScissorTest(true);
-    if (!bloom) {
+    if (!bloom && this.background instanceof THREE.Texture) {
+      this.renderImageBackground(this.background, box);
+    } else if (!bloom) {
       r.render(this.scene, this.camera);
     } else {
       const composer = this.ensureComposer(box.w, box.h);
@@ -222,6 +245,55 @@ export class Viewer {
       composer.render();
     }
     r.setScissorTest(false);
+  }
+
+  /**
+   * A frame over an image background, drawn in two passes with the same pixels as one render of the scene with
+   * `scene.background = texture`. three.js draws such a background first, as a viewport-filling quad without
+   * depth test or depth write, after clearing colour and depth; the scene's objects follow. SwiftShader pays
+   * for that quad's filtered sRGB texture lookups on every pixel of every frame, yet its output only depends on
+   * the texture and the viewport. So the first frame draws the background alone (the very same three.js pass),
+   * copies the box's pixels into an 8-bit texture (the copy resolves the multisampled buffer: every sample of a
+   * fully covered pixel holds the same value), and draws the objects over it without clearing. Later frames
+   * clear colour and depth and write the stored values back with an unfiltered texelFetch quad (each sample
+   * gets exactly the stored value), then draw the objects. Every sample holds what the single pass would have
+   * put there, so the MSAA resolve (object edges blend with the background) gives the same pixels.
+   */
+  private renderImageBackground(texture: THREE.Texture, box: Box): void {
+    const r = this.renderer;
+    const key = `${texture.uuid}|${texture.version}|${this.scene.backgroundIntensity}|${box.x},${box.y},${box.w},${box.h}|${this.width}x${this.height}`;
+    if (this.bgCacheKey !== key || !this.bgCache) {
+      this.bgScene.background = texture;
+      this.bgScene.backgroundIntensity = this.scene.backgroundIntensity;
+      r.render(this.bgScene, this.camera);
+      if (!this.bgCache || this.bgCache.image.width !== box.w || this.bgCache.image.height !== box.h) {
+        this.bgCache?.dispose();
+        this.bgCache = new THREE.FramebufferTexture(box.w, box.h);
+      }
+      r.copyFramebufferToTexture(this.bgCache, new THREE.Vector2(box.x, box.y));
+      this.bgCacheKey = key;
+    } else {
+      this.bgCopyMaterial.uniforms.tCache.value = this.bgCache;
+      this.bgCopyMaterial.uniforms.uOffset.value.set(box.x, box.y);
+      r.render(this.bgCopyScene, this.camera); // autoClear: colour (the clear colour, then overwritten) and depth
+    }
+    const bg = this.scene.background;
+    this.scene.background = null;
+    r.autoClear = false;
+    try {
+      r.render(this.scene, this.camera);
+    } finally {
+      r.autoClear = true;
+      this.scene.background = bg;
+    }
+  }
+
+  private dropBackgroundCache(): void {
+    this.bgCache?.dispose();
+    this.bgCache = null;
+    this.bgCacheKey = null;
+    this.bgScene.background = null;
+    this.bgCopyMaterial.uniforms.tCache.value = null;
   }
 
   private ensureComposer(w: number, h: number): EffectComposer {
@@ -245,18 +317,22 @@ export class Viewer {
 
   /** RGBA of the drawing buffer, top row first (a copy of the last read when nothing was drawn since). */
   pixels(): Uint8Array {
-    if (this.pixelCache && this.pixelCacheKey === this.drawCount && this.pixelCache.length === this.width * this.height * 4) return this.pixelCache.slice();
-    const gl = this.renderer.getContext();
     const w = this.width, h = this.height;
-    const raw = new Uint8Array(w * h * 4);
-    this.renderer.setRenderTarget(null);
-    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-    gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, raw);
+    // the cache holds the buffer as read (bottom row first); every call returns a fresh flipped copy of it, so
+    // one read costs one copy (not a flip plus a second copy kept for later calls)
+    if (!(this.pixelCache && this.pixelCacheKey === this.drawCount && this.pixelCache.length === w * h * 4)) {
+      const gl = this.renderer.getContext();
+      const raw = new Uint8Array(w * h * 4);
+      this.renderer.setRenderTarget(null);
+      gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, raw);
+      this.pixelCache = raw;
+      this.pixelCacheKey = this.drawCount;
+    }
+    const raw = this.pixelCache;
     const out = new Uint8Array(w * h * 4);
     const row = w * 4;
     for (let y = 0; y < h; y++) out.set(raw.subarray((h - 1 - y) * row, (h - y) * row), y * row);
-    this.pixelCache = out.slice();
-    this.pixelCacheKey = this.drawCount;
     return out;
   }
 }

@@ -3,7 +3,7 @@ export type * from './types';
 export { parseFont } from './font';
 export { glyphGeometry } from './glyph';
 export { pathGeometry } from './path';
-export { metaballsObject, metaballField, srgbToLinearChannel, METABALL_DEFAULTS, METABALL_QUAD_HEIGHT } from './metaballs';
+export { metaballsObject, metaballField, metaballMarch, metaballRayMayHit, metaballMissBound, srgbToLinearChannel, METABALL_DEFAULTS, METABALL_QUAD_HEIGHT, METABALL_MISS_MARGIN } from './metaballs';
 export { svgGeometry, svgPolygons, strokeOutline, parseSvg } from './svg';
 export { traceToSvg, trace, vectorizeGeometry, VECTORIZE_DEFAULTS } from './vectorize';
 export { rasterAtWorkingSize } from './dom-raster'; // browser only (uses a canvas when called)
