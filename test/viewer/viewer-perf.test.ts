@@ -53,3 +53,18 @@ test('metaballs: same pixels whichever frame came before (the shader state carri
   for (let i = 0; i < again.data.length; i += 4) if (again.data[i] > 2 * again.data[i + 2] + 20) lava++;
   assert.ok(lava > again.data.length / 4 * 0.1, `lava pixels ${lava}`);
 });
+
+test('load(at: t) draws t: the seek(t) that follows draws nothing more and gives the same pixels', opts, async () => {
+  const r0 = await load(page, src('bouncing-ball'), 960, 540);
+  assert.equal(r0.ok, true);
+  const plain = await frameAt(page, 1.5); // load drew 0, the seek draws 1.5
+  const r = await page.evaluate((job) => (window as any).cmViewer.load(job), { source: src('bouncing-ball'), width: 960, height: 540, at: 1.5 });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  const f = await frameAt(page, 1.5);
+  const st = await page.evaluate(() => ({ changed: (window as any).cmViewer.changed, ...(window as any).cmViewer.stats }));
+  assert.equal(st.drawn, 1, JSON.stringify(st));
+  assert.equal(st.changed, false);
+  assert.ok(Buffer.from(f.data).equals(Buffer.from(plain.data)));
+  const bad = await page.evaluate((job) => (window as any).cmViewer.load(job), { source: src('bouncing-ball'), width: 960, height: 540, at: 'x' });
+  assert.equal(bad.ok, false);
+});

@@ -5,7 +5,12 @@ import { fetchFont } from './build/assets';
 import { parseFont } from './meshes/index';
 import { FONT_SERVED_NAME } from './font-file';
 
-export interface LoadJob { source: string; width: number; height: number }
+export interface LoadJob {
+  source: string; width: number; height: number;
+  /** the time (s) of the frame load() draws, default 0: a job that wants one frame at t passes at: t, so that its
+   *  seek(t) finds that frame already drawn instead of drawing t = 0 first and then t */
+  at?: number;
+}
 export type LoadResult =
   | { ok: true; duration: number; width: number; height: number; runner: string }
   | { ok: false; message: string; code: string | null };
@@ -64,6 +69,8 @@ export function createPageApi(canvas: HTMLCanvasElement, compile: CompileFn, thr
     const width = Math.floor(Number(job?.width)), height = Math.floor(Number(job?.height));
     if (!(width >= 1 && height >= 1 && width <= MAX_SIDE && height <= MAX_SIDE)) return fail(`bad canvas size ${job?.width}x${job?.height}`, null);
     if (typeof job?.source !== 'string') return fail('no source', 'NO_JOB');
+    const at = job.at === undefined || job.at === null ? 0 : Number(job.at);
+    if (!Number.isFinite(at)) return fail(`bad time ${job.at}`, null);
     viewer.reset(width, height);
     const fontP = fetchFont();
     const compiled = compile(job.source);
@@ -93,7 +100,7 @@ export function createPageApi(canvas: HTMLCanvasElement, compile: CompileFn, thr
     // text is part of every runner: a page without its font would silently drop glyphs
     if (!viewer.font) return fail(`viewer font ${FONT_SERVED_NAME} could not be loaded`, null);
     try {
-      viewer.seek(0);
+      viewer.seek(at);
     } catch (e) {
       return fail(e instanceof Error ? e.message : String(e), e instanceof SceneError ? e.code : null);
     }
