@@ -48,7 +48,8 @@ export class ChromiumRenderer implements Renderer {
     hooks.signal.addEventListener('abort', onAbort, { once: true });
     try {
       page.assets = plan.assetFiles;
-      const loaded = await page.load({ source: job.source, width: plan.width, height: plan.height });
+      // A frame job's load draws its own time, so the grab finds that frame already drawn (no extra t = 0 draw).
+      const loaded = await page.load({ source: job.source, width: plan.width, height: plan.height, at: job.kind === 'frame' ? plan.at : 0 });
       if (!loaded.ok) throw viewerFailure(loaded.message, loaded.code, job.source);
       if (loaded.width !== plan.width || loaded.height !== plan.height) throw new Error(`viewer canvas is ${loaded.width}x${loaded.height}, expected ${plan.width}x${plan.height}`);
       const r = job.kind === 'frame' ? await this.frame(job, plan, page) : await this.video(job, plan, page, hooks);
