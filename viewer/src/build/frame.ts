@@ -5,9 +5,9 @@ import { args, imagePath, isNode } from './read';
 import { linearRGB } from './color';
 import { designFrame as langDesignFrame } from '../../../src/lang/frame';
 
-export const FOV = 28;
-export const CAM_Z = 6;
-export const VH = 2 * CAM_Z * Math.tan(((FOV / 2) * Math.PI) / 180); // 2.991936 world at z = 0
+// The reference camera (viewer.md §0) lives with the other constants of the spec.
+export { FOV_DEG as FOV, CAM_Z, VH } from '../meshes/constants';
+import { VH } from '../meshes/constants';
 
 export type Background =
   | { kind: 'color'; rgb: [number, number, number] } // linear
