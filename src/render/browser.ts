@@ -128,6 +128,8 @@ export class ViewerPage {
   assets = new Map<string, string>();
   servedAssets = false;
   closed = false;
+  /** its renderer process died (crash, killed, out of memory) */
+  crashed = false;
 
   constructor(readonly context: BrowserContext, readonly page: Page) {}
 
@@ -227,6 +229,15 @@ export class WarmBrowser {
     await context.route('**/*', (route) => this.handle(vp, route));
     await context.routeWebSocket(/.*/, (ws) => ws.close());
     page.on('pageerror', (err) => this.o.log.debug({ err: err.message }, 'viewer page error'));
+    page.on('crash', () => {
+      // a dead page in the warm pool would fail the next job: drop it and warm a fresh one
+      vp.crashed = true;
+      this.o.log.warn('viewer page crashed; replacing it');
+      if (this.idle.includes(vp)) {
+        this.idle = this.idle.filter((p) => p !== vp);
+        void vp.close().then(() => this.refill()).catch(() => {});
+      }
+    });
     await this.openViewer(vp);
     return vp;
   }
@@ -287,7 +298,8 @@ export class WarmBrowser {
     for (;;) {
       const p = this.idle.shift();
       if (!p) break;
-      if (!p.closed && p.page.context().browser()?.isConnected()) return p;
+      if (!p.closed && !p.crashed && p.page.context().browser()?.isConnected()) return p;
+      void p.close();
     }
     return this.newPage();
   }

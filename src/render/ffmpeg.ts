@@ -89,6 +89,8 @@ export class VideoEncoder {
   private stderr = '';
   private readonly exited: Promise<number | null>;
   private failed: Error | null = null;
+  /** exit code or signal once the process has ended */
+  private ended: number | string | null = null;
   readonly frameBytes: number;
 
   constructor(private readonly o: EncoderOptions) {
@@ -100,6 +102,10 @@ export class VideoEncoder {
     });
     this.proc.stdin!.on('error', (e) => {
       this.failed ??= e;
+    });
+    // Node destroys stdin when the child exits, so writes after a crash would vanish without an error: remember it
+    this.proc.on('exit', (code, signal) => {
+      this.ended = signal ?? code;
     });
     this.exited = new Promise((resolve) => {
       this.proc.on('error', (e) => {
@@ -113,11 +119,18 @@ export class VideoEncoder {
   /** Writes one RGBA frame; resolves when ffmpeg can take more (back-pressure). */
   async write(frame: Uint8Array): Promise<void> {
     if (this.failed) throw new Error(`ffmpeg failed: ${this.failed.message} ${this.stderr}`.trim());
+    if (this.ended !== null || this.proc.stdin!.destroyed) throw new Error(`ffmpeg exited early (${this.ended ?? 'stdin closed'}): ${this.stderr.trim()}`.trim());
     if (frame.length !== this.frameBytes) throw new Error(`frame has ${frame.length} bytes, expected ${this.frameBytes}`);
     const stdin = this.proc.stdin!;
     // keep up to three frames buffered so the page can draw the next frame while ffmpeg reads this one
     if (!stdin.write(frame) && stdin.writableLength > 3 * this.frameBytes) {
-      await Promise.race([once(stdin, 'drain'), this.exited.then(() => { throw new Error(`ffmpeg exited early: ${this.stderr.trim()}`); })]);
+      try {
+        await Promise.race([once(stdin, 'drain'), this.exited.then(() => { throw new Error(`ffmpeg exited early: ${this.stderr.trim()}`); })]);
+      } catch (e) {
+        // a killed ffmpeg surfaces as EPIPE on stdin (rejecting the drain wait) or as its exit: both are ffmpeg's
+        const m = e instanceof Error ? e.message : String(e);
+        throw new Error(/^ffmpeg/.test(m) ? m : `ffmpeg failed: ${m} ${this.stderr}`.trim());
+      }
     }
   }
 

@@ -1,5 +1,5 @@
 // buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
-import Fastify, { LogController, type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { LIMITS } from './limits.js';
 import { HttpError } from './schemas.js';
-import { MemoryJobStore, type JobStore } from './jobs/store.js';
+import type { JobStore } from './jobs/store.js';
+import { JournalJobStore } from './jobs/journal-store.js';
+import { Gate } from './durability/admission.js';
 import { JobService } from './jobs/service.js';
 import { AssetStore } from './assets.js';
 import { buildOpenApi } from './openapi.js';
@@ -23,6 +25,7 @@ import { assetRoutes } from './routes/assets.js';
 export interface BuildOptions {
   config: Config;
   renderer: Renderer;
+  /** Job records; default: the durable journal in DATA_DIR (jobs.journal), closed with the app. */
   store?: JobStore;
   logger?: Logger;
   /** Close the renderer when the app closes (default true). */
@@ -63,19 +66,29 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 4096 },
+    // a URL the router cannot decode (`/%zz`) or a path parameter over maxParamLength: 400 ErrorEnvelope, CORS-open
+    frameworkErrors: (err, _req, res) => {
+      const reply = res as unknown as FastifyReply;
+      reply.headers(CORS_HEADERS);
+      if ((err as FastifyError).code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(404).send({ error: 'not_found' });
+      return reply.code(400).send({ error: 'the request URL is malformed', code: 'bad_url' });
+    },
   }) as unknown as FastifyInstance;
 
   const outputsDir = join(config.dataDir, 'outputs');
   const assets = new AssetStore(join(config.dataDir, 'assets'));
   await assets.init();
+  const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
   const jobs = new JobService({
-    store: opts.store ?? new MemoryJobStore(),
+    store: opts.store ?? journal!,
     renderer,
     assets,
     outputsDir,
     concurrency: config.renderConcurrency,
     jobTimeoutMs: config.jobTimeoutMs,
     retentionMs: config.retentionMs,
+    maxQueuedJobs: config.maxQueuedJobs,
+    outputMaxBytes: config.outputMaxBytes,
     log,
     now: opts.now,
   });
@@ -122,14 +135,17 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   outputRoutes(app, jobs, outputsDir);
   metaRoutes(app, jobs, openapi, join(config.dataDir, 'tmp'));
   checkRoutes(app);
-  assetRoutes(app, assets);
+  assetRoutes(app, assets, new Gate(config.maxConcurrentUploads));
 
   app.addHook('onReady', async () => {
     await renderer.start();
+    // jobs that were pending when the service last stopped render again, before any new one
+    jobs.resume();
   });
   app.addHook('onClose', async () => {
     await jobs.close();
     if (opts.ownsRenderer !== false) await renderer.close();
+    await journal?.close();
   });
   return app;
 }

@@ -13,6 +13,10 @@ export interface Config {
   retentionMs: number;
   chromiumPath: string;
   ffmpegPath: string;
+  maxQueuedJobs: number;
+  outputMaxBytes: number;
+  maxConcurrentUploads: number;
+  shutdownGraceMs: number;
 }
 
 export interface ConfigEntry {
@@ -39,13 +43,17 @@ const str = (raw: string): string => raw;
 export const CONFIG_DOC: ConfigEntry[] = [
   { name: 'PORT', key: 'port', default: '3000', doc: 'TCP port the HTTP server listens on.', parse: int('PORT', 0) },
   { name: 'HOST', key: 'host', default: '127.0.0.1 (0.0.0.0 inside a container)', doc: 'Address to bind. The Docker image sets 0.0.0.0.', parse: str },
-  { name: 'DATA_DIR', key: 'dataDir', default: './data', doc: 'Where outputs (`outputs/`) and uploaded assets (`assets/`) are stored.', parse: (r) => resolve(r) },
+  { name: 'DATA_DIR', key: 'dataDir', default: './data', doc: 'Where outputs (`outputs/`), uploaded assets (`assets/`) and the job journal (`jobs.journal`) are stored.', parse: (r) => resolve(r) },
   { name: 'RENDER_CONCURRENCY', key: 'renderConcurrency', default: '1', doc: 'How many jobs render at the same time (the hosted shape is 1).', parse: int('RENDER_CONCURRENCY', 1) },
   { name: 'LOG_LEVEL', key: 'logLevel', default: 'info', doc: 'pino log level: fatal, error, warn, info, debug, trace or silent.', parse: str },
   { name: 'JOB_TIMEOUT_MS', key: 'jobTimeoutMs', default: '900000', doc: 'Wall-clock limit of one job (15 minutes); past it the job ends in `error`.', parse: int('JOB_TIMEOUT_MS', 1) },
   { name: 'RETENTION_MS', key: 'retentionMs', default: '86400000', doc: 'How long outputs, job records and assets are kept (24 hours).', parse: int('RETENTION_MS', 1) },
   { name: 'CHROMIUM_PATH', key: 'chromiumPath', default: '/usr/bin/chromium', doc: 'The Chromium binary driven by playwright-core.', parse: str },
   { name: 'FFMPEG_PATH', key: 'ffmpegPath', default: 'ffmpeg', doc: 'The ffmpeg binary (looked up on PATH by default).', parse: str },
+  { name: 'MAX_QUEUED_JOBS', key: 'maxQueuedJobs', default: '1000', doc: 'Jobs waiting or rendering at most; past it a new job is refused with `503` `queue_full` and `retry-after`.', parse: int('MAX_QUEUED_JOBS', 1) },
+  { name: 'OUTPUT_MAX_BYTES', key: 'outputMaxBytes', default: '10737418240', doc: 'Disk budget of `outputs/` (10 GiB). Over it the oldest outputs not held by a job younger than 24 hours go; if that is not enough, new jobs get `503` `storage_full`.', parse: int('OUTPUT_MAX_BYTES', 1) },
+  { name: 'MAX_CONCURRENT_UPLOADS', key: 'maxConcurrentUploads', default: '4', doc: 'Asset uploads in progress at once; past it `503` `too_many_uploads`.', parse: int('MAX_CONCURRENT_UPLOADS', 1) },
+  { name: 'SHUTDOWN_GRACE_MS', key: 'shutdownGraceMs', default: '10000', doc: 'On SIGTERM, how long the job in hand may take to finish before it is checkpointed (queued again at the next start).', parse: int('SHUTDOWN_GRACE_MS', 0) },
 ];
 
 export function defaultConfig(): Config {
@@ -59,6 +67,10 @@ export function defaultConfig(): Config {
     retentionMs: 24 * 60 * 60 * 1000,
     chromiumPath: '/usr/bin/chromium',
     ffmpegPath: 'ffmpeg',
+    maxQueuedJobs: 1000,
+    outputMaxBytes: 10 * 1024 * 1024 * 1024,
+    maxConcurrentUploads: 4,
+    shutdownGraceMs: 10_000,
   };
 }
 

@@ -1,4 +1,5 @@
-// Entry point (`npm start`): reads the configuration, starts the warm renderer and the HTTP server; SIGTERM closes.
+// Entry point (`npm start`): reads the configuration, starts the warm renderer and the HTTP server.
+// SIGTERM/SIGINT: graceful stop (JobService.shutdown), exit 0.
 import pino from 'pino';
 import { join } from 'node:path';
 import { loadConfig } from './config.js';
@@ -17,15 +18,23 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.on(sig, () => {
     if (closing) return;
     closing = true;
-    log.info({ signal: sig }, 'shutting down');
-    const t = setTimeout(() => process.exit(1), 10_000);
+    // stop taking jobs (503 shutting_down), let the job in hand finish within SHUTDOWN_GRACE_MS or checkpoint it
+    // (pending again for the next start), then close the server, the browser and the job journal
+    log.info({ signal: sig, grace_ms: config.shutdownGraceMs }, 'shutting down');
+    const t = setTimeout(() => {
+      log.error('shutdown did not finish in time');
+      process.exit(1);
+    }, config.shutdownGraceMs + 15_000);
     t.unref();
-    app.close().then(
-      () => process.exit(0),
-      (err) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    app.jobs
+      .shutdown(config.shutdownGraceMs)
+      .then(() => app.close())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   });
 }

@@ -27,6 +27,8 @@ function components(): Record<string, Json> {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: string, description: string) => ({ description, content: { 'application/json': { schema: ref(name) } } });
 const err400 = json('ErrorEnvelope', 'Bad request: `bad_json`, `missing_source`, `source_too_large`, `body_too_large`, `invalid_params`, `invalid_assets` or `unknown_asset`.');
+const retryAfter = { 'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } };
+const err503 = (codes: string) => ({ ...json('ErrorEnvelope', `Full or stopping: ${codes}. Retry after \`retry-after\` seconds.`), headers: retryAfter });
 
 function enqueue(kind: 'video' | 'frame', reqName: string, summary: string) {
   return {
@@ -35,7 +37,7 @@ function enqueue(kind: 'video' | 'frame', reqName: string, summary: string) {
       operationId: kind === 'video' ? 'render' : 'frame',
       description: `Queues a ${kind} job and answers at once. JSON is parsed whatever the content-type. Poll GET /v1/jobs/{id} (every ${LIMITS.pollIntervalMs / 1000} s is recommended).`,
       requestBody: { required: true, content: { 'application/json': { schema: ref(reqName) } } },
-      responses: { '202': json('EnqueueResponse', `Queued; \`kind\` = \`${kind}\`.`), '400': err400 },
+      responses: { '202': json('EnqueueResponse', `Queued; \`kind\` = \`${kind}\`.`), '400': err400, '503': err503('`queue_full`, `storage_full` or `shutting_down`') },
     },
   };
 }
@@ -88,7 +90,7 @@ export function buildOpenApi(): Json {
           operationId: 'uploadAssets',
           description: `multipart/form-data; every part with a filename is stored. At most ${LIMITS.assets.maxFiles} files of ${LIMITS.assets.maxFileBytes / 1024 / 1024} MiB each; PNG, JPEG, WebP, GIF or SVG, judged by their bytes. Assets expire after 24 hours. Pass the keys in the \`assets\` field of a render or frame request.`,
           requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', additionalProperties: { type: 'string', contentEncoding: 'binary' } } } } },
-          responses: { '200': json('AssetsResponse', 'Filename -> asset key.'), '400': json('ErrorEnvelope', '`no_file`, `too_many_files`, `file_too_large` or `not_an_image`.') },
+          responses: { '200': json('AssetsResponse', 'Filename -> asset key.'), '400': json('ErrorEnvelope', '`no_file`, `too_many_files`, `file_too_large`, `not_an_image` or `bad_multipart`.'), '503': err503('`too_many_uploads`') },
         },
       },
       '/v1/check': {

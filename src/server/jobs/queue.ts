@@ -40,8 +40,11 @@ export class RenderQueue {
     return this.q.onIdle();
   }
 
-  clear(): void {
+  /** Drops the jobs still waiting (their tasks never run); returns how many. */
+  clear(): number {
+    const n = this.waiting.length;
     this.q.clear();
     this.waiting.length = 0;
+    return n;
   }
 }

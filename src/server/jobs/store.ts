@@ -48,6 +48,8 @@ export interface JobRecord {
   diagnostics?: JobDiagnostic[];
   runner?: string;
   timings?: Record<string, number>;
+  /** times the service stopped while this job was rendering (see durability/recovery.ts) */
+  interrupted?: number;
 }
 
 export interface JobStore {

@@ -5,6 +5,7 @@ import { UUID_RE } from '../limits.js';
 import type { JobService } from '../jobs/service.js';
 import type { AssetStore } from '../assets.js';
 import type { JobParams } from '../jobs/store.js';
+import { sendRefusal } from '../durability/admission.js';
 
 export async function checkAssetKeys(assets: AssetStore, map: Record<string, string> | undefined): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -19,6 +20,8 @@ export function jobRoutes(app: FastifyInstance, jobs: JobService, assets: AssetS
   const enqueue = (kind: JobKind) => async (req: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
     const body = kind === 'video' ? validateBody(RenderRequest, req.body) : validateBody(FrameRequest, req.body);
     const assetMap = await checkAssetKeys(assets, body.assets);
+    const refusal = jobs.admission();
+    if (refusal) return sendRefusal(reply, refusal);
     const params: JobParams = { ...(body.params ?? {}) };
     const rec = await jobs.create(kind, body.source, params, assetMap);
     return reply.code(202).send({ job_id: rec.job_id, status: 'pending', kind });
