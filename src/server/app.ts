@@ -48,6 +48,9 @@ const CORS_HEADERS = {
   'access-control-expose-headers': '*',
 } as const;
 
+/** type/subtype at the start of a content-type header (RFC 9110 token characters). */
+const MEDIA_TYPE = /^\s*[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(;|$)/;
+
 function parseJsonBody(_req: unknown, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   try {
@@ -97,8 +100,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('assetStore', assets);
 
   // Open CORS on every answer: routes, errors, 404s and preflights.
-  app.addHook('onRequest', async (_req, reply) => {
+  app.addHook('onRequest', async (req, reply) => {
     reply.headers(CORS_HEADERS);
+    // JSON is parsed whatever the content-type: an empty or unparsable header is treated like a missing one
+    // (Fastify would answer 415 before our catch-all parser runs).
+    const ct = req.headers['content-type'];
+    if (ct !== undefined && !MEDIA_TYPE.test(ct)) delete req.headers['content-type'];
   });
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');

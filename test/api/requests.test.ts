@@ -42,7 +42,7 @@ for (const [url, kind] of [['/v1/render', 'video'], ['/v1/frame', 'frame']] as c
   });
 
   test(`${url}: JSON is parsed whatever the content-type`, async () => {
-    for (const ct of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream', 'application/json; charset=utf-8', 'weird/type']) {
+    for (const ct of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream', 'application/json; charset=utf-8', 'weird/type', '', ';;;', 'json']) {
       await expect202(url, { source: SRC }, { 'content-type': ct });
     }
     const r = await t.app.inject({ method: 'POST', url, payload: JSON.stringify({ source: SRC }) });
