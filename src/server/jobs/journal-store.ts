@@ -15,24 +15,11 @@
 // It runs at open and whenever the journal grows past `compactRatio` times the live size (and past `compactMinBytes`).
 import { open, rename, mkdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 as zlibCrc32 } from 'node:zlib';
 import type { JobRecord, JobStore } from './store.js';
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-/** CRC-32 (IEEE 802.3, the zlib/PNG one) of bytes. */
-export function crc32(buf: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
+/** CRC-32 (IEEE 802.3, the zlib/PNG one) of bytes: node:zlib's. */
+export const crc32 = (buf: Uint8Array): number => zlibCrc32(buf);
 
 export type JournalEntry = { op: 'put'; rec: JobRecord } | { op: 'del'; id: string };
 
