@@ -12,6 +12,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceProcess, descendants, sleep } from '../test/durability/helpers/service.js';
+import { prng } from '../test/helpers/prng.js';
 
 const REQUESTS = Number(process.env.LOAD_REQUESTS ?? 500);
 const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 50);
@@ -27,16 +28,6 @@ interface Req {
   expect: Expect;
 }
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const frameSource = (hex: string) => `runner "0.0.3";
 use std.shapes.*;

@@ -5,20 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { startApp, FakeRenderer, JobFailure, multipart } from '../helpers/app.js';
+import { prng } from '../helpers/prng.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const BUDGET_MS = Number(process.env.FUZZ_MS ?? 20_000);
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(SEED);
 const int = (n: number) => Math.floor(rand() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];

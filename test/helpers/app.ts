@@ -2,8 +2,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp, type BuildOptions } from '../../src/server/app.js';
@@ -13,9 +12,8 @@ import type { JobStore } from '../../src/server/jobs/store.js';
 import { encodePng } from '../../src/render/png.js';
 import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from '../../src/render/types.js';
 
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** The shared examples (the .cm corpus and its images), beside the repository like the language tests expect. */
-export const sharedDir = process.env.CMRENDER_SHARED_DIR ?? resolve(repoRoot, '..', 'shared');
+import { repoRoot, sharedDir } from './shared.js';
+export { repoRoot, sharedDir };
 export const example = (name: string) => readFileSync(join(sharedDir, 'examples', name), 'utf8');
 export const exampleImage = (name: string) => readFileSync(join(sharedDir, 'examples', 'img', name));
 

@@ -12,10 +12,12 @@ import * as THREE from 'three';
 import type { Browser } from 'playwright-core';
 import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../viewer/src/meshes/index';
 import { bbox, FONT_PATH, near, P2W } from './helpers';
+import { join } from 'node:path';
+import { examplesDir, referenceDir } from '../helpers/shared';
 
 const CHROMIUM = '/usr/bin/chromium';
-const REF = '/work/shared/reference';
-const JPG = '/work/shared/examples/img/handdrawn.jpg';
+const REF = referenceDir;
+const JPG = join(examplesDir, 'img', 'handdrawn.jpg');
 const skip = !existsSync(CHROMIUM) || !existsSync(REF) || !existsSync(JPG);
 
 let browser: Browser | null = null;

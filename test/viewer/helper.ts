@@ -8,11 +8,12 @@ import { dirname, join, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import { FONT_PACKAGE_FILE, FONT_SERVED_NAME } from '../../viewer/src/font-file';
+import { examplesDir } from '../helpers/shared';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ORIGIN = 'http://cmrender.invalid';
-const IMG_DIR = '/work/shared/examples/img';
-export const EXAMPLES = '/work/shared/examples';
+const IMG_DIR = join(examplesDir, 'img');
+export const EXAMPLES = examplesDir;
 
 export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',

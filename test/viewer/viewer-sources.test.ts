@@ -1,10 +1,12 @@
 // The real page (dist/viewer, real language) on the shared example sources, compared with the frames the
-// reference runner drew (/work/shared/reference) and with the parity oracles of viewer.md §10.
+// reference runner drew (../shared/reference) and with the parity oracles of viewer.md §10.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launch, openViewer, load, frameAt, px, near, readPng, writePng, EXAMPLES, realLang, type Frame } from './helper';
+import { join } from 'node:path';
+import { referenceDir } from '../helpers/shared';
 
 let browser: Browser;
 let page: Page;
@@ -55,7 +57,7 @@ const cases: [string, number, number, number][] = [
 for (const [name, t, w, h] of cases) {
   test(`${name}@${t} matches the reference frame`, opts, async () => {
     const f = await render(name, t, w, h);
-    const ref = readPng(`/work/shared/reference/${name}@${t.toFixed(1)}.png`);
+    const ref = readPng(join(referenceDir, `${name}@${t.toFixed(1)}.png`));
     const { mean, bad } = compare(f, ref);
     assert.ok(mean < 1.5 && bad < (GLYPH_BUDGET[`${name}@${t}`] ?? 0.005), `mean abs diff ${mean.toFixed(3)}, ${(bad * 100).toFixed(3)} % pixels off by > 16/channel`);
   });
