@@ -22,19 +22,18 @@
 import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FONT_PACKAGE_FILE, FONT_SERVED_NAME } from '../viewer/src/font-file';
+import { openViewerFrom } from '../test/viewer/helper';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = process.env.CMRENDER_SHARED_DIR ?? resolve(root, '..', 'shared');
 const EXAMPLES = join(shared, 'examples');
-const IMG_DIR = join(EXAMPLES, 'img');
-const ORIGIN = 'http://cmrender.invalid';
 const SQUARE = new Set(['plinken-svg', 'handdrawn']);
 const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -70,27 +69,6 @@ async function buildCurrent(): Promise<string> {
   return dir;
 }
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html', '.js': 'text/javascript', '.woff': 'font/woff', '.jpg': 'image/jpeg', '.png': 'image/png', '.svg': 'image/svg+xml',
-};
-
-async function openPage(browser: Browser, dir: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1 });
-  page.on('pageerror', (e) => console.error('[page]', e.message));
-  await page.route('**/*', async (route) => {
-    const url = new URL(route.request().url());
-    let file: string | null = null;
-    if (url.origin === ORIGIN && url.pathname.startsWith('/viewer/')) file = join(dir, url.pathname.slice('/viewer/'.length));
-    else if (url.origin === ORIGIN && url.pathname.startsWith('/img/')) file = join(IMG_DIR, url.pathname.slice('/img/'.length));
-    if (file && !file.includes('..') && existsSync(file)) {
-      await route.fulfill({ status: 200, body: readFileSync(file), contentType: MIME[extname(file)] ?? 'application/octet-stream' });
-    } else if (file) await route.fulfill({ status: 404, body: 'not found' });
-    else await route.abort();
-  });
-  await page.goto(`${ORIGIN}/viewer/index.html`);
-  await page.waitForFunction(() => (window as any).cmViewer !== undefined);
-  return page;
-}
 
 interface Sample { ms: number; cpuMs: number; drawn: boolean; hash: string; shotMs: number | null }
 
@@ -165,7 +143,7 @@ const names = readdirSync(EXAMPLES).filter((f) => f.endsWith('.cm')).map((f) => 
 
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 const pages = new Map<string, Page>();
-for (const b of builds) pages.set(b.label, await openPage(browser, b.dir));
+for (const b of builds) pages.set(b.label, await openViewerFrom(browser, b.dir, 1920, 1080));
 gpuPid = findGpuPid(process.pid); // exists once a page has a WebGL context
 if (gpuPid === null) console.error('GPU process not found: no CPU column');
 

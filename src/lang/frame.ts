@@ -1,6 +1,6 @@
 // The design frame of viewer.md §3.2, shared by the viewer and the service (output size).
 
-import { namedField, positionalField, type Value } from './value';
+import { namedField, positionalField, stripQuotes, type Value } from './value';
 
 export interface DesignFrame {
   width: number;
@@ -15,10 +15,7 @@ export function imagePathOf(v: Value): string | null {
     if (x.name === 'image') {
       const p = positionalField(x, 0);
       if (p && p.kind === 'string') {
-        let s = p.raw;
-        if (s.startsWith('"')) s = s.slice(1);
-        if (s.endsWith('"')) s = s.slice(0, -1);
-        return s;
+        return stripQuotes(p.raw);
       }
       return null;
     }

@@ -1,6 +1,6 @@
 // Every image(...) path a value tree references (for the service's asset checks).
 
-import { positionalField, type Value } from './value';
+import { positionalField, stripQuotes, type Value } from './value';
 
 /** Paths of every `image(...)` node (one pair of quotes stripped), deduplicated, in tree order. */
 export function imagePaths(value: Value): string[] {
@@ -15,9 +15,7 @@ export function imagePaths(value: Value): string[] {
         if (v.name === 'image') {
           const p = positionalField(v, 0);
           if (p && p.kind === 'string') {
-            let s = p.raw;
-            if (s.startsWith('"')) s = s.slice(1);
-            if (s.endsWith('"')) s = s.slice(0, -1);
+            const s = stripQuotes(p.raw);
             if (!seen.has(s)) {
               seen.add(s);
               out.push(s);

@@ -64,7 +64,11 @@ export async function launch(): Promise<Browser> {
 }
 
 export async function openViewer(browser: Browser, width: number, height: number, kind: 'dist' | 'json' = 'dist'): Promise<Page> {
-  const dir = await bundle(kind);
+  return openViewerFrom(browser, await bundle(kind), width, height);
+}
+
+/** The viewer page served from a built bundle directory (the benchmark passes saved builds), images from the examples. */
+export async function openViewerFrom(browser: Browser, dir: string, width: number, height: number): Promise<Page> {
   const page = await browser.newPage({ viewport: { width, height }, deviceScaleFactor: 1 });
   page.on('pageerror', (e) => console.error('[page]', e.message));
   await page.route('**/*', async (route) => {
