@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { sniffImage } from '../server/mime.js';
+import { sniffImage } from '../contract/mime.js';
 import { readFile } from 'node:fs/promises';
 import type { LoadJob, LoadResult } from '../../viewer/src/page-api.js';
 

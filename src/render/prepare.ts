@@ -1,7 +1,7 @@
 // Node-side preparation of a job before any pixel is drawn: compile (src/lang), output size (service.md "Rendering
 // rules"), frame plan, and the asset check (ASS001). Pure: no browser, no files.
 import { compile, designFrame, formatJobMessage, imagePaths, type Program, type Diagnostic } from '../lang/index.js';
-import { LIMITS } from '../server/limits.js';
+import { LIMITS } from '../contract/limits.js';
 import { JobFailure, type FailureDiagnostic, type RenderJob } from './types.js';
 
 export interface Size {

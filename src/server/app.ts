@@ -7,7 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import pino, { type Logger } from 'pino';
 import { join } from 'node:path';
 import type { Config } from './config.js';
-import { LIMITS } from './limits.js';
+import { LIMITS } from '../contract/limits.js';
 import { HttpError } from './schemas.js';
 import type { JobStore } from './jobs/store.js';
 import { JournalJobStore } from './jobs/journal-store.js';

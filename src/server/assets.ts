@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat, writeFile, access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ASSET_KEY_RE } from './limits.js';
+import { ASSET_KEY_RE } from '../contract/limits.js';
 
 export class AssetStore {
   constructor(readonly dir: string) {}

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import * as S from './schemas.js';
-import { LIMITS } from './limits.js';
+import { LIMITS } from '../contract/limits.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 // Zod schemas: the single source of truth for request validation, the TypeScript types and the OpenAPI components.
 import { z } from 'zod';
-import { LIMITS, ASSET_KEY_RE } from './limits.js';
+import { LIMITS, ASSET_KEY_RE } from '../contract/limits.js';
 
 const L = LIMITS;
 

@@ -5,7 +5,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, multipart, post, type TestApp } from '../helpers/app.js';
 import { encodePng } from '../../src/render/png.js';
-import { sniffImage } from '../../src/server/mime.js';
+import { sniffImage } from '../../src/contract/mime.js';
 
 let t: TestApp;
 const fake = new FakeRenderer();

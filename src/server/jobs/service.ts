@@ -8,7 +8,7 @@ import type { JobRecord, JobStore, JobParams } from './store.js';
 import { RenderQueue } from './queue.js';
 import type { Renderer, RenderOutcome } from '../../render/types.js';
 import { JobFailure } from '../../render/types.js';
-import { KIND_EXT, OUTPUT_MIME } from '../mime.js';
+import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
 import type { JobKind, JobView } from '../schemas.js';
 import type { AssetStore } from '../assets.js';
 import { planRecovery } from '../durability/recovery.js';

@@ -1,8 +1,8 @@
 // POST /v1/assets: multipart upload of images -> {"assets": {"<filename>": "asset_<32 hex>"}}
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
 import { HttpError } from '../schemas.js';
-import { LIMITS } from '../limits.js';
-import { sniffImage } from '../mime.js';
+import { LIMITS } from '../../contract/limits.js';
+import { sniffImage } from '../../contract/mime.js';
 import type { AssetStore } from '../assets.js';
 import { Gate, sendRefusal, tooManyUploads } from '../durability/admission.js';
 

@@ -1,7 +1,7 @@
 // POST /v1/render, POST /v1/frame, GET /v1/jobs/{id}
 import type { FastifyInstance } from 'fastify';
 import { FrameRequest, HttpError, RenderRequest, validateBody, type JobKind } from '../schemas.js';
-import { UUID_RE } from '../limits.js';
+import { UUID_RE } from '../../contract/limits.js';
 import type { JobService } from '../jobs/service.js';
 import type { AssetStore } from '../assets.js';
 import type { JobParams } from '../jobs/store.js';

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { LIMITS, OUTPUT_FILENAME_RE } from '../limits.js';
+import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
 import type { JobService } from '../jobs/service.js';
 
 /** Parses a single `bytes=` range against a size. null: ignore the header (serve the whole file); 'unsatisfiable': 416. */

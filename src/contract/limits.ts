@@ -1,4 +1,5 @@
-// Every limit of the contract (render-service-spec.txt "Limits" + service.md). The one module that owns them.
+// Every limit of the contract (render-service-spec.txt "Limits" + service.md): the one module that owns them,
+// imported by the server (validation) and the renderer (output size) alike.
 export const LIMITS = {
   sourceMaxChars: 65536,
   bodyMaxBytes: 1024 * 1024,
