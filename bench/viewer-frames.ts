@@ -1,45 +1,39 @@
 // npx tsx bench/viewer-frames.ts: the viewer benchmark. For every example in ../shared/examples/*.cm (square ones at
 // 1080x1080, the rest at 1920x1080) it drives the real page (headless Chromium, SwiftShader WebGL) and prints, per
-// frame t = 0 and 1.5, the median in-page time of seek(t) + pixels() over a few runs and the SHA-256 of the raw
+// frame t = 0 and 1.5, the median in-page time of draw(value) + pixels() over a few runs and the SHA-256 of the raw
 // RGBA pixels (cmViewer.pixels()). The hashes are the no-pixel-change oracle for viewer optimisations: they must
 // be identical before and after, and across runs.
 //
 //   npx tsx bench/viewer-frames.ts [--runs 3] [--only lava-lamp,homepage] [--times 0,1.5]
 //                                  [--against DIR]... [--save-build DIR] [--hashes FILE] [--check FILE] [--shot]
 //
-// --against DIR   also bench a saved viewer build (a dist/viewer-like directory), interleaved with the current
-//                 source in the same run (the machine is shared: compare only within one run), and print ratios.
+// --against DIR   also bench a saved viewer build (a dist/viewer-like directory with the same page API), interleaved
+//                 with the current source in the same run (the machine is shared: compare only within one run), and
+//                 print ratios.
 // --save-build D  copy the build of the current source to D (to compare later changes against it).
 // --hashes FILE   write {"name@t": sha256} of the current source's frames.
 // --check FILE    exit 1 unless every hash of the current source equals the one in FILE.
-// --shot          also time page.screenshot({clip}) of the canvas after the seek (the renderer's frame path).
+// --shot          also time page.screenshot({clip}) of the canvas after the draw (the old frame path).
 //
-// Timing: each run loads the job fresh (load() draws t = 0, waited for untimed), then seeks 1.5 and 0 in turn and times each seek
-// together with pixels() in the page (pixels() waits for SwiftShader to finish the frame). A scene whose tree is
-// the same at both times is skipped by the viewer (nothing redrawn): such frames are shown as "skip". "gpu cpu" is
-// the CPU time Chromium's GPU process (where SwiftShader rasterises) spent during the timed seek + pixels(), summed
-// over its threads: less sensitive to other load on the machine than the wall time.
-import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+// Timing: each run loads the job fresh (the first draw, t = 0, is waited for untimed), then draws 1.5 and 0 in turn
+// (values evaluated here in Node, outside the timing) and times each draw together with pixels() in the page
+// (pixels() waits for SwiftShader to finish the frame). A scene whose tree is the same at both times is not drawn
+// again (the key is its JSON): such frames are shown as "skip". "gpu cpu" is the CPU time Chromium's GPU process
+// (where SwiftShader rasterises) spent during the timed draw + pixels(), summed over its threads: less sensitive to
+// other load on the machine than the wall time.
+import type { Page } from 'playwright-core';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { FONT_PACKAGE_FILE, FONT_SERVED_NAME } from '../viewer/src/font-file';
+import { compile, type Program } from '../src/lang/index';
+import { launchChromium } from '../src/render/chromium';
+import { buildViewer } from '../scripts/build-viewer';
 import { openViewerFrom } from '../test/viewer/helper';
+import { examplesDir as EXAMPLES } from '../test/helpers/shared';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shared = process.env.CMRENDER_SHARED_DIR ?? resolve(root, '..', 'shared');
-const EXAMPLES = join(shared, 'examples');
 const SQUARE = new Set(['plinken-svg', 'handdrawn']);
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-];
 
 const { values: args } = parseArgs({
   options: {
@@ -56,17 +50,11 @@ const { values: args } = parseArgs({
 const RUNS = Math.max(1, Number(args.runs));
 const TIMES = args.times!.split(',').map(Number);
 
-/** Bundle the current viewer source (as scripts/build-viewer.ts does) into a fresh directory. */
+/** Bundle the current viewer source into a fresh directory. */
 async function buildCurrent(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'cm-viewer-bench-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  await build({
-    entryPoints: [join(root, 'viewer', 'src', 'main.ts')], bundle: true, format: 'esm', target: 'es2022',
-    outfile: join(dir, 'viewer.js'), minify: false, sourcemap: false, legalComments: 'none', logLevel: 'warning',
-  });
-  for (const f of readdirSync(join(root, 'viewer', 'static'))) copyFileSync(join(root, 'viewer', 'static', f), join(dir, f));
-  copyFileSync(createRequire(import.meta.url).resolve(FONT_PACKAGE_FILE), join(dir, FONT_SERVED_NAME));
-  return dir;
+  return buildViewer(dir);
 }
 
 
@@ -102,16 +90,19 @@ function gpuCpuMs(): number {
   return ns / 1e6;
 }
 
-async function frame(page: Page, t: number, w: number, h: number): Promise<Sample> {
+async function frame(page: Page, program: Program, t: number, w: number, h: number): Promise<Sample> {
+  const json = JSON.stringify(program.sceneAt(t).value);
   const c0 = gpuCpuMs();
-  const r = await page.evaluate((t) => {
+  const r = await page.evaluate(async (j) => {
     const v = (window as any).cmViewer;
+    const value = JSON.parse(j);
     const t0 = performance.now();
-    v.seek(t);
+    const d = await v.draw(value, j);
+    if (!d.ok) throw new Error(d.error.message);
     const px = v.pixels() as Uint8Array;
     const ms = performance.now() - t0;
-    return { ms, drawn: v.changed as boolean, n: px.length };
-  }, t);
+    return { ms, drawn: d.changed as boolean, n: px.length };
+  }, json);
   const cpuMs = gpuCpuMs() - c0;
   let shotMs: number | null = null;
   if (args.shot) {
@@ -141,7 +132,7 @@ const builds: { label: string; dir: string }[] = [
 const names = readdirSync(EXAMPLES).filter((f) => f.endsWith('.cm')).map((f) => basename(f, '.cm'))
   .filter((n) => !args.only || args.only.split(',').includes(n)).sort();
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const browser = await launchChromium();
 const pages = new Map<string, Page>();
 for (const b of builds) pages.set(b.label, await openViewerFrom(browser, b.dir, 1920, 1080));
 gpuPid = findGpuPid(process.pid); // exists once a page has a WebGL context
@@ -153,28 +144,33 @@ for (const b of builds) samples.set(b.label, new Map());
 const loadMs = new Map<string, number[]>();
 
 for (const name of names) {
-  const source = readFileSync(join(EXAMPLES, `${name}.cm`), 'utf8');
+  const compiled = compile(readFileSync(join(EXAMPLES, `${name}.cm`), 'utf8'));
+  if (!compiled.program) throw new Error(`${name}: does not compile`);
+  const program = compiled.program;
+  const first = JSON.stringify(program.sceneAt(0).value);
   const [w, h] = SQUARE.has(name) ? [1080, 1080] : [1920, 1080];
-  const order = [...TIMES].sort((a, b) => b - a); // 1.5 first: load() has just drawn t = 0
+  const order = [...TIMES].sort((a, b) => b - a); // 1.5 first: the load has just drawn t = 0
   for (let run = 0; run < RUNS; run++) {
     // alternate which build goes first, so the machine's load drifts hit both alike
     const seq = run % 2 ? [...builds].reverse() : builds;
     for (const b of seq) {
       const page = pages.get(b.label)!;
       const l0 = performance.now();
-      // load() returns once t = 0 is submitted; pixels() waits for SwiftShader to finish it, so that the
-      // first timed seek does not pay for the load's frame
-      const res = await page.evaluate(async (job) => {
+      // the job's first draw (t = 0, images loaded); pixels() waits for SwiftShader to finish it, so that the
+      // first timed draw does not pay for it
+      const res = await page.evaluate(async ({ job, first }) => {
         const v = (window as any).cmViewer;
         const r = await v.load(job);
-        if (r.ok) v.pixels();
-        return r;
-      }, { source, width: w, height: h });
+        if (!r.ok) return r;
+        const d = await v.draw(JSON.parse(first), first);
+        if (d.ok) v.pixels();
+        return d;
+      }, { job: { width: w, height: h, runner: program.runner }, first });
       const lk = `${b.label}|${name}`;
       loadMs.set(lk, [...(loadMs.get(lk) ?? []), performance.now() - l0]);
-      if (!res.ok) throw new Error(`${b.label} ${name}: load failed: ${res.message}`);
+      if (!res.ok) throw new Error(`${b.label} ${name}: load failed: ${res.error.message}`);
       for (const t of order) {
-        const s = await frame(page, t, w, h);
+        const s = await frame(page, program, t, w, h);
         const key = `${name}@${t.toFixed(1)}`;
         const m = samples.get(b.label)!;
         m.set(key, [...(m.get(key) ?? []), s]);
@@ -218,7 +214,7 @@ for (const key of keys) {
   row.push('  ' + curHash);
   console.log(row.join(' '));
 }
-console.log('\nmedian load() ms (compile + images + first draw):');
+console.log('\nmedian load() + first draw ms (images + first draw):');
 for (const name of names) console.log('  ' + name.padEnd(30) + builds.map((b) => `${b.label} ${fmt(median(loadMs.get(`${b.label}|${name}`) ?? []))}`).join('  '));
 if (args.hashes) writeFileSync(args.hashes, JSON.stringify(curHashes, null, 2) + '\n');
 if (args.check) {

@@ -1,28 +1,29 @@
-// Bundles the browser viewer (viewer/src/main.ts) and copies its static files into dist/viewer.
-// dist/ is generated: never commit it.
+// Bundles the drawing page (viewer/src/main.ts) and copies its static files and font into dist/viewer (or a
+// directory given to buildViewer). dist/ is generated: never commit it.
 import { build } from 'esbuild';
 import { mkdirSync, copyFileSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { FONT_PACKAGE_FILE, FONT_SERVED_NAME } from '../viewer/src/font-file.js';
+import { repoRoot, viewerDistDir } from '../src/paths.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist', 'viewer');
-mkdirSync(out, { recursive: true });
-const require = createRequire(import.meta.url);
+export async function buildViewer(out = viewerDistDir): Promise<string> {
+  mkdirSync(out, { recursive: true });
+  await build({
+    entryPoints: [join(repoRoot, 'viewer', 'src', 'main.ts')],
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    outfile: join(out, 'viewer.js'),
+    minify: false,
+    sourcemap: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  for (const f of readdirSync(join(repoRoot, 'viewer', 'static'))) copyFileSync(join(repoRoot, 'viewer', 'static', f), join(out, f));
+  copyFileSync(createRequire(import.meta.url).resolve(FONT_PACKAGE_FILE), join(out, FONT_SERVED_NAME));
+  return out;
+}
 
-await build({
-  entryPoints: [join(root, 'viewer', 'src', 'main.ts')],
-  bundle: true,
-  format: 'esm',
-  target: 'es2022',
-  outfile: join(out, 'viewer.js'),
-  minify: false,
-  sourcemap: false,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-
-for (const f of readdirSync(join(root, 'viewer', 'static'))) copyFileSync(join(root, 'viewer', 'static', f), join(out, f));
-copyFileSync(require.resolve(FONT_PACKAGE_FILE), join(out, FONT_SERVED_NAME));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await buildViewer();

@@ -34,7 +34,7 @@ const names = readdirSync(join(shared, 'examples'))
 const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
 const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-compare-'));
 const config = { ...defaultConfig(), dataDir, logLevel: 'warn' };
-const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, tmpDir: join(dataDir, 'tmp'), log });
+const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, log });
 const app = await buildApp({ config, renderer, logger: log });
 await app.ready();
 

@@ -15,6 +15,16 @@ export function mimeOfFilename(name: string): string | undefined {
   return (OUTPUT_MIME as Record<string, string>)[ext];
 }
 
+/** The drawing page's own files (html, bundle, font) by extension. */
+export const PAGE_FILE_MIME: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  woff: 'font/woff',
+  css: 'text/css; charset=utf-8',
+  json: 'application/json',
+  wasm: 'application/wasm',
+};
+
 export type ImageType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif' | 'image/svg+xml';
 
 /** The image type of an uploaded file, judged by its bytes only; undefined when it is not an accepted image. */

@@ -1,7 +1,9 @@
-// Node-side preparation of a job before any pixel is drawn: compile (src/lang), output size (service.md "Rendering
-// rules"), frame plan, and the asset check (ASS001). Pure: no browser, no files.
-import { compile, designFrame, formatJobMessage, imagePaths, type Program, type Diagnostic } from '../lang/index.js';
+// Node-side preparation of a job before any pixel is drawn: compile once (src/lang), evaluate the first needed time,
+// the output size (service.md "Rendering rules"), the frame plan and the asset check (ASS001). Pure: no browser,
+// no files.
+import { compile, designFrame, formatJobMessage, type Program, type Diagnostic, type Value } from '../lang/index.js';
 import { LIMITS } from '../contract/limits.js';
+import { JobAssets } from './job-assets.js';
 import { JobFailure, type FailureDiagnostic, type RenderJob } from './types.js';
 
 export interface Size {
@@ -60,37 +62,17 @@ export function diagnosticsFailure(diags: readonly Diagnostic[]): JobFailure {
   return new JobFailure(formatJobMessage(first), first.code, diags.map(toFailureDiag));
 }
 
-/** 1-based line and UTF-8 byte column of the first string literal "<path>" in the source, if any. */
-export function literalPosition(source: string, path: string): { line: number; column: number } | undefined {
-  const i = source.indexOf(JSON.stringify(path));
-  const j = i >= 0 ? i : source.indexOf(`"${path}"`);
-  if (j < 0) return undefined;
-  const before = source.slice(0, j);
-  const line = before.split('\n').length;
-  const lineStart = before.lastIndexOf('\n') + 1;
-  const column = Buffer.byteLength(source.slice(lineStart, j), 'utf8') + 1;
-  return { line, column };
+/** A value evaluated at one time, with its JSON text: what the page draws and how repeats are told apart. */
+export interface EvaluatedFrame {
+  value: Value;
+  json: string;
 }
 
-/** ASS001 when the scene uses an image path that is not mapped to an uploaded asset of the job. */
-export function checkImages(value: Parameters<typeof imagePaths>[0], assets: Record<string, string>, source: string): void {
-  for (const p of imagePaths(value)) {
-    if (normalizeAssetPath(p) in assets || p in assets) continue;
-    const pos = literalPosition(source, p);
-    const text = `image "${p}" is not an uploaded asset of this job`;
-    const diag: FailureDiagnostic = { code: 'ASS001', message: text, severity: 'error' };
-    if (pos) Object.assign(diag, pos);
-    throw new JobFailure(pos ? `ASS001 ${text} at line ${pos.line}, column ${pos.column}` : `ASS001 ${text}`, 'ASS001', [diag]);
-  }
-}
-
-/** The URL path the page requests for an in-source path (what `new URL(p, origin + '/')` gives). */
-export function normalizeAssetPath(p: string): string {
-  try {
-    return decodeURIComponent(new URL(p, 'http://cmrender.invalid/').pathname);
-  } catch {
-    return p;
-  }
+/** Evaluates the program at t; an evaluation error fails the job with its diagnostic. */
+export function evaluateAt(program: Program, t: number): EvaluatedFrame {
+  const r = program.sceneAt(t);
+  if (r.diagnostics.some((d) => d.severity === 'error')) throw diagnosticsFailure(r.diagnostics);
+  return { value: r.value, json: JSON.stringify(r.value) };
 }
 
 export interface Plan {
@@ -98,25 +80,26 @@ export interface Plan {
   runner: string;
   width: number;
   height: number;
-  /** frame: the time of the frame; video: unused (0) */
+  /** frame: the time of the frame; video: 0 */
   at: number;
   fps: number;
   frames: number;
   duration: number;
-  /** asset files keyed by the URL path the page will request */
-  assetFiles: Map<string, string>;
+  /** the first frame the job draws (at `at` for a frame job, at 0 for a video), already evaluated */
+  first: EvaluatedFrame;
+  assets: JobAssets;
 }
 
 export function prepare(job: RenderJob): Plan {
   const compiled = compile(job.source);
   if (!compiled.ok || !compiled.program) throw diagnosticsFailure(compiled.diagnostics);
   const program = compiled.program;
-  const first = program.sceneAt(job.kind === 'frame' ? (job.params.at ?? 0) : 0);
-  if (first.diagnostics.some((d) => d.severity === 'error')) throw diagnosticsFailure(first.diagnostics);
-  const assetsByUrl: Record<string, string> = {};
-  for (const [p, file] of Object.entries(job.assets)) assetsByUrl[normalizeAssetPath(p)] = file;
-  checkImages(first.value, assetsByUrl, job.source);
-  const at0 = job.kind === 'frame' && (job.params.at ?? 0) !== 0 ? program.sceneAt(0).value : first.value;
+  const at = job.kind === 'frame' ? (job.params.at ?? 0) : 0;
+  const first = evaluateAt(program, at);
+  const assets = new JobAssets(job.assets, job.source);
+  assets.check(first.value);
+  // the design frame (and so the output size) is the scene's at t = 0
+  const at0 = at !== 0 ? program.sceneAt(0).value : first.value;
   const size = outputSize(designFrame(at0), job.params, job.kind === 'video');
   const fps = job.params.fps ?? LIMITS.fps.default;
   const duration = job.params.duration ?? program.durationSeconds;
@@ -125,14 +108,5 @@ export function prepare(job: RenderJob): Plan {
     throw new JobFailure(`the scene's duration (${Number.isFinite(duration) ? `${duration} s` : String(duration)}) is over the ${LIMITS.duration.max} s limit of a video; set params.duration`, null);
   }
   const frames = job.kind === 'video' ? Math.max(1, Math.round(duration * fps)) : 1;
-  return {
-    program,
-    runner: compiled.runner,
-    ...size,
-    at: job.params.at ?? 0,
-    fps,
-    frames,
-    duration,
-    assetFiles: new Map(Object.entries(assetsByUrl)),
-  };
+  return { program, runner: compiled.runner, ...size, at, fps, frames, duration, first, assets };
 }

@@ -19,7 +19,11 @@ export interface RenderJob {
 }
 
 export interface RenderTimings {
+  /** compile and evaluate the first frame */
   compile_ms: number;
+  /** evaluate the other frames of a video */
+  evaluate_ms?: number;
+  /** draw in the page, read back and move the pixels out (what the pipeline could not hide) */
   render_ms: number;
   encode_ms: number;
 }

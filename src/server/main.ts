@@ -1,14 +1,13 @@
 // Entry point (`npm start`): reads the configuration, starts the warm renderer and the HTTP server.
 // SIGTERM/SIGINT: graceful stop (JobService.shutdown), exit 0.
 import pino from 'pino';
-import { join } from 'node:path';
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { ChromiumRenderer } from '../render/renderer.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
-const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, tmpDir: join(config.dataDir, 'tmp'), concurrency: config.renderConcurrency, log });
+const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, concurrency: config.renderConcurrency, log });
 const app = await buildApp({ config, renderer, logger: log });
 const address = await app.listen({ port: config.port, host: config.host });
 log.info({ address, data_dir: config.dataDir, concurrency: config.renderConcurrency }, 'cmrender listening');

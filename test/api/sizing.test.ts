@@ -1,7 +1,8 @@
 // Pure rules: output size (service.md "Rendering rules"), the Range header, the ASS001 position, the frame plan.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { outputSize, literalPosition, prepare, normalizeAssetPath } from '../../src/render/prepare.js';
+import { outputSize, prepare } from '../../src/render/prepare.js';
+import { literalPosition, normalizeAssetPath } from '../../src/render/job-assets.js';
 import { parseRange } from '../../src/server/routes/outputs.js';
 import { JobFailure } from '../../src/render/types.js';
 
@@ -76,6 +77,6 @@ test('prepare: compile failures and unmapped images are JobFailures with codes',
   const img = 'runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [image("img/x.png")]\n}\n';
   assert.throws(() => prepare(job(img, 'frame')), (e: unknown) => e instanceof JobFailure && e.code === 'ASS001' && e.message === 'ASS001 image "img/x.png" is not an uploaded asset of this job at line 4, column 18');
   // mapped either as written or as the URL path the page will request
-  assert.equal(prepare(job(img, 'frame', {}, { 'img/x.png': '/f' })).assetFiles.get('/img/x.png'), '/f');
-  assert.equal(prepare(job(img, 'frame', {}, { '/img/x.png': '/f' })).assetFiles.get('/img/x.png'), '/f');
+  assert.equal(prepare(job(img, 'frame', {}, { 'img/x.png': '/f' })).assets.byUrlPath.get('/img/x.png'), '/f');
+  assert.equal(prepare(job(img, 'frame', {}, { '/img/x.png': '/f' })).assets.byUrlPath.get('/img/x.png'), '/f');
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { encodePng, crc32 } from '../../src/render/png.js';
 import { rgbaToI420, VideoEncoder, probe } from '../../src/render/ffmpeg.js';
-import { decodeRle } from '../../src/render/browser.js';
+import { decodeRle } from '../../src/render/page/draw-script.js';
 
 function pattern(w: number, h: number, alpha = 255): Uint8Array {
   const a = new Uint8Array(w * h * 4);

@@ -1,70 +1,45 @@
-// Drives the real viewer page in Debian's Chromium through playwright-core. The page is served from disk
-// through page.route at http://cmrender.invalid/viewer/; /img/* comes from the shared example images;
-// every other request is aborted (as the renderer does).
-import { chromium, type Browser, type Page } from 'playwright-core';
+// Drives the real drawing page (dist/viewer) in Debian's Chromium through playwright-core, the way the service does:
+// sources are compiled and evaluated here in Node (src/lang) and the page draws the values. The page is served from
+// disk through page.route at http://cmrender.invalid/viewer/; /img/* comes from the example images; every other
+// request is aborted (as the renderer's fence does). A "source" that is a JSON document is a value tree (or
+// {"duration", "runner", "frames": [[t0, value0], ...]}, the last frame with t_i <= t), so tests can draw trees
+// the language would build.
+import type { Browser, Page } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, mkdirSync, copyFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
-import { dirname, join, extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, extname } from 'node:path';
 import { PNG } from 'pngjs';
-import { FONT_PACKAGE_FILE, FONT_SERVED_NAME } from '../../viewer/src/font-file';
+import { compile, formatJobMessage, newestRunner, type Diagnostic } from '../../src/lang/index';
+import { launchChromium } from '../../src/render/chromium';
+import { repoRoot, viewerDistDir } from '../../src/paths';
 import { examplesDir } from '../helpers/shared';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ORIGIN = 'http://cmrender.invalid';
 const IMG_DIR = join(examplesDir, 'img');
 export const EXAMPLES = examplesDir;
-
-export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-];
-
-const bundles = new Map<string, string>();
 /** Whether the real language exists (src/lang/index.ts); source-level tests skip without it. */
-export const realLang = existsSync(join(root, 'src', 'lang', 'index.ts'));
+export const realLang = existsSync(join(repoRoot, 'src', 'lang', 'index.ts'));
 
-/**
- * 'dist': the real page (npm run build → dist/viewer). 'json': the same viewer bundled with the JSON test
- * double of json-lang.ts in place of the language, so value trees can be drawn directly.
- */
-export async function bundle(kind: 'dist' | 'json'): Promise<string> {
-  const have = bundles.get(kind);
-  if (have) return have;
-  let dir: string;
-  if (kind === 'dist') {
-    execFileSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build-viewer.ts')], { stdio: 'inherit' });
-    dir = join(root, 'dist', 'viewer');
-  } else {
-    const { build } = await import('esbuild');
-    dir = `/tmp/cm-viewer-test-bundle-${process.pid}`;
-    mkdirSync(dir, { recursive: true });
-    const made = dir;
-    process.on('exit', () => rmSync(made, { recursive: true, force: true }));
-    await build({
-      entryPoints: [join(root, 'viewer', 'src', 'main.ts')], bundle: true, format: 'esm', target: 'es2022',
-      outfile: join(dir, 'viewer.js'), logLevel: 'warning',
-      plugins: [{ name: 'json-lang', setup(b) { b.onResolve({ filter: /lang-bridge$/ }, () => ({ path: join(root, 'test', 'viewer', 'json-lang.ts') })); } }],
-    });
-    for (const f of readdirSync(join(root, 'viewer', 'static'))) copyFileSync(join(root, 'viewer', 'static', f), join(dir, f));
-    const { createRequire } = await import('node:module');
-    copyFileSync(createRequire(import.meta.url).resolve(FONT_PACKAGE_FILE), join(dir, FONT_SERVED_NAME));
+let built = false;
+/** The drawing page as the service serves it (npm run build -> dist/viewer), built once per test process. */
+export function bundle(): string {
+  if (!built) {
+    execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'build-viewer.ts')], { stdio: 'inherit' });
+    built = true;
   }
-  bundles.set(kind, dir);
-  return dir;
+  return viewerDistDir;
 }
 
 const MIME: Record<string, string> = {
   '.html': 'text/html', '.js': 'text/javascript', '.woff': 'font/woff', '.jpg': 'image/jpeg', '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-export async function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+export function launch(): Promise<Browser> {
+  return launchChromium();
 }
 
-export async function openViewer(browser: Browser, width: number, height: number, kind: 'dist' | 'json' = 'dist'): Promise<Page> {
-  return openViewerFrom(browser, await bundle(kind), width, height);
+export async function openViewer(browser: Browser, width: number, height: number): Promise<Page> {
+  return openViewerFrom(browser, bundle(), width, height);
 }
 
 /** The viewer page served from a built bundle directory (the benchmark passes saved builds), images from the examples. */
@@ -86,18 +61,73 @@ export async function openViewerFrom(browser: Browser, dir: string, width: numbe
   return page;
 }
 
-export interface Frame { width: number; height: number; data: Uint8Array }
-
-export async function load(page: Page, source: string, width: number, height: number): Promise<any> {
-  return page.evaluate((job) => (window as any).cmViewer.load(job), { source, width, height });
+/** What a test draws from: the language's program, or a JSON document of value trees. */
+export interface TestProgram {
+  runner: string;
+  durationSeconds: number;
+  sceneAt(t: number): { value: unknown; diagnostics: readonly Pick<Diagnostic, 'code' | 'message' | 'severity'>[] };
 }
 
+function jsonProgram(doc: any): TestProgram {
+  const frames: [number, unknown][] = doc && Array.isArray(doc.frames) ? doc.frames : [[0, doc]];
+  return {
+    runner: typeof doc?.runner === 'string' ? doc.runner : newestRunner(),
+    durationSeconds: typeof doc?.duration === 'number' ? doc.duration : 6,
+    sceneAt(t: number) {
+      let v = frames[0][1];
+      for (const [ti, vi] of frames) if (ti <= t) v = vi;
+      return { value: v, diagnostics: [] };
+    },
+  };
+}
+
+const programs = new WeakMap<Page, TestProgram>();
+
+export type LoadOutcome =
+  | { ok: true; duration: number; width: number; height: number; runner: string }
+  | { ok: false; code: string | null; message: string };
+
+/** Compiles (or reads) the source in Node, then starts the page's job: load({width, height, runner}). */
+export async function load(page: Page, source: string, width: number, height: number): Promise<LoadOutcome> {
+  let program: TestProgram;
+  if (source.trimStart().startsWith('{')) program = jsonProgram(JSON.parse(source));
+  else {
+    const c = compile(source);
+    if (!c.ok || !c.program) {
+      const d = c.diagnostics.find((x) => x.severity === 'error') ?? c.diagnostics[0];
+      return { ok: false, code: d?.code ?? null, message: d ? formatJobMessage(d) : 'compile failed' };
+    }
+    program = c.program;
+  }
+  programs.set(page, program);
+  const r = await page.evaluate((o) => (window as any).cmViewer.load(o), { width, height, runner: program.runner });
+  if (!r.ok) return { ok: false, code: r.error.code, message: r.error.message };
+  return { ok: true, duration: program.durationSeconds, width: r.width, height: r.height, runner: r.runner };
+}
+
+export interface Frame { width: number; height: number; data: Uint8Array }
+
+/** Draws a value tree directly (its JSON text is the key), resolving with the page's DrawResult. */
+export function drawValue(page: Page, value: unknown): Promise<any> {
+  const json = JSON.stringify(value);
+  return page.evaluate((j) => (window as any).cmViewer.draw(JSON.parse(j), j), json);
+}
+
+/** Evaluates the loaded program at t here, has the page draw the value, and reads its pixels. */
 export async function frameAt(page: Page, t: number): Promise<Frame> {
-  const r = await page.evaluate((t) => {
+  const program = programs.get(page);
+  if (!program) throw new Error('frameAt before load');
+  const s = program.sceneAt(t);
+  const err = s.diagnostics.find((d) => d.severity === undefined || d.severity === 'error');
+  if (err) throw new Error(formatJobMessage(err as Diagnostic));
+  const json = JSON.stringify(s.value);
+  const r = await page.evaluate(async (j) => {
     const v = (window as any).cmViewer;
-    v.seek(t);
+    const d = await v.draw(JSON.parse(j), j);
+    if (!d.ok) return { error: d.error };
     return { width: v.width, height: v.height, data: v.pixels() as Uint8Array };
-  }, t);
+  }, json);
+  if ('error' in r) throw Object.assign(new Error(`${r.error.code}: ${r.error.message}`), { drawError: r.error });
   return { width: r.width, height: r.height, data: new Uint8Array(r.data) };
 }
 

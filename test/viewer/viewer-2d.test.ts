@@ -3,12 +3,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launch, openViewer, load, frameAt, px, near, node, n, hex, compose, arr } from './helper';
+import { launch, openViewer, load, frameAt, drawValue, px, near, node, n, hex, compose, arr } from './helper';
 import { FONT_SERVED_NAME } from '../../viewer/src/font-file';
 
 let browser: Browser;
 let page: Page;
-before(async () => { browser = await launch(); page = await openViewer(browser, 1920, 1080, 'json'); });
+before(async () => { browser = await launch(); page = await openViewer(browser, 1920, 1080); });
 after(async () => { await browser?.close(); });
 
 const oklch = (l: number, c: number, h: number) => ({ kind: 'color', form: 'oklch', l: n(l), c: n(c), h: n(h) });
@@ -36,8 +36,8 @@ test('docs-api-quick: centre #ff3399, background oklch(0.10, 0.04, 280) = (2, 2,
 test('load result and API state', async () => {
   const r = await load(page, JSON.stringify({ duration: 2.5, frames: [[0, compose(bgRect(1920, 1080, hex('102030')))]] }), 640, 360);
   assert.deepEqual(r, { ok: true, duration: 2.5, width: 640, height: 360, runner: '0.0.13' });
-  const st = await page.evaluate(() => { const v = (window as any).cmViewer; return { ready: v.ready, error: v.error, d: v.duration, w: v.width, h: v.height }; });
-  assert.deepEqual(st, { ready: true, error: null, d: 2.5, w: 640, h: 360 });
+  const st = await page.evaluate(() => { const v = (window as any).cmViewer; return { ready: v.ready, error: v.error, w: v.width, h: v.height, runner: v.runner, drawn: v.stats.drawn }; });
+  assert.deepEqual(st, { ready: true, error: null, w: 640, h: 360, runner: '0.0.13', drawn: 0 }, 'load draws nothing');
   const f = await frameAt(page, 0);
   assert.equal(f.data.length, 640 * 360 * 4);
   for (const [x, y] of [[0, 0], [639, 359], [320, 180]]) assert.deepEqual(px(f, x, y), [16, 32, 48, 255]);
@@ -155,26 +155,38 @@ test('same t gives the same pixels; frames follow t', async () => {
   assert.deepEqual(Buffer.from(a.data), Buffer.from(c.data));
 });
 
-test('an evaluation error at seek time sets error and throws "CODE text at line L, column C"', async () => {
-  const tree = { frames: [[0, compose(bgRect(1920, 1080, hex('102030')))], [1, { error: { code: 'EVL001', message: 'division by zero', line: 3, column: 7 } }]] };
-  await load(page, JSON.stringify(tree), 320, 180);
-  const r = await page.evaluate(() => { const v = (window as any).cmViewer; try { v.seek(1.5); return 'no throw'; } catch (e) { return { m: (e as Error).message, err: v.error }; } });
-  assert.deepEqual(r, { m: 'EVL001 division by zero at line 3, column 7', err: { message: 'EVL001 division by zero at line 3, column 7', code: 'EVL001' } });
+test('errors come back as data, never as a throw: draw before load, a value that is no tree, an unknown runner', async () => {
+  const p = await openViewer(browser, 320, 180);
+  const early = await drawValue(p, compose(bgRect(1920, 1080, hex('102030'))));
+  assert.deepEqual(early, { ok: false, error: { code: 'not_loaded', message: 'draw before a successful load' } });
+  const badRunner = await p.evaluate(() => (window as any).cmViewer.load({ width: 320, height: 180, runner: '9.9.9' }));
+  assert.equal(badRunner.ok, false);
+  assert.equal(badRunner.error.code, 'bad_runner');
+  const badSize = await p.evaluate(() => (window as any).cmViewer.load({ width: 0, height: 180, runner: '0.0.13' }));
+  assert.equal(badSize.error.code, 'bad_size');
+  assert.equal((await load(p, JSON.stringify(compose(bgRect(1920, 1080, hex('102030')))), 320, 180)).ok, true);
+  const notTree = await p.evaluate(() => (window as any).cmViewer.draw(42));
+  assert.deepEqual(notTree, { ok: false, error: { code: 'bad_value', message: 'not a value tree' } });
+  assert.deepEqual(await p.evaluate(() => (window as any).cmViewer.error), { code: 'bad_value', message: 'not a value tree' });
+  // the page still draws after an error
+  const f = await frameAt(p, 0);
+  assert.deepEqual(px(f, 160, 90), [16, 32, 48, 255]);
+  await p.close();
 });
 
-test('a missing image fails the load with ASS001 naming the path', async () => {
+test('a missing image fails the draw with ASS001 and its path', async () => {
   const tree = compose(node('fit', {}, node('image', {}, { kind: 'string', raw: '"/img/nope.jpg"' }), node('cover')));
   const r = await load(page, JSON.stringify(tree), 320, 180);
-  assert.equal(r.ok, false);
-  assert.equal(r.code, 'ASS001');
-  assert.match(r.message, /\/img\/nope\.jpg/);
+  assert.equal(r.ok, true);
+  const d = await drawValue(page, tree);
+  assert.deepEqual(d, { ok: false, error: { code: 'ASS001', message: 'image "/img/nope.jpg" could not be loaded', path: '/img/nope.jpg' } });
   const st = await page.evaluate(() => ({ ready: (window as any).cmViewer.ready, code: (window as any).cmViewer.error?.code }));
-  assert.deepEqual(st, { ready: false, code: 'ASS001' });
+  assert.deepEqual(st, { ready: true, code: 'ASS001' });
 });
 void arr;
 
 test('a missing font fails the load; the next load fetches it again', async () => {
-  const p = await openViewer(browser, 320, 180, 'json');
+  const p = await openViewer(browser, 320, 180);
   const font = `**/${FONT_SERVED_NAME}`;
   await p.route(font, (route) => route.fulfill({ status: 404, body: 'gone' }));
   const tree = JSON.stringify(compose(bgRect(1920, 1080, hex('102030'))));

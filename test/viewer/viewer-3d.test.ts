@@ -6,7 +6,7 @@ import { launch, openViewer, load, frameAt, px, near, node, n, hex, compose, arr
 
 let browser: Browser;
 let page: Page;
-before(async () => { browser = await launch(); page = await openViewer(browser, 960, 540, 'json'); });
+before(async () => { browser = await launch(); page = await openViewer(browser, 960, 540); });
 after(async () => { await browser?.close(); });
 
 const W = 960, H = 540;

@@ -1,7 +1,7 @@
-// Browser entry: one canvas at the page's top-left; installs the page API as `window.cmViewer` at module load.
+// Browser entry of the drawing page: one canvas at the page's top-left; installs the page API as
+// `window.cmViewer` at module load. The bundle holds no parser or checker: values arrive evaluated.
 import * as THREE from 'three';
-import { createPageApi, type CmViewerApi, type LoadResult } from './page-api';
-import { compile } from './lang-bridge';
+import { createPageApi, type CmViewerApi, type DrawError } from './page-api';
 
 declare global {
   interface Window { cmViewer: CmViewerApi }
@@ -10,19 +10,17 @@ declare global {
 const canvas = document.createElement('canvas');
 document.body.appendChild(canvas);
 try {
-  window.cmViewer = createPageApi(canvas, compile as never, THREE.REVISION);
+  window.cmViewer = createPageApi(canvas, THREE.REVISION);
 } catch (e) {
   // no WebGL (or another boot fault): still install the API, so the driver gets an error instead of a hang
-  const message = `viewer could not start: ${e instanceof Error ? e.message : String(e)}`;
-  const error = { message, code: null };
-  const failed: LoadResult = { ok: false, message, code: null };
+  const error: DrawError = { code: 'context_lost', message: `viewer could not start: ${e instanceof Error ? e.message : String(e)}` };
   window.cmViewer = {
-    load: async () => failed,
-    seek: () => { throw new Error(message); },
+    load: async () => ({ ok: false, error }),
+    draw: async () => ({ ok: false, error }),
     pixels: () => new Uint8Array(0),
-    ready: false, error, duration: 0, width: 0, height: 0, pending: 0, warnings: [], changed: false,
+    ready: false, error, width: 0, height: 0, runner: '', warnings: [],
     versions: { three: THREE.REVISION },
-    stats: { geometries: 0, textures: 0, programs: 0, geometriesBuilt: 0, lastSeekMs: 0, drawn: 0, skipped: 0 },
+    stats: { geometries: 0, textures: 0, programs: 0, geometriesBuilt: 0, lastDrawMs: 0, drawn: 0, skipped: 0 },
   };
-  console.error(`[render] ERR: ${message}`);
+  console.error(`[render] ERR: ${error.message}`);
 }

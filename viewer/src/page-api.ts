@@ -1,137 +1,187 @@
-// The typed page API: the ONLY surface the renderer (src/render) and the editor call. Installed by main.ts as
-// `window.cmViewer`. Documented in docs/viewer-api.md.
-import { Viewer, SceneError, formatDiagnostic, type ProgramLike, type DiagnosticLike } from './viewer';
+// The typed page API: the one surface the service's renderer and the editor call, installed by main.ts as
+// `window.cmViewer`. It draws evaluated value trees (stdlib.md §5) and knows nothing of sources, jobs or HTTP:
+// the caller compiles and evaluates (in Node for the service, in the page for the editor) and hands over values.
+// Documented in docs/viewer-api.md. Failures come back as data ({code, message, path?}), never as text to parse.
+import type { Value } from '../../src/lang/value';
+import { availableVersions } from '../../src/lang/runners';
+import { Viewer } from './viewer';
 import { fetchFont } from './build/assets';
+import { collectImagePaths } from './build/read';
 import { parseFont } from './meshes/index';
 import { FONT_SERVED_NAME } from './font-file';
 
-export interface LoadJob {
-  source: string; width: number; height: number;
-  /** the time (s) of the frame load() draws, default 0: a job that wants one frame at t passes at: t, so that its
-   *  seek(t) finds that frame already drawn instead of drawing t = 0 first and then t */
-  at?: number;
+export interface LoadOptions {
+  width: number;
+  height: number;
+  /** the runner version the values were evaluated for: it selects the drawing behaviour of viewer.md §9 */
+  runner: string;
+  /** in-source image path -> URL to fetch it from; a path not listed is fetched as itself on the page's origin */
+  assets?: Record<string, string>;
 }
-export type LoadResult =
-  | { ok: true; duration: number; width: number; height: number; runner: string }
-  | { ok: false; message: string; code: string | null };
-export interface ViewerError { message: string; code: string | null }
+
+/**
+ * What went wrong, as a machine value. `ASS001` is the language's image diagnostic (an image the value uses could
+ * not be loaded or decoded; `path` names it); the rest are the page's own.
+ */
+export type DrawErrorCode =
+  | 'ASS001'
+  | 'bad_size'
+  | 'bad_runner'
+  | 'bad_value'
+  | 'not_loaded'
+  | 'font_unavailable'
+  | 'context_lost'
+  | 'draw_failed';
+
+export interface DrawError {
+  code: DrawErrorCode;
+  message: string;
+  /** the image path, for ASS001 */
+  path?: string;
+}
+
+export type LoadResult = { ok: true; width: number; height: number; runner: string } | { ok: false; error: DrawError };
+/** changed: false when the value's key equalled the frame on screen, so the pixels are exactly the previous ones */
+export type DrawResult = { ok: true; changed: boolean } | { ok: false; error: DrawError };
+
+export interface DrawStats {
+  geometries: number;
+  textures: number;
+  programs: number;
+  geometriesBuilt: number;
+  /** CPU time of the last draw (build + submit), ms */
+  lastDrawMs: number;
+  drawn: number;
+  skipped: number;
+}
 
 export interface CmViewerApi {
-  load(job: LoadJob): Promise<LoadResult>;
-  seek(t: number): void;
+  /** Starts a job: sizes the canvas, selects the runner, fetches the font. Draws nothing. Never throws. */
+  load(options: LoadOptions): Promise<LoadResult>;
+  /**
+   * Draws one evaluated value, first loading any image it uses. With a key (any string that is equal for equal
+   * values, e.g. the value's JSON), an unchanged frame is not drawn again. Never throws.
+   */
+  draw(value: Value, key?: string): Promise<DrawResult>;
+  /** RGBA of the canvas, top row first. */
   pixels(): Uint8Array;
   readonly ready: boolean;
-  readonly error: ViewerError | null;
-  readonly duration: number;
+  readonly error: DrawError | null;
   readonly width: number;
   readonly height: number;
-  /** image loads still in flight (lazily found on a later frame); 0 after a successful load */
-  readonly pending: number;
-  /** console-style warnings of the last frame (unknown names, skipped layers) */
+  readonly runner: string;
+  /** warnings of the last draw (unknown names, skipped layers) */
   readonly warnings: readonly string[];
   readonly versions: { three: string };
-  /** false when the last seek drew nothing because its sampled tree equalled the previous frame's: the pixels
-   *  (and any PNG made of them) are exactly the previous frame's */
-  readonly changed: boolean;
-  /** GPU resources alive and the last seek's time (ms, CPU side: evaluate + build + submit) */
-  readonly stats: { geometries: number; textures: number; programs: number; geometriesBuilt: number; lastSeekMs: number; drawn: number; skipped: number };
+  readonly stats: DrawStats;
 }
-
-export interface CompiledLike {
-  ok: boolean;
-  diagnostics: readonly DiagnosticLike[];
-  runner: string;
-  program: (ProgramLike & { durationSeconds: number; runner?: string }) | null;
-}
-export type CompileFn = (source: string) => CompiledLike;
 
 const MAX_SIDE = 8192;
-/** Extra times sampled at load to find images that appear only later (they are preloaded too). */
-const PRELOAD_SAMPLES = 16;
+/** How long a draw waits for the images its value uses before failing with ASS001. */
+export const IMAGE_WAIT_MS = 10_000;
 
-export function createPageApi(canvas: HTMLCanvasElement, compile: CompileFn, threeRevision: string): CmViewerApi {
+function isValue(v: unknown): v is Value {
+  return typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string';
+}
+
+export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string): CmViewerApi {
   const viewer = new Viewer(canvas);
+  const runners = new Set(availableVersions());
   let ready = false;
-  let error: ViewerError | null = null;
-  let duration = 0;
+  let error: DrawError | null = null;
   let loadSeq = 0;
 
-  const fail = (message: string, code: string | null): LoadResult => {
-    error = { message, code };
-    ready = false;
-    return { ok: false, message, code };
+  const fail = (e: DrawError): { ok: false; error: DrawError } => {
+    error = e;
+    return { ok: false, error: e };
   };
 
-  async function load(job: LoadJob): Promise<LoadResult> {
+  async function load(o: LoadOptions): Promise<LoadResult> {
     const seq = ++loadSeq;
     ready = false;
     error = null;
-    const width = Math.floor(Number(job?.width)), height = Math.floor(Number(job?.height));
-    if (!(width >= 1 && height >= 1 && width <= MAX_SIDE && height <= MAX_SIDE)) return fail(`bad canvas size ${job?.width}x${job?.height}`, null);
-    if (typeof job?.source !== 'string') return fail('no source', 'NO_JOB');
-    const at = job.at === undefined || job.at === null ? 0 : Number(job.at);
-    if (!Number.isFinite(at)) return fail(`bad time ${job.at}`, null);
-    viewer.reset(width, height);
-    const fontP = fetchFont();
-    const compiled = compile(job.source);
-    if (!compiled.ok || !compiled.program) {
-      const d = compiled.diagnostics.find((x) => x.severity === undefined || x.severity === 'error') ?? compiled.diagnostics[0];
-      return fail(d ? formatDiagnostic(d) : 'compile failed', d ? d.code : null);
+    const width = Math.floor(Number(o?.width));
+    const height = Math.floor(Number(o?.height));
+    if (!(width >= 1 && height >= 1 && width <= MAX_SIDE && height <= MAX_SIDE)) {
+      return fail({ code: 'bad_size', message: `bad canvas size ${o?.width}x${o?.height}` });
     }
-    const program = compiled.program;
-    viewer.program = program;
-    viewer.runner = compiled.runner || program.runner || viewer.runner;
-    duration = program.durationSeconds;
-    // every image the scene references at t = 0 (and at a few later times) is loaded before we are ready
-    let paths: Set<string>;
-    try {
-      paths = viewer.imagePathsAt(0);
-      const d = Number.isFinite(duration) && duration > 0 ? duration : 0;
-      for (let i = 1; i < PRELOAD_SAMPLES && d > 0; i++) viewer.imagePathsAt((d * i) / PRELOAD_SAMPLES, paths);
-    } catch (e) {
-      return fail(e instanceof Error ? e.message : String(e), e instanceof SceneError ? e.code : null);
+    if (typeof o?.runner !== 'string' || !runners.has(o.runner)) {
+      return fail({ code: 'bad_runner', message: `unknown runner version ${JSON.stringify(o?.runner)}` });
     }
-    const [fontBuf, failed] = await Promise.all([fontP, viewer.images.loadAll(paths)]);
-    if (seq !== loadSeq) return { ok: false, message: 'superseded by a newer load', code: null };
-    if (failed.length) return fail(`ASS001 image "${failed[0]}" could not be loaded`, 'ASS001');
+    viewer.reset(width, height, o.runner);
+    for (const [path, url] of Object.entries(o.assets ?? {})) if (typeof url === 'string') viewer.images.urls.set(path, url);
+    const fontBuf = await fetchFont();
+    if (seq !== loadSeq) return fail({ code: 'not_loaded', message: 'superseded by a newer load' });
     if (!viewer.font && fontBuf) {
-      try { viewer.font = parseFont(fontBuf); } catch { viewer.font = null; }
+      try {
+        viewer.font = parseFont(fontBuf);
+      } catch {
+        viewer.font = null;
+      }
     }
     // text is part of every runner: a page without its font would silently drop glyphs
-    if (!viewer.font) return fail(`viewer font ${FONT_SERVED_NAME} could not be loaded`, null);
-    try {
-      viewer.seek(at);
-    } catch (e) {
-      return fail(e instanceof Error ? e.message : String(e), e instanceof SceneError ? e.code : null);
-    }
+    if (!viewer.font) return fail({ code: 'font_unavailable', message: `viewer font ${FONT_SERVED_NAME} could not be loaded` });
     ready = true;
-    return { ok: true, duration, width, height, runner: viewer.runner };
+    return { ok: true, width, height, runner: o.runner };
+  }
+
+  /** Loads every image the value uses; the first that fails (or outlasts IMAGE_WAIT_MS) is the error. */
+  async function loadImages(value: Value): Promise<DrawError | null> {
+    const paths = [...collectImagePaths(value)];
+    const waiting = paths.filter((p) => !viewer.images.settledPath(p));
+    if (waiting.length) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), IMAGE_WAIT_MS); });
+      const done = await Promise.race([viewer.images.loadAll(waiting), timeout]);
+      clearTimeout(timer);
+      if (done === 'timeout') {
+        const slow = waiting.find((p) => !viewer.images.settledPath(p)) ?? waiting[0];
+        return { code: 'ASS001', message: `image "${slow}" did not load within ${IMAGE_WAIT_MS / 1000} s`, path: slow };
+      }
+    }
+    for (const p of paths) {
+      if (viewer.images.failed(p)) return { code: 'ASS001', message: `image "${p}" could not be loaded`, path: p };
+    }
+    return null;
+  }
+
+  async function draw(value: Value, key?: string): Promise<DrawResult> {
+    if (!ready) return fail({ code: 'not_loaded', message: 'draw before a successful load' });
+    if (!isValue(value)) return fail({ code: 'bad_value', message: 'not a value tree' });
+    if (viewer.contextLost) return fail({ code: 'context_lost', message: 'WebGL context lost: reload the page' });
+    try {
+      const imageError = await loadImages(value);
+      if (imageError) return fail(imageError);
+      const changed = viewer.draw(value, typeof key === 'string' ? key : undefined);
+      error = null;
+      return { ok: true, changed };
+    } catch (e) {
+      return fail({ code: 'draw_failed', message: e instanceof Error ? e.message : String(e) });
+    }
   }
 
   return {
     load,
-    seek(t: number): void {
-      try {
-        viewer.seek(Number(t));
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        error = { message, code: e instanceof SceneError ? e.code : null };
-        throw e instanceof Error ? e : new Error(message);
-      }
-    },
+    draw,
     pixels: () => viewer.pixels(),
     get ready() { return ready; },
     get error() { return error; },
-    get duration() { return duration; },
     get width() { return viewer.width; },
     get height() { return viewer.height; },
-    get pending() { return viewer.images.pending; },
+    get runner() { return viewer.runner; },
     get warnings() { return viewer.warnings; },
     versions: { three: threeRevision },
-    get changed() { return viewer.lastSeekDrew; },
     get stats() {
       const info = viewer.renderer.info;
-      return { geometries: info.memory.geometries, textures: info.memory.textures, programs: info.programs?.length ?? 0, geometriesBuilt: viewer.geometries.created, lastSeekMs: viewer.lastSeekMs, drawn: viewer.drawCount, skipped: viewer.skipCount };
+      return {
+        geometries: info.memory.geometries,
+        textures: info.memory.textures,
+        programs: info.programs?.length ?? 0,
+        geometriesBuilt: viewer.geometries.created,
+        lastDrawMs: viewer.lastDrawMs,
+        drawn: viewer.drawCount,
+        skipped: viewer.skipCount,
+      };
     },
   };
 }

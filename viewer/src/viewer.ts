@@ -1,5 +1,6 @@
-// The viewer: one WebGLRenderer, camera and scene for the page's lifetime; per seek(t) the sampled value tree
-// is translated into fresh three.js objects (cheap) over cached geometries, textures and compiled programs.
+// The viewer: one WebGLRenderer, camera and scene for the page's lifetime; each draw(value) translates an evaluated
+// value tree into fresh three.js objects (cheap) over cached geometries, textures and compiled programs. It never
+// evaluates anything: the value may come from the service (Node) or from the editor's in-page language alike.
 import * as THREE from 'three';
 import { EffectComposer } from 'three/examples/jsm/postprocessing/EffectComposer.js';
 import { RenderPass } from 'three/examples/jsm/postprocessing/RenderPass.js';
@@ -11,24 +12,6 @@ import { GeometryCache } from './build/cache';
 import { ImageStore } from './build/assets';
 import { buildTopLayers } from './build/builder';
 import type { BloomSettings, BuildContext } from './build/context';
-import { collectImagePaths } from './build/read';
-import { formatJobMessage, type Diagnostic } from '../../src/lang/diagnostics';
-
-export interface DiagnosticLike { code: string; message: string; line: number; column: number; severity?: string }
-
-/** What the viewer needs from a compiled program (src/lang `Program`). */
-export interface ProgramLike {
-  sceneAt(t: number): { value: Val; diagnostics: readonly DiagnosticLike[] };
-}
-
-export class SceneError extends Error {
-  constructor(message: string, readonly code: string | null) { super(message); }
-}
-
-/** `CODE text at line L, column C` (the language's job-message formatter). */
-export function formatDiagnostic(d: DiagnosticLike): string {
-  return formatJobMessage(d as Diagnostic);
-}
 
 export interface Box { x: number; y: number; w: number; h: number }
 
@@ -48,8 +31,8 @@ export class Viewer {
   readonly images = new ImageStore();
   readonly geometries = new GeometryCache();
   font: unknown | null = null;
-  program: ProgramLike | null = null;
-  runner = '0.0.13';
+  /** the runner version of the job (viewer.md §9 gates); set by reset() */
+  runner = '';
   width = 0;
   height = 0;
   /** Q4: the background persists across frames of one job until a new frame rect or image replaces it */
@@ -61,16 +44,15 @@ export class Viewer {
   private bloomPass: UnrealBloomPass | null = null;
   private composerSize = { w: 0, h: 0 };
   lastFrame: DesignFrame | null = null;
-  /** the sampled tree (and image state) the drawing buffer currently shows; an identical frame is not redrawn */
+  /** the key of the value (and image state) the drawing buffer currently shows; an identical frame is not redrawn */
   private drawnKey: string | null = null;
   /** frames drawn and frames skipped because their tree equalled the one on screen */
   drawCount = 0;
   skipCount = 0;
-  lastSeekDrew = true;
+  lastDrew = true;
   private pixelCache: Uint8Array | null = null;
   private pixelCacheKey = -1;
-  lastT = 0;
-  lastSeekMs = 0;
+  lastDrawMs = 0;
   warnings: string[] = [];
   /**
    * Image backgrounds are drawn once per job and then copied (see renderImageBackground): the background pass's
@@ -107,8 +89,8 @@ export class Viewer {
   contextLost = false;
 
   /** Start a new job: drop the previous job's resources, size the canvas. */
-  reset(width: number, height: number): void {
-    this.program = null;
+  reset(width: number, height: number, runner: string): void {
+    this.runner = runner;
     for (const m of this.prevMaterials) m.dispose();
     this.prevMaterials = [];
     this.scene.clear();
@@ -129,37 +111,32 @@ export class Viewer {
     }
   }
 
-  /** Image paths referenced at time t (for preloading). */
-  imagePathsAt(t: number, out = new Set<string>()): Set<string> {
-    if (!this.program) return out;
-    const r = this.program.sceneAt(t);
-    return collectImagePaths(r.value, out);
-  }
-
-  /** Evaluate at t, rebuild the frame's objects over the cached resources and draw synchronously. */
-  seek(t: number): void {
-    if (!this.program) throw new SceneError('no scene loaded', null);
-    if (this.contextLost) throw new SceneError('WebGL context lost: reload the page', null);
-    if (!Number.isFinite(t)) throw new SceneError(`bad time ${t}`, null);
+  /**
+   * Draws a value tree synchronously (its images must have been loaded or failed already). With a key, a value
+   * whose key equals the one on screen (and no image arrived since) is not drawn again: the drawing buffer is
+   * preserved, so the pixels are already there. Returns whether it drew.
+   */
+  draw(value: Val, key?: string): boolean {
+    if (this.contextLost) throw new Error('WebGL context lost: reload the page');
     const t0 = performance.now();
-    const res = this.program.sceneAt(t);
-    const err = res.diagnostics.find((d) => d.severity === undefined || d.severity === 'error');
-    if (err) throw new SceneError(formatDiagnostic(err), err.code);
-    this.lastT = t;
-    // a frame is a pure function of the sampled tree (plus which images have arrived): when the tree equals
-    // the one already in the preserved drawing buffer, the pixels are already there
-    const key = JSON.stringify(res.value) + '|' + this.images.settled;
-    if (key === this.drawnKey) { this.skipCount++; this.lastSeekDrew = false; this.lastSeekMs = performance.now() - t0; return; }
-    this.lastSeekDrew = true;
+    const fullKey = key === undefined ? null : `${this.images.settled}|${key}`;
+    if (fullKey !== null && fullKey === this.drawnKey) {
+      this.skipCount++;
+      this.lastDrew = false;
+      this.lastDrawMs = performance.now() - t0;
+      return false;
+    }
+    this.lastDrew = true;
     this.drawnKey = null;
     this.pixelCache = null;
-    this.draw(res.value);
-    this.drawnKey = key;
+    this.build(value);
+    this.drawnKey = fullKey;
     this.drawCount++;
-    this.lastSeekMs = performance.now() - t0;
+    this.lastDrawMs = performance.now() - t0;
+    return true;
   }
 
-  private draw(value: Val): void {
+  private build(value: Val): void {
     const frame = designFrame(value);
     this.lastFrame = frame;
     const warnings: string[] = [];

@@ -1,6 +1,7 @@
-// Images and the font. Images are fetched by their source paths on the page's own origin (the render
-// service answers only /viewer/* and the job's assets). Textures: sRGB, three.js defaults (flipY, mipmaps,
-// linear filtering), cached per path for the whole job (viewer.md §5.7).
+// Images and the font. An image is fetched by its in-source path on the page's own origin (the render service's
+// page fence answers only the viewer's files and the job's assets), unless the job maps the path to another URL
+// (the editor maps paths to uploaded assets). Textures: sRGB, three.js defaults (flipY, mipmaps, linear
+// filtering), cached per path for the whole job (viewer.md §5.7).
 import * as THREE from 'three';
 import { FONT_SERVED_NAME } from '../font-file';
 
@@ -21,6 +22,8 @@ export const BLACK_TEXTURE: THREE.DataTexture = (() => {
 
 export class ImageStore {
   private map = new Map<string, ImageEntry>();
+  /** in-source path -> URL to fetch it from, for this job; a path not in it is fetched as itself */
+  urls = new Map<string, string>();
   /** Called when a lazily started load finishes (the viewer may redraw). */
   onSettled: ((path: string) => void) | null = null;
   /** how many loads have finished (ok or failed) since the last clear(): frames drawn before differ */
@@ -52,9 +55,20 @@ export class ImageStore {
       };
       img.onerror = () => { entry.status = 'error'; this.settled++; resolve(); this.onSettled?.(path); };
     });
-    img.src = new URL(path, location.origin + '/').href;
+    img.src = new URL(this.urls.get(path) ?? path, location.origin + '/').href;
     this.map.set(path, entry);
     return entry;
+  }
+
+  /** Whether a path has finished loading (ok or failed). */
+  settledPath(path: string): boolean {
+    const e = this.map.get(path);
+    return !!e && e.status !== 'loading';
+  }
+
+  /** Whether a path's load ended in failure. */
+  failed(path: string): boolean {
+    return this.map.get(path)?.status === 'error';
   }
 
   /** Load every path; resolves with the paths that failed. */
@@ -74,6 +88,7 @@ export class ImageStore {
   clear(): void {
     for (const e of this.map.values()) e.texture?.dispose();
     this.map.clear();
+    this.urls.clear();
     this.settled = 0;
   }
 }

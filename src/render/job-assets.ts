@@ -1,0 +1,55 @@
+// A job's images: which file answers which in-source path, and ASS001 (with the path literal's line and column)
+// both when a scene uses a path the job did not map and when the page could not load a mapped one. The one place
+// that turns an image problem into a job failure.
+import { imagePaths, type Value } from '../lang/index.js';
+import { JobFailure, type FailureDiagnostic } from './types.js';
+
+/** The URL path the page requests for an in-source path (what `new URL(p, origin + '/')` gives). */
+export function normalizeAssetPath(p: string): string {
+  try {
+    return decodeURIComponent(new URL(p, 'http://cmrender.invalid/').pathname);
+  } catch {
+    return p;
+  }
+}
+
+/** 1-based line and UTF-8 byte column of the first string literal "<path>" in the source, if any. */
+export function literalPosition(source: string, path: string): { line: number; column: number } | undefined {
+  const i = source.indexOf(JSON.stringify(path));
+  const j = i >= 0 ? i : source.indexOf(`"${path}"`);
+  if (j < 0) return undefined;
+  const before = source.slice(0, j);
+  const line = before.split('\n').length;
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const column = Buffer.byteLength(source.slice(lineStart, j), 'utf8') + 1;
+  return { line, column };
+}
+
+/** ASS001 for an image path, placed at the path's literal in the source when it is there. */
+export function assetFailure(source: string, path: string, text: string): JobFailure {
+  const pos = literalPosition(source, path);
+  const diag: FailureDiagnostic = { code: 'ASS001', message: text, severity: 'error', ...(pos ?? {}) };
+  return new JobFailure(pos ? `ASS001 ${text} at line ${pos.line}, column ${pos.column}` : `ASS001 ${text}`, 'ASS001', [diag]);
+}
+
+export class JobAssets {
+  /** asset files keyed by the URL path the page will request */
+  readonly byUrlPath: Map<string, string>;
+  private readonly checked = new Set<string>();
+
+  constructor(
+    assets: Record<string, string>,
+    private readonly source: string,
+  ) {
+    this.byUrlPath = new Map(Object.entries(assets).map(([p, file]) => [normalizeAssetPath(p), file]));
+  }
+
+  /** Throws ASS001 when the value uses an image path the job did not map to an uploaded asset. */
+  check(value: Value): void {
+    for (const p of imagePaths(value)) {
+      if (this.checked.has(p)) continue;
+      if (!this.byUrlPath.has(normalizeAssetPath(p))) throw assetFailure(this.source, p, `image "${p}" is not an uploaded asset of this job`);
+      this.checked.add(p);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+// The page half of a frame: draw one evaluated value and hand back its pixels, run-length encoded as 32-bit words
+// (flat 2D frames shrink by orders of magnitude, so far fewer bytes cross the DevTools protocol), and the Node
+// half that decodes them. Format: a header word h; h >= 2^31: a run of (h - 2^31) copies of the next word; else
+// h literal words follow.
+
+/** Installed in the page after the viewer module: window.__cmrDraw(json) -> RLE bytes | null (unchanged) | {error}. */
+export const DRAW_SCRIPT = `
+window.__cmrDraw = async function (json) {
+  const v = window.cmViewer;
+  let value;
+  try { value = JSON.parse(json); } catch (e) { return { error: { code: 'bad_value', message: 'value is not JSON' } }; }
+  // the JSON text is the value's key: an equal value on screen is not drawn again
+  const r = await v.draw(value, json);
+  if (!r.ok) return { error: r.error };
+  if (!r.changed) return null;
+  const px = v.pixels();
+  const src = new Uint32Array(px.buffer, px.byteOffset, px.byteLength >>> 2);
+  const n = src.length;
+  const out = new Uint32Array(n + (n >>> 1) + 16);
+  let o = 0, i = 0;
+  while (i < n) {
+    const val = src[i];
+    let j = i + 1;
+    while (j < n && src[j] === val) j++;
+    if (j - i >= 3) { out[o++] = 0x80000000 + (j - i); out[o++] = val; i = j; continue; }
+    const start = i; const hdr = o++;
+    i = j;
+    while (i < n) {
+      if (i + 2 < n && src[i] === src[i + 1] && src[i] === src[i + 2]) break;
+      i++;
+    }
+    out[hdr] = i - start;
+    out.set(src.subarray(start, i), o); o += i - start;
+  }
+  return new Uint8Array(out.buffer, 0, o * 4);
+};
+true;
+`;
+
+/** Decodes __cmrDraw's run-length words into RGBA bytes. */
+export function decodeRle(enc: Uint8Array, pixelCount: number): Buffer {
+  const out = Buffer.allocUnsafe(pixelCount * 4);
+  const dst = new Uint32Array(out.buffer, out.byteOffset, pixelCount);
+  const aligned = enc.byteOffset % 4 === 0 ? enc : new Uint8Array(enc);
+  const src = new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength >>> 2);
+  let o = 0;
+  let i = 0;
+  while (i < src.length) {
+    const h = src[i++];
+    if (h >= 0x80000000) {
+      const len = h - 0x80000000;
+      if (o + len > pixelCount) break;
+      dst.fill(src[i++], o, o + len);
+      o += len;
+    } else {
+      if (o + h > pixelCount) break;
+      dst.set(src.subarray(i, i + h), o);
+      i += h;
+      o += h;
+    }
+  }
+  if (o !== pixelCount || i !== src.length) throw new Error(`frame decode: got ${o} pixels, expected ${pixelCount}`);
+  return out;
+}
