@@ -4,16 +4,15 @@
 // BENCH_RUNS sets the runs of the light cases (default 7); the heavy ones take at most 3.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { examplesDir } from '../test/helpers/shared.js';
 import pino from 'pino';
 import { buildApp } from '../src/server/app.js';
 import { defaultConfig } from '../src/server/config.js';
 import { ChromiumRenderer } from '../src/render/renderer.js';
+import { defaultChromiumPath } from '../src/render/chromium.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shared = process.env.CMRENDER_SHARED_DIR ?? resolve(root, '..', 'shared');
-const read = (name: string) => readFileSync(join(shared, 'examples', `${name}.cm`), 'utf8');
+const read = (name: string) => readFileSync(join(examplesDir, `${name}.cm`), 'utf8');
 const source = read('docs-api-quick');
 const homepage = read('homepage');
 const lava = read('lava-lamp');
@@ -21,7 +20,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-bench-'));
 const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
-const renderer = new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', log });
+const renderer = new ChromiumRenderer({ chromiumPath: defaultChromiumPath(), log });
 const app = await buildApp({ config: { ...defaultConfig(), dataDir, logLevel: 'warn' }, renderer, logger: log });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();

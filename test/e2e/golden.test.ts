@@ -5,6 +5,7 @@
 // Re-record (only after looking at the frames and deciding the change is intended):
 //   UPDATE_GOLDEN=1 node --import tsx --test test/e2e/golden.test.ts
 import { test, before, after } from 'node:test';
+import { defaultChromiumPath } from '../../src/render/chromium.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -39,7 +40,7 @@ const CASES: { runner: string; example: string; at: number; width: number; heigh
 ];
 
 const repin = (source: string, runner: string) => source.replace(/runner\s+"[^"]*"\s*;/, `runner "${runner}";`);
-const chromiumVersion = () => execFileSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
+const chromiumVersion = () => execFileSync(defaultChromiumPath(), ['--version'], { encoding: 'utf8' }).trim();
 
 let t: TestApp;
 let assets: Record<string, string>;

@@ -14,8 +14,9 @@ import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../viewer/src/meshes/
 import { bbox, FONT_PATH, near, P2W } from './helpers';
 import { join } from 'node:path';
 import { examplesDir, referenceDir } from '../helpers/shared';
+import { defaultChromiumPath, launchChromium } from '../../src/render/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = defaultChromiumPath();
 const REF = referenceDir;
 const JPG = join(examplesDir, 'img', 'handdrawn.jpg');
 const skip = !existsSync(CHROMIUM) || !existsSync(REF) || !existsSync(JPG);
@@ -23,8 +24,7 @@ const skip = !existsSync(CHROMIUM) || !existsSync(REF) || !existsSync(JPG);
 let browser: Browser | null = null;
 before(async () => {
   if (skip) return;
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'] });
+  browser = await launchChromium(CHROMIUM);
 });
 after(async () => { await browser?.close(); });
 

@@ -1,0 +1,119 @@
+// The rooms of the code and their doors (docs/architecture.md): reads every import of src/ and viewer/src and fails
+// on an edge the architecture forbids or on any import cycle among our modules.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { repoRoot } from '../../src/paths.js';
+
+/** repository-relative path of each module -> the repository-relative modules it imports */
+function importGraph(): Map<string, string[]> {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.ts$/.test(name) && !name.endsWith('.d.ts')) files.push(p);
+    }
+  };
+  walk(join(repoRoot, 'src'));
+  walk(join(repoRoot, 'viewer', 'src'));
+  const graph = new Map<string, string[]>();
+  const spec = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const deps: string[] = [];
+    for (const m of text.matchAll(spec)) {
+      const s = m[1] ?? m[2] ?? m[3];
+      if (!s.startsWith('.')) continue;
+      const base = resolve(dirname(file), s.replace(/\.js$/, ''));
+      const hit = [`${base}.ts`, join(base, 'index.ts')].find((c) => existsSync(c));
+      assert.ok(hit, `${relative(repoRoot, file)}: cannot resolve ${s}`);
+      deps.push(relative(repoRoot, hit));
+    }
+    graph.set(relative(repoRoot, file), deps);
+  }
+  return graph;
+}
+
+const graph = importGraph();
+const under = (p: string, ...dirs: string[]) => dirs.some((d) => p === d || p.startsWith(d.endsWith('.ts') ? d : `${d}/`));
+
+/** Where each room may reach (besides itself). The first matching room decides. */
+const ROOMS: { room: string; may: string[] }[] = [
+  // the language runs in Node and in the browser and knows nothing of us
+  { room: 'src/lang', may: [] },
+  { room: 'src/contract', may: [] },
+  { room: 'src/paths.ts', may: [] },
+  // the drawing page: only the language's value surface (the value tree, its design frame, colours, runner order)
+  { room: 'viewer/src', may: ['src/lang/value.ts', 'src/lang/frame.ts', 'src/lang/color.ts', 'src/lang/runners.ts'] },
+  // rendering: the language, the neutral facts, and the page API's types; never the server
+  { room: 'src/render', may: ['src/lang', 'src/contract', 'src/paths.ts', 'viewer/src/page-api.ts'] },
+  // the composition root builds the real renderer
+  { room: 'src/server/main.ts', may: ['src/server', 'src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts', 'src/render/renderer.ts'] },
+  // the server reaches rendering through the Renderer interface only
+  { room: 'src/server', may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts'] },
+  { room: 'src/export', may: ['src/contract', 'viewer/src/meshes'] },
+  { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
+];
+
+function roomOf(p: string): { room: string; may: string[] } | undefined {
+  return ROOMS.find((r) => under(p, r.room));
+}
+
+test('every module belongs to a room', () => {
+  const homeless = [...graph.keys()].filter((p) => !roomOf(p));
+  assert.deepEqual(homeless, []);
+});
+
+test('no import crosses a wall: each room reaches only what docs/architecture.md allows', () => {
+  const bad: string[] = [];
+  for (const [from, deps] of graph) {
+    const r = roomOf(from)!;
+    for (const to of deps) {
+      if (under(to, r.room) || r.may.some((m) => under(to, m))) continue;
+      bad.push(`${from} -> ${to}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
+test('no import cycle among our modules', () => {
+  // Tarjan's strongly connected components: any component of more than one module (or a self-import) is a cycle
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (comp.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(comp.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  assert.deepEqual(cycles, []);
+});
+
+test('the rules see real edges (the reader is not blind)', () => {
+  assert.ok(graph.get('src/render/renderer.ts')?.includes('src/render/prepare.ts'));
+  assert.ok(graph.get('viewer/src/page-api.ts')?.includes('src/lang/value.ts'));
+  assert.ok((graph.get('src/lang/index.ts') ?? []).length > 3);
+});
