@@ -5,6 +5,7 @@
 
 import type { Block, Expr, LetDecl, Program, Span, TopDecl } from './ast';
 import type { Diagnostic, SourceMap } from './diagnostics';
+import { convertUnit, toSeconds, unitLabel, unitTag } from './units';
 import { NIL, type Field, type Unit, type Value } from './value';
 
 export const STEP_BUDGET = 200_000;
@@ -54,51 +55,6 @@ export interface EvalResult {
   bindings: Binding[];
   diagnostics: Diagnostic[];
 }
-
-// ---- units ----
-const FACTOR: Record<string, [string, number]> = {
-  s: ['time', 1],
-  ms: ['time', 1e-3],
-  us: ['time', 1e-6],
-  ns: ['time', 1e-9],
-  deg: ['angle', Math.PI / 180],
-  rad: ['angle', 1],
-  turn: ['angle', 2 * Math.PI],
-  hz: ['freq', 1],
-  khz: ['freq', 1000],
-};
-
-export function unitTag(suffix: string): Unit | null {
-  if (suffix === '') return null;
-  if (suffix === '%') return 'percent';
-  return suffix as Unit;
-}
-
-/** Converts `value` from unit `from` into unit `to`; null when the categories differ. */
-export function convertUnit(value: number, from: Unit | null, to: Unit | null): number | null {
-  if (from === to) return value;
-  if (from === null || to === null) return null;
-  const a = FACTOR[from];
-  const b = FACTOR[to];
-  if (!a || !b || a[0] !== b[0]) return null;
-  return (value * a[1]) / b[1];
-}
-
-/** Seconds of a time value (stdlib.md §2.2: non-time units and unitless read as seconds). */
-export function toSeconds(v: Value & { kind: 'number' }): number {
-  switch (v.unit) {
-    case 'ms':
-      return v.value / 1e3;
-    case 'us':
-      return v.value / 1e6;
-    case 'ns':
-      return v.value / 1e9;
-    default:
-      return v.value;
-  }
-}
-
-const unitName = (u: Unit | null): string => u ?? '<unitless>';
 
 // ---- easings (stdlib.md §4.5) ----
 export const EASINGS: Record<string, (f: number) => number> = {
@@ -423,9 +379,9 @@ export class Evaluator {
     if (cmp || op === '+' || op === '-' || op === '%') {
       const rv = convertUnit(r.value, r.unit, l.unit);
       if (rv === null) {
-        this.err(e, 'EVL002', `operator '${op}' mixes units: ${unitName(l.unit)} vs ${unitName(r.unit)}`, 'match-operand-units', {
-          expected: unitName(l.unit),
-          actual: unitName(r.unit),
+        this.err(e, 'EVL002', `operator '${op}' mixes units: ${unitLabel(l.unit)} vs ${unitLabel(r.unit)}`, 'match-operand-units', {
+          expected: unitLabel(l.unit),
+          actual: unitLabel(r.unit),
         });
         return NIL;
       }
