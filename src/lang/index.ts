@@ -3,7 +3,8 @@
 import type { Program as Ast, TopDecl } from './ast';
 import { Checker } from './checker';
 import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics';
-import { Evaluator, MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue, type Binding } from './evaluator';
+import { Evaluator, type Binding } from './evaluator';
+import { MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue } from './limits';
 import { parse } from './parser';
 import { newestRunner, runnerError } from './runners';
 import { toSeconds, unitDimension } from './units';

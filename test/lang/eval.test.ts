@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compile, type Value } from '../../src/lang/index';
-import { EASINGS, noise } from '../../src/lang/evaluator';
+import { EASINGS, noise } from '../../src/lang/signals/index';
 import { evalDiags, evalExpr, numberOf } from './helpers';
 
 const N = (value: number, unit: string | null = null): Value => ({ kind: 'number', value, unit }) as Value;

@@ -1,0 +1,47 @@
+// How much work, nesting and output one frame may take (docs/compatibility.md, "Runaway sources").
+// The reference has no limits; these keep a hostile source from hanging or exhausting the service.
+
+import type { Value } from './value';
+
+/** evaluation steps per frame (EVL006); the largest example needs under 500 */
+export const STEP_BUDGET = 200_000;
+/** nested evaluations (EVL007) */
+export const MAX_EVAL_DEPTH = 1200;
+/** nested lambda calls (EVL007) */
+export const MAX_CALL_DEPTH = 150;
+/** nodes of the rendered value, shared subtrees counted per use (EVL008) */
+export const MAX_VALUE_NODES = 100_000;
+/** depth of the rendered value (EVL008) */
+export const MAX_VALUE_DEPTH = 200;
+
+/**
+ * Size and depth of a value tree (shared subtrees counted per occurrence); stops early once
+ * either limit is exceeded. Used to keep the rendered value small and shallow enough for JSON,
+ * zod and the viewer.
+ */
+export function measureValue(v: Value, nodeLimit: number, depthLimit: number): { nodes: number; depth: number } {
+  let nodes = 0;
+  let depth = 0;
+  const stack: [Value, number][] = [[v, 1]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    nodes++;
+    if (d > depth) depth = d;
+    if (nodes > nodeLimit || depth > depthLimit) break;
+    switch (x.kind) {
+      case 'array':
+        for (const y of x.elems) stack.push([y, d + 1]);
+        break;
+      case 'record':
+      case 'constructed':
+        for (const f of x.fields) stack.push([f.value, d + 1]);
+        break;
+      case 'color':
+        if (x.form === 'oklch') stack.push([x.l, d + 1], [x.c, d + 1], [x.h, d + 1]);
+        else if (x.form === 'oklab') stack.push([x.l, d + 1], [x.a, d + 1], [x.b, d + 1]);
+        else if (x.form === 'srgb') stack.push([x.r, d + 1], [x.g, d + 1], [x.b, d + 1]);
+        break;
+    }
+  }
+  return { nodes, depth };
+}
