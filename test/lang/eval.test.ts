@@ -137,6 +137,9 @@ test('easings at known points (stdlib.md §4.5)', () => {
   close(a('easing.in_out_cubic', 0.25), 6.25);
   close(a('easing.in_sine', 0.25), 25); // unknown names fall back to linear
   close(a('out_cubic', 0.25), 25);
+  // a method call yields a node named after an Object.prototype member: still just an unknown name
+  close(numberOf(evalExpr('animate { 0s => 0, 1s => 100 } with { easing: x.toString() }', 0.25, 'let x = 1;')), 25);
+  close(numberOf(evalExpr('animate { 0s => 0, 1s => 100 } with { easing: x.constructor() }', 0.25, 'let x = 1;')), 25);
   close(a('"easing.out_cubic"', 0.25), 25);
 });
 

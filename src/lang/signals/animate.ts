@@ -4,7 +4,7 @@
 import { convertUnit, toSeconds } from '../units';
 import { NIL, type Field, type Value } from '../value';
 import { firstNamed } from './args';
-import { EASINGS, linear, type Easing } from './easings';
+import { easingNamed, linear, type Easing } from './easings';
 
 export interface Keyframe {
   at: Value;
@@ -32,7 +32,7 @@ export function animateAt(keys: readonly Keyframe[], opts: readonly Field[] | nu
     if (r?.kind === 'constructed' && r.name === 'forever' && r.fields.length === 0) repeat = 'forever';
     else if (r?.kind === 'number' && Number.isFinite(r.value) && r.unit === null) repeat = Math.max(1, Math.floor(r.value));
     const ez = firstNamed(opts, 'easing');
-    if (ez?.kind === 'constructed') ease = EASINGS[ez.name] ?? ease;
+    if (ez?.kind === 'constructed') ease = easingNamed(ez.name) ?? ease;
   }
   return interpolate(times, t, { repeat, ease });
 }

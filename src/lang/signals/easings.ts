@@ -14,3 +14,8 @@ export const EASINGS: Record<string, Easing> = {
 };
 
 export const linear: Easing = EASINGS['easing.linear']!;
+
+/** The curve of an easing name, or undefined; own names only (a method call can yield `toString`). */
+export function easingNamed(name: string): Easing | undefined {
+  return Object.hasOwn(EASINGS, name) ? EASINGS[name] : undefined;
+}
