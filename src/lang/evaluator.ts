@@ -10,6 +10,7 @@ import { Abort, EvalFailure } from './eval-failure';
 import { MAX_CALL_DEPTH, MAX_EVAL_DEPTH, STEP_BUDGET } from './limits';
 import { bind, closures, lookup, type Env } from './scope';
 import { CALL_SIGNALS, animateAt, animateNode, type Keyframe } from './signals/index';
+import { isSignalValue, markSignal, signalField } from './signals/field-of';
 import { unitTag } from './units';
 import { NIL, type Field, type Value } from './value';
 import { binaryOp, equal, fieldAccess, indexAccess, unaryOp, type OpResult } from './value-ops';
@@ -184,7 +185,9 @@ export class Evaluator {
       case 'field': {
         const path = this.namePath(e, env);
         if (path !== null) return { kind: 'constructed', name: path, fields: [] };
-        return this.result(e, fieldAccess(this.expr(e.receiver, env), e.name));
+        const r = this.expr(e.receiver, env);
+        if (isSignalValue(r)) return this.signalValue(signalField(r, e.name));
+        return this.result(e, fieldAccess(r, e.name));
       }
       case 'index': {
         const r = this.expr(e.receiver, env);
@@ -256,12 +259,21 @@ export class Evaluator {
     if (!signal) return node;
     const v = signal(fields, this.t);
     if (v === null) return node;
-    return this.result(span, v);
+    return v instanceof EvalFailure ? this.fail(span, v) : this.signalValue(v);
+  }
+
+  /** Marks a value as coming from a time signal, for `.name` on it (signals/field-of.ts). */
+  private signalValue(v: Value): Value {
+    const marked = markSignal(v);
+    const clo = closures.get(v);
+    if (clo) closures.set(marked, clo); // an animated lambda stays callable
+    return marked;
   }
 
   private animate(e: E<'animate'>, env: Env | null): Value {
     const keys: Keyframe[] = e.keyframes.map((k) => ({ at: this.expr(k.at, env), value: this.expr(k.value, env) }));
     const opts: Field[] | null = e.opts ? e.opts.map((o) => ({ name: o.name, value: this.expr(o.value, env) })) : null;
-    return animateAt(keys, opts, this.t) ?? animateNode(keys, opts);
+    const v = animateAt(keys, opts, this.t);
+    return v === null ? animateNode(keys, opts) : this.signalValue(v);
   }
 }
