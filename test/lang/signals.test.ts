@@ -60,3 +60,24 @@ test('field access on ordinary values still fails with EVL002 at the field expre
 test('a lambda held by an animate stays callable', () => {
   assert.deepEqual(evalExpr('animate { 0s => f }(4)', 0, 'let f = |n: Number| { n * 2 };'), N(8));
 });
+
+test('a repeated named argument of wave, bounce or on_event: the last numeric one counts (stdlib.md §6.0)', () => {
+  assert.deepEqual(letX('wave(amplitude: 10px, period: 2s, amplitude: 20px)', 1.5), N(-20, 'px'));
+  close(numberOf(letX('wave(amplitude: 10px, period: 1s, period: 4s)', 1)), 10);
+  // non-numbers are skipped, not taken
+  close(numberOf(letX('wave(amplitude: 10px, period: 2s, amplitude: "loud")', 0.5)), 10);
+  assert.equal(letX('wave(amplitude: "loud", period: 2s)', 0.5).kind, 'constructed');
+
+  const pos = (args: string, t: number) => letX(`bounce(${args}).position`, t);
+  assert.deepEqual(pos('height: 100px, period: 1s, floor: 0px, height: 200px', 0.5), N(200, 'px'));
+  assert.deepEqual(pos('height: 100px, period: 1s, floor: 0px, floor: 50px', 0), N(50, 'px'));
+  assert.deepEqual(pos('height: 100px, period: 4s, floor: 0px, period: 1s', 0.5), N(100, 'px'));
+  assert.deepEqual(pos('height: 100px, period: 1s, floor: 0px, floor: true', 0), N(0, 'px'));
+
+  assert.deepEqual(letX('on_event([0s], decay: 1s, peak: 1, peak: 2px)', 0), N(2, 'px'));
+  close(numberOf(letX('on_event([0s], decay: 1s, peak: 1, decay: 2s)', 2)), Math.exp(-1));
+  close(numberOf(letX('on_event([0s], decay: 2s, peak: 1, decay: "slow")', 2)), Math.exp(-1));
+  // events: the last named one (it must be an array), which wins over a positional one
+  assert.deepEqual(letX('on_event(events: [5s], events: [0s], decay: 1s, peak: 1)', 0), N(1));
+  assert.deepEqual(letX('on_event([0s], events: [5s], decay: 1s, peak: 1)', 0), N(0));
+});

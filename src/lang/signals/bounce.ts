@@ -3,16 +3,16 @@
 
 import { toSeconds } from '../units';
 import type { Field, Value } from '../value';
-import { firstNamed } from './args';
+import { lastNamedNumber } from './args';
 
 const mod = (x: number, m: number): number => x - m * Math.floor(x / m);
 
-/** `{position, impacts}` at t; null when malformed (an argument missing, a period ≤ 0). */
+/** `{position, impacts}` at t from the last named numeric `height`, `period`, `floor`; null when malformed (one missing, a period ≤ 0). */
 export function bounceAt(fields: readonly Field[], t: number): Value | null {
-  const H = firstNamed(fields, 'height');
-  const P = firstNamed(fields, 'period');
-  const F = firstNamed(fields, 'floor');
-  if (H?.kind !== 'number' || P?.kind !== 'number' || F?.kind !== 'number') return null;
+  const H = lastNamedNumber(fields, 'height');
+  const P = lastNamedNumber(fields, 'period');
+  const F = lastNamedNumber(fields, 'floor');
+  if (!H || !P || !F) return null;
   const p = toSeconds(P);
   if (!(p > 0)) return null;
   const tc = Math.max(t, 0);

@@ -3,14 +3,16 @@
 
 import { toSeconds } from '../units';
 import type { Field, Value } from '../value';
-import { firstNamed } from './args';
+import { lastNamed, lastNamedNumber, positional } from './args';
 
-/** The envelope at t; null when malformed (events not an array, decay or peak missing, decay ≤ 0). */
+/** The envelope at t (`decay`, `peak`: the last named numbers); null when malformed (events not an array, decay or peak missing, decay ≤ 0). */
 export function onEventAt(fields: readonly Field[], t: number): Value | null {
-  const ev = firstNamed(fields, 'events') ?? fields.find((f) => f.name === '')?.value;
-  const D = firstNamed(fields, 'decay');
-  const Pk = firstNamed(fields, 'peak');
-  if (ev?.kind !== 'array' || D?.kind !== 'number' || Pk?.kind !== 'number') return null;
+  // events: named wins over positional, and is read before its kind is checked (the reference
+  // samples it first), so a named non-array leaves the call unresolved
+  const ev = lastNamed(fields, 'events') ?? positional(fields, 0);
+  const D = lastNamedNumber(fields, 'decay');
+  const Pk = lastNamedNumber(fields, 'peak');
+  if (ev?.kind !== 'array' || !D || !Pk) return null;
   const d = toSeconds(D);
   if (!(d > 0)) return null;
   let last = -Infinity;
