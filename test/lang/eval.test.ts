@@ -70,6 +70,22 @@ test('equality (stdlib.md §3.6) with unit conversion', () => {
   assert.equal(b('true != false'), true);
   assert.equal(b('1 == "1"'), false);
   assert.equal(b('if false { 1 } == if false { 2 }'), true);
+  // exact comparison after a floating-point conversion (docs/compatibility.md)
+  assert.equal(b('0.7s == 700ms'), false);
+  assert.equal(b('90deg == 0.25turn'), true);
+});
+
+test('match literal patterns convert units like == (docs/compatibility.md)', () => {
+  const m = (subject: string, pattern: string) => evalExpr(`match ${subject} { ${pattern} => "a", _ => "b" }`);
+  const A = { kind: 'string', raw: '"a"' };
+  const B = { kind: 'string', raw: '"b"' };
+  assert.deepEqual(m('1s', '1000ms'), A);
+  assert.deepEqual(m('1000ms', '1s'), A);
+  assert.deepEqual(m('1khz', '1000hz'), A);
+  assert.deepEqual(m('2', '2px'), B);
+  assert.deepEqual(m('2s', '2'), B);
+  assert.deepEqual(m('0.7s', '700ms'), B);
+  assert.deepEqual(evalDiags('match 1s { 1deg => "a" }').map((d) => [d.code, d.message]), [['EVL002', "match has no arm for subject of kind 'number'"]]);
 });
 
 test('if, match, blocks, records, arrays, indexing', () => {

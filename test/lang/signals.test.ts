@@ -81,3 +81,14 @@ test('a repeated named argument of wave, bounce or on_event: the last numeric on
   assert.deepEqual(letX('on_event(events: [5s], events: [0s], decay: 1s, peak: 1)', 0), N(1));
   assert.deepEqual(letX('on_event([0s], events: [5s], decay: 1s, peak: 1)', 0), N(0));
 });
+
+test('a time signal as a parameter of another signal is resolved first, at the same t (docs/compatibility.md)', () => {
+  assert.deepEqual(letX('wave(amplitude: animate { 0s => 0px, 2s => 20px }, period: 4s)', 1), N(10, 'px'));
+  // no phase accumulation: A·sin(2πt / P(t)), here P(1) = 6 s
+  close(numberOf(letX('wave(amplitude: 10px, period: animate { 0s => 4s, 2s => 8s })', 1)), 10 * Math.sin((2 * Math.PI) / 6));
+  close(numberOf(letX('bounce(height: wave(amplitude: 100px, period: 4s), period: 1s, floor: 0px).position', 0.5)), 100 * Math.sin(Math.PI / 4));
+  close(numberOf(letX('on_event([0s], decay: animate { 0s => 1s, 1s => 2s }, peak: 1)', 1)), Math.exp(-0.5));
+  close(numberOf(letX('animate { 0s => 0, wave(amplitude: 2s, period: 8s) => 10 }', 1)), 10 / Math.SQRT2);
+  // with a repeated argument the animated (last) one counts
+  assert.deepEqual(letX('wave(amplitude: 5px, period: 4s, amplitude: animate { 0s => 0px, 2s => 20px })', 1), N(10, 'px'));
+});
