@@ -4,14 +4,12 @@
 // deliberate differences are listed in docs/compatibility.md. What each operation computes lives
 // beside it: value-ops.ts (operators, equality, access), signals/ (time), units.ts, limits.ts.
 
-import type { Block, Expr, Program, Span, TopDecl } from './ast';
+import type { Block, Expr, NamePath, Program, Span, TopDecl } from './ast';
 import type { Diagnostic, SourceMap } from './diagnostics';
 import { Abort, EvalFailure } from './eval-failure';
 import { MAX_CALL_DEPTH, MAX_EVAL_DEPTH, STEP_BUDGET } from './limits';
 import { bind, closures, lookup, type Env } from './scope';
-import { CALL_SIGNALS, animateAt, animateNode, type Keyframe } from './signals/index';
-import { isSignalValue, markSignal, signalField } from './signals/field-of';
-import { unitTag } from './units';
+import { SignalValues, animateAt, animateNode, bounceAt, noiseAt, onEventAt, shallowCopy, signalField, waveAt, type Keyframe } from './signals/index';
 import { NIL, type Field, type Value } from './value';
 import { binaryOp, equal, fieldAccess, indexAccess, unaryOp, type OpResult } from './value-ops';
 
@@ -37,6 +35,7 @@ export class Evaluator {
   private steps = 0;
   private depth = 0;
   private calls = 0;
+  private signals = new SignalValues();
   readonly t: number;
 
   constructor(
@@ -106,11 +105,12 @@ export class Evaluator {
   /** dotted name when `e` is a name path rooted at an unbound identifier (stdlib.md §3.3) */
   private namePath(e: Expr, env: Env | null): string | null {
     if (e.k === 'ident') return lookup(env, e.name) === undefined ? e.name : null;
-    if (e.k === 'field') {
-      const r = this.namePath(e.receiver, env);
-      return r === null ? null : `${r}.${e.name}`;
-    }
+    if (e.k === 'field') return this.unboundPath(e.path, env);
     return null;
+  }
+
+  private unboundPath(path: NamePath | null, env: Env | null): string | null {
+    return path !== null && lookup(env, path.root) === undefined ? path.text : null;
   }
 
   expr(e: Expr, env: Env | null): Value {
@@ -127,7 +127,7 @@ export class Evaluator {
   private exprInner(e: Expr, env: Env | null): Value {
     switch (e.k) {
       case 'number':
-        return { kind: 'number', value: e.value, unit: unitTag(e.unit) };
+        return { kind: 'number', value: e.value, unit: e.tag };
       case 'string':
         return { kind: 'string', raw: e.raw };
       case 'bool':
@@ -186,7 +186,10 @@ export class Evaluator {
         const path = this.namePath(e, env);
         if (path !== null) return { kind: 'constructed', name: path, fields: [] };
         const r = this.expr(e.receiver, env);
-        if (isSignalValue(r)) return this.signalValue(signalField(r, e.name));
+        if (this.signals.has(r)) {
+          const f = signalField(r, e.name);
+          return this.signals.has(f) ? f : this.signalValue(f, false);
+        }
         return this.result(e, fieldAccess(r, e.name));
       }
       case 'index': {
@@ -197,8 +200,8 @@ export class Evaluator {
       case 'call':
         return this.call(e, env);
       case 'method': {
-        const path = this.namePath(e.receiver, env);
-        if (path !== null) return this.staged(`${path}.${e.name}`, this.args(e.args, env), e);
+        const path = this.unboundPath(e.path, env);
+        if (path !== null) return this.staged(path, this.args(e.args, env), e);
         const recv = this.expr(e.receiver, env); // receiver first, then the arguments
         return { kind: 'constructed', name: e.name, fields: [{ name: '', value: recv }, ...this.args(e.args, env)] };
       }
@@ -255,25 +258,49 @@ export class Evaluator {
   /** A call of a library (or unknown) name: a constructed node, or a time signal resolved at t. */
   private staged(name: string, fields: Field[], span: Span): Value {
     const node: Value = { kind: 'constructed', name, fields };
-    const signal = CALL_SIGNALS.get(name);
-    if (!signal) return node;
-    const v = signal(fields, this.t);
+    // the time signals written as calls, by exact name (stdlib.md §4.3: `anim.wave(...)` is not
+    // `wave`); a switch with direct calls, as every library call of every frame comes through here
+    let v: Value | EvalFailure | null;
+    switch (name) {
+      case 'wave':
+        v = waveAt(fields, this.t);
+        break;
+      case 'bounce':
+        v = bounceAt(fields, this.t);
+        break;
+      case 'on_event':
+        v = onEventAt(fields, this.t);
+        break;
+      case 'noise':
+        v = noiseAt(fields, this.t);
+        break;
+      default:
+        return node;
+    }
     if (v === null) return node;
-    return v instanceof EvalFailure ? this.fail(span, v) : this.signalValue(v);
+    return v instanceof EvalFailure ? this.fail(span, v) : this.signalValue(v, true);
   }
 
-  /** Marks a value as coming from a time signal, for `.name` on it (signals/field-of.ts). */
-  private signalValue(v: Value): Value {
-    const marked = markSignal(v);
-    const clo = closures.get(v);
-    if (clo) closures.set(marked, clo); // an animated lambda stays callable
-    return marked;
+  /**
+   * Marks a value as coming from a time signal, for `.name` on it (signals/field-of.ts); a value
+   * the signal did not make (`made` false) is copied first, as it may be bound elsewhere.
+   */
+  private signalValue(v: Value, made: boolean): Value {
+    if (made) return this.signals.markMade(v);
+    const copy = shallowCopy(v);
+    if (v.kind === 'lambda') {
+      const clo = closures.get(v);
+      if (clo) closures.set(copy, clo); // an animated lambda stays callable
+    }
+    return this.signals.mark(copy);
   }
 
   private animate(e: E<'animate'>, env: Env | null): Value {
     const keys: Keyframe[] = e.keyframes.map((k) => ({ at: this.expr(k.at, env), value: this.expr(k.value, env) }));
     const opts: Field[] | null = e.opts ? e.opts.map((o) => ({ name: o.name, value: this.expr(o.value, env) })) : null;
     const v = animateAt(keys, opts, this.t);
-    return v === null ? animateNode(keys, opts) : this.signalValue(v);
+    if (v === null) return animateNode(keys, opts);
+    // a holding animation returns a keyframe's own value, which may be bound elsewhere
+    return this.signalValue(v, !keys.some((k) => k.value === v));
   }
 }

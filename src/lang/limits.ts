@@ -22,24 +22,36 @@ export const MAX_VALUE_DEPTH = 200;
 export function measureValue(v: Value, nodeLimit: number, depthLimit: number): { nodes: number; depth: number } {
   let nodes = 0;
   let depth = 0;
-  const stack: [Value, number][] = [[v, 1]];
-  while (stack.length) {
-    const [x, d] = stack.pop()!;
+  // two parallel stacks rather than one of [value, depth] pairs: no allocation per node (this runs every frame)
+  const values: Value[] = [v];
+  const depths: number[] = [1];
+  while (values.length) {
+    const x = values.pop()!;
+    const d = depths.pop()!;
     nodes++;
     if (d > depth) depth = d;
     if (nodes > nodeLimit || depth > depthLimit) break;
+    const c = d + 1;
     switch (x.kind) {
       case 'array':
-        for (const y of x.elems) stack.push([y, d + 1]);
+        for (const y of x.elems) {
+          values.push(y);
+          depths.push(c);
+        }
         break;
       case 'record':
       case 'constructed':
-        for (const f of x.fields) stack.push([f.value, d + 1]);
+        for (const f of x.fields) {
+          values.push(f.value);
+          depths.push(c);
+        }
         break;
       case 'color':
-        if (x.form === 'oklch') stack.push([x.l, d + 1], [x.c, d + 1], [x.h, d + 1]);
-        else if (x.form === 'oklab') stack.push([x.l, d + 1], [x.a, d + 1], [x.b, d + 1]);
-        else if (x.form === 'srgb') stack.push([x.r, d + 1], [x.g, d + 1], [x.b, d + 1]);
+        if (x.form === 'oklch') values.push(x.l, x.c, x.h);
+        else if (x.form === 'oklab') values.push(x.l, x.a, x.b);
+        else if (x.form === 'srgb') values.push(x.r, x.g, x.b);
+        else break;
+        depths.push(c, c, c);
         break;
     }
   }

@@ -82,12 +82,18 @@ export const NUMBER_TYPES: ReadonlyMap<string, Dimension | null> = new Map<strin
 
 interface TagInfo {
   dimension: Dimension;
-  num: number;
-  den: number;
-  /** num / den, precomputed for conversions */
+  /** size[0] / size[1], precomputed for conversions */
   factor: number;
 }
-const BY_TAG = new Map<string, TagInfo>(DEFS.map((d) => [d.tag, { dimension: d.dimension, num: d.size[0], den: d.size[1], factor: d.size[0] / d.size[1] }]));
+// Plain objects rather than Maps: looked up for every keyframe time of every frame.
+const BY_TAG: { readonly [tag: string]: TagInfo | undefined } = Object.fromEntries(
+  DEFS.map((d) => [d.tag, { dimension: d.dimension, factor: d.size[0] / d.size[1] }]),
+);
+const TIME_SIZE: { readonly [tag: string]: UnitDef['size'] | undefined } = Object.fromEntries(
+  DEFS.filter((d) => d.dimension === 'Time').map((d) => [d.tag, d.size]),
+);
+/** The time unit of exactly one second: the common case, which needs no lookup. */
+const SECOND = DEFS.find((d) => d.dimension === 'Time' && d.size[0] === d.size[1])!.tag;
 
 /** The value tag of a source suffix (`'%'` → `'percent'`); null for no suffix or an unknown one. */
 export function unitTag(suffix: string): Unit | null {
@@ -101,24 +107,24 @@ export function suffixDimension(suffix: string): Dimension | undefined {
 
 /** Dimension of a value's unit tag; null for a unitless number. */
 export function unitDimension(unit: Unit | null): Dimension | null {
-  return unit === null ? null : (BY_TAG.get(unit)?.dimension ?? null);
+  return unit === null ? null : (BY_TAG[unit]?.dimension ?? null);
 }
 
 /** Converts `value` from unit `from` into unit `to`; null when the dimensions differ (or one side has no unit). */
 export function convertUnit(value: number, from: Unit | null, to: Unit | null): number | null {
   if (from === to) return value;
   if (from === null || to === null) return null;
-  const a = BY_TAG.get(from);
-  const b = BY_TAG.get(to);
+  const a = BY_TAG[from];
+  const b = BY_TAG[to];
   if (!a || !b || a.dimension !== b.dimension) return null;
   return (value * a.factor) / b.factor;
 }
 
 /** Seconds of a time value (stdlib.md §2.2: a non-time unit or none is read as seconds as it is). */
 export function toSeconds(v: { value: number; unit: Unit | null }): number {
-  const u = v.unit === null ? undefined : BY_TAG.get(v.unit);
-  if (!u || u.dimension !== 'Time') return v.value;
-  return (v.value * u.num) / u.den;
+  if (v.unit === null || v.unit === SECOND) return v.value;
+  const size = TIME_SIZE[v.unit];
+  return size === undefined ? v.value : (v.value * size[0]) / size[1];
 }
 
 /** A unit as diagnostics name it (`<unitless>` for none). */

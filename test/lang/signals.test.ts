@@ -31,6 +31,10 @@ test('a missing field of a time signal is nil, not an error (stdlib.md §4.8 fie
   // what is read from a signal is deferred too: a field of the position or of the impacts is nil
   assert.deepEqual(letX(`${bounce}.position.x`, 0.25), NIL);
   assert.deepEqual(letX(`${bounce}.impacts.first`, 0.25), NIL);
+  // many signal values in one frame (the marks move from a short list to a set)
+  const waves = Array.from({ length: 40 }, (_, i) => `wave(amplitude: ${i}px, period: 1s)`).join(', ');
+  assert.deepEqual(evalExpr('[ws[0].x, ws[39].x, ws[39] * 1]', 0.25, `let ws = [${waves}];`), { kind: 'array', elems: [NIL, NIL, N(39, 'px')] });
+  assert.equal(evalDiags('{a: ws[39]}.b', 0.25, `let ws = [${waves}];`)[0]!.message, "record has no field 'b'");
 });
 
 test('a field that exists is the field value at t', () => {
@@ -55,6 +59,9 @@ test('field access on ordinary values still fails with EVL002 at the field expre
   // a record that an animate holds is still an ordinary record where it is bound
   const held = evalDiags('[animate { 0s => r }, r.b]', 0, 'let r = {a: 1};');
   assert.deepEqual(held.map((x) => [x.code, x.message]), [['EVL002', "record has no field 'b'"]]);
+  // ... and so is a record read from a held one
+  const read = evalDiags('[animate { 0s => r }.a.nope, q.nope]', 0, 'let q = {z: 1}; let r = {a: q};');
+  assert.deepEqual(read.map((x) => [x.code, x.message, x.column]), [['EVL002', "record has no field 'nope'", 51]]);
 });
 
 test('a lambda held by an animate stays callable', () => {

@@ -15,7 +15,10 @@ export const EASINGS: Record<string, Easing> = {
 
 export const linear: Easing = EASINGS['easing.linear']!;
 
-/** The curve of an easing name, or undefined; own names only (a method call can yield `toString`). */
+// a Map, not EASINGS[name]: a method call can yield a node named `toString`
+const BY_NAME: ReadonlyMap<string, Easing> = new Map(Object.entries(EASINGS));
+
+/** The curve of an easing name, or undefined. */
 export function easingNamed(name: string): Easing | undefined {
-  return Object.hasOwn(EASINGS, name) ? EASINGS[name] : undefined;
+  return BY_NAME.get(name);
 }
