@@ -2,7 +2,7 @@
 // Exit status: 0 clean, 1 any error diagnostic, 2 usage error, 66 unreadable file.
 
 import { readFileSync } from 'node:fs';
-import { compile, formatHuman, type Diagnostic } from '../lang/index';
+import { compile, formatHuman, suffixDimension, toSeconds, unitTag, type Diagnostic } from '../lang/index';
 
 export interface Io {
   out: (s: string) => void;
@@ -19,13 +19,13 @@ const USAGE = `usage: cmrender check FILE [--json]
 
 const MAX_FILE = 16 * 1024 * 1024;
 
-/** `1.5`, `1.5s`, `500ms`, `250us`, `10ns` → seconds, or null. */
+/** `1.5`, `1.5s`, `500ms`, `250us`, `10ns` (any time unit of the language) → seconds, or null. */
 export function parseAt(s: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)(s|ms|us|ns)?$/.exec(s.trim());
+  const m = /^(\d+(?:\.\d+)?)([a-z]*)$/.exec(s.trim());
   if (!m) return null;
-  const v = Number(m[1]);
-  const f = m[2] === 'ms' ? 1e-3 : m[2] === 'us' ? 1e-6 : m[2] === 'ns' ? 1e-9 : 1;
-  return v * f;
+  const suffix = m[2]!;
+  if (suffix !== '' && suffixDimension(suffix) !== 'Time') return null;
+  return toSeconds({ value: Number(m[1]), unit: unitTag(suffix) });
 }
 
 function usage(io: Io, msg: string): number {

@@ -1,6 +1,8 @@
 // AST of .cm sources (language.md §5.1). Every node has a [start, end) span in UTF-16 offsets
 // of the BOM-stripped source; diagnostics convert spans to line / byte column.
 
+import type { Unit } from './units';
+
 export interface Span {
   start: number;
   end: number;
@@ -42,8 +44,18 @@ export type Pattern =
   | ({ p: 'ident'; name: string } & Span)
   | ({ p: 'wildcard' } & Span);
 
+/**
+ * A postfix chain of plain names (`text.glyph`, `easing.out_cubic`): its root identifier and its
+ * dotted text up to and including this node. Made once by the parser, so the evaluator's
+ * constructed names are the same string every frame (no concatenation, hashes cached).
+ */
+export interface NamePath {
+  root: string;
+  text: string;
+}
+
 export type Expr =
-  | ({ k: 'number'; digits: string; unit: string; value: number } & Span)
+  | ({ k: 'number'; digits: string; unit: string; tag: Unit | null; value: number } & Span)
   | ({ k: 'string'; raw: string; triple: boolean } & Span)
   | ({ k: 'bool'; value: boolean } & Span)
   | ({ k: 'hex'; digits: string } & Span)
@@ -53,8 +65,8 @@ export type Expr =
   | ({ k: 'binary'; op: string; left: Expr; right: Expr } & Span)
   | ({ k: 'unary'; op: '-' | '!'; operand: Expr } & Span)
   | ({ k: 'call'; callee: Expr; args: Arg[] } & Span)
-  | ({ k: 'method'; receiver: Expr; name: string; nameSpan: Span; args: Arg[] } & Span)
-  | ({ k: 'field'; receiver: Expr; name: string; nameSpan: Span } & Span)
+  | ({ k: 'method'; receiver: Expr; name: string; nameSpan: Span; args: Arg[]; path: NamePath | null } & Span)
+  | ({ k: 'field'; receiver: Expr; name: string; nameSpan: Span; path: NamePath | null } & Span)
   | ({ k: 'index'; receiver: Expr; index: Expr } & Span)
   | ({ k: 'if'; cond: Expr; then: Block; else: Block | Expr | null } & Span)
   | ({ k: 'match'; subject: Expr; arms: { pattern: Pattern; body: Expr }[] } & Span)

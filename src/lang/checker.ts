@@ -4,50 +4,7 @@ import type { Block, Expr, LetDecl, Param, Program, Span, Type } from './ast';
 import type { Diagnostic, SourceMap } from './diagnostics';
 import { STDLIB_NAMES } from './stdlib';
 import { atLeast, featureSince, functionSince } from './runners';
-
-const NUMBER_FAMILY = new Set(['Number', 'Int', 'Float', 'Duration', 'Time', 'Angle', 'Length', 'Pixels', 'Frequency', 'Tempo', 'Bars', 'Beats', 'Percent']);
-
-const REQUIRED_CATEGORY: Record<string, string> = {
-  Duration: 'Time',
-  Time: 'Time',
-  Angle: 'Angle',
-  Length: 'Length',
-  Pixels: 'Length',
-  Percent: 'Percent',
-  Frequency: 'Frequency',
-  Tempo: 'Tempo',
-  Bars: 'Bars',
-  Beats: 'Beats',
-  Number: 'unitless',
-  Int: 'unitless',
-  Float: 'unitless',
-};
-const CANONICAL: Record<string, string> = {
-  Time: 's',
-  Angle: 'deg',
-  Length: 'px',
-  Percent: '%',
-  Frequency: 'hz',
-  Tempo: 'bpm',
-  Bars: 'bars',
-  Beats: 'beats',
-};
-export const UNIT_CATEGORY: Record<string, string> = {
-  s: 'Time',
-  ms: 'Time',
-  us: 'Time',
-  ns: 'Time',
-  deg: 'Angle',
-  rad: 'Angle',
-  turn: 'Angle',
-  px: 'Length',
-  '%': 'Percent',
-  hz: 'Frequency',
-  khz: 'Frequency',
-  bpm: 'Tempo',
-  bars: 'Bars',
-  beats: 'Beats',
-};
+import { CANONICAL_SUFFIX, NUMBER_TYPES, suffixDimension } from './units';
 
 export function levenshtein(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
@@ -421,7 +378,7 @@ export class Checker {
     if (T === 'String') want = 'string';
     else if (T === 'Bool') want = 'bool';
     else if (T === 'Color') want = 'color';
-    else if (NUMBER_FAMILY.has(T)) want = 'number';
+    else if (NUMBER_TYPES.has(T)) want = 'number';
     if (!want) return;
     let got: string | null = null;
     if (value.k === 'number') got = 'number';
@@ -444,10 +401,10 @@ export class Checker {
       return;
     }
     if (want !== 'number' || value.k !== 'number') return;
-    const cat = REQUIRED_CATEGORY[T]!;
+    const cat = NUMBER_TYPES.get(T) ?? 'unitless';
     const u = value.unit;
     if (u) {
-      const act = UNIT_CATEGORY[u]!;
+      const act = suffixDimension(u)!;
       if (act !== cat) {
         this.diags.push(
           this.sm.diag(value.start, value.end, {
@@ -462,7 +419,7 @@ export class Checker {
         );
       }
     } else if (cat !== 'unitless') {
-      const canon = CANONICAL[cat]!;
+      const canon = CANONICAL_SUFFIX[cat];
       this.diags.push(
         this.sm.diag(value.start, value.end, {
           code: 'UNT002',

@@ -3,9 +3,11 @@
 import type { Program as Ast, TopDecl } from './ast';
 import { Checker } from './checker';
 import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics';
-import { Evaluator, MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue, toSeconds, type Binding } from './evaluator';
+import { Evaluator, type Binding } from './evaluator';
+import { MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue } from './limits';
 import { parse } from './parser';
 import { newestRunner, runnerError } from './runners';
+import { toSeconds, unitDimension } from './units';
 import { NIL, type Value } from './value';
 
 export type { Diagnostic, Envelope } from './diagnostics';
@@ -16,6 +18,7 @@ export { designFrame, type DesignFrame } from './frame';
 export { imagePaths } from './images';
 export { RUNNERS, availableVersions, newestRunner } from './runners';
 export { colorToLinear, colorToSrgb8, oklchToLinearSrgb, oklabToLinearSrgb, linearToSrgb } from './color';
+export { UNIT_TAGS, suffixDimension, unitDimension, unitTag, toSeconds, convertUnit, type Dimension, type UnitSuffix } from './units';
 
 export interface Program {
   /** the value of the rendered binding at time t (seconds), every time signal resolved */
@@ -55,7 +58,7 @@ function renderedDecl(bindings: Binding[]): TopDecl | null {
 function durationOf(b: Binding | undefined): number {
   const d = b?.params?.get('duration');
   if (!d || d.kind !== 'number') return DEFAULT_DURATION;
-  if (d.unit !== null && d.unit !== 's' && d.unit !== 'ms' && d.unit !== 'us' && d.unit !== 'ns') return DEFAULT_DURATION;
+  if (d.unit !== null && unitDimension(d.unit) !== 'Time') return DEFAULT_DURATION;
   const s = toSeconds(d);
   return Number.isFinite(s) && s > 0 ? s : DEFAULT_DURATION;
 }

@@ -1,5 +1,7 @@
 // Lexer for .cm sources (language.md §1). Every word is an IDENT; the parser decides keywords.
 
+import { UNIT_SUFFIXES } from './units';
+
 export type TokKind = 'ident' | 'number' | 'string' | 'hex' | 'punct' | 'eof' | 'error';
 
 export interface Token {
@@ -17,8 +19,6 @@ export interface Token {
   message?: string;
 }
 
-// Longest first so that `ms` wins over `s`, `khz` over `hz` etc.
-export const UNITS = ['beats', 'bars', 'turn', 'khz', 'bpm', 'deg', 'rad', 'ms', 'us', 'ns', 'hz', 'px', 's', '%'];
 
 const PUNCT2 = ['||', '&&', '==', '!=', '<=', '>=', '->', '=>', '**'];
 const PUNCT1 = ';:,.*=()[]{}<>|+-/%!';
@@ -98,7 +98,7 @@ export function lex(src: string, start = 0): Token[] {
       }
       const digitsEnd = i;
       let unit = '';
-      for (const u of UNITS) {
+      for (const u of UNIT_SUFFIXES) {
         if (src.startsWith(u, i)) {
           unit = u;
           break;

@@ -2,8 +2,9 @@
 // reported as PAR100 at the offending token with "expected X, found Y" wording; nesting deeper
 // than MAX_DEPTH is PAR101 (so hostile inputs cannot overflow the JS stack).
 
-import type { Arg, Block, Expr, LetDecl, Param, Pattern, Program, Span, TopDecl, Type } from './ast';
+import type { Arg, Block, Expr, LetDecl, NamePath, Param, Pattern, Program, Span, TopDecl, Type } from './ast';
 import { lex, numberValue, type Token } from './lexer';
+import { unitTag } from './units';
 
 export const MAX_DEPTH = 256;
 
@@ -337,9 +338,9 @@ class Parser {
         const n = this.expectIdent('a field or method name');
         if (this.isP('(')) {
           const args = this.argList();
-          e = { k: 'method', receiver: e, name: n.text, nameSpan: { start: n.start, end: n.end }, args, start: e.start, end: this.toks[this.pos - 1]!.end };
+          e = { k: 'method', receiver: e, name: n.text, nameSpan: { start: n.start, end: n.end }, args, path: namePath(e, n.text), start: e.start, end: this.toks[this.pos - 1]!.end };
         } else {
-          e = { k: 'field', receiver: e, name: n.text, nameSpan: { start: n.start, end: n.end }, start: e.start, end: n.end };
+          e = { k: 'field', receiver: e, name: n.text, nameSpan: { start: n.start, end: n.end }, path: namePath(e, n.text), start: e.start, end: n.end };
         }
       } else if (this.isP('(')) {
         const args = this.argList();
@@ -411,7 +412,7 @@ class Parser {
     switch (t.kind) {
       case 'number':
         this.pos++;
-        return { k: 'number', digits: t.digits!, unit: t.unit!, value: numberValue(t.digits!), start: s, end: t.end };
+        return { k: 'number', digits: t.digits!, unit: t.unit!, tag: unitTag(t.unit!), value: numberValue(t.digits!), start: s, end: t.end };
       case 'string':
         this.pos++;
         return { k: 'string', raw: t.text, triple: !!t.raw, start: s, end: t.end };
@@ -595,4 +596,11 @@ export function parse(src: string): ParseResult {
     }
     throw e;
   }
+}
+
+/** `receiver.name` as a name path when the receiver is a plain name or a name path. */
+function namePath(receiver: Expr, name: string): NamePath | null {
+  if (receiver.k === 'ident') return { root: receiver.name, text: `${receiver.name}.${name}` };
+  if (receiver.k === 'field' && receiver.path) return { root: receiver.path.root, text: `${receiver.path.text}.${name}` };
+  return null;
 }

@@ -2,24 +2,10 @@
 // This is the viewer's only input. The zod schema runs in the browser too.
 
 import { z } from 'zod';
+import { UNIT_TAGS, type Unit } from './units';
 
-export type Unit =
-  | 's'
-  | 'ms'
-  | 'us'
-  | 'ns'
-  | 'hz'
-  | 'khz'
-  | 'deg'
-  | 'rad'
-  | 'turn'
-  | 'px'
-  | 'percent'
-  | 'bpm'
-  | 'bars'
-  | 'beats';
-
-export const UNIT_TAGS: readonly Unit[] = ['s', 'ms', 'us', 'ns', 'hz', 'khz', 'deg', 'rad', 'turn', 'px', 'percent', 'bpm', 'bars', 'beats'];
+// Units live in units.ts (the one table); re-exported here because the viewer reads them from this module.
+export { UNIT_TAGS, type Unit } from './units';
 
 export interface Field {
   name: string;
@@ -45,7 +31,7 @@ export type Value =
 
 export type ValueKind = Value['kind'];
 
-export const unitSchema = z.enum(['s', 'ms', 'us', 'ns', 'hz', 'khz', 'deg', 'rad', 'turn', 'px', 'percent', 'bpm', 'bars', 'beats']);
+export const unitSchema = z.enum(UNIT_TAGS);
 
 export const valueSchema: z.ZodType<Value> = z.lazy(() =>
   z.union([

@@ -1,0 +1,11 @@
+// The time signals (stdlib.md §4.4-§4.10): each resolves to its value at time t from its evaluated
+// arguments, or null when malformed (the call then stays a plain node). `animate` is a syntactic
+// form; the others are calls, dispatched by exact name in the evaluator.
+
+export { animateAt, animateNode, interpolate, type Keyframe } from './animate';
+export { bounceAt } from './bounce';
+export { EASINGS, type Easing } from './easings';
+export { SignalValues, shallowCopy, signalField } from './field-of';
+export { noise, noiseAt } from './noise';
+export { onEventAt } from './on-event';
+export { waveAt } from './wave';
