@@ -108,7 +108,9 @@ function distToSeg(px: number, py: number, a: Pt, b: Pt): number {
 }
 
 /** Coverage mask (1 = ink) of polylines stroked with `width`, round caps and joins, at w × h pixels:
- *  a pixel is ink when its centre lies within width/2 of a segment. */
+ *  pixel (x, y) is ink when the point (x, y) lies within width/2 of a segment. That is the tracer's own
+ *  convention (viewer.md §5.6.5: a polyline vertex is a pixel's index, divided by σ), so the drawing and the
+ *  trace drawn back with this one function line up; against pixel centres the trace sits ½ px up-left. */
 export function strokeMask(lines: Pt[][], width: number, w: number, h: number): Uint8Array {
   const m = new Uint8Array(w * h), hw = width / 2;
   for (const line of lines) {
@@ -116,7 +118,7 @@ export function strokeMask(lines: Pt[][], width: number, w: number, h: number): 
       const a = line[s], b = line[Math.min(s + 1, line.length - 1)];
       const x0 = Math.max(0, Math.floor(Math.min(a[0], b[0]) - hw - 1)), x1 = Math.min(w - 1, Math.ceil(Math.max(a[0], b[0]) + hw + 1));
       const y0 = Math.max(0, Math.floor(Math.min(a[1], b[1]) - hw - 1)), y1 = Math.min(h - 1, Math.ceil(Math.max(a[1], b[1]) + hw + 1));
-      for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) if (distToSeg(x + 0.5, y + 0.5, a, b) <= hw) m[y * w + x] = 1;
+      for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) if (distToSeg(x, y, a, b) <= hw) m[y * w + x] = 1;
     }
   }
   return m;
