@@ -48,6 +48,19 @@ function wallVertexLowerBound(polys: Polygon[], bevelled: boolean): number {
   return 6 * edges * layers;
 }
 
+/** Largest |coordinate| (SVG units) we extrude. The solid is built in float32 (about 3.4e38 at most), and
+ *  the extruder adds and halves coordinates, so far smaller numbers already turn into NaN there; no drawing
+ *  needs more than this. */
+const MAX_COORDINATE = 1e15;
+
+/** NaN, ±Infinity or huge numbers anywhere (1e400, transform="scale(1e30)") would reach earcut and the GLB. */
+function allInRange(polys: Polygon[]): boolean {
+  for (const p of polys) for (const ring of [p.outer, ...p.holes]) {
+    for (const v of ring) if (!(Math.abs(v.x) <= MAX_COORDINATE && Math.abs(v.y) <= MAX_COORDINATE)) return false;
+  }
+  return true;
+}
+
 function tooMany(count: number, max: number): ExportError {
   return new ExportError('too_many_vertices',
     `the solid would have ${count >= max ? 'at least ' : ''}${count} vertices, more than the limit of ${max}: simplify the SVG (fewer points or curves) or use round 0`);
@@ -65,11 +78,17 @@ export function svgSolid(svg: string, params: MeshParams = {}, limits: MeshLimit
   const polys = svgPolygons(svg);
   if (!polys) throw new ExportError('bad_svg', 'the SVG could not be parsed (malformed XML or an SVG the loader rejects)');
   if (polys.length === 0) throw new ExportError('empty_svg', 'the SVG has nothing to extrude: no filled shape and no stroked path');
+  if (!allInRange(polys)) throw new ExportError('bad_svg', `the SVG has coordinates that are not finite numbers or beyond ±${MAX_COORDINATE.toExponential()} (after its transforms)`);
   const opts = { depthPx: depth, sizePx: size, roundPx: round, p2w: 1, runner: newestRunner() };
   const bevelled = Math.min(round, depth / 2 - 1e-4) > 1e-6; // extrudePolygons' own clamp (§5.6.4 step 4)
   const lower = wallVertexLowerBound(polys, bevelled);
   if (lower > maxVertices) throw tooMany(lower, maxVertices);
-  const geo = extrudePolygons(polys, opts);
+  let geo: THREE.BufferGeometry | null;
+  try {
+    geo = extrudePolygons(polys, opts);
+  } catch (e) { // three.js refusing a shape: the SVG's fault, not a crash of ours
+    throw new ExportError('bad_svg', `the SVG could not be extruded: ${e instanceof Error ? e.message : String(e)}`);
+  }
   if (!geo) throw new ExportError('empty_svg', 'the SVG has nothing to extrude: every outline has fewer than 3 points');
   const count = geo.getAttribute('position').count;
   if (count > maxVertices) { geo.dispose(); throw tooMany(count, maxVertices); }

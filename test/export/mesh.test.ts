@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
+import fc from 'fast-check';
 import { svgToGlb, svgSolid } from '../../src/export/mesh';
 import { ExportError, type ExportErrorCode } from '../../src/export/errors';
 import { svgGeometry } from '../../viewer/src/meshes/index';
@@ -81,6 +82,7 @@ test('malformed SVG → bad_svg', () => {
   assert.throws(() => svgToGlb('<html><body/></html>'), isCode('bad_svg'));
   assert.throws(() => svgToGlb(''), isCode('bad_svg'));
   assert.throws(() => svgToGlb('<svg><rect width="1e400" height="10"/></svg>'), isCode('bad_svg'));
+  assert.throws(() => svgToGlb('<svg><g transform="scale(1e30)"><rect width="1e10" height="1"/></g></svg>'), isCode('bad_svg'));
 });
 
 test('empty SVG → empty_svg', () => {
@@ -106,4 +108,30 @@ test('vertex cap (default 1 000 000): a 100 000-point path is refused before it 
   for (let i = 1; i < 100_000; i++) d += ` L${i % 1000} ${Math.floor(i / 1000) * 3 + (i % 2)}`;
   const svg = `<svg xmlns="http://www.w3.org/2000/svg"><path d="${d}" fill="none" stroke="black"/></svg>`;
   assert.throws(() => svgToGlb(svg), (e: unknown) => isCode('too_many_vertices')(e) && /at least/.test((e as Error).message));
+});
+
+test('any mix of odd SVG elements and junk: a valid-looking GLB or an ExportError, never another throw', () => {
+  const piece = fc.constantFrom(
+    '<rect width="10" height="5"/>', '<rect width="-5" height="5"/>', '<ellipse rx="0" ry="5"/>', '<circle r="3" cx="1e38" cy="1e38"/>',
+    '<path d="M0 0 L1e400 5 L3 3Z"/>', '<g transform="scale(1e30)"><rect width="1e10" height="1"/></g>', '<path d="M0 0 C 1 1"/>',
+    '<path d="M0 0 A 5 5 0 1 1 0 0.0001"/>', '<polyline points="0,0 1,1 2,0" stroke="red" fill="none" stroke-width="1e-9"/>',
+    '<line x1="0" y1="0" x2="0" y2="0" stroke="black"/>', '<path stroke="black" stroke-width="NaN" d="M0 0 L5 5"/>',
+    '<g transform="matrix(0 0 0 0 0 0)"><rect width="3" height="3"/></g>', '<path d="M0 0 L10 10 L0 10 L10 0 Z"/>', '<text>hi</text>',
+    '<path d="M0 0 H10 V10 H0 Z M2 2 H8 V8 H2 Z M3 3 L4 4"/>', '<use href="#nothing"/>', '<path d="M 5 5 l 0 0 l 0 0 z"/>');
+  const doc = fc.tuple(fc.array(piece, { maxLength: 4 }), fc.string({ maxLength: 12 }))
+    .map(([ps, junk]) => `<svg xmlns="http://www.w3.org/2000/svg">${ps.join('')}${junk}</svg>`);
+  const warn = console.warn;
+  console.warn = () => {}; // SVGLoader warns about the dangling <use>
+  try {
+    fc.assert(fc.property(doc, fc.double({ min: 0.01, max: 1000, noNaN: true }), fc.double({ min: 0, max: 20, noNaN: true }), (svg, size, round) => {
+      try {
+        const glb = svgToGlb(svg, { size, round });
+        return glb.readUInt32LE(0) === 0x46546c67 && glb.readUInt32LE(8) === glb.length;
+      } catch (e) {
+        return e instanceof ExportError;
+      }
+    }), { numRuns: 300, seed: 42 });
+  } finally {
+    console.warn = warn;
+  }
 });
