@@ -9,6 +9,7 @@ import { vectorizeImage } from '../../src/export/vectorize';
 import { svgToGlb } from '../../src/export/mesh';
 import { ExportError, type ExportErrorCode } from '../../src/export/errors';
 import { EXPORT_LIMITS } from '../../src/export/limits';
+import { prng } from '../helpers/prng';
 import { dilate, drawPng, errorsOf, HANDDRAWN_JPG, iou, SKIP_CORPUS, strokeMask, svgPolylines, validate, type Pt } from './helpers';
 
 const isCode = (code: ExportErrorCode) => (e: unknown) => {
@@ -132,4 +133,22 @@ test('pixel cap (default 40 MP) is read from the header: at the cap the decoder 
   assert.throws(() => vectorizeImage(pngHeaderOnly(65535, 65535)), isCode('image_too_large'));
   assert.throws(() => vectorizeImage(jpegHeaderOnly(8000, 5001)), isCode('image_too_large'));
   assert.throws(() => vectorizeImage(jpegHeaderOnly(65535, 65535)), isCode('image_too_large'));
+});
+
+test('damaged PNG and JPEG bytes (random bytes overwritten, files cut short): an SVG or an ExportError, nothing else', () => {
+  const small = drawPng([[[10, 10], [90, 60]], [[20, 70], [80, 20]]], 6, 100, 80).png;
+  const jpg = jpeg.encode({ width: 100, height: 80, data: PNG.sync.read(small).data }, 80).data;
+  const rnd = prng(1);
+  for (const [name, base] of [['PNG', small], ['JPEG', jpg]] as const) {
+    for (let run = 0; run < 150; run++) {
+      const b = Buffer.from(base);
+      for (let k = 1 + Math.floor(rnd() * 8); k > 0; k--) b[Math.floor(rnd() * b.length)] = Math.floor(rnd() * 256);
+      const bytes = rnd() < 0.3 ? b.subarray(0, Math.floor(rnd() * b.length)) : b;
+      try {
+        assert.match(vectorizeImage(bytes), /^<svg /);
+      } catch (e) {
+        assert.ok(e instanceof ExportError, `${name} run ${run}: ${e}`);
+      }
+    }
+  }
 });
