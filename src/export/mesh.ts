@@ -61,9 +61,9 @@ function allInRange(polys: Polygon[]): boolean {
   return true;
 }
 
-function tooMany(count: number, max: number): ExportError {
+function tooMany(count: number, max: number, estimate: boolean): ExportError {
   return new ExportError('too_many_vertices',
-    `the solid would have ${count >= max ? 'at least ' : ''}${count} vertices, more than the limit of ${max}: simplify the SVG (fewer points or curves) or use round 0`);
+    `the solid would have ${estimate ? 'at least ' : ''}${count} vertices, more than the limit of ${max}: simplify the SVG (fewer points or curves) or use round 0`);
 }
 
 /** The extruded solid (three.js geometry, non-indexed, flat normals), `size` tall, `depth` thick, centred. */
@@ -82,7 +82,7 @@ export function svgSolid(svg: string, params: MeshParams = {}, limits: MeshLimit
   const opts = { depthPx: depth, sizePx: size, roundPx: round, p2w: 1, runner: newestRunner() };
   const bevelled = Math.min(round, depth / 2 - 1e-4) > 1e-6; // extrudePolygons' own clamp (§5.6.4 step 4)
   const lower = wallVertexLowerBound(polys, bevelled);
-  if (lower > maxVertices) throw tooMany(lower, maxVertices);
+  if (lower > maxVertices) throw tooMany(lower, maxVertices, true);
   let geo: THREE.BufferGeometry | null;
   try {
     geo = extrudePolygons(polys, opts);
@@ -91,7 +91,7 @@ export function svgSolid(svg: string, params: MeshParams = {}, limits: MeshLimit
   }
   if (!geo) throw new ExportError('empty_svg', 'the SVG has nothing to extrude: every outline has fewer than 3 points');
   const count = geo.getAttribute('position').count;
-  if (count > maxVertices) { geo.dispose(); throw tooMany(count, maxVertices); }
+  if (count > maxVertices) { geo.dispose(); throw tooMany(count, maxVertices, false); }
   geo.computeBoundingBox();
   const bb = geo.boundingBox!;
   const w = bb.max.x - bb.min.x, h = bb.max.y - bb.min.y;

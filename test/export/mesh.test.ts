@@ -100,7 +100,8 @@ test('bad params → bad_params', () => {
 test('vertex cap: a solid at the cap is written, one vertex past it is refused', () => {
   const n = svgSolid(OWN).getAttribute('position').count;
   assert.ok(svgToGlb(OWN, {}, { maxVertices: n }).length > 0);
-  assert.throws(() => svgToGlb(OWN, {}, { maxVertices: n - 1 }), isCode('too_many_vertices'));
+  assert.throws(() => svgToGlb(OWN, {}, { maxVertices: n - 1 }),
+    (e: unknown) => isCode('too_many_vertices')(e) && (e as Error).message.includes(`have ${n} vertices, more than the limit of ${n - 1}`));
 });
 
 test('vertex cap (default 1 000 000): a 100 000-point path is refused before it is extruded', () => {
