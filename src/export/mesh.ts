@@ -2,7 +2,7 @@
 // (viewer.md §5.6.4, newest runner), in mesh units: `size` tall, `depth` thick, centred at the origin.
 import * as THREE from 'three';
 import { svgPolygons, extrudePolygons, type Polygon } from '../../viewer/src/meshes/svg';
-import { newestRunner } from '../lang/runners';
+import { newestRunner } from '../../viewer/src/meshes/constants';
 import { sniffImage } from '../contract/mime';
 import { ExportError } from './errors';
 import { EXPORT_LIMITS } from './limits';
