@@ -8,7 +8,7 @@
 import * as THREE from 'three';
 import { SVGLoader } from 'three/examples/jsm/loaders/SVGLoader.js';
 import type { SvgOptions } from './types';
-import { parseSvg } from './svg';
+import { parseSvg } from './svg-parse';
 import { runnerAtLeast } from './constants';
 
 type Tri = [number, number, number, number, number, number]; // ax ay bx by cx cy (SVG units)

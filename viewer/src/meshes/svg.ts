@@ -2,35 +2,13 @@
 import * as THREE from 'three';
 import { SVGLoader } from 'three/examples/jsm/loaders/SVGLoader.js';
 import type { SvgOptions } from './types';
-import { MiniDOMParser } from './minidom';
 import { runnerAtLeast } from './constants';
 import { svgGeometryLegacy } from './svg-legacy';
+import { parseSvg } from './svg-parse';
 
 const DIVISIONS = 24;
 
 export interface Polygon { outer: THREE.Vector2[]; holes: THREE.Vector2[][] }
-
-/** Run SVGLoader.parse with a DOMParser: the browser's own, else our minimal XML parser (Node).
- *  Returns null on a parse failure. */
-export function parseSvg(text: string): ReturnType<SVGLoader['parse']> | null {
-  const g = globalThis as { DOMParser?: unknown };
-  const native = typeof g.DOMParser === 'function';
-  try {
-    if (native) {
-      const doc = new (g.DOMParser as typeof DOMParser)().parseFromString(text, 'image/svg+xml');
-      if (doc.getElementsByTagName('parsererror').length > 0) return null;
-      return new SVGLoader().parse(text);
-    }
-    g.DOMParser = MiniDOMParser;
-    try {
-      return new SVGLoader().parse(text);
-    } finally {
-      delete g.DOMParser;
-    }
-  } catch {
-    return null;
-  }
-}
 
 function signedArea(pts: THREE.Vector2[]): number {
   let s = 0;
