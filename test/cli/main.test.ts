@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { main, parseAt } from '../../src/cli/main';
-import { repoRoot, shared } from './helpers';
+import { repoRoot, shared } from '../lang/helpers';
 
 function run(argv: string[]) {
   const out: string[] = [];

@@ -3,7 +3,7 @@
 // what to do when it does (and how a released version stays frozen across dependency upgrades).
 //
 // Re-record (only after looking at the frames and deciding the change is intended):
-//   UPDATE_GOLDEN=1 node --import tsx --test test/e2e/golden.test.ts
+//   UPDATE_GOLDEN=1 node --import tsx --test test/render/golden.test.ts
 import { test, before, after } from 'node:test';
 import { defaultChromiumPath } from '../../src/render/chromium.js';
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { startApp, realRenderer, runJob, example, exampleImage, multipart, repoRoot, type TestApp } from '../helpers/app.js';
 import { RUNNERS } from '../../src/lang/runners.js';
 
-const GOLDEN_FILE = join(repoRoot, 'test', 'golden', 'runner-hashes.json');
+const GOLDEN_FILE = join(repoRoot, 'test', 'render', 'golden-hashes.json');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 interface GoldenFile {

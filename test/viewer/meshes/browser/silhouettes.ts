@@ -1,7 +1,7 @@
 // Bundled by parity.test.ts and run in headless Chromium: draws the meshes of a few gallery sources at
 // t = 0 as white silhouettes under the viewer's fixed camera and reports their pixel extents.
 import * as THREE from 'three';
-import { parseFont, glyphGeometry, pathGeometry, metaballsObject, svgGeometry, rasterAtWorkingSize, traceToSvg, VECTORIZE_DEFAULTS } from '../../../viewer/src/meshes/index';
+import { parseFont, glyphGeometry, pathGeometry, metaballsObject, svgGeometry, rasterAtWorkingSize, traceToSvg, VECTORIZE_DEFAULTS } from '../../../../viewer/src/meshes/index';
 
 type Extent = { rows: [number, number]; cols: [number, number] };
 

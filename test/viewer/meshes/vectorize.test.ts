@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
-import { trace, traceToSvg, vectorizeGeometry, svgPolygons, VECTORIZE_DEFAULTS } from '../../viewer/src/meshes/index';
-import type { RasterImage } from '../../viewer/src/meshes/index';
+import { trace, traceToSvg, vectorizeGeometry, svgPolygons, VECTORIZE_DEFAULTS } from '../../../viewer/src/meshes/index';
+import type { RasterImage } from '../../../viewer/src/meshes/index';
 import { bbox, near, P2W } from './helpers';
 
 /** White canvas; `ink(x, y)` decides dark pixels (value 0..255). */

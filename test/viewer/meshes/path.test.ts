@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pathGeometry } from '../../viewer/src/meshes/index';
+import { pathGeometry } from '../../../viewer/src/meshes/index';
 import { bbox, near, P2W } from './helpers';
 
 test('fewer than 3 points: nothing', () => {

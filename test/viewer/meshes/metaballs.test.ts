@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
-import { metaballsObject, metaballField, metaballMarch, metaballRayMayHit, metaballMissBound, METABALL_DEFAULTS, METABALL_MISS_MARGIN, METABALL_QUAD_HEIGHT } from '../../viewer/src/meshes/index';
-import type { Blob3 } from '../../viewer/src/meshes/index';
+import { metaballsObject, metaballField, metaballMarch, metaballRayMayHit, metaballMissBound, METABALL_DEFAULTS, METABALL_MISS_MARGIN, METABALL_QUAD_HEIGHT } from '../../../viewer/src/meshes/index';
+import type { Blob3 } from '../../../viewer/src/meshes/index';
 import { near, P2W } from './helpers';
 
 const opts = { smoothingPx: 90, p2w: P2W, aspect: 16 / 9 };

@@ -10,11 +10,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import * as THREE from 'three';
 import type { Browser } from 'playwright-core';
-import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../viewer/src/meshes/index';
+import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../../viewer/src/meshes/index';
 import { bbox, FONT_PATH, near, P2W } from './helpers';
 import { join } from 'node:path';
-import { examplesDir, referenceDir } from '../helpers/shared';
-import { defaultChromiumPath, launchChromium } from '../../src/render/chromium';
+import { examplesDir, referenceDir } from '../../helpers/shared';
+import { defaultChromiumPath, launchChromium } from '../../../src/render/chromium';
 
 const CHROMIUM = defaultChromiumPath();
 const REF = referenceDir;
@@ -119,18 +119,12 @@ test('handdrawn.jpg: traced to a handful of centrelines and extruded like the ga
   const img = { width: d.width, height: d.height, data: d.data, naturalWidth: d.naturalWidth, naturalHeight: d.naturalHeight };
   // the gallery's arguments: stroke_width 8, simplify 2.0, bridge 5, stitch 110
   const o = { ...VECTORIZE_DEFAULTS, strokeWidth: 8, simplify: 2.0, bridge: 5, stitch: 110 };
-  const t0 = performance.now();
   const r = trace(img, o);
-  const traceMs = performance.now() - t0;
   assert.match(r.svg, /viewBox="0 0 1080 1080"/);
   assert.match(r.svg, /stroke-width="8"/);
   assert.ok(r.polylines.length >= 1 && r.polylines.length < 40, `${r.polylines.length} polylines`);
   for (const l of r.polylines) for (const [x, y] of l) assert.ok(x >= 0 && y >= 0 && x < d.width && y < d.height);
-  const t1 = performance.now();
   const g = svgGeometry(r.svg, { depthPx: 70, sizePx: 780, roundPx: 10, p2w: 12 * Math.tan(Math.PI * 14 / 180) / 1080, runner: '0.0.13' }) as THREE.BufferGeometry;
-  const extrudeMs = performance.now() - t1;
   const b = bbox(g);
   near(b.max.y - b.min.y, 780 * P2W, 1e-6, 'size tall');
-  console.log(`handdrawn: ${r.polylines.length} polylines, trace ${traceMs.toFixed(0)} ms, extrude ${extrudeMs.toFixed(0)} ms`);
-  assert.ok(traceMs < 5000);
 });
