@@ -10,10 +10,12 @@ import type { Config } from './config.js';
 import { LIMITS } from '../contract/limits.js';
 import { HttpError } from './schemas.js';
 import type { JobStore } from './jobs/store.js';
-import { JournalJobStore } from './jobs/journal-store.js';
 import { Gate } from './durability/admission.js';
-import { JobService } from './jobs/service.js';
-import { AssetStore } from './assets.js';
+import type { JobService } from './jobs/job-service.js';
+import type { Retention } from './jobs/retention.js';
+import type { OutputStore } from './outputs/output-store.js';
+import type { AssetStore } from './asset-store.js';
+import { openServices } from './services.js';
 import { buildOpenApi } from './openapi.js';
 import type { Renderer } from '../render/types.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -37,6 +39,8 @@ export interface BuildOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     jobs: JobService;
+    outputs: OutputStore;
+    retention: Retention;
     assetStore: AssetStore;
   }
 }
@@ -78,25 +82,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     },
   }) as unknown as FastifyInstance;
 
-  const outputsDir = join(config.dataDir, 'outputs');
-  const assets = new AssetStore(join(config.dataDir, 'assets'));
-  await assets.init();
-  const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
-  const jobs = new JobService({
-    store: opts.store ?? journal!,
-    renderer,
-    assets,
-    outputsDir,
-    concurrency: config.renderConcurrency,
-    jobTimeoutMs: config.jobTimeoutMs,
-    retentionMs: config.retentionMs,
-    maxQueuedJobs: config.maxQueuedJobs,
-    outputMaxBytes: config.outputMaxBytes,
-    log,
-    now: opts.now,
-  });
-  await jobs.init();
+  const services = await openServices({ config, renderer, store: opts.store, log, now: opts.now });
+  const { jobs, outputs, assets } = services;
   app.decorate('jobs', jobs);
+  app.decorate('outputs', outputs);
+  app.decorate('retention', services.retention);
   app.decorate('assetStore', assets);
 
   // Open CORS on every answer: routes, errors, 404s and preflights.
@@ -139,7 +129,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
 
   jobRoutes(app, jobs, assets);
-  outputRoutes(app, jobs, outputsDir);
+  outputRoutes(app, outputs);
   metaRoutes(app, jobs, openapi, join(config.dataDir, 'tmp'));
   checkRoutes(app);
   assetRoutes(app, assets, new Gate(config.maxConcurrentUploads));
@@ -150,9 +140,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     jobs.resume();
   });
   app.addHook('onClose', async () => {
-    await jobs.close();
+    await services.close();
     if (opts.ownsRenderer !== false) await renderer.close();
-    await journal?.close();
   });
   return app;
 }

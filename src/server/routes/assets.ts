@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
 import { HttpError } from '../schemas.js';
 import { LIMITS } from '../../contract/limits.js';
 import { sniffImage } from '../../contract/mime.js';
-import type { AssetStore } from '../assets.js';
+import type { AssetStore } from '../asset-store.js';
 import { Gate, sendRefusal, tooManyUploads } from '../durability/admission.js';
 
 export function assetRoutes(app: FastifyInstance, assets: AssetStore, uploads: Gate = new Gate(Infinity)): void {

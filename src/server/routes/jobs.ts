@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { FrameRequest, HttpError, RenderRequest, validateBody, type JobKind } from '../schemas.js';
 import { UUID_RE } from '../../contract/limits.js';
-import type { JobService } from '../jobs/service.js';
-import type { AssetStore } from '../assets.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { AssetStore } from '../asset-store.js';
 import type { JobParams } from '../jobs/store.js';
 import { sendRefusal } from '../durability/admission.js';
 

@@ -3,7 +3,7 @@ import { readFile, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { JobService } from '../jobs/service.js';
+import type { JobService } from '../jobs/job-service.js';
 import { JobFailure } from '../../render/types.js';
 
 /** The built-in two-rectangle scene of GET /test. */

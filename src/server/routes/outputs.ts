@@ -1,11 +1,9 @@
 // GET/HEAD /v1/outputs/{filename}: ETag, cache headers, single Range requests (206), never outside the output store.
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { stat } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
-import type { JobService } from '../jobs/service.js';
+import { LIMITS } from '../../contract/limits.js';
+import type { OutputStore } from '../outputs/output-store.js';
 
 /** Parses a single `bytes=` range against a size. null: ignore the header (serve the whole file); 'unsatisfiable': 416. */
 export function parseRange(header: string, size: number): { start: number; end: number } | null | 'unsatisfiable' {
@@ -29,26 +27,19 @@ export function parseRange(header: string, size: number): { start: number; end: 
   return { start, end };
 }
 
-export function outputRoutes(app: FastifyInstance, jobs: JobService, outputsDir: string): void {
-  const root = resolve(outputsDir);
+export function outputRoutes(app: FastifyInstance, outputs: OutputStore): void {
   app.get<{ Params: { filename: string } }>('/v1/outputs/:filename', async (req, reply) => {
-    const notFound = () => reply.code(404).send({ error: 'not_found' });
     const { filename } = req.params;
-    if (!OUTPUT_FILENAME_RE.test(filename) || filename.startsWith('.')) return notFound();
-    const full = resolve(root, filename);
-    if (dirname(full) !== root || !full.startsWith(root + sep)) return notFound();
-    const rec = await jobs.outputRecord(filename);
-    if (!rec?.output) return notFound();
-    const st = await stat(full).catch(() => undefined);
-    if (!st?.isFile()) return notFound();
-    const size = st.size;
-    const etag = `"${rec.output.sha256}"`;
+    const found = await outputs.lookup(filename);
+    if (!found) return reply.code(404).send({ error: 'not_found' });
+    const { output, size, path } = found;
+    const etag = `"${output.sha256}"`;
     reply
-      .header('content-type', rec.output.mime)
+      .header('content-type', output.mime)
       .header('etag', etag)
       .header('cache-control', `public, max-age=${LIMITS.outputCacheSeconds}, immutable`)
       .header('accept-ranges', 'bytes')
-      .header('last-modified', new Date(rec.output.written_at).toUTCString())
+      .header('last-modified', new Date(output.written_at).toUTCString())
       .header('content-disposition', `inline; filename="${filename}"`);
     const inm = req.headers['if-none-match'];
     if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) {
@@ -73,6 +64,6 @@ export function outputRoutes(app: FastifyInstance, jobs: JobService, outputsDir:
     reply.header('content-length', length);
     // HEAD: an empty stream keeps our content-length (Fastify's HEAD handler would set 0 for an empty body).
     if (req.method === 'HEAD' || length === 0) return reply.send(Readable.from([]));
-    return reply.send(createReadStream(full, { start, end }));
+    return reply.send(createReadStream(path, { start, end }));
   });
 }
