@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { outputSize, literalPosition, prepare, normalizeAssetPath } from '../../src/render/prepare.js';
-import { parseRange } from '../../src/server/routes/outputs.js';
+import { parseRange } from '../../src/server/http/byte-range.js';
 import { JobFailure } from '../../src/render/types.js';
 
 test('output size: neither given -> the design frame; one given -> aspect follows; both -> exactly; video even', () => {
