@@ -2,8 +2,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
 import cors from '@fastify/cors';
 import multipart from '@fastify/multipart';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import pino, { type Logger } from 'pino';
 import { join } from 'node:path';
@@ -17,7 +15,7 @@ import type { OutputStore } from './outputs/output-store.js';
 import type { AssetStore } from './asset-store.js';
 import { Gate } from './durability/admission.js';
 import { openServices } from './services.js';
-import { buildOpenApi } from './openapi.js';
+import { registerOpenApi } from './openapi.js';
 import { acceptJsonBodies } from './http/json-body.js';
 import { requestError } from './http/request-error.js';
 import { answerError, answerNotFound } from './http/error-answers.js';
@@ -99,13 +97,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setErrorHandler(answerError);
   app.setNotFoundHandler(answerNotFound);
 
-  const openapi = buildOpenApi();
-  await app.register(swagger, { mode: 'static', specification: { document: openapi as never } });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
+  await registerOpenApi(app);
 
   await app.register(jobRoutes, { jobs, assets });
   await app.register(outputRoutes, { outputs });
-  await app.register(metaRoutes, { jobs, openapi: () => openapi, tmpDir: join(config.dataDir, 'tmp') });
+  await app.register(metaRoutes, { jobs, openapi: () => app.swagger() as Record<string, unknown>, tmpDir: join(config.dataDir, 'tmp') });
   await app.register(checkRoutes);
   await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads) });
 
