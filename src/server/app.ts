@@ -1,6 +1,5 @@
 // buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
-import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
-import cors from '@fastify/cors';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import pino, { type Logger } from 'pino';
@@ -18,7 +17,8 @@ import { openServices } from './services.js';
 import { registerOpenApi } from './openapi.js';
 import { acceptJsonBodies } from './http/json-body.js';
 import { requestError } from './http/request-error.js';
-import { answerError, answerNotFound } from './http/error-answers.js';
+import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
+import { openCors } from './http/cors.js';
 import { jobRoutes } from './routes/jobs.js';
 import { outputRoutes } from './routes/outputs.js';
 import { metaRoutes } from './routes/meta.js';
@@ -46,13 +46,6 @@ declare module 'fastify' {
   }
 }
 
-const CORS_HEADERS = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-headers': '*',
-  'access-control-allow-methods': '*',
-  'access-control-expose-headers': '*',
-} as const;
-
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const { config, renderer } = opts;
   const log = opts.logger ?? pino({ level: config.logLevel });
@@ -62,13 +55,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 4096 },
-    // a URL the router cannot decode (`/%zz`) or a path parameter over maxParamLength: 400 ErrorEnvelope, CORS-open
-    frameworkErrors: (err, _req, res) => {
-      const reply = res as unknown as FastifyReply;
-      reply.headers(CORS_HEADERS);
-      if ((err as FastifyError).code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(404).send({ error: 'not_found' });
-      return reply.code(400).send({ error: 'the request URL is malformed', code: 'bad_url' });
-    },
+    // an undecodable URL, an over-long path parameter: answered before routing
+    frameworkErrors: answerFrameworkError,
     // a request that fails its route's schema: the contract's code (missing_source, invalid_params, ...)
     schemaErrorFormatter: requestError,
   }) as unknown as FastifyInstance;
@@ -83,14 +71,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('retention', services.retention);
   app.decorate('assetStore', assets);
 
-  // Open CORS on every answer: routes, errors, 404s and preflights.
-  app.addHook('onRequest', async (_req, reply) => {
-    reply.headers(CORS_HEADERS);
-  });
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
-  await app.register(cors, { origin: '*', methods: '*', allowedHeaders: '*', exposedHeaders: '*', strictPreflight: false, maxAge: 86400 });
+  await openCors(app);
 
   acceptJsonBodies(app);
   await app.register(multipart, { limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } });

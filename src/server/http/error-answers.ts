@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '../../contract/limits.js';
 import type { ErrorEnvelope } from '../schemas.js';
 import { HttpError } from './http-error.js';
+import { CORS_HEADERS } from './cors.js';
 
 /** The 400 codes of the framework's own refusals (body and multipart limits). */
 const FRAMEWORK_400 = new Map<string, ErrorEnvelope>(Object.entries({
@@ -31,6 +32,17 @@ export function answerError(err: FastifyError | HttpError, req: FastifyRequest, 
 /** Unknown routes and methods. */
 export function answerNotFound(_req: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendEnvelope(reply, 404, { error: 'not_found' });
+}
+
+/**
+ * Fastify's frameworkErrors: a URL the router cannot decode (`/%zz`) is a 400 bad_url, a path parameter over
+ * maxParamLength a 404. These answers are given before routing, where no hook runs, so they carry the CORS headers
+ * themselves.
+ */
+export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.headers(CORS_HEADERS);
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendEnvelope(reply, 404, { error: 'not_found' });
+  return sendEnvelope(reply, 400, { error: 'the request URL is malformed', code: 'bad_url' });
 }
 
 /**
