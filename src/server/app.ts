@@ -1,21 +1,24 @@
 // buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
-import Fastify, { LogController, type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
-import cors from '@fastify/cors';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import pino, { type Logger } from 'pino';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { LIMITS } from '../contract/limits.js';
-import { HttpError } from './schemas.js';
-import type { JobStore } from './jobs/store.js';
-import { JournalJobStore } from './jobs/journal-store.js';
-import { Gate } from './durability/admission.js';
-import { JobService } from './jobs/service.js';
-import { AssetStore } from './assets.js';
-import { buildOpenApi } from './openapi.js';
 import type { Renderer } from '../render/types.js';
+import type { JobStore } from './jobs/store.js';
+import type { JobService } from './jobs/job-service.js';
+import type { Retention } from './jobs/retention.js';
+import type { OutputStore } from './outputs/output-store.js';
+import type { AssetStore } from './asset-store.js';
+import { Gate } from './durability/admission.js';
+import { openServices } from './services.js';
+import { registerOpenApi } from './openapi.js';
+import { acceptJsonBodies } from './http/json-body.js';
+import { requestError } from './http/request-error.js';
+import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
+import { openCors } from './http/cors.js';
 import { jobRoutes } from './routes/jobs.js';
 import { outputRoutes } from './routes/outputs.js';
 import { metaRoutes } from './routes/meta.js';
@@ -37,26 +40,9 @@ export interface BuildOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     jobs: JobService;
+    outputs: OutputStore;
+    retention: Retention;
     assetStore: AssetStore;
-  }
-}
-
-const CORS_HEADERS = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-headers': '*',
-  'access-control-allow-methods': '*',
-  'access-control-expose-headers': '*',
-} as const;
-
-/** type/subtype at the start of a content-type header (RFC 9110 token characters). */
-const MEDIA_TYPE = /^\s*[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(;|$)/;
-
-function parseJsonBody(_req: unknown, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) {
-  const text = typeof body === 'string' ? body : body.toString('utf8');
-  try {
-    done(null, JSON.parse(text));
-  } catch {
-    done(new HttpError(400, 'bad_json', 'request body is not valid JSON'));
   }
 }
 
@@ -69,80 +55,39 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 4096 },
-    // a URL the router cannot decode (`/%zz`) or a path parameter over maxParamLength: 400 ErrorEnvelope, CORS-open
-    frameworkErrors: (err, _req, res) => {
-      const reply = res as unknown as FastifyReply;
-      reply.headers(CORS_HEADERS);
-      if ((err as FastifyError).code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(404).send({ error: 'not_found' });
-      return reply.code(400).send({ error: 'the request URL is malformed', code: 'bad_url' });
-    },
+    // an undecodable URL, an over-long path parameter: answered before routing
+    frameworkErrors: answerFrameworkError,
+    // a request that fails its route's schema: the contract's code (missing_source, invalid_params, ...)
+    schemaErrorFormatter: requestError,
   }) as unknown as FastifyInstance;
+  // routes carry zod schemas: they validate requests and serialize answers (fastify-type-provider-zod)
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
 
-  const outputsDir = join(config.dataDir, 'outputs');
-  const assets = new AssetStore(join(config.dataDir, 'assets'));
-  await assets.init();
-  const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
-  const jobs = new JobService({
-    store: opts.store ?? journal!,
-    renderer,
-    assets,
-    outputsDir,
-    concurrency: config.renderConcurrency,
-    jobTimeoutMs: config.jobTimeoutMs,
-    retentionMs: config.retentionMs,
-    maxQueuedJobs: config.maxQueuedJobs,
-    outputMaxBytes: config.outputMaxBytes,
-    log,
-    now: opts.now,
-  });
-  await jobs.init();
+  const services = await openServices({ config, renderer, store: opts.store, log, now: opts.now });
+  const { jobs, outputs, assets } = services;
   app.decorate('jobs', jobs);
+  app.decorate('outputs', outputs);
+  app.decorate('retention', services.retention);
   app.decorate('assetStore', assets);
 
-  // Open CORS on every answer: routes, errors, 404s and preflights.
-  app.addHook('onRequest', async (req, reply) => {
-    reply.headers(CORS_HEADERS);
-    // JSON is parsed whatever the content-type: an empty or unparsable header is treated like a missing one
-    // (Fastify would answer 415 before our catch-all parser runs).
-    const ct = req.headers['content-type'];
-    if (ct !== undefined && !MEDIA_TYPE.test(ct)) delete req.headers['content-type'];
-  });
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
-  await app.register(cors, { origin: '*', methods: '*', allowedHeaders: '*', exposedHeaders: '*', strictPreflight: false, maxAge: 86400 });
+  await openCors(app);
 
-  // JSON is parsed whatever the content-type (curl -d sends form encoding).
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, parseJsonBody);
+  acceptJsonBodies(app);
   await app.register(multipart, { limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } });
+  app.setErrorHandler(answerError);
+  app.setNotFoundHandler(answerNotFound);
 
-  app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {
-    reply.headers(CORS_HEADERS);
-    if (err instanceof HttpError) return reply.code(err.status).send(err.body());
-    const code = (err as FastifyError).code;
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(400).send({ error: `request body is larger than ${LIMITS.bodyMaxBytes} bytes`, code: 'body_too_large' });
-    if (code === 'FST_REQ_FILE_TOO_LARGE') return reply.code(400).send({ error: `a file is larger than ${LIMITS.assets.maxFileBytes} bytes`, code: 'file_too_large' });
-    if (code === 'FST_FILES_LIMIT') return reply.code(400).send({ error: `at most ${LIMITS.assets.maxFiles} files per upload`, code: 'too_many_files' });
-    if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
-      return reply.code(400).send({ error: 'malformed multipart/form-data body', code: 'bad_multipart' });
-    const status = (err as FastifyError).statusCode ?? 500;
-    if (status === 404) return reply.code(404).send({ error: 'not_found' });
-    if (status >= 400 && status < 500) return reply.code(status).send({ error: err.message });
-    req.log.error({ err }, 'unhandled error');
-    return reply.code(500).send({ error: 'internal_error' });
-  });
-  app.setNotFoundHandler((_req, reply) => reply.code(404).headers(CORS_HEADERS).send({ error: 'not_found' }));
+  await registerOpenApi(app);
 
-  const openapi = buildOpenApi();
-  await app.register(swagger, { mode: 'static', specification: { document: openapi as never } });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
-
-  jobRoutes(app, jobs, assets);
-  outputRoutes(app, jobs, outputsDir);
-  metaRoutes(app, jobs, openapi, join(config.dataDir, 'tmp'));
-  checkRoutes(app);
-  assetRoutes(app, assets, new Gate(config.maxConcurrentUploads));
+  await app.register(jobRoutes, { jobs, assets });
+  await app.register(outputRoutes, { outputs });
+  await app.register(metaRoutes, { jobs, openapi: () => app.swagger() as Record<string, unknown>, tmpDir: join(config.dataDir, 'tmp') });
+  await app.register(checkRoutes);
+  await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads) });
 
   app.addHook('onReady', async () => {
     await renderer.start();
@@ -150,9 +95,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     jobs.resume();
   });
   app.addHook('onClose', async () => {
-    await jobs.close();
+    await services.close();
     if (opts.ownsRenderer !== false) await renderer.close();
-    await journal?.close();
   });
   return app;
 }

@@ -1,5 +1,5 @@
 // Entry point (`npm start`): reads the configuration, starts the warm renderer and the HTTP server.
-// SIGTERM/SIGINT: graceful stop (JobService.shutdown), exit 0.
+// SIGTERM/SIGINT: graceful stop (no more sweeps, JobService.shutdown), exit 0.
 import pino from 'pino';
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
@@ -25,6 +25,7 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
       process.exit(1);
     }, config.shutdownGraceMs + 15_000);
     t.unref();
+    app.retention.stop();
     app.jobs
       .shutdown(config.shutdownGraceMs)
       .then(() => app.close())

@@ -1,6 +1,9 @@
-// Zod schemas: the single source of truth for request validation, the TypeScript types and the OpenAPI components.
+// Zod schemas of the HTTP contract: the single source of truth for request validation (the routes carry them, Fastify
+// runs them through fastify-type-provider-zod), the TypeScript types and the OpenAPI document. A schema with an `id`
+// is an OpenAPI component.
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { LIMITS, ASSET_KEY_RE } from '../contract/limits.js';
+import { LIMITS, ASSET_KEY_RE, OUTPUT_FILENAME_RE, UUID_RE } from '../contract/limits.js';
 
 const L = LIMITS;
 
@@ -136,34 +139,26 @@ export const CheckResponse = z
   .passthrough()
   .meta({ id: 'CheckResponse' });
 
-/** A 400 answer: the ErrorEnvelope plus its HTTP status. */
-export class HttpError extends Error {
-  constructor(public status: number, public code: string | undefined, message: string) {
-    super(message);
-  }
-  body(): ErrorEnvelope {
-    return this.code ? { error: this.message, code: this.code } : { error: this.message };
-  }
-}
+/** The path of GET /v1/jobs/{id}. Anything else than a UUID names no job (404). */
+export const JobIdParams = z.object({ id: z.string().regex(UUID_RE).meta({ format: 'uuid', description: 'The `job_id` of a 202 answer.' }) });
 
-const CODE_ORDER = ['missing_source', 'source_too_large', 'invalid_params', 'invalid_assets'] as const;
+/** The path of GET /v1/outputs/{filename}. A name outside the pattern names no output (404). */
+export const OutputParams = z.object({ filename: z.string().regex(OUTPUT_FILENAME_RE).meta({ description: 'The last segment of a ready job\'s `url`.' }) });
 
-/** Validates a parsed JSON body against a request schema, mapping the first issue to the contract's 400 codes. */
-export function validateBody<T extends z.ZodTypeAny>(schema: T, body: unknown): z.infer<T> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new HttpError(400, 'bad_json', 'request body must be a JSON object');
-  }
-  const r = schema.safeParse(body);
-  if (r.success) return r.data;
-  let best: { rank: number; code: string; message: string } | undefined;
-  for (const issue of r.error.issues) {
-    const head = issue.path[0];
-    let code: string;
-    if (head === 'source') code = issue.code === 'too_big' ? 'source_too_large' : 'missing_source';
-    else if (head === 'params') code = 'invalid_params';
-    else code = 'invalid_assets';
-    const rank = CODE_ORDER.indexOf(code as (typeof CODE_ORDER)[number]);
-    if (!best || rank < best.rank) best = { rank, code, message: issue.message };
-  }
-  throw new HttpError(400, best!.code, best!.message);
-}
+/** The conditional and range headers GET /v1/outputs/{filename} honours; every other header passes through. */
+export const OutputRequestHeaders = z
+  .object({
+    range: z.string().optional().meta({ description: 'One `bytes=` range: 206 with that range; 416 when it starts past the end; ignored when malformed or multiple.' }),
+    'if-none-match': z.string().optional().meta({ description: 'The `etag` of a copy the client holds: 304 when it matches.' }),
+    'if-range': z.string().optional().meta({ description: 'The `range` applies only while the `etag` is still this one.' }),
+  })
+  .loose();
+
+/**
+ * The body of POST /v1/assets as documented: multipart/form-data, one file per part. The handler streams the parts
+ * (Fastify's request body stays empty), so as a validator this schema accepts anything; the handler checks the files.
+ */
+export const AssetUpload = z.unknown().meta({ type: 'object', additionalProperties: { type: 'string', contentEncoding: 'binary' } });
+
+/** A file answer (PNG, MP4): a buffer or a stream, sent as it is (Fastify serializes neither); documented as bytes. */
+export const FileBytes = z.custom<Buffer | Readable>().meta({ type: 'string', contentEncoding: 'binary' });

@@ -51,6 +51,9 @@ test('every route and every status carries the four CORS headers = *', async () 
     ['POST /v1/assets 400', await t.app.inject({ method: 'POST', url: '/v1/assets' }), 400],
     ['GET unknown route 404', await t.app.inject({ url: '/nope' }), 404],
     ['DELETE /v1/render 404', await t.app.inject({ method: 'DELETE', url: '/v1/render' }), 404],
+    // answered before routing (frameworkErrors)
+    ['GET undecodable URL 400', await t.app.inject({ url: '/v1/jobs/%zz' }), 400],
+    ['GET path parameter over the length limit 404', await t.app.inject({ url: `/v1/outputs/${'a'.repeat(5000)}.png` }), 404],
   ];
   for (const [what, r, status] of cases) {
     assert.equal(r.statusCode, status, `${what}: ${r.body.slice(0, 120)}`);

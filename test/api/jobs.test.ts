@@ -176,12 +176,12 @@ test('retention: 24 h after the output was written the job answers 404 and the f
   const file = join(t.dataDir, 'outputs', `${ok.job_id}.png`);
   assert.ok(existsSync(file));
   clock += 24 * 3600 * 1000 - 1;
-  await t.app.jobs.sweep();
+  await t.app.retention.sweep();
   assert.equal((await t.app.inject({ url: `/v1/jobs/${ok.job_id}` })).statusCode, 200);
   assert.equal((await t.app.inject({ url: ok.url })).statusCode, 200);
   assert.equal((await t.app.inject({ url: `/v1/jobs/${bad.job_id}` })).statusCode, 500);
   clock += 1;
-  await t.app.jobs.sweep();
+  await t.app.retention.sweep();
   assert.equal((await t.app.inject({ url: `/v1/jobs/${ok.job_id}` })).statusCode, 404);
   assert.equal((await t.app.inject({ url: ok.url })).statusCode, 404);
   assert.equal(existsSync(file), false);

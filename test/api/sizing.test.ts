@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { outputSize, prepare } from '../../src/render/prepare.js';
 import { literalPosition, normalizeAssetPath } from '../../src/render/job-assets.js';
-import { parseRange } from '../../src/server/routes/outputs.js';
+import { parseRange } from '../../src/server/http/byte-range.js';
 import { JobFailure } from '../../src/render/types.js';
 
 test('output size: neither given -> the design frame; one given -> aspect follows; both -> exactly; video even', () => {

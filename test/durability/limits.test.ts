@@ -89,7 +89,7 @@ test('the output disk budget: over it, the oldest outputs of jobs older than 24 
     assert.ok(Number(full.headers['retry-after']) >= 1);
     // a day later the young ones are old enough to go: admission opens again
     now += 25 * H;
-    await t.app.jobs.enforceBudget();
+    await t.app.outputs.enforceBudget();
     assert.equal((await post(t.app, '/v1/frame', FRAME)).statusCode, 202);
   } finally {
     await t.close();
@@ -151,7 +151,7 @@ test('memory does not grow across hundreds of jobs: once their records expire, n
     };
     const expireAll = async () => {
       now += 25 * H;
-      await t.app.jobs.sweep();
+      await t.app.retention.sweep();
     };
     const heap = () => {
       gc();

@@ -1,24 +1,48 @@
 // POST /v1/assets: multipart upload of images -> {"assets": {"<filename>": "asset_<32 hex>"}}
-import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
-import { HttpError } from '../schemas.js';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../contract/limits.js';
 import { sniffImage } from '../../contract/mime.js';
-import type { AssetStore } from '../assets.js';
+import { AssetUpload, AssetsResponse } from '../schemas.js';
+import type { AssetStore } from '../asset-store.js';
 import { Gate, sendRefusal, tooManyUploads } from '../durability/admission.js';
+import { HttpError, badRequest } from '../http/http-error.js';
+import { badRequestAnswer, json, refusalAnswer } from '../http/responses.js';
 
-export function assetRoutes(app: FastifyInstance, assets: AssetStore, uploads: Gate = new Gate(Infinity)): void {
-  app.post('/v1/assets', async (req, reply) => {
-    if (!req.isMultipart()) throw new HttpError(400, 'no_file', 'expected a multipart/form-data body with at least one file');
+export interface AssetRoutesOptions {
+  assets: AssetStore;
+  /** uploads in progress at once (MAX_CONCURRENT_UPLOADS) */
+  uploads: Gate;
+}
+
+const noFile = () => badRequest('no_file', 'expected a multipart/form-data body with at least one file');
+
+export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app, { assets, uploads }) => {
+  const schema = {
+    summary: 'Upload image assets',
+    operationId: 'uploadAssets',
+    description: `multipart/form-data; every part with a filename is stored. At most ${LIMITS.assets.maxFiles} files of ${LIMITS.assets.maxFileBytes / 1024 / 1024} MiB each; PNG, JPEG, WebP, GIF or SVG, judged by their bytes. Assets expire after 24 hours. Pass the keys in the \`assets\` field of a render or frame request.`,
+    consumes: ['multipart/form-data'],
+    body: AssetUpload,
+    response: {
+      200: json(AssetsResponse, 'Filename -> asset key.'),
+      400: badRequestAnswer(['no_file', 'too_many_files', 'file_too_large', 'not_an_image', 'bad_multipart']),
+      503: refusalAnswer(['too_many_uploads']),
+    },
+  };
+  app.post('/v1/assets', { schema }, async (req, reply) => {
+    if (!req.isMultipart()) throw noFile();
     if (!uploads.tryEnter()) return sendRefusal(reply, tooManyUploads(uploads.max));
     try {
-      return await upload(req, reply, assets);
+      return reply.send({ assets: await upload(req, assets) });
     } finally {
       uploads.leave();
     }
   });
-}
+};
 
-async function upload(req: FastifyRequest, reply: FastifyReply, assets: AssetStore) {
+/** Reads every file part, checks that each is an image, then stores them all: filename -> asset key. */
+async function upload(req: FastifyRequest, assets: AssetStore): Promise<Record<string, string>> {
   const files: { name: string; bytes: Buffer }[] = [];
   try {
     for await (const part of req.parts({ limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } })) {
@@ -35,13 +59,13 @@ async function upload(req: FastifyRequest, reply: FastifyReply, assets: AssetSto
     // limits (FST_* codes) keep their own answers; the parser's own errors ("Unexpected end of multipart data",
     // "Boundary not found") are the client's malformed body, not a server fault
     if (err instanceof HttpError || (err as { code?: string }).code) throw err;
-    throw new HttpError(400, 'bad_multipart', 'malformed multipart/form-data body');
+    throw badRequest('bad_multipart', 'malformed multipart/form-data body');
   }
-  if (files.length === 0) throw new HttpError(400, 'no_file', 'expected a multipart/form-data body with at least one file');
+  if (files.length === 0) throw noFile();
   for (const f of files) {
-    if (!sniffImage(f.bytes)) throw new HttpError(400, 'not_an_image', `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
+    if (!sniffImage(f.bytes)) throw badRequest('not_an_image', `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
   }
   const out: Record<string, string> = {};
   for (const f of files) out[f.name] = await assets.save(f.bytes);
-  return reply.send({ assets: out });
+  return out;
 }

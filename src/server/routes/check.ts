@@ -1,11 +1,22 @@
 // POST /v1/check (added): compile without rendering, answer the diagnostics envelope.
-import type { FastifyInstance } from 'fastify';
-import { CheckRequest, validateBody } from '../schemas.js';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CheckRequest, CheckResponse } from '../schemas.js';
+import { badRequestAnswer, json } from '../http/responses.js';
 import { check } from '../../lang/index.js';
 
-export function checkRoutes(app: FastifyInstance): void {
-  app.post('/v1/check', async (req, reply) => {
-    const body = validateBody(CheckRequest, req.body);
-    return reply.send(check(body.source));
+export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
+  const schema = {
+    summary: 'Compile a source without rendering',
+    operationId: 'check',
+    body: CheckRequest,
+    response: {
+      200: json(CheckResponse, 'The diagnostics envelope.'),
+      400: badRequestAnswer(['bad_json', 'missing_source', 'source_too_large', 'body_too_large']),
+    },
+  };
+  app.post('/v1/check', { schema }, async (req, reply) => {
+    const envelope = check(req.body.source);
+    // as plain objects: the language's Diagnostic interface has no index signature for the schema's open object type
+    return reply.send({ ...envelope, diagnostics: envelope.diagnostics.map((d) => ({ ...d })) });
   });
-}
+};

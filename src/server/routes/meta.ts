@@ -2,9 +2,19 @@
 import { readFile, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import type { JobService } from '../jobs/service.js';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { JobService } from '../jobs/job-service.js';
 import { JobFailure } from '../../render/types.js';
+import { errorAnswer, fileAnswer, json } from '../http/responses.js';
+
+export interface MetaRoutesOptions {
+  jobs: JobService;
+  /** the OpenAPI document served at /openapi.json */
+  openapi: () => Record<string, unknown>;
+  /** where GET /test writes its PNG for the moment it is read back */
+  tmpDir: string;
+}
 
 /** The built-in two-rectangle scene of GET /test. */
 export const SMOKE_SOURCE = `runner "0.0.3";
@@ -16,22 +26,41 @@ scene smoke() -> Frame {
 }
 `;
 
-export function metaRoutes(app: FastifyInstance, jobs: JobService, openapi: object, tmpDir: string): void {
-  app.get('/healthz', async (_req, reply) => reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('ok\n'));
-  const text = JSON.stringify(openapi);
-  app.get('/openapi.json', async (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(text));
-  app.get('/test', async (_req, reply) => {
-    await mkdir(tmpDir, { recursive: true });
-    const out = join(tmpDir, `test-${randomUUID()}.png`);
-    try {
-      await jobs.renderDirect('frame', SMOKE_SOURCE, {}, out);
-      const png = await readFile(out);
-      return reply.header('content-type', 'image/png').header('cache-control', 'no-store').send(png);
-    } catch (err) {
-      app.log.warn({ err }, 'GET /test failed');
-      return reply.code(500).send({ error: err instanceof JobFailure ? err.message : 'render failed' });
-    } finally {
-      await rm(out, { force: true });
-    }
-  });
-}
+export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, { jobs, openapi, tmpDir }) => {
+  app.get(
+    '/healthz',
+    { schema: { summary: 'Liveness', operationId: 'healthz', response: { 200: { description: '`ok` and a newline.', content: { 'text/plain': { schema: z.literal('ok\n') } } } } } },
+    async (_req, reply) => reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('ok\n'),
+  );
+
+  app.get(
+    '/openapi.json',
+    { schema: { summary: 'This document', operationId: 'openapi', response: { 200: json(z.looseObject({}), 'OpenAPI 3.1') } } },
+    async (_req, reply) => reply.send(openapi()),
+  );
+
+  app.get(
+    '/test',
+    {
+      schema: {
+        summary: 'Synchronous smoke test: renders a built-in two-rectangle scene',
+        operationId: 'smokeTest',
+        response: { 200: fileAnswer('The PNG.', ['image/png']), 500: errorAnswer('The render failed.') },
+      },
+    },
+    async (_req, reply) => {
+      await mkdir(tmpDir, { recursive: true });
+      const out = join(tmpDir, `test-${randomUUID()}.png`);
+      try {
+        await jobs.renderDirect('frame', SMOKE_SOURCE, {}, out);
+        const png = await readFile(out);
+        return reply.header('content-type', 'image/png').header('cache-control', 'no-store').send(png);
+      } catch (err) {
+        app.log.warn({ err }, 'GET /test failed');
+        return reply.code(500).send({ error: err instanceof JobFailure ? err.message : 'render failed' });
+      } finally {
+        await rm(out, { force: true });
+      }
+    },
+  );
+};

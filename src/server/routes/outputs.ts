@@ -1,54 +1,50 @@
-// GET/HEAD /v1/outputs/{filename}: ETag, cache headers, single Range requests (206), never outside the output store.
+// GET/HEAD /v1/outputs/{filename}: ETag, cache headers, single Range requests (206). The output store decides which
+// names are outputs; nothing outside it can be read.
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { stat } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
-import type { JobService } from '../jobs/service.js';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { LIMITS } from '../../contract/limits.js';
+import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
+import { OutputParams, OutputRequestHeaders } from '../schemas.js';
+import type { OutputStore } from '../outputs/output-store.js';
+import { parseRange } from '../http/byte-range.js';
+import { emptyAnswer, errorAnswer, fileAnswer } from '../http/responses.js';
 
-/** Parses a single `bytes=` range against a size. null: ignore the header (serve the whole file); 'unsatisfiable': 416. */
-export function parseRange(header: string, size: number): { start: number; end: number } | null | 'unsatisfiable' {
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m) return null; // malformed or multiple ranges: RFC 9110 lets us ignore it
-  const [, a, b] = m;
-  if (a === '' && b === '') return null;
-  let start: number;
-  let end: number;
-  if (a === '') {
-    const n = Number(b);
-    if (n === 0) return 'unsatisfiable';
-    start = Math.max(0, size - n);
-    end = size - 1;
-  } else {
-    start = Number(a);
-    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
-    if (b !== '' && Number(b) < start) return null;
-  }
-  if (start >= size || size === 0) return 'unsatisfiable';
-  return { start, end };
+export interface OutputRoutesOptions {
+  outputs: OutputStore;
 }
 
-export function outputRoutes(app: FastifyInstance, jobs: JobService, outputsDir: string): void {
-  const root = resolve(outputsDir);
-  app.get<{ Params: { filename: string } }>('/v1/outputs/:filename', async (req, reply) => {
-    const notFound = () => reply.code(404).send({ error: 'not_found' });
+const CACHE_CONTROL = `public, max-age=${LIMITS.outputCacheSeconds}, immutable`;
+/** the media types of the outputs a job can have */
+const OUTPUT_TYPES = Object.values(KIND_EXT).map((ext) => OUTPUT_MIME[ext]);
+
+export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs }) => {
+  const schema = {
+    summary: 'Download an output',
+    operationId: 'getOutput',
+    description: `Streams the file inline with \`etag\`, \`content-length\` and \`cache-control: ${CACHE_CONTROL}\`. HEAD and single \`Range\` requests are supported.`,
+    params: OutputParams,
+    headers: OutputRequestHeaders,
+    response: {
+      200: fileAnswer('The file.', OUTPUT_TYPES),
+      206: fileAnswer('The requested byte range.', OUTPUT_TYPES),
+      304: emptyAnswer('Not modified (If-None-Match matched the etag).'),
+      404: errorAnswer('Unknown filename.'),
+      416: errorAnswer('Range not satisfiable.'),
+    },
+  };
+  app.get('/v1/outputs/:filename', { schema }, async (req, reply) => {
     const { filename } = req.params;
-    if (!OUTPUT_FILENAME_RE.test(filename) || filename.startsWith('.')) return notFound();
-    const full = resolve(root, filename);
-    if (dirname(full) !== root || !full.startsWith(root + sep)) return notFound();
-    const rec = await jobs.outputRecord(filename);
-    if (!rec?.output) return notFound();
-    const st = await stat(full).catch(() => undefined);
-    if (!st?.isFile()) return notFound();
-    const size = st.size;
-    const etag = `"${rec.output.sha256}"`;
+    const found = await outputs.lookup(filename);
+    if (!found) return reply.code(404).send({ error: 'not_found' });
+    const { output, size, path } = found;
+    const etag = `"${output.sha256}"`;
     reply
-      .header('content-type', rec.output.mime)
+      .header('content-type', output.mime)
       .header('etag', etag)
-      .header('cache-control', `public, max-age=${LIMITS.outputCacheSeconds}, immutable`)
+      .header('cache-control', CACHE_CONTROL)
       .header('accept-ranges', 'bytes')
-      .header('last-modified', new Date(rec.output.written_at).toUTCString())
+      .header('last-modified', new Date(output.written_at).toUTCString())
       .header('content-disposition', `inline; filename="${filename}"`);
     const inm = req.headers['if-none-match'];
     if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}` || t.trim() === '*')) {
@@ -73,6 +69,6 @@ export function outputRoutes(app: FastifyInstance, jobs: JobService, outputsDir:
     reply.header('content-length', length);
     // HEAD: an empty stream keeps our content-length (Fastify's HEAD handler would set 0 for an empty body).
     if (req.method === 'HEAD' || length === 0) return reply.send(Readable.from([]));
-    return reply.send(createReadStream(full, { start, end }));
+    return reply.send(createReadStream(path, { start, end }));
   });
-}
+};

@@ -1,7 +1,8 @@
-// The output disk budget (OUTPUT_MAX_BYTES). Pure: which output files to delete so the store fits its budget.
-// Oldest first; never a file still referenced by a job younger than the protection window (24 hours), and never the
-// file of a job that is rendering. Files referenced by older jobs (a RETENTION_MS above 24 h) and stray files
-// (no job at all: left by a crash) may go; the caller expires the job of a deleted output with it.
+// The output disk budget (OUTPUT_MAX_BYTES): the policy the output store applies. Pure: which output files to delete
+// so the store fits its budget. Oldest first; never a file still referenced by a job younger than the protection
+// window (24 hours), and never the file of a job that is rendering. Files referenced by older jobs (a RETENTION_MS
+// above 24 h) and stray files (no job at all: left by a crash) may go; the caller expires the job of a deleted output
+// with it.
 
 export const PROTECT_MS = 24 * 60 * 60 * 1000;
 

@@ -1,0 +1,54 @@
+// How failures are answered: always the ErrorEnvelope `{error, code?}` (service.md "Every 400 body is the
+// ErrorEnvelope"), with the contract's status and code, never a stack or an internal message.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { LIMITS } from '../../contract/limits.js';
+import type { ErrorEnvelope } from '../schemas.js';
+import { HttpError } from './http-error.js';
+import { CORS_HEADERS } from './cors.js';
+
+/** The 400 codes of the framework's own refusals (body and multipart limits). */
+const FRAMEWORK_400 = new Map<string, ErrorEnvelope>(Object.entries({
+  // the specification says 400, not 413
+  FST_ERR_CTP_BODY_TOO_LARGE: { error: `request body is larger than ${LIMITS.bodyMaxBytes} bytes`, code: 'body_too_large' },
+  FST_REQ_FILE_TOO_LARGE: { error: `a file is larger than ${LIMITS.assets.maxFileBytes} bytes`, code: 'file_too_large' },
+  FST_FILES_LIMIT: { error: `at most ${LIMITS.assets.maxFiles} files per upload`, code: 'too_many_files' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
+  FST_PARTS_LIMIT: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
+  FST_FIELDS_LIMIT: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
+}));
+
+/** The error handler of the app: HttpErrors as they are, framework errors mapped to the contract's codes. */
+export function answerError(err: FastifyError | HttpError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err instanceof HttpError) return sendEnvelope(reply, err.statusCode, err.envelope);
+  const known = FRAMEWORK_400.get(err.code);
+  if (known) return sendEnvelope(reply, 400, known);
+  const status = err.statusCode ?? 500;
+  if (status === 404) return sendEnvelope(reply, 404, { error: 'not_found' });
+  if (status >= 400 && status < 500) return sendEnvelope(reply, status, { error: err.message });
+  req.log.error({ err }, 'unhandled error');
+  return sendEnvelope(reply, 500, { error: 'internal_error' });
+}
+
+/** Unknown routes and methods. */
+export function answerNotFound(_req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendEnvelope(reply, 404, { error: 'not_found' });
+}
+
+/**
+ * Fastify's frameworkErrors: a URL the router cannot decode (`/%zz`) is a 400 bad_url, a path parameter over
+ * maxParamLength a 404. These answers are given before routing, where no hook runs, so they carry the CORS headers
+ * themselves.
+ */
+export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.headers(CORS_HEADERS);
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendEnvelope(reply, 404, { error: 'not_found' });
+  return sendEnvelope(reply, 400, { error: 'the request URL is malformed', code: 'bad_url' });
+}
+
+/**
+ * Sent as JSON text, so the route's response schema for the same status (GET /v1/jobs/{id} documents its 500 as a
+ * JobError) neither re-shapes nor refuses an error answer.
+ */
+function sendEnvelope(reply: FastifyReply, status: number, envelope: ErrorEnvelope): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(envelope));
+}

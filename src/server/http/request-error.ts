@@ -1,0 +1,38 @@
+// Fastify checks each request part against its route's zod schema (fastify-type-provider-zod's validator); this is
+// its schemaErrorFormatter: it turns the zod issues into the contract's answers (service.md "Requests").
+//
+// - body: 400 with the code of the first rule broken, in the contract's order: not a JSON object (`bad_json`), then
+//   `source` (`missing_source`, `source_too_large`), then `params` (`invalid_params`), then `assets`
+//   (`invalid_assets`). `error` is the schema's own message, e.g. "params.fps must be an integer from 1 to 60".
+// - path parameters (a job id that is not a UUID, an output name outside ^[A-Za-z0-9._-]+$): 404 not_found, since
+//   such a path names nothing.
+import type { FastifyError, FastifySchemaValidationError } from 'fastify';
+import { HttpError, badRequest, notFound } from './http-error.js';
+
+/** The request part that failed (Fastify does not export the name of this type). */
+type RequestPart = NonNullable<FastifyError['validationContext']>;
+
+const BODY_RULES = ['bad_json', 'missing_source', 'source_too_large', 'invalid_params', 'invalid_assets'] as const;
+type BodyRule = (typeof BODY_RULES)[number];
+
+export function requestError(issues: FastifySchemaValidationError[], part: RequestPart): HttpError {
+  if (part === 'params') return notFound();
+  if (part !== 'body') return new HttpError(400, { error: `${part}: ${issues[0]?.message ?? 'invalid'}` });
+  let first: { rule: BodyRule; message: string } | undefined;
+  for (const issue of issues) {
+    const rule = ruleOf(issue);
+    if (!first || BODY_RULES.indexOf(rule) < BODY_RULES.indexOf(first.rule)) first = { rule, message: issue.message ?? 'invalid request body' };
+  }
+  if (!first || first.rule === 'bad_json') return badRequest('bad_json', 'request body must be a JSON object');
+  return badRequest(first.rule, first.message);
+}
+
+/** The rule an issue breaks, from the body field it is about (the provider reports the issue path as instancePath). */
+function ruleOf(issue: FastifySchemaValidationError): BodyRule {
+  const field = issue.instancePath.split('/')[1] ?? '';
+  if (field === '') return 'bad_json';
+  if (field === 'source') return issue.keyword === 'too_big' ? 'source_too_large' : 'missing_source';
+  if (field === 'params') return 'invalid_params';
+  // the body schemas have no other field: unknown ones are stripped, not checked
+  return 'invalid_assets';
+}

@@ -1,0 +1,254 @@
+// The job lifecycle: create -> queue -> render -> ready | error, recovery at start, and stopping (close interrupts,
+// shutdown checkpoints). Where outputs live is the output store's business, when records go is retention's.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { JobRecord, JobStore, JobParams } from './store.js';
+import { RenderQueue } from './queue.js';
+import { jobView } from './job-view.js';
+import type { Renderer, RenderOutcome } from '../../render/types.js';
+import { JobFailure } from '../../render/types.js';
+import type { JobKind, JobView } from '../schemas.js';
+import type { AssetStore } from '../asset-store.js';
+import type { OutputStore } from '../outputs/output-store.js';
+import { planRecovery } from '../durability/recovery.js';
+import { queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+
+export interface JobServiceOptions {
+  store: JobStore;
+  renderer: Renderer;
+  assets: AssetStore;
+  outputs: OutputStore;
+  concurrency: number;
+  jobTimeoutMs: number;
+  /** jobs waiting or rendering at most (default: no cap) */
+  maxQueuedJobs?: number;
+  log: Logger;
+  now: () => number;
+}
+
+function limitText(ms: number): string {
+  const s = ms / 1000;
+  return `render timed out after ${Number.isInteger(s) ? s : s.toFixed(1)} s (the job limit)`;
+}
+
+const INTERRUPTED = 'render interrupted: the service stopped';
+
+/** How long a timed-out or checkpointed render may take to release its page and encoder before the next starts. */
+const STOP_SETTLE_MS = 5_000;
+
+export class JobService {
+  readonly queue: RenderQueue;
+  private readonly progress = new Map<string, number>();
+  /** abort controllers of the jobs rendering now */
+  private readonly running = new Map<string, { ctl: AbortController; done: Promise<void> }>();
+  private closing = false;
+  /** SIGTERM: no new job is admitted (503 shutting_down) */
+  private stopping = false;
+  /** set when shutdown() aborts the jobs in hand: they are checkpointed (pending again), not failed */
+  private checkpointing = false;
+  /** jobs recovered at init, queued by resume() once the renderer is up */
+  private recovered: string[] = [];
+
+  constructor(private readonly o: JobServiceOptions) {
+    this.queue = new RenderQueue(o.concurrency);
+  }
+
+  /**
+   * At start, from the stored records (durability/recovery.ts): pending jobs are queued again in created_at order
+   * (by resume()); the one that was rendering when the service stopped is queued once more, or ends in error if it
+   * already was.
+   */
+  async init(): Promise<void> {
+    const plan = planRecovery(await this.o.store.list(), this.o.now());
+    for (const rec of plan.updates) {
+      await this.o.store.put(rec);
+      // the cut render left at most a partial file: it goes (a requeued job writes it again)
+      await this.o.outputs.discard(rec.job_id, rec.kind);
+    }
+    for (const id of plan.failed) this.o.log.warn({ job_id: id, status: 'error', event: 'job_interrupted' }, 'job interrupted twice: ended in error');
+    this.recovered = plan.requeue;
+    if (plan.requeue.length || plan.failed.length) this.o.log.info({ requeued: plan.requeue.length, failed: plan.failed.length, event: 'jobs_recovered' }, 'jobs recovered from the journal');
+  }
+
+  /** Queues the jobs recovered at init, in their order (called once the renderer has started). */
+  resume(): void {
+    const ids = this.recovered;
+    this.recovered = [];
+    if (this.stopping || this.closing) return;
+    for (const id of ids) this.enqueue(id);
+  }
+
+  async close(): Promise<void> {
+    // Stop taking work: waiting jobs stay pending, rendering jobs are interrupted and end in error.
+    this.closing = true;
+    this.queue.clear();
+    for (const r of this.running.values()) r.ctl.abort(new Error('shutdown'));
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  /**
+   * Graceful stop (SIGTERM): no new job is admitted; waiting jobs stay pending in the store (queued again at the next
+   * start); the jobs in hand get graceMs to finish, then they are aborted and checkpointed: pending again, as if they
+   * had never started (a shutdown is not counted as an interruption).
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const dropped = this.queue.clear();
+    if (dropped) this.o.log.info({ jobs: dropped, event: 'queue_checkpointed' }, 'waiting jobs stay pending for the next start');
+    const inHand = [...this.running.values()].map((r) => r.done);
+    if (!inHand.length) return;
+    if (await settle(Promise.allSettled(inHand), graceMs)) return;
+    this.checkpointing = true;
+    for (const [id, r] of this.running) {
+      this.o.log.warn({ job_id: id, event: 'job_checkpointed' }, 'shutdown grace over: the job in hand is checkpointed for the next start');
+      r.ctl.abort(new Error('shutdown'));
+    }
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  /** Why a new job would be refused now (503), or null when it is welcome. */
+  admission(): Refusal | null {
+    if (this.stopping || this.closing) return shuttingDown();
+    const cap = this.o.maxQueuedJobs;
+    if (cap !== undefined && this.queue.size >= cap) return queueFull(this.queue.size, cap);
+    return this.o.outputs.refusal();
+  }
+
+  /** Creates a pending job and queues it; the render runs in the background. */
+  async create(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): Promise<JobRecord> {
+    const rec: JobRecord = { job_id: randomUUID(), kind, status: 'pending', created_at: this.o.now(), source, params, assets };
+    await this.o.store.put(rec);
+    this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
+    this.enqueue(rec.job_id);
+    return rec;
+  }
+
+  get(id: string): Promise<JobRecord | undefined> {
+    return this.o.store.get(id);
+  }
+
+  /** The public view of a record, with its place in the queue and its progress. */
+  view(rec: JobRecord): JobView {
+    return jobView(rec, { queuePosition: this.queue.position(rec.job_id), progress: this.progress.get(rec.job_id) });
+  }
+
+  /** Renders outside the store (GET /test): same queue, same renderer, output returned to the caller. */
+  async renderDirect(kind: JobKind, source: string, params: JobParams, outPath: string): Promise<RenderOutcome> {
+    const id = randomUUID();
+    return this.queue.add(id, async () => {
+      const ctl = new AbortController();
+      const timer = setTimeout(() => ctl.abort(), this.o.jobTimeoutMs);
+      try {
+        return await this.o.renderer.render({ id, kind, source, params, assets: {}, outPath }, { signal: ctl.signal });
+      } finally {
+        clearTimeout(timer);
+      }
+    });
+  }
+
+  private enqueue(id: string): void {
+    void this.queue.add(id, () => this.run(id)).catch((err) => this.o.log.error({ err, job_id: id }, 'job runner crashed'));
+  }
+
+  private run(id: string): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    const ctl = new AbortController();
+    const done = this.runJob(id, ctl).finally(() => this.running.delete(id));
+    this.running.set(id, { ctl, done });
+    return done;
+  }
+
+  private async runJob(id: string, ctl: AbortController): Promise<void> {
+    const rec = await this.o.store.get(id);
+    if (!rec || rec.status !== 'pending') return;
+    const started = this.o.now();
+    rec.started_at = started;
+    await this.o.store.put(rec);
+    const queueWait = started - rec.created_at;
+    this.o.log.info({ job_id: id, kind: rec.kind, status: 'rendering', event: 'job_started', queue_wait_ms: queueWait }, 'job started');
+
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort(new Error('timeout'));
+    }, this.o.jobTimeoutMs);
+    // the time limit and a stop end the job even when the renderer ignores the abort
+    const aborted = new Promise<never>((_, reject) => {
+      const fail = () => reject(new JobFailure(timedOut ? limitText(this.o.jobTimeoutMs) : INTERRUPTED));
+      if (ctl.signal.aborted) fail();
+      else ctl.signal.addEventListener('abort', fail, { once: true });
+    });
+    aborted.catch(() => {});
+    let rendering: Promise<unknown> | undefined;
+    try {
+      const assetFiles: Record<string, string> = {};
+      for (const [path, key] of Object.entries(rec.assets)) assetFiles[path] = this.o.assets.pathOf(key);
+      this.progress.set(id, 0);
+      const outcome = await Promise.race([
+        (rendering = this.o.renderer.render(
+          { id, kind: rec.kind, source: rec.source, params: rec.params, assets: assetFiles, outPath: this.o.outputs.pathOf(id, rec.kind) },
+          { signal: ctl.signal, onProgress: (p) => this.progress.set(id, p) },
+        )),
+        aborted,
+      ]);
+      const output = await this.o.outputs.add(id, rec.kind, outcome);
+      const done = output.written_at;
+      const fresh = (await this.o.store.get(id)) ?? rec;
+      Object.assign(fresh, {
+        status: 'ready',
+        completed_at: done,
+        progress: 1,
+        runner: outcome.runner,
+        output,
+        timings: { queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at },
+      } satisfies Partial<JobRecord>);
+      await this.o.store.put(fresh);
+      this.o.log.info(
+        { job_id: id, kind: rec.kind, status: 'ready', event: 'job_ready', queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at, width: outcome.width, height: outcome.height, frames: outcome.frames, bytes: output.bytes },
+        'job ready',
+      );
+    } catch (err) {
+      // a stopped render (time limit, checkpoint) releases its page and kills its ffmpeg before the next job starts
+      if ((timedOut || this.checkpointing) && rendering) await settle(rendering, STOP_SETTLE_MS);
+      const done = this.o.now();
+      const fresh = (await this.o.store.get(id)) ?? rec;
+      if (this.checkpointing && !timedOut) {
+        delete fresh.started_at;
+        delete fresh.progress;
+        await this.o.store.put(fresh).catch((e) => this.o.log.error({ err: e, job_id: id }, 'checkpoint failed'));
+        await this.o.outputs.discard(id, rec.kind);
+        return;
+      }
+      Object.assign(fresh, failureOf(err, { timedOut, aborted: ctl.signal.aborted, limitMs: this.o.jobTimeoutMs }));
+      fresh.status = 'error';
+      fresh.completed_at = done;
+      fresh.timings = { queue_wait_ms: queueWait, total_ms: done - rec.created_at };
+      await this.o.store.put(fresh);
+      await this.o.outputs.discard(id, rec.kind);
+      const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
+      this.o.log[level](
+        { job_id: id, kind: rec.kind, status: 'error', event: 'job_error', code: fresh.code, message: fresh.message, queue_wait_ms: queueWait, total_ms: done - rec.created_at, ...(err instanceof JobFailure ? {} : { err }) },
+        'job error',
+      );
+    } finally {
+      clearTimeout(timer);
+      this.progress.delete(id);
+    }
+  }
+}
+
+/** What a failed job tells its client: a JobFailure speaks for itself; anything else is not for the client's eyes. */
+function failureOf(err: unknown, how: { timedOut: boolean; aborted: boolean; limitMs: number }): Pick<JobRecord, 'message' | 'code' | 'diagnostics'> {
+  if (how.timedOut) return { message: limitText(how.limitMs), code: null };
+  if (how.aborted) return { message: INTERRUPTED, code: null };
+  if (err instanceof JobFailure) return err.diagnostics ? { message: err.message, code: err.code, diagnostics: err.diagnostics } : { message: err.message, code: err.code };
+  return { message: 'render failed: internal error', code: null };
+}
+
+/** Waits for p to settle, at most ms; true when it settled in time. */
+async function settle(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let t: NodeJS.Timeout | undefined;
+  const ok = await Promise.race([p.then(() => true, () => true), new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms)))]);
+  clearTimeout(t);
+  return ok;
+}

@@ -1,0 +1,36 @@
+// The public view of a job record: the contract's Job shapes (pending, ready, error) plus the added fields. The
+// record holds everything durable; what only the running service knows (queue position, progress) comes in `live`.
+import type { JobView } from '../schemas.js';
+import type { JobRecord } from './store.js';
+
+export interface LiveJobState {
+  /** 0 = rendering now, 1 = next, ...; undefined when the job is not queued */
+  queuePosition?: number;
+  /** frames done over frames planned, while it renders */
+  progress?: number;
+}
+
+export function jobView(rec: JobRecord, live: LiveJobState): JobView {
+  const base = { job_id: rec.job_id, kind: rec.kind };
+  if (rec.status === 'pending') {
+    const v: JobView = { ...base, status: 'pending', created_at: rec.created_at };
+    if (live.queuePosition !== undefined) v.queue_position = live.queuePosition;
+    v.progress = live.progress ?? 0;
+    return v;
+  }
+  if (rec.status === 'ready' && rec.output) {
+    return {
+      ...base,
+      status: 'ready',
+      created_at: rec.created_at,
+      completed_at: rec.completed_at,
+      url: `/v1/outputs/${rec.output.filename}`,
+      mime: rec.output.mime as 'image/png' | 'video/mp4',
+      width: rec.output.width,
+      height: rec.output.height,
+    };
+  }
+  const v: JobView = { ...base, status: 'error', created_at: rec.created_at, completed_at: rec.completed_at, message: rec.message ?? 'render failed', code: rec.code ?? null };
+  if (rec.diagnostics) v.diagnostics = rec.diagnostics;
+  return v;
+}

@@ -1,0 +1,62 @@
+// Retention (service.md "Jobs"): an output and the record pointing to it go RETENTION_MS (24 h) after the output
+// was written, an error record RETENTION_MS after it ended, uploaded assets RETENTION_MS after their upload. Expiry is
+// computed from stored times, so what ran out while the service was down is gone at the first sweep after a start.
+import type { Logger } from 'pino';
+import type { JobStore } from './store.js';
+import type { AssetStore } from '../asset-store.js';
+import { OutputStore } from '../outputs/output-store.js';
+
+export interface RetentionOptions {
+  store: JobStore;
+  outputs: OutputStore;
+  assets: AssetStore;
+  retentionMs: number;
+  log: Logger;
+  now: () => number;
+}
+
+/** How often the sweep runs: expiry is due to the minute, not the millisecond. */
+const SWEEP_EVERY_MS = 60_000;
+
+export class Retention {
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly o: RetentionOptions) {}
+
+  /** Sweeps every minute until stop(). */
+  start(): void {
+    this.timer = setInterval(() => void this.sweep().catch((e) => this.o.log.warn({ err: e }, 'retention sweep failed')), SWEEP_EVERY_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Deletes outputs and records past retention, stray output files, and expired assets. */
+  async sweep(): Promise<void> {
+    const now = this.o.now();
+    const keep = this.o.retentionMs;
+    // output names still held by a job: a ready job's file, or the file a pending job is writing
+    const held = new Set<string>();
+    for (const rec of await this.o.store.list()) {
+      if (rec.status === 'ready' && rec.output) {
+        if (rec.output.written_at + keep <= now) {
+          await this.o.outputs.remove(rec.output);
+          await this.expire(rec.job_id);
+        } else held.add(rec.output.filename);
+      } else if (rec.status === 'error' && (rec.completed_at ?? rec.created_at) + keep <= now) {
+        await this.expire(rec.job_id);
+      } else if (rec.status === 'pending') {
+        held.add(OutputStore.nameOf(rec.job_id, rec.kind));
+      }
+    }
+    await this.o.outputs.removeStrays(held, now - keep);
+    await this.o.assets.sweep(now, keep);
+  }
+
+  private async expire(id: string): Promise<void> {
+    await this.o.store.delete(id);
+    this.o.log.info({ job_id: id, event: 'job_expired' }, 'job expired');
+  }
+}

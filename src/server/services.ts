@@ -1,0 +1,73 @@
+// What the HTTP routes stand on: the job store, the output store, the asset store, the job service and retention,
+// built from the configuration and started in the order recovery needs. No HTTP here.
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Renderer } from '../render/types.js';
+import type { JobStore } from './jobs/store.js';
+import { JournalJobStore } from './jobs/journal-store.js';
+import { JobService } from './jobs/job-service.js';
+import { Retention } from './jobs/retention.js';
+import { OutputStore } from './outputs/output-store.js';
+import { AssetStore } from './asset-store.js';
+
+export interface ServiceOptions {
+  config: Config;
+  renderer: Renderer;
+  /** job records; default: the durable journal in DATA_DIR (jobs.journal), closed with the services */
+  store?: JobStore;
+  log: Logger;
+  now?: () => number;
+}
+
+export interface Services {
+  jobs: JobService;
+  outputs: OutputStore;
+  assets: AssetStore;
+  retention: Retention;
+  /** Stops the sweeps, interrupts the jobs in hand and closes the journal this opened (not the renderer). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the stores and recovers the jobs of the last run: records are replayed, interrupted jobs settled, what expired
+ * while the service was down is swept, the disk budget is checked. Recovered jobs are queued by `jobs.resume()` once
+ * the renderer has started.
+ */
+export async function openServices(opts: ServiceOptions): Promise<Services> {
+  const { config, log } = opts;
+  const now = opts.now ?? Date.now;
+  const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
+  const store = opts.store ?? journal!;
+  const assets = new AssetStore(join(config.dataDir, 'assets'));
+  const outputs = new OutputStore({ dir: join(config.dataDir, 'outputs'), store, maxBytes: config.outputMaxBytes, log, now });
+  const jobs = new JobService({
+    store,
+    renderer: opts.renderer,
+    assets,
+    outputs,
+    concurrency: config.renderConcurrency,
+    jobTimeoutMs: config.jobTimeoutMs,
+    maxQueuedJobs: config.maxQueuedJobs,
+    log,
+    now,
+  });
+  const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
+  await assets.init();
+  await outputs.init();
+  await jobs.init();
+  await retention.sweep();
+  await outputs.enforceBudget();
+  retention.start();
+  return {
+    jobs,
+    outputs,
+    assets,
+    retention,
+    async close() {
+      retention.stop();
+      await jobs.close();
+      await journal?.close();
+    },
+  };
+}
