@@ -1,5 +1,5 @@
 // Every environment variable the service reads, with its default and its documentation.
-// The configuration table in README.md is generated from CONFIG_DOC (see test/api/docs.test.ts).
+// The configuration table in README.md is generated from CONFIG_DOC (see test/server/docs.test.ts).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 

@@ -109,7 +109,7 @@ export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-
 
 /** A multipart/form-data body from parts (a part with a filename is a file). */
 export function multipart(parts: { name: string; filename?: string; type?: string; data: Buffer | string }[]) {
-  const boundary = `----cmrender${Math.random().toString(16).slice(2)}`;
+  const boundary = '----cmrender-test-boundary-7f3a9c';
   const chunks: Buffer[] = [];
   for (const p of parts) {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"`;

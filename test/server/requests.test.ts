@@ -137,10 +137,8 @@ test('/v1/frame ignores video params and /v1/render ignores at (unknown fields)'
 test('POST answers at once: the render has not run when the 202 arrives', async () => {
   let release!: () => void;
   fake.behaviour = () => new Promise<void>((r) => (release = r));
-  const t0 = Date.now();
   const r = await post(t.app, '/v1/frame', { source: SRC });
   assert.equal(r.statusCode, 202);
-  assert.ok(Date.now() - t0 < 1000);
   const job = await t.app.inject({ url: `/v1/jobs/${r.json().job_id}` });
   assert.equal(job.json().status, 'pending');
   fake.behaviour = null;

@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../../../../src/paths.js';
 
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export { repoRoot };
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -1,7 +1,7 @@
 // The recovery rule (pure): what a restart does with stored records.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { planRecovery, INTERRUPTED_MESSAGE, type RecoverableRecord } from '../../src/server/durability/recovery.js';
+import { planRecovery, INTERRUPTED_MESSAGE, type RecoverableRecord } from '../../../src/server/durability/recovery.js';
 
 const NOW = 5_000_000;
 function r(id: string, created_at: number, extra: Partial<RecoverableRecord> = {}): RecoverableRecord {

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceProcess, SQUARE, MOVING, sleep, until } from './helpers/service.js';
-import { INTERRUPTED_MESSAGE } from '../../src/server/durability/recovery.js';
+import { INTERRUPTED_MESSAGE } from '../../../src/server/durability/recovery.js';
 
 const live = new Set<ServiceProcess>();
 const dirs: string[] = [];

@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import { readdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { PNG } from 'pngjs';
-import { startApp, realRenderer, post, waitJob, multipart, type TestApp } from '../helpers/app.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import { startApp, realRenderer, post, waitJob, multipart, type TestApp } from '../../helpers/app.js';
+import type { ChromiumRenderer } from '../../../src/render/renderer.js';
 
 let t: TestApp;
 let renderer: ChromiumRenderer;

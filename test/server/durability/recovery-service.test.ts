@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, FakeRenderer, gate, post, waitJob } from '../helpers/app.js';
-import { JournalJobStore } from '../../src/server/jobs/journal-store.js';
-import { INTERRUPTED_MESSAGE, type RecoverableRecord } from '../../src/server/durability/recovery.js';
+import { startApp, FakeRenderer, gate, post, waitJob } from '../../helpers/app.js';
+import { JournalJobStore } from '../../../src/server/jobs/journal-store.js';
+import { INTERRUPTED_MESSAGE, type RecoverableRecord } from '../../../src/server/durability/recovery.js';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 function rec(n: number, extra: Partial<RecoverableRecord> = {}): RecoverableRecord {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startApp, FakeRenderer, gate, post, waitJob, multipart } from '../helpers/app.js';
+import { startApp, FakeRenderer, gate, post, waitJob, multipart } from '../../helpers/app.js';
 import { PNG } from 'pngjs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
