@@ -39,7 +39,7 @@ export class GifWriter {
   private pass2: GifEncodePass | null = null;
 
   constructor(private readonly o: GifWriterOptions) {
-    this.framesPath = `${o.outPath}.frames.rgba`;
+    this.framesPath = `${o.outPath}.frames.deflate`;
     this.palettePath = `${o.outPath}.palette.png`;
     this.tmpPath = `${o.outPath}.tmp`;
     this.frameBytes = o.width * o.height * 4;
