@@ -1,10 +1,11 @@
 // An endlessly looping GIF with one palette per clip, in bounded memory whatever the clip's length.
-// Pass 1 streams every frame into ffmpeg's palettegen while each distinct picture is appended once to a raw file
+// Pass 1 streams every frame into ffmpeg's palettegen while each distinct picture is appended once to a frame file
 // next to the output (with its repeat count kept here); pass 2 reads the pictures back and streams the frames again
-// into paletteuse. Only one picture is in Node's memory at a time, and ffmpeg holds none beyond its pipe buffer.
+// into paletteuse. Node holds a picture or two at a time (the one written, the one the page draws), and ffmpeg
+// none beyond a few frames of pipe buffer.
 // The pictures are deflated (level 1, on libuv's thread pool) on their way to disk: raw, a 60 s 1920x1920 clip at
 // 30 fps could need 26 GB there; drawn scenes (flat fills, a few gradients) shrink many times over.
-// The raw file, the palette and the partial GIF are removed on success, failure and abort alike.
+// The frame file, the palette and the partial GIF are removed on success, failure and abort alike.
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { deflateRaw, inflateRaw } from 'node:zlib';
