@@ -1,44 +1,53 @@
-// `cmrender` command line: `check FILE [--json]`, `eval FILE --at T [--json]`.
-// Exit status: 0 clean, 1 any error diagnostic, 2 usage error, 66 unreadable file.
+// `cmrender` command line: `check FILE [--json]`, `eval FILE --at T [--json]` (the language, synchronous), and the
+// local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o OUT.glb`, `vectorize IN.png -o
+// OUT.svg` (render-command.ts, export-commands.ts; these answer a promise).
+// Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
 
 import { readFileSync } from 'node:fs';
-import { compile, formatHuman, suffixDimension, toSeconds, unitTag, type Diagnostic } from '../lang/index';
+import { compile, formatHuman, type Diagnostic } from '../lang/index';
+import { parseAt } from './time';
+import { renderCommand, RENDER_USAGE } from './render-command';
+import { meshCommand, vectorizeCommand, MESH_USAGE, VECTORIZE_USAGE } from './export-commands';
+import type { ProgressSink } from './progress';
+
+export { parseAt };
 
 export interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
+  /** where a render's progress goes; stderr by default */
+  progress?: ProgressSink;
 }
 
 const defaultIo: Io = {
   out: (s) => process.stdout.write(s + '\n'),
   err: (s) => process.stderr.write(s + '\n'),
+  progress: process.stderr,
 };
 
 const USAGE = `usage: cmrender check FILE [--json]
-       cmrender eval FILE --at SECONDS [--json]`;
+       cmrender eval FILE --at SECONDS [--json]
+       ${RENDER_USAGE}
+       ${MESH_USAGE}
+       ${VECTORIZE_USAGE}`;
 
 const MAX_FILE = 16 * 1024 * 1024;
-
-/** `1.5`, `1.5s`, `500ms`, `250us`, `10ns` (any time unit of the language) → seconds, or null. */
-export function parseAt(s: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)([a-z]*)$/.exec(s.trim());
-  if (!m) return null;
-  const suffix = m[2]!;
-  if (suffix !== '' && suffixDimension(suffix) !== 'Time') return null;
-  return toSeconds({ value: Number(m[1]), unit: unitTag(suffix) });
-}
 
 function usage(io: Io, msg: string): number {
   io.err(`error: ${msg}\n${USAGE}`);
   return 2;
 }
 
-export function main(argv: string[], io: Io = defaultIo): number {
+export function main(argv: string[], io: Io = defaultIo): number | Promise<number> {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h') {
     io.out(USAGE);
     return cmd ? 0 : 2;
   }
+  const fileIo = { out: io.out, err: io.err, progress: io.progress ?? process.stderr };
+  if (cmd === 'render') return renderCommand(rest, fileIo);
+  if (cmd === 'mesh') return meshCommand(rest, fileIo);
+  if (cmd === 'vectorize') return vectorizeCommand(rest, fileIo);
   if (cmd !== 'check' && cmd !== 'eval') return usage(io, `unknown subcommand '${cmd}'`);
   let json = false;
   let at: number | null = null;

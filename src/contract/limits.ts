@@ -8,6 +8,16 @@ export const LIMITS = {
   width: { min: 16, max: 3840 },
   height: { min: 16, max: 2160 },
   at: { min: 0, default: 0 },
+  /**
+   * GIF (service.md "The other operations"): tighter than video because every frame is 8-bit paletted and
+   * stored whole-ish; 480 wide by default, the height following the scene's aspect.
+   */
+  gif: {
+    fps: { min: 1, max: 30, default: 15 },
+    duration: { min: 0.1, max: 60 },
+    width: { min: 16, max: 1920, default: 480 },
+    height: { min: 16, max: 1920 },
+  },
   /** Output size when the scene has no design frame. */
   defaultFrame: { width: 1920, height: 1080 },
   assets: { maxFiles: 10, maxFileBytes: 25 * 1024 * 1024 },

@@ -13,24 +13,36 @@ export interface Size {
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
+type Kind = RenderJob['kind'];
+
+/** The limits of a job's params by kind: a GIF has its own, tighter ones (src/contract/limits.ts). */
+export function limitsOf(kind: Kind) {
+  if (kind === 'gif') return LIMITS.gif;
+  return { fps: LIMITS.fps, duration: LIMITS.duration, width: LIMITS.width, height: LIMITS.height };
+}
+
 /**
  * Output size. Both given: exactly that (the viewer fits the design frame inside, centred). Neither: the design
- * frame's own size (scaled down to fit the limits if it is larger). One: the other follows the design frame's
- * aspect, clamped to its limits. Videos round both up to even numbers.
+ * frame's own size (scaled down to fit the limits if it is larger), or for a GIF 480 wide with the height by the
+ * design frame's aspect. One: the other follows the design frame's aspect, clamped to its limits. Videos round
+ * both up to even numbers (4:2:0 chroma); a GIF has no such need. `kind` may be the old boolean "video".
  */
-export function outputSize(design: Size, req: { width?: number; height?: number }, video: boolean): Size {
-  const W = LIMITS.width;
-  const H = LIMITS.height;
+export function outputSize(design: Size, req: { width?: number; height?: number }, kind: Kind | boolean): Size {
+  const k: Kind = kind === true ? 'video' : kind === false ? 'frame' : kind;
+  const W = limitsOf(k).width;
+  const H = limitsOf(k).height;
   const dw = Number.isFinite(design.width) && design.width > 0 ? design.width : LIMITS.defaultFrame.width;
   const dh = Number.isFinite(design.height) && design.height > 0 ? design.height : LIMITS.defaultFrame.height;
   const aspect = dw / dh;
+  // a GIF without a size is as wide as the GIF default
+  const reqWidth = req.width ?? (k === 'gif' && req.height === undefined ? LIMITS.gif.width.default : undefined);
   let w: number;
   let h: number;
-  if (req.width !== undefined && req.height !== undefined) {
-    w = req.width;
+  if (reqWidth !== undefined && req.height !== undefined) {
+    w = reqWidth;
     h = req.height;
-  } else if (req.width !== undefined) {
-    w = req.width;
+  } else if (reqWidth !== undefined) {
+    w = reqWidth;
     h = clamp(Math.round(w / aspect), H.min, H.max);
   } else if (req.height !== undefined) {
     h = req.height;
@@ -40,11 +52,34 @@ export function outputSize(design: Size, req: { width?: number; height?: number 
     w = clamp(Math.round(dw * s), W.min, W.max);
     h = clamp(Math.round(dh * s), H.min, H.max);
   }
-  if (video) {
+  if (k === 'video') {
     w += w & 1;
     h += h & 1;
   }
   return { width: w, height: h };
+}
+
+/**
+ * The params against the kind's limits. The HTTP door validates them too; this is where the renderer itself
+ * refuses them, so every caller (the CLI included) gets the same limits.
+ */
+export function checkParams(job: RenderJob): void {
+  const L = limitsOf(job.kind);
+  const p = job.params;
+  const within = (name: string, v: number | undefined, r: { min: number; max: number }, integer: boolean) => {
+    if (v === undefined) return;
+    if (!Number.isFinite(v) || v < r.min || v > r.max || (integer && !Number.isInteger(v))) {
+      throw new JobFailure(`${name} ${v} is outside ${r.min}..${r.max}${integer ? ' (whole numbers)' : ''} for a ${job.kind}`, null);
+    }
+  };
+  within('width', p.width, L.width, true);
+  within('height', p.height, L.height, true);
+  if (job.kind === 'frame') {
+    if (p.at !== undefined && !(Number.isFinite(p.at) && p.at >= LIMITS.at.min)) throw new JobFailure(`at ${p.at} must be a time of at least ${LIMITS.at.min} s`, null);
+    return;
+  }
+  within('fps', p.fps, L.fps, true);
+  within('duration', p.duration, L.duration, false);
 }
 
 function toFailureDiag(d: Diagnostic): FailureDiagnostic {
@@ -80,7 +115,7 @@ export interface Plan {
   runner: string;
   width: number;
   height: number;
-  /** frame: the time of the frame; video: 0 */
+  /** frame: the time of the frame; video and GIF: 0 */
   at: number;
   fps: number;
   frames: number;
@@ -91,6 +126,7 @@ export interface Plan {
 }
 
 export function prepare(job: RenderJob): Plan {
+  checkParams(job);
   const compiled = compile(job.source);
   if (!compiled.ok || !compiled.program) throw diagnosticsFailure(compiled.diagnostics);
   const program = compiled.program;
@@ -100,13 +136,15 @@ export function prepare(job: RenderJob): Plan {
   assets.check(first.value);
   // the design frame (and so the output size) is the scene's at t = 0
   const at0 = at !== 0 ? program.sceneAt(0).value : first.value;
-  const size = outputSize(designFrame(at0), job.params, job.kind === 'video');
-  const fps = job.params.fps ?? LIMITS.fps.default;
+  const size = outputSize(designFrame(at0), job.params, job.kind);
+  const L = limitsOf(job.kind);
+  const fps = job.params.fps ?? L.fps.default;
   const duration = job.params.duration ?? program.durationSeconds;
-  if (job.kind === 'video' && !(Number.isFinite(duration) && duration <= LIMITS.duration.max)) {
-    // params.duration is validated at the door; a scene may still declare an endless duration
-    throw new JobFailure(`the scene's duration (${Number.isFinite(duration) ? `${duration} s` : String(duration)}) is over the ${LIMITS.duration.max} s limit of a video; set params.duration`, null);
+  const clip = job.kind !== 'frame';
+  if (clip && !(Number.isFinite(duration) && duration <= L.duration.max)) {
+    // params.duration is checked above; a scene may still declare an endless duration
+    throw new JobFailure(`the scene's duration (${Number.isFinite(duration) ? `${duration} s` : String(duration)}) is over the ${L.duration.max} s limit of a ${job.kind === 'gif' ? 'GIF' : 'video'}; set params.duration`, null);
   }
-  const frames = job.kind === 'video' ? Math.max(1, Math.round(duration * fps)) : 1;
+  const frames = clip ? Math.max(1, Math.round(duration * fps)) : 1;
   return { program, runner: compiled.runner, ...size, at, fps, frames, duration, first, assets };
 }

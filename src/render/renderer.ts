@@ -1,5 +1,6 @@
 // The Chromium renderer: compile and evaluate in Node (prepare.ts, frame-sequence.ts), draw the values in a warm
-// drawing page, and write the PNG (png.ts) or stream the pictures into one ffmpeg process (ffmpeg.ts).
+// drawing page, and write the PNG (png.ts), stream the pictures into one ffmpeg process (ffmpeg.ts) or make a GIF
+// in two passes over them (gif-encoder.ts).
 import { rename, rm, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
@@ -7,6 +8,7 @@ import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
 import { VideoEncoder, rgbaToI420 } from './ffmpeg.js';
 import { encodePng } from './png.js';
+import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import { prepare, type Plan } from './prepare.js';
 import { Aborted, drawFrame, frameSequence, type SequenceStats } from './frame-sequence.js';
 import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from './types.js';
@@ -54,7 +56,10 @@ export class ChromiumRenderer implements Renderer {
       page.assets = plan.assets.byUrlPath;
       const loaded = await page.load({ width: plan.width, height: plan.height, runner: plan.runner });
       if (!loaded.ok) throw new JobFailure(`render failed: ${loaded.error.message}`, null);
-      const r = job.kind === 'frame' ? await this.frame(job, plan, page) : await this.video(job, plan, page, hooks);
+      const r =
+        job.kind === 'frame' ? await this.frame(job, plan, page)
+        : job.kind === 'gif' ? await this.gif(job, plan, page, hooks)
+        : await this.video(job, plan, page, hooks);
       healthy = true;
       return {
         width: plan.width,
@@ -102,7 +107,7 @@ export class ChromiumRenderer implements Renderer {
         for (let k = 0; k < pic.count; k++) {
           if (hooks.signal.aborted) throw new Aborted();
           await enc.write(yuv);
-          hooks.onProgress?.((pic.first + k + 1) / plan.frames);
+          hooks.onProgress?.((pic.first + k + 1) / plan.frames, { done: pic.first + k + 1, total: plan.frames });
         }
         encodeMs += performance.now() - t0;
       }
@@ -112,8 +117,41 @@ export class ChromiumRenderer implements Renderer {
       await rename(tmp, job.outPath);
       return { evaluateMs: stats.evaluateMs, renderMs: stats.drawMs, encodeMs };
     } catch (err) {
-      enc.kill();
+      await enc.kill();
       await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  /**
+   * Pass 1 draws the frames once (the same pipeline as the MP4) and builds the palette; pass 2 re-reads the
+   * pictures from disk. Progress: pass 1 fills the first GIF_PASS1_SHARE of the bar, pass 2 the rest; the frame
+   * counts are the frames drawn (all of them once pass 2 runs).
+   */
+  private async gif(job: RenderJob, plan: Plan, page: ViewerPage, hooks: RenderHooks): Promise<StageTimes> {
+    await mkdir(dirname(job.outPath), { recursive: true });
+    const gif = new GifWriter({ ffmpegPath: this.o.ffmpegPath, width: plan.width, height: plan.height, fps: plan.fps, outPath: job.outPath });
+    const stats: SequenceStats = { evaluateMs: 0, drawMs: 0, drawn: 0 };
+    const total = plan.frames;
+    let encodeMs = 0;
+    try {
+      for await (const pic of frameSequence(plan, page, job.source, hooks.signal, stats)) {
+        if (hooks.signal.aborted) throw new Aborted();
+        const t0 = performance.now();
+        await gif.add(pic.rgba, pic.count);
+        encodeMs += performance.now() - t0;
+        const done = pic.first + pic.count;
+        hooks.onProgress?.((GIF_PASS1_SHARE * done) / total, { done, total });
+      }
+      const t1 = performance.now();
+      await gif.finish(
+        (done) => hooks.onProgress?.(GIF_PASS1_SHARE + ((1 - GIF_PASS1_SHARE) * done) / total, { done: total, total }),
+        () => hooks.signal.aborted,
+      );
+      encodeMs += performance.now() - t1;
+      return { evaluateMs: stats.evaluateMs, renderMs: stats.drawMs, encodeMs };
+    } catch (err) {
+      await gif.abort();
       throw err;
     }
   }

@@ -9,7 +9,7 @@ export interface RenderParams {
 
 export interface RenderJob {
   id: string;
-  kind: 'frame' | 'video';
+  kind: 'frame' | 'video' | 'gif';
   source: string;
   params: RenderParams;
   /** in-source path (as the scene writes it, e.g. "/img/earth.jpg") -> absolute path of the uploaded file */
@@ -38,8 +38,8 @@ export interface RenderOutcome {
 
 export interface RenderHooks {
   signal: AbortSignal;
-  /** frames done / frames planned, 0..1 */
-  onProgress?: (progress: number) => void;
+  /** frames done / frames planned, 0..1; `frames` says the same in frames (a GIF passes over them twice) */
+  onProgress?: (progress: number, frames?: { done: number; total: number }) => void;
 }
 
 export interface FailureDiagnostic {

@@ -64,7 +64,7 @@ test('/openapi.json describes each operation: summary, request body, error codes
   assert.equal(job.responses['500'].content['application/json'].schema.$ref, '#/components/schemas/JobError');
   const output = doc.paths['/v1/outputs/{filename}'].get;
   assert.deepEqual(Object.keys(output.responses).sort(), ['200', '206', '304', '404', '416']);
-  assert.deepEqual(Object.keys(output.responses['200'].content).sort(), ['image/png', 'video/mp4']);
+  assert.deepEqual(Object.keys(output.responses['200'].content).sort(), ['image/gif', 'image/png', 'video/mp4'], 'every kind of output (KIND_EXT)');
   assert.equal(output.responses['304'].content, undefined, 'a 304 has no body');
 });
 

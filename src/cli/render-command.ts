@@ -1,0 +1,159 @@
+// `cmrender render FILE -o OUT.(png|mp4|gif)`: a local render through the same ChromiumRenderer as the service
+// (warm Chromium page, frame pipeline, ffmpeg), without a server. The output kind follows the extension.
+import { readFileSync, statSync } from 'node:fs';
+import { basename, extname, resolve } from 'node:path';
+import pino from 'pino';
+import { ChromiumRenderer } from '../render/renderer.js';
+import { defaultChromiumPath } from '../render/chromium.js';
+import { checkParams, prepare } from '../render/prepare.js';
+import { Aborted } from '../render/frame-sequence.js';
+import { JobFailure, type RenderJob, type RenderParams } from '../render/types.js';
+import { parseAt } from './time.js';
+import { createProgress, formatSeconds, type ProgressSink } from './progress.js';
+import { numberFlag, parseFlags, UsageError } from './flags.js';
+
+export interface CommandIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  /** where the progress bar goes (stderr) */
+  progress: ProgressSink;
+}
+
+export const RENDER_USAGE = 'cmrender render FILE -o OUT.png|OUT.mp4|OUT.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--asset /img/x.jpg=./x.jpg]...';
+
+const KIND_BY_EXT: Record<string, RenderJob['kind']> = { '.png': 'frame', '.mp4': 'video', '.gif': 'gif' };
+
+const FLAGS = { '-o': 'string', '--output': 'string', '--at': 'string', '--duration': 'string', '--fps': 'number', '--width': 'number', '--height': 'number', '--asset': 'repeat' } as const;
+
+export interface RenderRequest {
+  file: string;
+  job: RenderJob;
+}
+
+/** Arguments → the job to render; a UsageError for anything a user typed wrong. */
+export function parseRenderArgs(argv: readonly string[]): RenderRequest {
+  const f = parseFlags(argv, FLAGS);
+  if (f.positional.length === 0) throw new UsageError('`render` requires a source file argument');
+  if (f.positional.length > 1) throw new UsageError(`unexpected extra argument: ${f.positional[1]}`);
+  const out = f.values.get('-o') ?? f.values.get('--output');
+  if (!out) throw new UsageError('`render` requires an output file: -o OUT.png, OUT.mp4 or OUT.gif');
+  const ext = extname(out).toLowerCase();
+  const kind = KIND_BY_EXT[ext];
+  if (!kind) throw new UsageError(`cannot render to '${basename(out)}': unknown output extension '${ext || '(none)'}'; use .png (a frame), .mp4 (a video) or .gif`);
+  const params: RenderParams = {};
+  const time = (name: '--at' | '--duration') => {
+    const v = f.values.get(name);
+    if (v === undefined) return undefined;
+    const s = parseAt(v);
+    if (s === null) throw new UsageError(`could not parse \`${name} ${v}\` as a duration (e.g. 1.5, 1.5s, 500ms)`);
+    return s;
+  };
+  const at = time('--at');
+  const duration = time('--duration');
+  const fps = numberFlag(f, '--fps');
+  if (kind === 'frame') {
+    if (duration !== undefined || fps !== undefined) throw new UsageError('--duration and --fps are for .mp4 and .gif outputs');
+    if (at !== undefined) params.at = at;
+  } else {
+    if (at !== undefined) throw new UsageError('--at is for .png outputs (a clip starts at 0)');
+    if (duration !== undefined) params.duration = duration;
+    if (fps !== undefined) params.fps = fps;
+  }
+  const width = numberFlag(f, '--width');
+  const height = numberFlag(f, '--height');
+  if (width !== undefined) params.width = width;
+  if (height !== undefined) params.height = height;
+  const assets: Record<string, string> = {};
+  for (const a of f.repeated.get('--asset') ?? []) {
+    const eq = a.indexOf('=');
+    if (eq <= 0 || eq === a.length - 1) throw new UsageError(`--asset wants IN_SOURCE_PATH=FILE (e.g. /img/x.jpg=./x.jpg), got '${a}'`);
+    assets[a.slice(0, eq)] = resolve(a.slice(eq + 1));
+  }
+  const file = f.positional[0]!;
+  return { file, job: { id: 'cli', kind, source: '', params, assets, outPath: resolve(out) } };
+}
+
+/** `file:line:col CODE message` for each error of a failure (the compiler's, or ASS001 for an image). */
+export function failureLines(file: string, e: JobFailure): string[] {
+  const diags = (e.diagnostics ?? []).filter((d) => d.severity === undefined || d.severity === 'error');
+  if (diags.length === 0) return [`${file}: ${e.code ? `${e.code} ` : ''}${e.message}`];
+  return diags.map((d) => `${file}${d.line !== undefined ? `:${d.line}:${d.column ?? 1}` : ''} ${d.code} ${d.message}`);
+}
+
+export async function renderCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  let req: RenderRequest;
+  try {
+    req = parseRenderArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`error: ${e.message}\nusage: ${RENDER_USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+  const { file, job } = req;
+  try {
+    job.source = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    io.err(code === 'ENOENT' ? `error: file not found: ${file}` : `error: could not read ${file}: ${(e as Error).message}`);
+    return 66;
+  }
+  for (const [p, f] of Object.entries(job.assets)) {
+    if (!statSync(f, { throwIfNoEntry: false })?.isFile()) {
+      io.err(`error: --asset ${p}=${f}: file not found`);
+      return 66;
+    }
+  }
+  // compile, check the params and plan before Chromium starts: a typo answers at once
+  let total: number;
+  try {
+    checkParams(job);
+  } catch (e) {
+    if (!(e instanceof JobFailure)) throw e;
+    io.err(`error: ${e.message}`);
+    return 2;
+  }
+  try {
+    total = prepare(job).frames;
+  } catch (e) {
+    if (!(e instanceof JobFailure)) throw e;
+    for (const l of failureLines(file, e)) io.err(l);
+    return 1;
+  }
+
+  const renderer = new ChromiumRenderer({ chromiumPath: defaultChromiumPath(), ffmpegPath: process.env.FFMPEG_PATH, log: pino({ level: 'silent' }) });
+  const ctl = new AbortController();
+  // Ctrl-C: stop the render so its temporary files go, then exit non-zero
+  const onSigint = () => ctl.abort();
+  process.once('SIGINT', onSigint);
+  const label = basename(job.outPath);
+  const progress = createProgress(io.progress, label);
+  const t0 = performance.now();
+  try {
+    await renderer.start();
+    const out = await renderer.render(job, {
+      signal: ctl.signal,
+      onProgress: job.kind === 'frame' ? undefined : (p, frames) => progress.update(p, frames ?? { done: Math.round(p * total), total }),
+    });
+    progress.end();
+    const bytes = statSync(job.outPath).size;
+    io.out(`wrote ${job.outPath} (${out.width}x${out.height}${job.kind === 'frame' ? '' : `, ${out.frames} frames`}, ${bytes} bytes) in ${formatSeconds((performance.now() - t0) / 1000)}`);
+    return 0;
+  } catch (e) {
+    progress.end();
+    if (e instanceof Aborted) {
+      io.err('error: interrupted; nothing written');
+      return 130;
+    }
+    if (e instanceof JobFailure) {
+      for (const l of failureLines(file, e)) io.err(l);
+      return 1;
+    }
+    io.err(`error: render failed: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    await renderer.close();
+  }
+}
