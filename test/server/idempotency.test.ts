@@ -63,6 +63,19 @@ test('the same key with a different body (or route) is 422 idempotency_mismatch;
   assert.equal((await postKeyed(t.app, '/v1/frame', { source: SRC }, 'k2')).statusCode, 202);
 });
 
+test('a key lives 24 hours: after that the same key and body make a new job', async () => {
+  let clock = Date.now();
+  const t = await startApp({ renderer: new FakeRenderer(), now: () => clock });
+  apps.push(t);
+  const first = (await postKeyed(t.app, '/v1/frame', { source: SRC }, 'day-key')).json().job_id;
+  clock += 24 * 3600 * 1000 - 1000;
+  assert.equal((await postKeyed(t.app, '/v1/frame', { source: SRC }, 'day-key')).json().job_id, first);
+  clock += 2000;
+  const later = await postKeyed(t.app, '/v1/frame', { source: 'runner "0.0.3";\nscene t() -> Frame { compose [] }\n' }, 'day-key');
+  assert.equal(later.statusCode, 202, 'an expired key binds no body any more');
+  assert.notEqual(later.json().job_id, first);
+});
+
 test('keys survive a restart (they are in the journal)', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-idem-'));
   try {
