@@ -30,7 +30,8 @@ const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too
 /** Where a job is polled: the `Location` of its 202. */
 export const jobPath = (id: string) => `/v1/jobs/${id}`;
 
-const LOCATION_HEADER = { location: { description: 'Added: the job\'s URL, `/v1/jobs/{job_id}`.', type: 'string', examples: ['/v1/jobs/0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90'] } };
+const EXAMPLE_ID = '0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90';
+const LOCATION_HEADER = { location: { description: 'Added: the job\'s URL, `/v1/jobs/{job_id}`.', type: 'string', examples: [`/v1/jobs/${EXAMPLE_ID}`] } };
 const RETRY_AFTER_HEADER = {
   'retry-after': { description: 'Added, pending jobs only: seconds to wait before polling again (1 or 2 while rendering; 2 per job ahead while waiting, at most 30).', type: 'integer', minimum: 1, examples: [2] },
 };
@@ -46,9 +47,15 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       headers: EnqueueHeaders,
       body,
       response: {
-        202: { ...json(EnqueueResponse, `Queued; \`kind\` = \`${kind}\`. With an \`Idempotency-Key\` seen before (same body): the same job again.`), headers: LOCATION_HEADER },
+        202: {
+          ...json(EnqueueResponse, `Queued; \`kind\` = \`${kind}\`. With an \`Idempotency-Key\` seen before (same body): the same job again.`, { job_id: EXAMPLE_ID, status: 'pending', kind }),
+          headers: LOCATION_HEADER,
+        },
         400: badRequestAnswer(BAD_REQUEST),
-        422: errorAnswer('`idempotency_mismatch`: the `Idempotency-Key` was used with a different request in the last 24 hours.'),
+        422: errorAnswer('`idempotency_mismatch`: the `Idempotency-Key` was used with a different request in the last 24 hours.', {
+          error: 'this Idempotency-Key was used with a different request in the last 24 hours',
+          code: 'idempotency_mismatch',
+        }),
         503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down']),
       },
     };
@@ -111,9 +118,17 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           'Added. Ends a pending or rendering job in `error` with `code` = `cancelled` (GET answers it with 500 from then on, like every failed job). A rendering job is stopped, its page and encoder freed and its partial file removed before this answers.',
         params: JobIdParams,
         response: {
-          200: json(JobError, 'Cancelled: the job\'s final view.'),
+          200: json(JobError, 'Cancelled: the job\'s final view.', {
+            job_id: EXAMPLE_ID,
+            kind: 'video',
+            status: 'error',
+            created_at: 1764000000000,
+            completed_at: 1764000002500,
+            message: 'cancelled by the client',
+            code: 'cancelled',
+          }),
           404: errorAnswer('Unknown job id: `{"error": "not_found"}`.'),
-          409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.'),
+          409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.', { error: 'the job has already ended (ready)', code: 'job_ended' }),
         },
       },
     },
