@@ -16,7 +16,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** status(n) answers the n-th hit (1-based). */
+/** status(n) answers the n-th hit (1-based); 0 leaves it unanswered (a receiver that hangs). */
 export async function startReceiver(status: (n: number) => number = () => 204, path = '/hook'): Promise<Receiver> {
   const hits: Hit[] = [];
   const waiters: (() => void)[] = [];
@@ -25,8 +25,11 @@ export async function startReceiver(status: (n: number) => number = () => 204, p
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       hits.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      res.statusCode = status(hits.length);
-      res.end();
+      const code = status(hits.length);
+      if (code) {
+        res.statusCode = code;
+        res.end();
+      }
       for (const w of waiters.splice(0)) w();
     });
   });

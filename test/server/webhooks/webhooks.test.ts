@@ -78,6 +78,21 @@ test('a failed delivery (500) is retried; after the schedule runs out it is give
   assert.equal(down.hits.length, 4, 'given up after the last retry');
 });
 
+test('a receiver that hangs never holds up rendering: the attempt times out and is retried while jobs render', async () => {
+  const hanging = await receiver((n) => (n < 3 ? 0 : 204));
+  const fake = new FakeRenderer();
+  const t = await startApp({ renderer: fake, config: { ...LOOPBACK, webhookTimeoutMs: 300 } });
+  apps.push(t);
+  const hooked = (await post(t.app, '/v1/frame', { source: SRC, webhook: { url: hanging.url } })).json().job_id;
+  await hanging.waitFor(1);
+  // the first attempt hangs: jobs keep rendering meanwhile
+  const ids = [];
+  for (let i = 0; i < 3; i++) ids.push((await post(t.app, '/v1/frame', { source: SRC })).json().job_id);
+  for (const id of ids) assert.equal((await waitJob(t.app, id)).json().status, 'ready');
+  const hits = await hanging.waitFor(3);
+  assert.ok(hits.every((h) => JSON.parse(h.body).job_id === hooked));
+});
+
 test('a delivery pending when the service stops is made after the restart', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-webhook-'));
   let up = false;
