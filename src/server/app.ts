@@ -20,6 +20,7 @@ import { requestError } from './http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
 import { openCors } from './http/cors.js';
 import { jobRoutes } from './routes/jobs.js';
+import { jobEventRoutes } from './routes/job-events.js';
 import { outputRoutes } from './routes/outputs.js';
 import { metaRoutes } from './routes/meta.js';
 import { checkRoutes } from './routes/check.js';
@@ -83,7 +84,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   await registerOpenApi(app);
 
-  await app.register(jobRoutes, { jobs, assets });
+  await app.register(jobRoutes, { jobs, assets, webhookPolicy: services.webhookPolicy, idempotency: services.idempotency });
+  await app.register(jobEventRoutes, { jobs });
   await app.register(outputRoutes, { outputs });
   await app.register(metaRoutes, { jobs, openapi: () => app.swagger() as Record<string, unknown>, tmpDir: join(config.dataDir, 'tmp') });
   await app.register(checkRoutes);

@@ -17,6 +17,9 @@ export interface Config {
   outputMaxBytes: number;
   maxConcurrentUploads: number;
   shutdownGraceMs: number;
+  webhookAllow: string[];
+  webhookRetryMs: number[];
+  webhookTimeoutMs: number;
 }
 
 export interface ConfigEntry {
@@ -39,6 +42,10 @@ function int(name: string, min: number) {
   };
 }
 const str = (raw: string): string => raw;
+const list = (raw: string): string[] => raw.split(',').map((x) => x.trim()).filter(Boolean);
+function intList(name: string) {
+  return (raw: string): number[] => list(raw).map((x) => int(name, 0)(x));
+}
 
 export const CONFIG_DOC: ConfigEntry[] = [
   { name: 'PORT', key: 'port', default: '3000', doc: 'TCP port the HTTP server listens on.', parse: int('PORT', 0) },
@@ -53,6 +60,9 @@ export const CONFIG_DOC: ConfigEntry[] = [
   { name: 'MAX_QUEUED_JOBS', key: 'maxQueuedJobs', default: '1000', doc: 'Jobs waiting or rendering at most; past it a new job is refused with `503` `queue_full` and `retry-after`.', parse: int('MAX_QUEUED_JOBS', 1) },
   { name: 'OUTPUT_MAX_BYTES', key: 'outputMaxBytes', default: '10737418240', doc: 'Disk budget of `outputs/` (10 GiB). Over it the oldest outputs not held by a job younger than 24 hours go; if that is not enough, new jobs get `503` `storage_full`.', parse: int('OUTPUT_MAX_BYTES', 1) },
   { name: 'MAX_CONCURRENT_UPLOADS', key: 'maxConcurrentUploads', default: '4', doc: 'Asset uploads in progress at once; past it `503` `too_many_uploads`.', parse: int('MAX_CONCURRENT_UPLOADS', 1) },
+  { name: 'WEBHOOK_ALLOW', key: 'webhookAllow', default: '(empty)', doc: 'Comma-separated host names, addresses or CIDR ranges webhooks may reach although they are not public (private, loopback, link-local, unique-local). Empty: webhooks reach public addresses only.', parse: list },
+  { name: 'WEBHOOK_RETRY_MS', key: 'webhookRetryMs', default: '2000,5000,15000,30000,60000', doc: 'Waits between webhook delivery attempts (milliseconds); one attempt more than waits (six over about two minutes).', parse: intList('WEBHOOK_RETRY_MS') },
+  { name: 'WEBHOOK_TIMEOUT_MS', key: 'webhookTimeoutMs', default: '10000', doc: 'Time limit of one webhook delivery attempt.', parse: int('WEBHOOK_TIMEOUT_MS', 1) },
   { name: 'SHUTDOWN_GRACE_MS', key: 'shutdownGraceMs', default: '10000', doc: 'On SIGTERM, how long the job in hand may take to finish before it is checkpointed (queued again at the next start).', parse: int('SHUTDOWN_GRACE_MS', 0) },
 ];
 
@@ -71,6 +81,9 @@ export function defaultConfig(): Config {
     outputMaxBytes: 10 * 1024 * 1024 * 1024,
     maxConcurrentUploads: 4,
     shutdownGraceMs: 10_000,
+    webhookAllow: [],
+    webhookRetryMs: [2_000, 5_000, 15_000, 30_000, 60_000],
+    webhookTimeoutMs: 10_000,
   };
 }
 

@@ -33,15 +33,21 @@ export function openApiText(app: FastifyInstance): string {
   return JSON.stringify(app.swagger(), null, 2) + '\n';
 }
 
-/** One route's entry: the provider's transform, plus the response headers it leaves out (`retry-after`). */
+/** One route's entry: the provider's transform, plus what it leaves out of answers: headers and media-type examples. */
 const routeEntry: SwaggerTransform = (input) => {
   // the page's route is `/docs/` (the plugin's `/` under its prefix); `/docs` answers the same page
   const route = input.url === '/docs/' ? { ...input, url: '/docs', schema: DOCS_PAGE } : input;
   const out = jsonSchemaTransform(route);
-  const declared = (route.schema?.response ?? {}) as Record<string, { headers?: object }>;
-  const documented = (out.schema.response ?? {}) as Record<string, { headers?: object }>;
+  type Answer = { headers?: object; content?: Record<string, { example?: unknown }> };
+  const declared = (route.schema?.response ?? {}) as Record<string, Answer>;
+  const documented = (out.schema.response ?? {}) as Record<string, Answer>;
   for (const [status, answer] of Object.entries(declared)) {
-    if (answer?.headers && documented[status]) documented[status].headers = answer.headers;
+    const doc = documented[status];
+    if (!doc) continue;
+    if (answer?.headers) doc.headers = answer.headers;
+    for (const [type, media] of Object.entries(answer?.content ?? {})) {
+      if (media.example !== undefined && doc.content?.[type]) doc.content[type].example = media.example;
+    }
   }
   return out;
 };

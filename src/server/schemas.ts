@@ -59,8 +59,35 @@ export const FrameParams = z
   )
   .optional();
 
-export const RenderRequest = z.object({ source: Source, params: RenderParams, assets: Assets }).meta({ id: 'RenderRequest' });
-export const FrameRequest = z.object({ source: Source, params: FrameParams, assets: Assets }).meta({ id: 'FrameRequest' });
+const WEBHOOK_URL = 'webhook.url must be an http or https URL of at most 2048 characters';
+const WEBHOOK_SECRET = 'webhook.secret must be a string of 1 to 256 characters';
+export const Webhook = z
+  .object(
+    {
+      url: z.string({ error: WEBHOOK_URL }).max(2048, { error: WEBHOOK_URL }).regex(/^https?:\/\/[^\s]+$/i, { error: WEBHOOK_URL }).meta({ description: 'Where the job\'s JSON view is POSTed when it ends. A host that resolves to a non-public address is refused unless WEBHOOK_ALLOW names it.' }),
+      secret: z.string({ error: WEBHOOK_SECRET }).min(1, { error: WEBHOOK_SECRET }).max(256, { error: WEBHOOK_SECRET }).optional().meta({ description: 'Signs each delivery: `X-CMRender-Signature` = hex HMAC-SHA256(secret, `X-CMRender-Timestamp` + "." + raw body).' }),
+    },
+    { error: 'webhook must be an object {url, secret?}' },
+  )
+  .meta({
+    id: 'Webhook',
+    description: 'Added: called once when the job ends (ready or error), retried with backoff for about two minutes on a non-2xx answer or a network error.',
+    examples: [{ url: 'https://example.com/hooks/cmrender', secret: 's3cr3t' }],
+  });
+
+export const RenderRequest = z.object({ source: Source, params: RenderParams, assets: Assets, webhook: Webhook.optional() }).meta({ id: 'RenderRequest' });
+export const FrameRequest = z.object({ source: Source, params: FrameParams, assets: Assets, webhook: Webhook.optional() }).meta({ id: 'FrameRequest' });
+
+/** The request headers of the enqueueing routes: Idempotency-Key; every other header passes through. */
+export const EnqueueHeaders = z
+  .object({
+    'idempotency-key': z
+      .string()
+      .regex(/^[\x21-\x7e]{1,255}$/)
+      .optional()
+      .meta({ description: 'Added: 1 to 255 visible ASCII characters. The same key with the same request within 24 hours answers the same job; with another request, 422 `idempotency_mismatch`.', examples: ['6f1c1a52-render-intro-v3'] }),
+  })
+  .loose();
 export const CheckRequest = z.object({ source: Source }).meta({ id: 'CheckRequest' });
 export type RenderRequest = z.infer<typeof RenderRequest>;
 export type FrameRequest = z.infer<typeof FrameRequest>;

@@ -10,6 +10,9 @@ import { JobService } from './jobs/job-service.js';
 import { Retention } from './jobs/retention.js';
 import { OutputStore } from './outputs/output-store.js';
 import { AssetStore } from './asset-store.js';
+import { WebhookPolicy } from './webhooks/address-policy.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { IdempotencyIndex } from './http/idempotency.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -25,6 +28,8 @@ export interface Services {
   outputs: OutputStore;
   assets: AssetStore;
   retention: Retention;
+  webhookPolicy: WebhookPolicy;
+  idempotency: IdempotencyIndex;
   /** Stops the sweeps, interrupts the jobs in hand and closes the journal this opened (not the renderer). */
   close(): Promise<void>;
 }
@@ -53,9 +58,16 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     now,
   });
   const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
+  const webhookPolicy = new WebhookPolicy(config.webhookAllow);
+  const webhooks = new WebhookDispatcher({ store, policy: webhookPolicy, retryDelaysMs: config.webhookRetryMs, timeoutMs: config.webhookTimeoutMs, log, now });
+  jobs.events.on('ended', (rec) => webhooks.ended(rec));
+  const idempotency = new IdempotencyIndex(now);
   await assets.init();
   await outputs.init();
   await jobs.init();
+  // after recovery: a job that recovery ended in error has its webhook delivered too
+  await webhooks.resume();
+  idempotency.seed(await store.list());
   await retention.sweep();
   await outputs.enforceBudget();
   retention.start();
@@ -64,9 +76,12 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     outputs,
     assets,
     retention,
+    webhookPolicy,
+    idempotency,
     async close() {
       retention.stop();
       await jobs.close();
+      await webhooks.close();
       await journal?.close();
     },
   };

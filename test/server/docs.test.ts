@@ -43,6 +43,10 @@ test('configuration: defaults and parsing', () => {
   assert.deepEqual([c.port, c.host, c.dataDir, c.renderConcurrency, c.logLevel, c.jobTimeoutMs], [8080, '0.0.0.0', '/tmp/x', 3, 'warn', 1000]);
   assert.throws(() => loadConfig({ RENDER_CONCURRENCY: '0' }), /RENDER_CONCURRENCY/);
   assert.throws(() => loadConfig({ PORT: 'abc' }), /PORT/);
+  assert.deepEqual([d.webhookAllow, d.webhookRetryMs, d.webhookTimeoutMs], [[], [2000, 5000, 15000, 30000, 60000], 10000]);
+  const w = loadConfig({ WEBHOOK_ALLOW: '127.0.0.0/8, localhost,,', WEBHOOK_RETRY_MS: '10,20', WEBHOOK_TIMEOUT_MS: '500' });
+  assert.deepEqual([w.webhookAllow, w.webhookRetryMs, w.webhookTimeoutMs], [['127.0.0.0/8', 'localhost'], [10, 20], 500]);
+  assert.throws(() => loadConfig({ WEBHOOK_RETRY_MS: '10,x' }), /WEBHOOK_RETRY_MS/);
 });
 
 test('README test command is exactly what .ci/run runs, and the workflow runs .ci/run', () => {

@@ -26,7 +26,7 @@ test('GET /openapi.json: OpenAPI 3.1, version 0.0.1, every route, every $ref res
   const doc = r.json();
   assert.equal(doc.openapi, '3.1.0');
   assert.equal(doc.info.version, '0.0.1');
-  assert.deepEqual(Object.keys(doc.paths).sort(), ['/docs', '/healthz', '/openapi.json', '/test', '/v1/assets', '/v1/check', '/v1/frame', '/v1/jobs/{id}', '/v1/outputs/{filename}', '/v1/render'].sort());
+  assert.deepEqual(Object.keys(doc.paths).sort(), ['/docs', '/healthz', '/openapi.json', '/test', '/v1/assets', '/v1/check', '/v1/frame', '/v1/jobs/{id}', '/v1/jobs/{id}/events', '/v1/outputs/{filename}', '/v1/render'].sort());
   const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
   assert.ok(refs.length > 10);
   for (const ref of refs) {
@@ -34,7 +34,7 @@ test('GET /openapi.json: OpenAPI 3.1, version 0.0.1, every route, every $ref res
     assert.ok(doc.components.schemas[ref.split('/').pop()!], ref);
   }
   // components keep the contract's names, one form each
-  assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['AssetsResponse', 'CheckRequest', 'CheckResponse', 'Diagnostic', 'EnqueueResponse', 'ErrorEnvelope', 'FrameRequest', 'Job', 'JobError', 'JobPending', 'JobReady', 'RenderRequest']);
+  assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['AssetsResponse', 'CheckRequest', 'CheckResponse', 'Diagnostic', 'EnqueueResponse', 'ErrorEnvelope', 'FrameRequest', 'Job', 'JobError', 'JobPending', 'JobReady', 'RenderRequest', 'Webhook']);
   const rr = doc.components.schemas.RenderRequest;
   assert.deepEqual(rr.required, ['source']);
   assert.equal(rr.properties.source.maxLength, 65536);
@@ -45,7 +45,7 @@ test('GET /openapi.json: OpenAPI 3.1, version 0.0.1, every route, every $ref res
 test('/openapi.json describes each operation: summary, request body, error codes per status, retry-after on 503', async () => {
   const doc = (await t.app.inject({ url: '/openapi.json' })).json();
   const ops = Object.values(doc.paths).flatMap((p) => Object.values(p as Record<string, { operationId: string; summary: string }>));
-  assert.deepEqual(ops.map((o) => o.operationId).sort(), ['check', 'docs', 'frame', 'getJob', 'getOutput', 'healthz', 'openapi', 'render', 'smokeTest', 'uploadAssets']);
+  assert.deepEqual(ops.map((o) => o.operationId).sort(), ['cancelJob', 'check', 'docs', 'frame', 'getJob', 'getOutput', 'healthz', 'jobEvents', 'openapi', 'render', 'smokeTest', 'uploadAssets']);
   for (const o of ops) assert.ok(o.summary, o.operationId);
   const render = doc.paths['/v1/render'].post;
   assert.equal(render.requestBody.content['application/json'].schema.$ref, '#/components/schemas/RenderRequest');
@@ -62,6 +62,17 @@ test('/openapi.json describes each operation: summary, request body, error codes
   assert.deepEqual(job.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`), ['path:id']);
   assert.deepEqual(Object.keys(job.responses).sort(), ['200', '404', '500']);
   assert.equal(job.responses['500'].content['application/json'].schema.$ref, '#/components/schemas/JobError');
+  // the client additions: Location on 202, Retry-After on a pending job, Idempotency-Key, cancel, events
+  assert.equal(render.responses['202'].headers.location.schema.type, 'string');
+  assert.deepEqual(render.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`), ['header:idempotency-key']);
+  assert.match(render.responses['422'].description, /`idempotency_mismatch`/);
+  for (const code of ['bad_webhook', 'webhook_not_allowed']) assert.match(render.responses['400'].description, new RegExp(`\`${code}\``));
+  assert.equal(job.responses['200'].headers['retry-after'].schema.type, 'integer');
+  const cancel = doc.paths['/v1/jobs/{id}'].delete;
+  assert.deepEqual(Object.keys(cancel.responses).sort(), ['200', '404', '409']);
+  assert.match(cancel.responses['409'].description, /`job_ended`/);
+  const events = doc.paths['/v1/jobs/{id}/events'].get;
+  assert.match(events.responses['200'].content['text/event-stream'].schema.examples[0], /^event: progress\n/);
   const output = doc.paths['/v1/outputs/{filename}'].get;
   assert.deepEqual(Object.keys(output.responses).sort(), ['200', '206', '304', '404', '416']);
   assert.deepEqual(Object.keys(output.responses['200'].content).sort(), ['image/gif', 'image/png', 'video/mp4'], 'every kind of output (KIND_EXT)');

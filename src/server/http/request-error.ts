@@ -3,7 +3,8 @@
 //
 // - body: 400 with the code of the first rule broken, in the contract's order: not a JSON object (`bad_json`), then
 //   `source` (`missing_source`, `source_too_large`), then `params` (`invalid_params`), then `assets`
-//   (`invalid_assets`). `error` is the schema's own message, e.g. "params.fps must be an integer from 1 to 60".
+//   (`invalid_assets`), then `webhook` (`bad_webhook`). `error` is the schema's own message, e.g. "params.fps must be an integer from 1 to 60".
+// - headers: the only one checked is Idempotency-Key (400 `bad_idempotency_key`).
 // - path parameters (a job id that is not a UUID, an output name outside ^[A-Za-z0-9._-]+$): 404 not_found, since
 //   such a path names nothing.
 import type { FastifyError, FastifySchemaValidationError } from 'fastify';
@@ -12,11 +13,13 @@ import { HttpError, badRequest, notFound } from './http-error.js';
 /** The request part that failed (Fastify does not export the name of this type). */
 type RequestPart = NonNullable<FastifyError['validationContext']>;
 
-const BODY_RULES = ['bad_json', 'missing_source', 'source_too_large', 'invalid_params', 'invalid_assets'] as const;
+const BODY_RULES = ['bad_json', 'missing_source', 'source_too_large', 'invalid_params', 'invalid_assets', 'bad_webhook'] as const;
 type BodyRule = (typeof BODY_RULES)[number];
 
 export function requestError(issues: FastifySchemaValidationError[], part: RequestPart): HttpError {
   if (part === 'params') return notFound();
+  // the only header a route checks is Idempotency-Key
+  if (part === 'headers') return badRequest('bad_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
   if (part !== 'body') return new HttpError(400, { error: `${part}: ${issues[0]?.message ?? 'invalid'}` });
   let first: { rule: BodyRule; message: string } | undefined;
   for (const issue of issues) {
@@ -33,6 +36,7 @@ function ruleOf(issue: FastifySchemaValidationError): BodyRule {
   if (field === '') return 'bad_json';
   if (field === 'source') return issue.keyword === 'too_big' ? 'source_too_large' : 'missing_source';
   if (field === 'params') return 'invalid_params';
+  if (field === 'webhook') return 'bad_webhook';
   // the body schemas have no other field: unknown ones are stripped, not checked
   return 'invalid_assets';
 }

@@ -3,14 +3,14 @@
 import { z } from 'zod';
 import { ErrorEnvelope, FileBytes } from '../schemas.js';
 
-/** A JSON answer. */
-export function json<T extends z.ZodType>(schema: T, description: string) {
-  return { description, content: { 'application/json': { schema } } };
+/** A JSON answer, with an example body for the document when given. */
+export function json<T extends z.ZodType>(schema: T, description: string, example?: unknown) {
+  return { description, content: { 'application/json': example === undefined ? { schema } : { schema, example } } };
 }
 
 /** An ErrorEnvelope answer; the description lists its codes. */
-export function errorAnswer(description: string) {
-  return json(ErrorEnvelope, description);
+export function errorAnswer(description: string, example?: ErrorEnvelope) {
+  return json(ErrorEnvelope, description, example);
 }
 
 /** The 400 of the JSON routes, with the codes they can give. */

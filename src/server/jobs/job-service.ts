@@ -1,8 +1,9 @@
 // The job lifecycle: create -> queue -> render -> ready | error, recovery at start, and stopping (close interrupts,
 // shutdown checkpoints). Where outputs live is the output store's business, when records go is retention's.
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { JobRecord, JobStore, JobParams } from './store.js';
+import type { JobRecord, JobStore, JobParams, WebhookState } from './store.js';
 import { RenderQueue } from './queue.js';
 import { jobView } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/types.js';
@@ -32,12 +33,37 @@ function limitText(ms: number): string {
 }
 
 const INTERRUPTED = 'render interrupted: the service stopped';
+export const CANCELLED = 'cancelled by the client';
+
+/** What a client may attach to a new job besides its body (webhooks, idempotency). */
+export interface JobExtras {
+  webhook?: WebhookState;
+  idempotency?: { key: string; hash: string };
+}
+
+/**
+ * What the job service tells listeners (webhooks, the events stream):
+ * - `changed` (job_id): the job's live state moved (progress);
+ * - `queue`: the line moved (a job was added, started, or ended), so every waiting job's position may have changed;
+ * - `ended` (record): a job reached ready or error and that is on disk.
+ */
+export interface JobEvents {
+  changed: [id: string];
+  queue: [];
+  ended: [rec: JobRecord];
+}
+
+/** The result of a cancel request. */
+export type CancelResult = { ok: true; rec: JobRecord } | { ok: false; reason: 'not_found' | 'ended'; rec?: JobRecord };
 
 /** How long a timed-out or checkpointed render may take to release its page and encoder before the next starts. */
 const STOP_SETTLE_MS = 5_000;
 
 export class JobService {
   readonly queue: RenderQueue;
+  readonly events = new EventEmitter<JobEvents>();
+  /** jobs a client cancelled while they were rendering: their abort ends them as cancelled */
+  private readonly cancelling = new Set<string>();
   private readonly progress = new Map<string, number>();
   /** abort controllers of the jobs rendering now */
   private readonly running = new Map<string, { ctl: AbortController; done: Promise<void> }>();
@@ -51,6 +77,8 @@ export class JobService {
 
   constructor(private readonly o: JobServiceOptions) {
     this.queue = new RenderQueue(o.concurrency);
+    // every SSE stream listens; more than the default 10 is normal, not a leak
+    this.events.setMaxListeners(0);
   }
 
   /**
@@ -115,12 +143,42 @@ export class JobService {
   }
 
   /** Creates a pending job and queues it; the render runs in the background. */
-  async create(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): Promise<JobRecord> {
-    const rec: JobRecord = { job_id: randomUUID(), kind, status: 'pending', created_at: this.o.now(), source, params, assets };
+  async create(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>, extras: JobExtras = {}): Promise<JobRecord> {
+    const rec: JobRecord = { job_id: randomUUID(), kind, status: 'pending', created_at: this.o.now(), source, params, assets, ...extras };
     await this.o.store.put(rec);
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
     this.enqueue(rec.job_id);
+    this.events.emit('queue');
     return rec;
+  }
+
+  /**
+   * Ends a pending or rendering job in error with code `cancelled`. A waiting job leaves the line at once; a rendering
+   * one is aborted through its AbortSignal and this resolves once the renderer has let go of its page and encoder and
+   * the partial file is gone (bounded by STOP_SETTLE_MS), so the answer is the job's final state.
+   */
+  async cancel(id: string): Promise<CancelResult> {
+    const rec = await this.o.store.get(id);
+    if (!rec) return { ok: false, reason: 'not_found' };
+    if (rec.status !== 'pending') return { ok: false, reason: 'ended', rec };
+    const running = this.running.get(id);
+    if (running) {
+      this.cancelling.add(id);
+      running.ctl.abort(new Error('cancelled'));
+      await running.done;
+      const after = (await this.o.store.get(id)) ?? rec;
+      // the render may have finished in the same instant: then the job is ready and the cancel came too late
+      return after.status === 'error' && after.code === 'cancelled' ? { ok: true, rec: after } : { ok: false, reason: 'ended', rec: after };
+    }
+    this.queue.remove(id);
+    const now = this.o.now();
+    Object.assign(rec, { status: 'error', completed_at: now, message: CANCELLED, code: 'cancelled', timings: { total_ms: now - rec.created_at } } satisfies Partial<JobRecord>);
+    delete rec.progress;
+    await this.o.store.put(rec);
+    this.o.log.info({ job_id: id, kind: rec.kind, status: 'error', event: 'job_cancelled' }, 'job cancelled while waiting');
+    this.events.emit('queue');
+    this.events.emit('ended', rec);
+    return { ok: true, rec };
   }
 
   get(id: string): Promise<JobRecord | undefined> {
@@ -146,6 +204,11 @@ export class JobService {
     });
   }
 
+  private setProgress(id: string, p: number): void {
+    this.progress.set(id, p);
+    this.events.emit('changed', id);
+  }
+
   private enqueue(id: string): void {
     void this.queue.add(id, () => this.run(id)).catch((err) => this.o.log.error({ err, job_id: id }, 'job runner crashed'));
   }
@@ -166,15 +229,17 @@ export class JobService {
     await this.o.store.put(rec);
     const queueWait = started - rec.created_at;
     this.o.log.info({ job_id: id, kind: rec.kind, status: 'rendering', event: 'job_started', queue_wait_ms: queueWait }, 'job started');
+    this.events.emit('queue');
 
     let timedOut = false;
+    const cancelled = () => this.cancelling.has(id) && !timedOut;
     const timer = setTimeout(() => {
       timedOut = true;
       ctl.abort(new Error('timeout'));
     }, this.o.jobTimeoutMs);
     // the time limit and a stop end the job even when the renderer ignores the abort
     const aborted = new Promise<never>((_, reject) => {
-      const fail = () => reject(new JobFailure(timedOut ? limitText(this.o.jobTimeoutMs) : INTERRUPTED));
+      const fail = () => reject(new JobFailure(timedOut ? limitText(this.o.jobTimeoutMs) : cancelled() ? CANCELLED : INTERRUPTED));
       if (ctl.signal.aborted) fail();
       else ctl.signal.addEventListener('abort', fail, { once: true });
     });
@@ -187,7 +252,7 @@ export class JobService {
       const outcome = await Promise.race([
         (rendering = this.o.renderer.render(
           { id, kind: rec.kind, source: rec.source, params: rec.params, assets: assetFiles, outPath: this.o.outputs.pathOf(id, rec.kind) },
-          { signal: ctl.signal, onProgress: (p) => this.progress.set(id, p) },
+          { signal: ctl.signal, onProgress: (p) => this.setProgress(id, p) },
         )),
         aborted,
       ]);
@@ -203,28 +268,32 @@ export class JobService {
         timings: { queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at },
       } satisfies Partial<JobRecord>);
       await this.o.store.put(fresh);
+      this.events.emit('ended', fresh);
       this.o.log.info(
         { job_id: id, kind: rec.kind, status: 'ready', event: 'job_ready', queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at, width: outcome.width, height: outcome.height, frames: outcome.frames, bytes: output.bytes },
         'job ready',
       );
     } catch (err) {
-      // a stopped render (time limit, checkpoint) releases its page and kills its ffmpeg before the next job starts
-      if ((timedOut || this.checkpointing) && rendering) await settle(rendering, STOP_SETTLE_MS);
+      // a stopped render (time limit, cancel, checkpoint) releases its page and kills its ffmpeg before the next job
+      // starts, and before a cancel is answered (no partial file may be left behind it)
+      if ((timedOut || cancelled() || this.checkpointing) && rendering) await settle(rendering, STOP_SETTLE_MS);
       const done = this.o.now();
       const fresh = (await this.o.store.get(id)) ?? rec;
-      if (this.checkpointing && !timedOut) {
+      if (this.checkpointing && !timedOut && !cancelled()) {
         delete fresh.started_at;
         delete fresh.progress;
         await this.o.store.put(fresh).catch((e) => this.o.log.error({ err: e, job_id: id }, 'checkpoint failed'));
         await this.o.outputs.discard(id, rec.kind);
         return;
       }
-      Object.assign(fresh, failureOf(err, { timedOut, aborted: ctl.signal.aborted, limitMs: this.o.jobTimeoutMs }));
+      Object.assign(fresh, cancelled() ? { message: CANCELLED, code: 'cancelled' } : failureOf(err, { timedOut, aborted: ctl.signal.aborted, limitMs: this.o.jobTimeoutMs }));
+      delete fresh.progress;
       fresh.status = 'error';
       fresh.completed_at = done;
       fresh.timings = { queue_wait_ms: queueWait, total_ms: done - rec.created_at };
-      await this.o.store.put(fresh);
       await this.o.outputs.discard(id, rec.kind);
+      await this.o.store.put(fresh);
+      this.events.emit('ended', fresh);
       const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
       this.o.log[level](
         { job_id: id, kind: rec.kind, status: 'error', event: 'job_error', code: fresh.code, message: fresh.message, queue_wait_ms: queueWait, total_ms: done - rec.created_at, ...(err instanceof JobFailure ? {} : { err }) },
@@ -233,6 +302,9 @@ export class JobService {
     } finally {
       clearTimeout(timer);
       this.progress.delete(id);
+      this.cancelling.delete(id);
+      // the line moves when a job leaves it (the next job's start emits again once it is in hand)
+      this.events.emit('queue');
     }
   }
 }

@@ -32,6 +32,14 @@ export class RenderQueue {
     return i >= 0 ? i + 1 : undefined;
   }
 
+  /** Takes a waiting job out of the line (its task, once dequeued, finds the job ended and does nothing). */
+  remove(id: string): boolean {
+    const i = this.waiting.indexOf(id);
+    if (i < 0) return false;
+    this.waiting.splice(i, 1);
+    return true;
+  }
+
   get size(): number {
     return this.waiting.length + this.running.size;
   }

@@ -50,6 +50,22 @@ export interface JobRecord {
   timings?: Record<string, number>;
   /** times the service stopped while this job was rendering (see durability/recovery.ts) */
   interrupted?: number;
+  /** where the job's end is POSTed, and how far that delivery got (webhooks/dispatcher.ts); never in the public view */
+  webhook?: WebhookState;
+  /** the client's Idempotency-Key and the hash of the request it came with (http/idempotency.ts) */
+  idempotency?: { key: string; hash: string };
+}
+
+export interface WebhookState {
+  url: string;
+  secret?: string;
+  /** delivery attempts made so far */
+  attempts?: number;
+  /** when the next attempt is due (Unix ms), while a delivery is pending */
+  next_at?: number;
+  delivered_at?: number;
+  /** set when the retry schedule ran out without a 2xx */
+  gave_up_at?: number;
 }
 
 export interface JobStore {

@@ -1,17 +1,23 @@
-// POST /v1/render, POST /v1/frame, GET /v1/jobs/{id}
+// POST /v1/render, POST /v1/frame, GET /v1/jobs/{id}, DELETE /v1/jobs/{id}
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { EnqueueResponse, FrameRequest, JobError, JobIdParams, JobPending, JobReady, RenderRequest } from '../schemas.js';
+import { EnqueueHeaders, EnqueueResponse, FrameRequest, JobError, JobIdParams, JobPending, JobReady, RenderRequest, type JobKind } from '../schemas.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { AssetStore } from '../asset-store.js';
+import type { WebhookState } from '../jobs/store.js';
 import { sendRefusal } from '../durability/admission.js';
-import { badRequest } from '../http/http-error.js';
+import { badRequest, HttpError } from '../http/http-error.js';
 import { badRequestAnswer, errorAnswer, json, refusalAnswer } from '../http/responses.js';
+import { IdempotencyIndex, requestHash } from '../http/idempotency.js';
+import { pollAfterSeconds } from '../http/poll-hint.js';
+import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
 
 export interface JobRoutesOptions {
   jobs: JobService;
   assets: AssetStore;
+  webhookPolicy: WebhookPolicy;
+  idempotency: IdempotencyIndex;
 }
 
 const ENQUEUE = [
@@ -19,28 +25,61 @@ const ENQUEUE = [
   { kind: 'frame', url: '/v1/frame', operationId: 'frame', summary: 'Render one PNG frame', body: FrameRequest },
 ] as const;
 
-const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset'];
+const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset', 'bad_webhook', 'webhook_not_allowed', 'bad_idempotency_key'];
 
-export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { jobs, assets }) => {
+/** Where a job is polled: the `Location` of its 202. */
+export const jobPath = (id: string) => `/v1/jobs/${id}`;
+
+const EXAMPLE_ID = '0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90';
+const LOCATION_HEADER = { location: { description: 'Added: the job\'s URL, `/v1/jobs/{job_id}`.', type: 'string', examples: [`/v1/jobs/${EXAMPLE_ID}`] } };
+const RETRY_AFTER_HEADER = {
+  'retry-after': { description: 'Added, pending jobs only: seconds to wait before polling again (1 or 2 while rendering; 2 per job ahead while waiting, at most 30).', type: 'integer', minimum: 1, examples: [2] },
+};
+
+export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { jobs, assets, webhookPolicy, idempotency }) => {
   for (const { kind, url, operationId, summary, body } of ENQUEUE) {
     const schema = {
       summary,
       operationId,
-      description: `Queues a ${kind} job and answers at once. JSON is parsed whatever the content-type. Poll GET /v1/jobs/{id} (every ${LIMITS.pollIntervalMs / 1000} s is recommended).`,
+      description:
+        `Queues a ${kind} job and answers at once. JSON is parsed whatever the content-type. Poll the \`Location\` (GET /v1/jobs/{id}) as its \`Retry-After\` says, or follow GET /v1/jobs/{id}/events, or pass a \`webhook\`. ` +
+        `An \`Idempotency-Key\` header makes a retried POST safe: the same key and body within 24 hours answer the same job.`,
+      headers: EnqueueHeaders,
       body,
       response: {
-        202: json(EnqueueResponse, `Queued; \`kind\` = \`${kind}\`.`),
+        202: {
+          ...json(EnqueueResponse, `Queued; \`kind\` = \`${kind}\`. With an \`Idempotency-Key\` seen before (same body): the same job again.`, { job_id: EXAMPLE_ID, status: 'pending', kind }),
+          headers: LOCATION_HEADER,
+        },
         400: badRequestAnswer(BAD_REQUEST),
+        422: errorAnswer('`idempotency_mismatch`: the `Idempotency-Key` was used with a different request in the last 24 hours.', {
+          error: 'this Idempotency-Key was used with a different request in the last 24 hours',
+          code: 'idempotency_mismatch',
+        }),
         503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down']),
       },
     };
     // the body has passed its schema before the handler runs: validation comes before admission
     app.post(url, { schema }, async (req, reply) => {
-      const assetMap = await knownAssets(assets, req.body.assets);
-      const refusal = jobs.admission();
-      if (refusal) return sendRefusal(reply, refusal);
-      const rec = await jobs.create(kind, req.body.source, { ...req.body.params }, assetMap);
-      return reply.code(202).send({ job_id: rec.job_id, status: 'pending', kind });
+      const create = async (): Promise<string> => {
+        const assetMap = await knownAssets(assets, req.body.assets);
+        const webhook = await checkedWebhook(webhookPolicy, req.body.webhook);
+        const refusal = jobs.admission();
+        if (refusal) throw new Refused(refusal);
+        const { source, params } = req.body;
+        const rec = await jobs.create(kind, source, { ...params }, assetMap, { webhook, idempotency: key ? { key, hash } : undefined });
+        return rec.job_id;
+      };
+      const key = req.headers['idempotency-key'];
+      const hash = key ? requestHash(url, req.body) : '';
+      let jobId: string;
+      try {
+        jobId = key ? (await idempotency.claim(key, hash, create)).jobId : await create();
+      } catch (err) {
+        if (err instanceof Refused) return sendRefusal(reply, err.refusal);
+        throw err;
+      }
+      return reply.code(202).header('location', jobPath(jobId)).send({ job_id: jobId, status: 'pending', kind: kind as JobKind });
     });
   }
 
@@ -52,9 +91,9 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         operationId: 'getJob',
         params: JobIdParams,
         response: {
-          200: json(z.discriminatedUnion('status', [JobPending, JobReady]), 'Pending or ready.'),
+          200: { ...json(z.discriminatedUnion('status', [JobPending, JobReady]), 'Pending (with `Retry-After`) or ready.'), headers: RETRY_AFTER_HEADER },
           404: errorAnswer('Unknown job id: `{"error": "not_found"}`.'),
-          500: json(JobError, 'The job ended in error.'),
+          500: json(JobError, 'The job ended in error (a cancelled job: `code` = `cancelled`).'),
         },
       },
     },
@@ -63,10 +102,51 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       if (!rec) return reply.code(404).send({ error: 'not_found' });
       const view = jobs.view(rec);
       reply.header('cache-control', 'no-store');
+      const after = pollAfterSeconds(view);
+      if (after !== undefined) reply.header('retry-after', String(after));
       return view.status === 'error' ? reply.code(500).send(view) : reply.code(200).send(view);
     },
   );
+
+  app.delete(
+    '/v1/jobs/:id',
+    {
+      schema: {
+        summary: 'Cancel a job',
+        operationId: 'cancelJob',
+        description:
+          'Added. Ends a pending or rendering job in `error` with `code` = `cancelled` (GET answers it with 500 from then on, like every failed job). A rendering job is stopped, its page and encoder freed and its partial file removed before this answers.',
+        params: JobIdParams,
+        response: {
+          200: json(JobError, 'Cancelled: the job\'s final view.', {
+            job_id: EXAMPLE_ID,
+            kind: 'video',
+            status: 'error',
+            created_at: 1764000000000,
+            completed_at: 1764000002500,
+            message: 'cancelled by the client',
+            code: 'cancelled',
+          }),
+          404: errorAnswer('Unknown job id: `{"error": "not_found"}`.'),
+          409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.', { error: 'the job has already ended (ready)', code: 'job_ended' }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const r = await jobs.cancel(req.params.id);
+      if (r.ok) return reply.code(200).header('cache-control', 'no-store').send(jobs.view(r.rec) as z.infer<typeof JobError>);
+      if (r.reason === 'not_found') return reply.code(404).send({ error: 'not_found' });
+      throw new HttpError(409, { error: `the job has already ended (${r.rec?.status})`, code: 'job_ended' });
+    },
+  );
 };
+
+/** A 503 from admission, carried out of the idempotent creation to be answered with its retry-after. */
+class Refused extends Error {
+  constructor(readonly refusal: NonNullable<ReturnType<JobService['admission']>>) {
+    super(refusal.error);
+  }
+}
 
 /** The request's asset map, once every key is known to the asset store (else 400 unknown_asset). */
 async function knownAssets(assets: AssetStore, map: Record<string, string> | undefined): Promise<Record<string, string>> {
@@ -76,4 +156,16 @@ async function knownAssets(assets: AssetStore, map: Record<string, string> | und
     out[path] = key;
   }
   return out;
+}
+
+/** The webhook to store, once its host resolves to addresses this service may call (else 400 with the reason's code). */
+async function checkedWebhook(policy: WebhookPolicy, hook: { url: string; secret?: string } | undefined): Promise<WebhookState | undefined> {
+  if (!hook) return undefined;
+  try {
+    await policy.check(hook.url);
+  } catch (err) {
+    if (err instanceof WebhookRefused) throw badRequest(err.code, err.message);
+    throw err;
+  }
+  return hook.secret ? { url: hook.url, secret: hook.secret } : { url: hook.url };
 }

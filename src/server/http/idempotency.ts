@@ -1,0 +1,77 @@
+// Idempotency-Key (POST /v1/render, /v1/frame): the same key with the same request within 24 hours answers the same
+// job; the same key with another request is 422 idempotency_mismatch. A client that retries a POST after a timeout
+// so never makes two jobs.
+//
+// The check and the claim happen in one synchronous step (the entry holds the creation's promise before anything is
+// awaited), so ten identical requests arriving together make one job: the first creates it, the others await it.
+// The key and the request's hash are stored in the job record (the journal), and the index is rebuilt from the
+// records at start, so a restart keeps them.
+import { createHash } from 'node:crypto';
+import { HttpError } from './http-error.js';
+import type { JobRecord } from '../jobs/store.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+interface Entry {
+  hash: string;
+  at: number;
+  jobId: Promise<string>;
+}
+
+export class IdempotencyIndex {
+  private readonly entries = new Map<string, Entry>();
+  private claims = 0;
+
+  constructor(private readonly now: () => number, private readonly ttlMs = IDEMPOTENCY_TTL_MS) {}
+
+  /** Rebuilds the index from the stored records (at start). */
+  seed(records: readonly JobRecord[]): void {
+    for (const r of records) {
+      if (r.idempotency && this.now() - r.created_at < this.ttlMs) this.entries.set(r.idempotency.key, { hash: r.idempotency.hash, at: r.created_at, jobId: Promise.resolve(r.job_id) });
+    }
+  }
+
+  /**
+   * The job for this key: the one an earlier request with the same hash made (replayed: true), or the one `create`
+   * makes now. A failed creation (400, 503) frees the key, so the client may retry with it.
+   */
+  async claim(key: string, hash: string, create: () => Promise<string>): Promise<{ jobId: string; replayed: boolean }> {
+    if (++this.claims % 256 === 0) this.prune();
+    const known = this.entries.get(key);
+    if (known && this.now() - known.at < this.ttlMs) {
+      if (known.hash !== hash) throw mismatch();
+      return { jobId: await known.jobId, replayed: true };
+    }
+    const entry: Entry = { hash, at: this.now(), jobId: create() };
+    this.entries.set(key, entry);
+    entry.jobId.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    return { jobId: await entry.jobId, replayed: false };
+  }
+
+  /** Drops the keys older than the TTL. */
+  prune(): void {
+    const now = this.now();
+    for (const [k, e] of this.entries) if (now - e.at >= this.ttlMs) this.entries.delete(k);
+  }
+}
+
+/** The request a key is bound to: the route and its validated body, with object keys in a fixed order. */
+export function requestHash(url: string, body: unknown): string {
+  return createHash('sha256').update(url).update('\n').update(canonicalJson(body)).digest('hex');
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+function mismatch(): HttpError {
+  return new HttpError(422, { error: 'this Idempotency-Key was used with a different request in the last 24 hours', code: 'idempotency_mismatch' });
+}

@@ -1,0 +1,128 @@
+// Webhook deliveries: when a job that carries `webhook` ends (ready or error), its JSON view is POSTed to the URL,
+// signed (signature.ts). A delivery never blocks rendering (it runs on timers, outside the render queue). A non-2xx
+// answer, a redirect, a timeout or a network error is retried after the delays of WEBHOOK_RETRY_MS (by default 2, 5,
+// 15, 30 and 60 s: six attempts over about two minutes), then given up.
+//
+// The delivery state lives in the job record (`webhook.attempts`, `next_at`, `delivered_at`, `gave_up_at`), written
+// to the journal after each attempt, so a delivery pending when the service stops resumes at the next start. An
+// attempt cut by the shutdown is not counted. Delivery is at least once: a receiver should dedupe on job_id.
+import type { Logger } from 'pino';
+import type { JobRecord, JobStore } from '../jobs/store.js';
+import { jobView } from '../jobs/job-view.js';
+import type { WebhookPolicy } from './address-policy.js';
+import { signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
+
+export interface WebhookDispatcherOptions {
+  store: JobStore;
+  policy: WebhookPolicy;
+  /** wait before attempt 2, 3, ...; attempts = delays + 1 */
+  retryDelaysMs: readonly number[];
+  /** one attempt's limit (connect, send, answer) */
+  timeoutMs: number;
+  log: Logger;
+  now: () => number;
+}
+
+/** True while the job has ended and its webhook is neither delivered nor given up. */
+export function deliveryPending(rec: JobRecord): boolean {
+  const w = rec.webhook;
+  return !!w && rec.status !== 'pending' && w.delivered_at === undefined && w.gave_up_at === undefined;
+}
+
+export class WebhookDispatcher {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inflight = new Map<string, { ctl: AbortController; done: Promise<void> }>();
+  private closed = false;
+
+  constructor(private readonly o: WebhookDispatcherOptions) {}
+
+  /** At start: schedules every pending delivery of the last run, within its next retry delay at the latest. */
+  async resume(): Promise<void> {
+    for (const rec of await this.o.store.list()) {
+      if (!deliveryPending(rec)) continue;
+      const attempts = rec.webhook!.attempts ?? 0;
+      const cap = attempts ? (this.o.retryDelaysMs[attempts - 1] ?? 0) : 0;
+      const due = rec.webhook!.next_at === undefined ? 0 : rec.webhook!.next_at - this.o.now();
+      this.schedule(rec.job_id, Math.min(Math.max(0, due), cap));
+    }
+  }
+
+  /** A job ended: deliver its webhook, if it has one. */
+  ended(rec: JobRecord): void {
+    if (deliveryPending(rec)) this.schedule(rec.job_id, 0);
+  }
+
+  /** Stops the timers and cuts the attempts in flight (they are not counted; the next start resumes them). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    for (const f of this.inflight.values()) f.ctl.abort(new Error('shutdown'));
+    await Promise.allSettled([...this.inflight.values()].map((f) => f.done));
+  }
+
+  private schedule(id: string, ms: number): void {
+    if (this.closed) return;
+    clearTimeout(this.timers.get(id));
+    const t = setTimeout(() => {
+      this.timers.delete(id);
+      const ctl = new AbortController();
+      const done = this.attempt(id, ctl.signal)
+        .catch((err) => this.o.log.error({ err, job_id: id }, 'webhook delivery crashed'))
+        .finally(() => this.inflight.delete(id));
+      this.inflight.set(id, { ctl, done });
+    }, ms);
+    // a pending delivery must not keep a stopping process alive: it is in the journal and resumes at the next start
+    t.unref();
+    this.timers.set(id, t);
+  }
+
+  private async attempt(id: string, stop: AbortSignal): Promise<void> {
+    const rec = await this.o.store.get(id);
+    if (!rec || !deliveryPending(rec)) return;
+    const hook = rec.webhook!;
+    const n = (hook.attempts ?? 0) + 1;
+    let outcome: string;
+    let ok = false;
+    try {
+      // the host is checked again: what it resolves to may have changed since the job was posted
+      const url = await this.o.policy.check(hook.url);
+      const body = JSON.stringify(jobView(rec, {}));
+      const timestamp = Math.floor(this.o.now() / 1000);
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'cmrender-webhook', [TIMESTAMP_HEADER]: String(timestamp) };
+      if (hook.secret) headers[SIGNATURE_HEADER] = signWebhook(hook.secret, timestamp, body);
+      const res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body,
+        // a redirect is not followed: it could lead anywhere, including inside the network
+        redirect: 'manual',
+        signal: AbortSignal.any([stop, AbortSignal.timeout(this.o.timeoutMs)]),
+      });
+      await res.body?.cancel().catch(() => {});
+      ok = res.status >= 200 && res.status < 300;
+      outcome = `HTTP ${res.status}`;
+    } catch (err) {
+      outcome = err instanceof Error ? err.message : String(err);
+    }
+    if (stop.aborted) return;
+    const fresh = await this.o.store.get(id);
+    if (!fresh?.webhook) return;
+    const now = this.o.now();
+    const w = fresh.webhook;
+    w.attempts = n;
+    delete w.next_at;
+    const delay = this.o.retryDelaysMs[n - 1];
+    if (ok) w.delivered_at = now;
+    else if (delay === undefined) w.gave_up_at = now;
+    else w.next_at = now + delay;
+    await this.o.store.put(fresh);
+    const log = { job_id: id, event: 'webhook_attempt', attempt: n, outcome };
+    if (ok) this.o.log.info(log, 'webhook delivered');
+    else if (delay === undefined) this.o.log.warn(log, 'webhook given up');
+    else {
+      this.o.log.info({ ...log, retry_in_ms: delay }, 'webhook attempt failed');
+      this.schedule(id, delay);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+// The webhook address policy with a stubbed resolver (no DNS, no traffic), and the dispatcher's second check at
+// delivery time: a name that resolves to a non-public address by then is not called.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WebhookPolicy, WebhookRefused } from '../../../src/server/webhooks/address-policy.js';
+import { WebhookDispatcher } from '../../../src/server/webhooks/dispatcher.js';
+import { MemoryJobStore, type JobRecord } from '../../../src/server/jobs/store.js';
+import { silentLog } from '../../helpers/app.js';
+
+const resolver = (table: Record<string, string[]>) => async (host: string) => table[host] ?? [];
+
+async function refusal(p: WebhookPolicy, url: string): Promise<string | null> {
+  try {
+    await p.check(url);
+    return null;
+  } catch (e) {
+    assert.ok(e instanceof WebhookRefused);
+    return e.code;
+  }
+}
+
+test('every resolved address must be public; WEBHOOK_ALLOW entries (names, addresses, CIDRs) open exceptions', async () => {
+  const dns = resolver({ 'public.test': ['93.184.216.34', '2606:2800:220:1::1'], 'mixed.test': ['93.184.216.34', '10.1.2.3'], 'inside.test': ['172.20.0.5'], 'v6local.test': ['fe80::1'], 'nowhere.test': [] });
+  const p = new WebhookPolicy([], dns);
+  assert.equal(await refusal(p, 'https://public.test/x'), null);
+  assert.equal(await refusal(p, 'https://mixed.test/x'), 'webhook_not_allowed', 'one private address is enough to refuse');
+  assert.equal(await refusal(p, 'https://inside.test/x'), 'webhook_not_allowed');
+  assert.equal(await refusal(p, 'https://v6local.test/x'), 'webhook_not_allowed');
+  assert.equal(await refusal(p, 'https://nowhere.test/x'), 'bad_webhook');
+  assert.equal(await refusal(p, 'http://100.64.0.1/x'), 'webhook_not_allowed');
+  assert.equal(await refusal(p, 'gopher://public.test/x'), 'bad_webhook');
+  const allowed = new WebhookPolicy(['inside.test', '10.0.0.0/8', 'fe80::1'], dns);
+  assert.equal(await refusal(allowed, 'https://inside.test/x'), null, 'a named host');
+  assert.equal(await refusal(allowed, 'https://mixed.test/x'), null, 'a range');
+  assert.equal(await refusal(allowed, 'https://v6local.test/x'), null, 'one address');
+  assert.equal(await refusal(allowed, 'http://192.168.0.1/x'), 'webhook_not_allowed');
+});
+
+test('at delivery the host is checked again: a name that now resolves to loopback is not called, and the delivery is given up', async () => {
+  const store = new MemoryJobStore();
+  const rec: JobRecord = { job_id: '0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90', kind: 'frame', status: 'error', created_at: 1, completed_at: 2, source: 's', params: {}, assets: {}, message: 'x', code: null, webhook: { url: 'http://rebind.test/hook' } };
+  await store.put(rec);
+  const d = new WebhookDispatcher({ store, policy: new WebhookPolicy([], resolver({ 'rebind.test': ['127.0.0.1'] })), retryDelaysMs: [5], timeoutMs: 1000, log: silentLog, now: Date.now });
+  d.ended(rec);
+  let w = (await store.get(rec.job_id))!.webhook!;
+  for (let i = 0; i < 200 && w.gave_up_at === undefined; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    w = (await store.get(rec.job_id))!.webhook!;
+  }
+  assert.equal(w.attempts, 2);
+  assert.equal(typeof w.gave_up_at, 'number');
+  assert.equal(w.delivered_at, undefined);
+  await d.close();
+});
