@@ -1,17 +1,23 @@
 // `cmrender` command line: `check FILE [--json]`, `eval FILE --at T [--json]`.
 // Exit status: 0 clean, 1 any error diagnostic, 2 usage error, 66 unreadable file.
+// Human output: each diagnostic as `file:line:col: error[CODE]: message` over its source line with the span
+// underlined (src/cli/pretty.ts), then a count ("2 errors"); `ok: FILE` on stdout when there is no error.
 
 import { readFileSync } from 'node:fs';
-import { compile, formatHuman, suffixDimension, toSeconds, unitTag, type Diagnostic } from '../lang/index';
+import { compile, suffixDimension, toSeconds, unitTag, type Diagnostic } from '../lang/index';
+import { ansi, formatCount, formatDiagnostic, plain, useColour } from './pretty';
 
 export interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
+  /** ANSI colour on `err` (diagnostics); off unless the caller says so. */
+  colour?: boolean;
 }
 
 const defaultIo: Io = {
   out: (s) => process.stdout.write(s + '\n'),
   err: (s) => process.stderr.write(s + '\n'),
+  colour: useColour(process.stderr),
 };
 
 const USAGE = `usage: cmrender check FILE [--json]
@@ -93,7 +99,9 @@ export function main(argv: string[], io: Io = defaultIo): number {
     env.timing = { totalNs };
     io.out(JSON.stringify(env));
   } else {
-    for (const d of diagnostics) io.err(formatHuman(d, file));
+    const style = io.colour ? ansi : plain;
+    for (const d of diagnostics) io.err(formatDiagnostic(d, source, file, style) + '\n');
+    if (diagnostics.length > 0) io.err(formatCount(diagnostics));
     if (cmd === 'eval' && value !== null) io.out(JSON.stringify(value, null, 2));
     if (ok && cmd === 'check') io.out(`ok: ${file}`);
   }
