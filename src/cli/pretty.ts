@@ -53,12 +53,11 @@ export function padFor(text: string): string {
 const cells = (chars: string[]) => chars.reduce((n, ch) => n + (isWide(ch.codePointAt(0)!) ? 2 : 1), 0);
 
 /**
- * Where a byte span of one line falls in its characters: `before` is the text left of the span (kept as is so that
- * tabs line up under tabs), `width` how many characters the span covers on this line (at least 1, so an empty span
- * or one at the end of the line still gets a caret).
+ * Where a byte span of one line falls in its characters: `before` is the text left of the span, `width` how many
+ * terminal cells the span covers on this line (a wide character counts two; at least 1, so an empty span or one at
+ * the end of the line still gets a caret).
  */
 export function spanOnLine(line: string, column: number, length: number): { before: string; width: number } {
-  // `width` is in terminal cells (a wide character under the span gets two carets).
   const chars = Array.from(line);
   let bytes = 0;
   let i = 0;
