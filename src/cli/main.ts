@@ -2,13 +2,16 @@
 // local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o OUT.glb`, `vectorize IN.png -o
 // OUT.svg` (render-command.ts, export-commands.ts; these answer a promise).
 // Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
+// Human output of check: each diagnostic as `file:line:col: error[CODE]: message` over its source line with the
+// span underlined (src/cli/pretty.ts), then a count ("2 errors"); `ok: FILE` on stdout when there is no error.
 
 import { readFileSync } from 'node:fs';
-import { compile, formatHuman, type Diagnostic } from '../lang/index';
+import { compile, type Diagnostic } from '../lang/index';
 import { parseAt } from './time';
 import { renderCommand, RENDER_USAGE } from './render-command';
 import { meshCommand, vectorizeCommand, MESH_USAGE, VECTORIZE_USAGE } from './export-commands';
 import type { ProgressSink } from './progress';
+import { ansi, formatCount, formatDiagnostic, plain, useColour } from './pretty';
 
 export { parseAt };
 
@@ -17,12 +20,15 @@ export interface Io {
   err: (s: string) => void;
   /** where a render's progress goes; stderr by default */
   progress?: ProgressSink;
+  /** ANSI colour on `err` (diagnostics); off unless the caller says so. */
+  colour?: boolean;
 }
 
 const defaultIo: Io = {
   out: (s) => process.stdout.write(s + '\n'),
   err: (s) => process.stderr.write(s + '\n'),
   progress: process.stderr,
+  colour: useColour(process.stderr),
 };
 
 const USAGE = `usage: cmrender check FILE [--json]
@@ -102,7 +108,9 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
     env.timing = { totalNs };
     io.out(JSON.stringify(env));
   } else {
-    for (const d of diagnostics) io.err(formatHuman(d, file));
+    const style = io.colour ? ansi : plain;
+    for (const d of diagnostics) io.err(formatDiagnostic(d, source, file, style) + '\n');
+    if (diagnostics.length > 0) io.err(formatCount(diagnostics));
     if (cmd === 'eval' && value !== null) io.out(JSON.stringify(value, null, 2));
     if (ok && cmd === 'check') io.out(`ok: ${file}`);
   }

@@ -10,7 +10,7 @@ import { newestRunner, runnerError } from './runners';
 import { toSeconds, unitDimension } from './units';
 import { NIL, type Value } from './value';
 
-export type { Diagnostic, Envelope } from './diagnostics';
+export type { Diagnostic, Envelope, Severity } from './diagnostics';
 export { formatJobMessage, formatHuman } from './diagnostics';
 export type { Value, Unit, Field, ColorValue } from './value';
 export { valueSchema, namedField, positionalField, stripQuotes } from './value';

@@ -3,9 +3,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { PNG } from 'pngjs';
 import { validateBytes, type ValidationReport } from 'gltf-validator';
-import { examplesDir } from '../helpers/shared';
+import { examplesDir, corpusSkip } from '../helpers/shared';
 
-export const SKIP_CORPUS = existsSync(examplesDir) ? false : 'no ../shared corpus';
+export const SKIP_CORPUS = corpusSkip('its SVG sources and images');
 export const HANDDRAWN_JPG = join(examplesDir, 'img', 'handdrawn.jpg');
 
 // ---- GLB -----------------------------------------------------------------------------------------------

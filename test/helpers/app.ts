@@ -12,10 +12,16 @@ import type { JobStore } from '../../src/server/jobs/store.js';
 import { encodePng } from '../../src/render/png.js';
 import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from '../../src/render/types.js';
 
-import { repoRoot, sharedDir } from './shared.js';
-export { repoRoot, sharedDir };
+import { repoRoot, sharedDir, ownExamplesDir, hasCorpus, corpusSkip } from './shared.js';
+export { repoRoot, sharedDir, hasCorpus, corpusSkip };
+/** A source of the corpus (../shared/examples): only in tests that skip with corpusSkip(…) when it is absent. */
 export const example = (name: string) => readFileSync(join(sharedDir, 'examples', name), 'utf8');
+/** An image of the corpus (../shared/examples/img): same rule as example(). */
 export const exampleImage = (name: string) => readFileSync(join(sharedDir, 'examples', 'img', name));
+/** One of our own examples (examples/ of this repository): always present. */
+export const ownExample = (name: string) => readFileSync(join(ownExamplesDir, name), 'utf8');
+/** An image shipped with our own examples (examples/img). */
+export const ownExampleImage = (name: string) => readFileSync(join(ownExamplesDir, 'img', name));
 
 export const silentLog = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 

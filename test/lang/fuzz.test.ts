@@ -7,12 +7,13 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { compile, valueSchema } from '../../src/lang/index';
 import { lex } from '../../src/lang/lexer';
-import { shared } from './helpers';
+import { examplesDir, ownExamplesDir, hasCorpus } from '../helpers/shared';
 
-const dir = path.join(shared, 'examples');
+const sources = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.cm')).map((f) => readFileSync(path.join(dir, f), 'utf8'));
+// Seeds for mutation: our own examples always (so the test runs in a lone clone), the corpus and its errors when present.
 const corpus = [
-  ...readdirSync(dir).filter((f) => f.endsWith('.cm')).map((f) => readFileSync(path.join(dir, f), 'utf8')),
-  ...readdirSync(path.join(dir, 'errors')).filter((f) => f.endsWith('.cm')).map((f) => readFileSync(path.join(dir, 'errors', f), 'utf8')),
+  ...sources(ownExamplesDir),
+  ...(hasCorpus ? [...sources(examplesDir), ...sources(path.join(examplesDir, 'errors'))] : []),
 ];
 const TIME_BOUND_MS = 2000;
 

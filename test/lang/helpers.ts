@@ -1,9 +1,6 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { compile, type Diagnostic, type Value } from '../../src/lang/index';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const shared = path.resolve(repoRoot, '..', 'shared');
+export { repoRoot } from '../helpers/shared';
 
 /** Value of `expr` evaluated inside a scene at time t; throws if compile reports errors. */
 export function evalExpr(expr: string, t = 0, prelude = ''): Value {

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { repoRoot, startApp, realRenderer, runJob, example } from '../helpers/app.js';
+import { repoRoot, startApp, realRenderer, runJob, ownExample } from '../helpers/app.js';
 
 test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, exits 0 on SIGTERM', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-main-'));
@@ -42,7 +42,7 @@ test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, 
     const base = await listening;
     assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(await (await fetch(`${base}/healthz`)).text(), 'ok\n');
-    const r = await fetch(`${base}/v1/frame`, { method: 'POST', body: JSON.stringify({ source: example('docs-api-quick.cm'), params: { width: 320 } }) });
+    const r = await fetch(`${base}/v1/frame`, { method: 'POST', body: JSON.stringify({ source: ownExample('hello.cm'), params: { width: 320 } }) });
     assert.equal(r.status, 202);
     const { job_id } = (await r.json()) as { job_id: string };
     let job: { status: string; url?: string };
@@ -72,7 +72,7 @@ test('a job past JOB_TIMEOUT_MS with the real renderer ends in error, and the ne
   const renderer = realRenderer();
   const t = await startApp({ renderer, config: { jobTimeoutMs: 2500 } });
   try {
-    const long = await runJob(t.app, '/v1/render', { source: example('docs-api-quick.cm'), params: { duration: 300, fps: 60 } });
+    const long = await runJob(t.app, '/v1/render', { source: ownExample('hello.cm'), params: { duration: 300, fps: 60 } });
     const j = long.json();
     assert.equal(long.statusCode, 500);
     assert.equal(j.code, null);
@@ -84,7 +84,7 @@ test('a job past JOB_TIMEOUT_MS with the real renderer ends in error, and the ne
     const left = () => readdirSync(join(t.dataDir, 'outputs')).filter((f) => f.startsWith(j.job_id));
     for (let i = 0; i < 200 && left().length; i++) await new Promise((r) => setTimeout(r, 25));
     assert.deepEqual(left(), []);
-    const next = (await runJob(t.app, '/v1/frame', { source: example('docs-api-quick.cm'), params: { width: 320 } })).json();
+    const next = (await runJob(t.app, '/v1/frame', { source: ownExample('hello.cm'), params: { width: 320 } })).json();
     assert.equal(next.status, 'ready', JSON.stringify(next));
   } finally {
     await t.close();
@@ -96,7 +96,7 @@ test('RENDER_CONCURRENCY=2 with the real renderer: two pages render at once, sam
   const t = await startApp({ renderer, config: { renderConcurrency: 2 } });
   try {
     assert.equal(renderer.browser.idleCount, 2);
-    const body = (w: number) => ({ source: example('docs-api-quick.cm'), params: { width: w, duration: 0.5, fps: 10 } });
+    const body = (w: number) => ({ source: ownExample('hello.cm'), params: { width: w, duration: 0.5, fps: 10 } });
     const [a, b] = await Promise.all([runJob(t.app, '/v1/render', body(320)), runJob(t.app, '/v1/render', body(640))]);
     assert.equal(a.json().status, 'ready');
     assert.equal(b.json().status, 'ready');

@@ -12,11 +12,15 @@ import { PNG } from 'pngjs';
 import { compile, formatJobMessage, newestRunner, type Diagnostic } from '../../src/lang/index';
 import { launchChromium } from '../../src/render/chromium';
 import { repoRoot, viewerDistDir } from '../../src/paths';
-import { examplesDir } from '../helpers/shared';
+import { examplesDir, ownExamplesDir, corpusSkip } from '../helpers/shared';
 
 export const ORIGIN = 'http://cmrender.invalid';
 const IMG_DIR = join(examplesDir, 'img');
+const OWN_IMG_DIR = join(ownExamplesDir, 'img');
 export const EXAMPLES = examplesDir;
+/** The `skip` option of a viewer test: the real language must exist, and `needs` (if given) names what it reads from the corpus. */
+export const viewerSkip = (needs?: string): false | string =>
+  (!realLang && 'src/lang/index.ts missing') || (needs !== undefined && corpusSkip(needs));
 /** Whether the real language exists (src/lang/index.ts); source-level tests skip without it. */
 export const realLang = existsSync(join(repoRoot, 'src', 'lang', 'index.ts'));
 
@@ -50,7 +54,11 @@ export async function openViewerFrom(browser: Browser, dir: string, width: numbe
     const url = new URL(route.request().url());
     let file: string | null = null;
     if (url.origin === ORIGIN && url.pathname.startsWith('/viewer/')) file = join(dir, url.pathname.slice('/viewer/'.length));
-    else if (url.origin === ORIGIN && url.pathname.startsWith('/img/')) file = join(IMG_DIR, url.pathname.slice('/img/'.length));
+    else if (url.origin === ORIGIN && url.pathname.startsWith('/img/')) {
+      // The corpus's images first (its sources name them), else the ones shipped with our own examples.
+      const name = url.pathname.slice('/img/'.length);
+      file = existsSync(join(IMG_DIR, name)) ? join(IMG_DIR, name) : join(OWN_IMG_DIR, name);
+    }
     if (file && !file.includes('..') && existsSync(file)) {
       await route.fulfill({ status: 200, body: readFileSync(file), contentType: MIME[extname(file)] ?? 'application/octet-stream' });
     } else if (file) await route.fulfill({ status: 404, body: 'not found' });

@@ -111,14 +111,14 @@ test('bloom: a bloom frame differs from the same frame without it, glowing aroun
 });
 
 test('image background is stretched to the frame; image fill textures a sphere; compose layer 0 image', async () => {
-  const f = await draw(compose(node('fit', {}, img('/img/starry_night.jpg'), node('cover'))));
+  const f = await draw(compose(node('fit', {}, img('/img/sunset.png'), node('cover'))));
   const e = extent(f, 0);
   assert.ok(e.x1 - e.x0 > 900 && e.y1 - e.y0 > 500, 'the whole frame shows the image');
-  const g = await draw(compose(bg, r3d(node('material', { fill: node('as_texture', {}, img('/img/earth_4k.jpg')) }, sphere()), [node('ambient', {}, n(1))])));
+  const g = await draw(compose(bg, r3d(node('material', { fill: node('as_texture', {}, img('/img/sunset.png')) }, sphere()), [node('ambient', {}, n(1))])));
   const c = px(g, 480, 270);
   assert.ok(lum(c) > 30 && !(c[0] === c[1] && c[1] === c[2]), `textured: ${c}`);
   // as_texture as layer 0 is not a background: draws nothing, background black
-  const h = await draw(compose(node('as_texture', {}, img('/img/earth_4k.jpg')), node('rect', { width: n(100, 'px'), height: n(100, 'px') })));
+  const h = await draw(compose(node('as_texture', {}, img('/img/sunset.png')), node('rect', { width: n(100, 'px'), height: n(100, 'px') })));
   assert.deepEqual(px(h, 5, 5).slice(0, 3), [0, 0, 0]);
 });
 

@@ -1,12 +1,13 @@
 // The real page (dist/viewer, real language) on the shared example sources, compared with the frames the
-// reference runner drew (../shared/reference) and with the parity oracles of viewer.md §10.
+// reference runner drew (../shared/reference) and with the parity oracles of viewer.md §10. Tests about the page
+// itself (caching, redraws, screenshots, image errors) use our own examples and run without the corpus.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launch, openViewer, load, frameAt, px, near, readPng, writePng, EXAMPLES, realLang, type Frame } from './helper';
+import { launch, openViewer, load, frameAt, px, near, readPng, writePng, EXAMPLES, realLang, viewerSkip, type Frame } from './helper';
 import { join } from 'node:path';
-import { referenceDir } from '../helpers/shared';
+import { referenceDir, ownExamplesDir } from '../helpers/shared';
 
 let browser: Browser;
 let page: Page;
@@ -14,8 +15,11 @@ before(async () => { if (!realLang) return; browser = await launch(); page = awa
 after(async () => { await browser?.close(); });
 
 const src = (name: string) => readFileSync(`${EXAMPLES}/${name}.cm`, 'utf8');
+/** One of our own examples (examples/), named `own/NAME` where a test takes a name. */
+const ownSrc = (name: string) => readFileSync(join(ownExamplesDir, `${name}.cm`), 'utf8');
+const source = (name: string) => (name.startsWith('own/') ? ownSrc(name.slice(4)) : src(name));
 async function render(name: string, t: number, w = 1920, h = 1080): Promise<Frame> {
-  const r = await load(page, src(name), w, h);
+  const r = await load(page, source(name), w, h);
   assert.equal(r.ok, true, JSON.stringify(r));
   return frameAt(page, t);
 }
@@ -37,13 +41,14 @@ function inkExtent(f: Frame, isInk: (p: number[]) => boolean) {
   return { x0, x1, y0, y1 };
 }
 
-const opts = { skip: !realLang && 'src/lang/index.ts missing' };
+const opts = { skip: viewerSkip() };
+const corpus = (needs: string) => ({ skip: viewerSkip(needs) });
 
-test('docs-api-quick at 1920x1080: centre #ff3399, corner (2, 2, 16)', opts, async () => {
-  const f = await render('docs-api-quick', 0);
+test('examples/hello.cm at 1920x1080: centre #ff3399, corner #14213d', opts, async () => {
+  const f = await render('own/hello', 0);
   assert.deepEqual(px(f, 960, 540).slice(0, 3), [255, 51, 153]);
-  for (const [x, y] of [[0, 0], [1919, 1079]]) assert.ok(near(px(f, x, y), [2, 2, 16], 2), `${px(f, x, y)}`);
-  writePng(f, '/tmp/cm-viewer-docs-api-quick.png');
+  for (const [x, y] of [[0, 0], [1919, 1079]]) assert.ok(near(px(f, x, y), [0x14, 0x21, 0x3d], 2), `${px(f, x, y)}`);
+  writePng(f, '/tmp/cm-viewer-hello.png');
 });
 
 // Extruded glyphs (homepage@0, title) still differ from the reference along their bevel rings (glyph geometry,
@@ -55,7 +60,7 @@ const cases: [string, number, number, number][] = [
   ['extrude-path', 1.5, 1920, 1080], ['plinken-svg', 0, 1080, 1080], ['handdrawn', 0, 1080, 1080], ['lava-lamp', 0, 1920, 1080],
 ];
 for (const [name, t, w, h] of cases) {
-  test(`${name}@${t} matches the reference frame`, opts, async () => {
+  test(`${name}@${t} matches the reference frame`, corpus(`examples/${name}.cm and reference/${name}@${t.toFixed(1)}.png`), async () => {
     const f = await render(name, t, w, h);
     const ref = readPng(join(referenceDir, `${name}@${t.toFixed(1)}.png`));
     const { mean, bad } = compare(f, ref);
@@ -63,7 +68,7 @@ for (const [name, t, w, h] of cases) {
   });
 }
 
-test('§10 oracles: homepage C extent and colour, bouncing ball extent, title ink extent', opts, async () => {
+test('§10 oracles: homepage C extent and colour, bouncing ball extent, title ink extent', corpus('examples/homepage.cm and title.cm'), async () => {
   const home = await render('homepage', 0);
   const bgc = px(home, 0, 0);
   const e = inkExtent(home, (p) => Math.abs(p[0] - bgc[0]) + Math.abs(p[1] - bgc[1]) + Math.abs(p[2] - bgc[2]) > 30);
@@ -76,7 +81,7 @@ test('§10 oracles: homepage C extent and colour, bouncing ball extent, title in
 });
 
 test('a page screenshot of the canvas shows exactly pixels()', opts, async () => {
-  const f = await render('homepage', 1.5);
+  const f = await render('own/glyphs-3d', 1.5);
   const shot = await page.screenshot({ type: 'png', clip: { x: 0, y: 0, width: 1920, height: 1080 } });
   const { PNG } = await import('pngjs');
   const p = PNG.sync.read(shot);
@@ -87,14 +92,15 @@ test('a page screenshot of the canvas shows exactly pixels()', opts, async () =>
 });
 
 test('an image the page cannot load fails the draw with ASS001 naming the path', opts, async () => {
-  const r = await load(page, readFileSync(`${EXAMPLES}/errors/missing-image.cm`, 'utf8'), 320, 180);
+  const missing = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [image("/img/does-not-exist.jpg").fit(cover)]\n}\n`;
+  const r = await load(page, missing, 320, 180);
   assert.equal(r.ok, true, 'load only sizes the canvas: the image is the draw\'s business');
   await assert.rejects(frameAt(page, 0), (e: any) => e.drawError?.code === 'ASS001' && typeof e.drawError.path === 'string' && e.drawError.path.length > 0);
 });
 
 test('resources are built once per job and reused across seeks', opts, async () => {
-  for (const name of ['homepage', 'bouncing-ball', 'title']) {
-    const r = await load(page, src(name), 960, 540);
+  for (const name of ['own/glyphs-3d', 'own/bounce', 'own/image']) {
+    const r = await load(page, source(name), 960, 540);
     assert.equal(r.ok, true);
     const stats = [];
     for (let i = 0; i < 20; i++) {
@@ -113,14 +119,14 @@ test('resources are built once per job and reused across seeks', opts, async () 
 });
 
 test('a frame whose sampled tree equals the one on screen is not redrawn, and its pixels stay', opts, async () => {
-  await load(page, src('docs-api-quick'), 640, 360);
+  await load(page, ownSrc('hello'), 640, 360);
   const a = await frameAt(page, 0.5);
   const b = await frameAt(page, 2.5);
   assert.deepEqual(Buffer.from(a.data), Buffer.from(b.data));
   const st = await page.evaluate(() => (window as any).cmViewer.stats);
   assert.equal(st.drawn, 1, JSON.stringify(st)); // load draws nothing; 0.5 draws, 2.5 is the same tree
   assert.equal(st.skipped, 1);
-  await load(page, src('homepage'), 640, 360);
+  await load(page, ownSrc('easings'), 640, 360);
   await frameAt(page, 0.5); await frameAt(page, 1.5);
   const st2 = await page.evaluate(() => (window as any).cmViewer.stats);
   assert.equal(st2.drawn, 2, JSON.stringify(st2));

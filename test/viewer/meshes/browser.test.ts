@@ -13,13 +13,13 @@ import type { Browser } from 'playwright-core';
 import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../../viewer/src/meshes/index';
 import { bbox, FONT_PATH, near, P2W } from './helpers';
 import { join } from 'node:path';
-import { examplesDir, referenceDir } from '../../helpers/shared';
+import { examplesDir, referenceDir, corpusSkip } from '../../helpers/shared';
 import { defaultChromiumPath, launchChromium } from '../../../src/render/chromium';
 
 const CHROMIUM = defaultChromiumPath();
 const REF = referenceDir;
 const JPG = join(examplesDir, 'img', 'handdrawn.jpg');
-const skip = !existsSync(CHROMIUM) || !existsSync(REF) || !existsSync(JPG);
+const skip = corpusSkip('reference frames and examples/img/handdrawn.jpg') || (!existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}`);
 
 let browser: Browser | null = null;
 before(async () => {

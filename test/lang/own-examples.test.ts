@@ -1,0 +1,51 @@
+// Our own examples (examples/*.cm): every one compiles with no diagnostics and evaluates cleanly at the start and
+// halfway through its duration, to a tree the viewer accepts. They need nothing outside this repository.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { compile, valueSchema, imagePaths } from '../../src/lang/index';
+import { ownExamplesDir } from '../helpers/shared';
+
+const files = readdirSync(ownExamplesDir).filter((f) => f.endsWith('.cm')).sort();
+const load = (f: string) => compile(readFileSync(path.join(ownExamplesDir, f), 'utf8'));
+
+test('examples/ holds a dozen scenes, each listed in examples/README.md', () => {
+  assert.ok(files.length >= 12, `found ${files.length}`);
+  const readme = readFileSync(path.join(ownExamplesDir, 'README.md'), 'utf8');
+  for (const f of files) assert.ok(readme.includes(`(${f})`), `${f} is not linked from examples/README.md`);
+});
+
+for (const f of files) {
+  test(`examples/${f} compiles clean and evaluates at 0 and at half its duration`, () => {
+    const c = load(f);
+    assert.deepEqual(c.diagnostics, []);
+    assert.ok(c.ok && c.program);
+    const half = c.program.durationSeconds / 2;
+    for (const t of [0, half]) {
+      const { value, diagnostics } = c.program.sceneAt(t);
+      assert.deepEqual(diagnostics, [], `t=${t}`);
+      assert.deepEqual(valueSchema.parse(JSON.parse(JSON.stringify(value))), value, `t=${t}: the viewer's input schema`);
+      assert.equal((value as { name?: string }).name, 'compose', `t=${t}: a composed frame`);
+      // every time signal resolved to a value
+      assert.doesNotMatch(JSON.stringify(value), /"name":"(animate|wave|bounce|on_event|field_of)"/, `t=${t}`);
+    }
+  });
+}
+
+test('animated examples change between 0 and half their duration; the still ones do not', () => {
+  const still = new Set(['hello.cm', 'shapes.cm', 'colours.cm', 'text.cm']);
+  for (const f of files) {
+    const p = load(f).program!;
+    const a = JSON.stringify(p.sceneAt(0).value);
+    const b = JSON.stringify(p.sceneAt(p.durationSeconds / 2).value);
+    if (still.has(f)) assert.equal(a, b, f);
+    else assert.notEqual(a, b, f);
+  }
+});
+
+test('story.cm declares 10 s; image.cm uses only the image shipped beside it', () => {
+  assert.equal(load('story.cm').program!.durationSeconds, 10);
+  assert.deepEqual([...new Set(imagePaths(load('image.cm').program!.sceneAt(0).value))], ['/img/sunset.png']);
+  assert.deepEqual(readdirSync(path.join(ownExamplesDir, 'img')), ['sunset.png']);
+});
