@@ -2,12 +2,12 @@
 // each GIF frame against the PNG frame of the same time, same bytes twice, abort cleanup, and the GIF limits.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { realRenderer } from '../helpers/app.js';
+import { decodeFrames } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
 import { prepare } from '../../src/render/prepare.js';
 import { Aborted } from '../../src/render/frame-sequence.js';
@@ -68,15 +68,6 @@ function job(kind: RenderJob['kind'], source: string, params: RenderParams, outD
 }
 const render = (j: RenderJob, onProgress?: (p: number) => void, signal = new AbortController().signal) => renderer.render(j, { signal, onProgress });
 
-/** Every frame of a GIF as RGB24, decoded by ffmpeg. */
-function gifFrames(path: string, w: number, h: number): Buffer[] {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 1 << 30 });
-  assert.equal(r.status, 0, String(r.stderr));
-  const size = w * h * 3;
-  const out: Buffer[] = [];
-  for (let o = 0; o + size <= r.stdout.length; o += size) out.push(r.stdout.subarray(o, o + size));
-  return out;
-}
 
 function psnr(rgb: Buffer, png: PNG): number {
   let se = 0;
@@ -116,7 +107,7 @@ for (const [name, source] of [['3D (extruded glyph)', SPIN], ['2D (sliding recta
     assert.ok(progress.length > 0 && progress.every((v, i) => i === 0 || v >= progress[i - 1]!), 'progress only goes forward');
     assert.equal(progress.at(-1), 1);
 
-    const frames = gifFrames(g.outPath, 480, 270);
+    const frames = decodeFrames(g.outPath, 480, 270);
     assert.equal(frames.length, 10);
     const scores: number[] = [];
     for (let i = 0; i < frames.length; i++) {

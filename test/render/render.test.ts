@@ -2,11 +2,11 @@
 // byte-identical repeats, job errors, assets, the warm browser's relaunch and its network fence.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { startApp, realRenderer, runJob, post, waitJob, example, ownExample, ownExampleImage, sharedDir, corpusSkip, multipart, type TestApp } from '../helpers/app.js';
+import { MOVING, decodeFrames } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
 import { encodePng } from '../../src/render/png.js';
 import { compile, designFrame, colorToSrgb8 } from '../../src/lang/index.js';
@@ -23,16 +23,6 @@ after(() => t.close());
 // examples/hello.cm: a 1920x1080 background and a 300px #ff3399 square in the middle.
 const QUICK = ownExample('hello.cm');
 const SQUARE = `runner "0.0.3";\nuse std.shapes.*;\nscene sq() -> Frame {\n  let bg = rect(width: 1080px, height: 1080px, fill: #204060);\n  let fg = rect(width: 300px, height: 300px, fill: #ff3399);\n  compose [bg, fg]\n}\n`;
-const MOVING = `runner "0.0.3";
-use std.shapes.*;
-use std.anim.*;
-scene moving(duration: Duration = 1s) -> Frame {
-  let x = animate { 0s => -400px, 1s => 400px };
-  let bg = rect(width: 1920px, height: 1080px, fill: #000000);
-  let fg = rect(width: 200px, height: 200px, fill: #ffffff).translate(x: x);
-  compose [bg, fg]
-}
-`;
 
 async function download(url: string): Promise<Buffer> {
   const r = await t.app.inject({ url });
@@ -54,15 +44,6 @@ function backgroundOf(source: string): number[] {
   assert.equal(bg?.kind, 'color');
   const c = colorToSrgb8((bg as { color: Parameters<typeof colorToSrgb8>[0] }).color)!;
   return [c.r, c.g, c.b];
-}
-/** Decodes every frame of a video to RGB24 with ffmpeg. */
-function decodeFrames(path: string, w: number, h: number): Buffer[] {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 1 << 30 });
-  assert.equal(r.status, 0, String(r.stderr));
-  const size = w * h * 3;
-  const out: Buffer[] = [];
-  for (let o = 0; o + size <= r.stdout.length; o += size) out.push(r.stdout.subarray(o, o + size));
-  return out;
 }
 
 test('hello.cm as a frame: 1920x1080 PNG, centre #ff3399, corner the background', async () => {

@@ -7,18 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApp, realRenderer, post, waitJob, type TestApp } from '../helpers/app.js';
+import { MOVING } from '../helpers/video.js';
 import type { ChromiumRenderer } from '../../src/render/renderer.js';
 
-const MOVING = `runner "0.0.3";
-use std.shapes.*;
-use std.anim.*;
-scene moving(duration: Duration = 1s) -> Frame {
-  let x = animate { 0s => -400px, 1s => 400px };
-  let bg = rect(width: 1920px, height: 1080px, fill: #000000);
-  let fg = rect(width: 200px, height: 200px, fill: #ffffff).translate(x: x);
-  compose [bg, fg]
-}
-`;
 
 let t: TestApp;
 let renderer: ChromiumRenderer;

@@ -1,0 +1,25 @@
+// What several render tests share: a moving scene of our own and decoding a video or GIF back into frames.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+
+/** A 1 s scene whose white square slides from -400 px to 400 px: every frame differs from the last. */
+export const MOVING = `runner "0.0.3";
+use std.shapes.*;
+use std.anim.*;
+scene moving(duration: Duration = 1s) -> Frame {
+  let x = animate { 0s => -400px, 1s => 400px };
+  let bg = rect(width: 1920px, height: 1080px, fill: #000000);
+  let fg = rect(width: 200px, height: 200px, fill: #ffffff).translate(x: x);
+  compose [bg, fg]
+}
+`;
+
+/** Every frame of a video or GIF as RGB24, decoded by ffmpeg. */
+export function decodeFrames(path: string, w: number, h: number): Buffer[] {
+  const r = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 1 << 30 });
+  assert.equal(r.status, 0, String(r.stderr));
+  const size = w * h * 3;
+  const out: Buffer[] = [];
+  for (let o = 0; o + size <= r.stdout.length; o += size) out.push(r.stdout.subarray(o, o + size));
+  return out;
+}
