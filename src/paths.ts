@@ -7,3 +7,6 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The built drawing page (`npm run build`). */
 export const viewerDistDir = join(repoRoot, 'dist', 'viewer');
+
+/** The built editor page served at `/` (`npm run build`). */
+export const editorDistDir = join(repoRoot, 'dist', 'editor');

@@ -1,0 +1,50 @@
+// GET / (the editor, service.md "Pages") and GET /editor/{file} (its bundle, stylesheet and font), served from the
+// built dist/editor. The editor is an ordinary page of this origin: it calls the API like any client and loads
+// nothing from elsewhere. The drawing page's fence (src/render/page/fence.ts) is the renderer's, not this page's.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { PAGE_FILE_MIME } from '../../contract/mime.js';
+import { errorAnswer } from '../http/responses.js';
+
+export interface PageRoutesOptions {
+  /** the built editor (dist/editor) */
+  dir: string;
+}
+
+const FILE_RE = /^[A-Za-z0-9_-]+\.[a-z0-9]+$/;
+/** what a page may fetch beyond this origin: nothing */
+const PAGE_CSP = "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+export const pageRoutes: FastifyPluginAsyncZod<PageRoutesOptions> = async (app, { dir }) => {
+  const notBuilt = { error: 'the editor is not built: run npm run build', code: 'editor_not_built' };
+
+  app.get(
+    '/',
+    {
+      schema: {
+        summary: 'The editor',
+        description: 'An HTML page: write a scene with live diagnostics and preview, render it through this API.',
+        operationId: 'editor',
+        response: {
+          200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } },
+          503: errorAnswer('`editor_not_built`: the page was not built (npm run build).'),
+        },
+      },
+    },
+    async (_req, reply) => {
+      const html = await readFile(join(dir, 'index.html'), 'utf8').catch(() => null);
+      if (!html) return reply.code(503).send(notBuilt);
+      return reply.header('content-type', PAGE_FILE_MIME.html).header('cache-control', 'no-cache').header('content-security-policy', PAGE_CSP).send(html);
+    },
+  );
+
+  app.get('/editor/:file', { schema: { hide: true, params: z.object({ file: z.string() }) } }, async (req, reply) => {
+    const { file } = req.params;
+    const mime = FILE_RE.test(file) ? PAGE_FILE_MIME[file.slice(file.lastIndexOf('.') + 1)] : undefined;
+    const bytes = mime ? await readFile(join(dir, file)).catch(() => null) : null;
+    if (!bytes) return reply.code(404).send({ error: 'not_found' });
+    return reply.header('content-type', mime!).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(bytes);
+  });
+};
