@@ -115,6 +115,7 @@ function check(): void {
   const program = compiled.program;
   const frame = designFrame(program.sceneAt(0).value);
   good = { program, source, aspect: frame.width / frame.height };
+  status('', false);
   ui.scrubber.max = String(program.durationSeconds);
   if (t > program.durationSeconds) t = 0;
   layout();
@@ -172,7 +173,7 @@ async function drawLoop(): Promise<void> {
           firstPreviewMs = performance.now();
           performance.mark('cm-first-preview');
         }
-        if (!ui.previewStatus.classList.contains('bad') || ui.previewStatus.textContent) status('', false);
+        if (ui.previewStatus.classList.contains('bad')) status('', false);
       } else status(out.message, true);
     } while (drawAgain);
   } finally {

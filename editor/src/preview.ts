@@ -123,5 +123,8 @@ export class Preview {
 }
 
 function describe(e: DrawError): string {
+  if (e.code === 'ASS001' && e.path?.startsWith('/img/')) {
+    return `${e.code} ${e.message}: add an image named ${e.path.slice(5)} (Add image…, or drop it on the page)`;
+  }
   return e.path ? `${e.code} ${e.message}` : `${e.code}: ${e.message}`;
 }

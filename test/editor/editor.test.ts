@@ -201,3 +201,48 @@ test('the source survives a reload (local storage) and travels in a share link',
   await fresh.waitForFunction((s) => window.cmEditor.source === s, STILL, { timeout: 10_000 });
   await fresh.context().close();
 });
+
+test('the .cm mode: highlighting, bracket matching, comment toggling and auto-indent', async () => {
+  const page = await openEditor(rig);
+  await setSource(page, STILL);
+  const styleOf = (text: string) =>
+    page.evaluate((w) => {
+      const spans = [...document.querySelectorAll('.cm-content span')].filter((s) => s.textContent === w);
+      return spans.length ? getComputedStyle(spans[0]!).color : null;
+    }, text);
+  // a keyword, a number with its unit, a hex colour and a string each have their own colour
+  const colours = await Promise.all(['scene', '640px', '#102030', '"0.0.3"'].map(styleOf));
+  assert.ok(colours.every((c) => c !== null), JSON.stringify(colours));
+  assert.equal(new Set(colours).size, 4, JSON.stringify(colours));
+  const view = (js: string) => page.evaluate(js);
+  // the cursor after `{` on line 3 highlights it and its partner
+  await view(`(() => { const v = window.cmEditor.view; v.dispatch({ selection: { anchor: v.state.doc.line(3).to } }); v.focus(); })()`);
+  assert.equal(await page.locator('.cm-matchingBracket').count(), 2);
+  // Enter after `{` indents the new line by one level; a typed `}` dedents it again
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  assert.equal(await view('window.cmEditor.view.state.doc.line(4).text'), '  ');
+  await page.keyboard.press('Control+z');
+  // Ctrl+/ comments the line out and back in
+  await view(`(() => { const v = window.cmEditor.view; v.dispatch({ selection: { anchor: v.state.doc.line(5).from + 4 } }); v.focus(); })()`);
+  await page.keyboard.press('Control+/');
+  assert.match(String(await view('window.cmEditor.view.state.doc.line(5).text')), /^\s*\/\/ let sq/);
+  await page.keyboard.press('Control+/');
+  assert.match(String(await view('window.cmEditor.view.state.doc.line(5).text')), /^\s*let sq/);
+  await page.context().close();
+});
+
+test('the server preview switch shows the service frame at the scrubber time and canvas size', async () => {
+  const page = await openEditor(rig);
+  await setSource(page, MOVING);
+  const size = await page.evaluate(() => window.cmEditor.previewPixels());
+  const before = await page.evaluate(() => window.cmEditor.previews);
+  await page.locator('#server-mode').check();
+  await previewSettled(page, before);
+  const img = page.locator('#server-preview');
+  assert.equal(await img.isVisible(), true);
+  assert.equal(await page.locator('[data-testid="preview"]').isVisible(), false);
+  assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.png$/);
+  assert.deepEqual(await img.evaluate((i: HTMLImageElement) => [i.naturalWidth, i.naturalHeight]), [size.width, size.height]);
+  await page.context().close();
+});
