@@ -13,6 +13,8 @@ COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY viewer ./viewer
+COPY editor ./editor
+COPY examples ./examples
 COPY openapi ./openapi
 RUN npm run build
 
