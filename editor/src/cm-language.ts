@@ -7,6 +7,8 @@
 // @codemirror/language, comment toggling the `commentTokens` below, auto-indent the bracket depth in the state.
 import { StreamLanguage, LanguageSupport, HighlightStyle, syntaxHighlighting, indentUnit, type StringStream } from '@codemirror/language';
 import { tags as t } from '@lezer/highlight';
+import { completeAnyWord, type Completion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
+import { STDLIB_NAMES } from '../../src/lang/stdlib';
 import { UNIT_SUFFIXES } from '../../src/lang/units';
 
 /** Words with a keyword role (language.md §1.4); outside those places they are names, which colouring ignores. */
@@ -140,7 +142,25 @@ const cmHighlight = HighlightStyle.define([
   { tag: t.bracket, color: '#abb2bf' },
 ]);
 
-/** The language, its colours and a two-space indent unit. */
+const NAMES: readonly Completion[] = [
+  ...[...KEYWORDS, ...ATOMS, ...COLOR_FORMS].map((label) => ({ label, type: 'keyword' })),
+  ...[...STDLIB_NAMES].map((label) => ({ label, type: 'function', detail: 'std' })),
+];
+
+/** The keywords and the standard library's names while a word is typed (not after `.`, where members go). */
+function cmCompletions(ctx: CompletionContext): CompletionResult | null {
+  const word = ctx.matchBefore(/[A-Za-z_][A-Za-z0-9_]*/);
+  if (!word || (word.from === word.to && !ctx.explicit)) return null;
+  if (ctx.state.sliceDoc(word.from - 1, word.from) === '.') return null;
+  return { from: word.from, options: NAMES as Completion[], validFor: /^[A-Za-z0-9_]*$/ };
+}
+
+/** The language, its colours, completions (keywords, the standard library, the document's own words), 2-space indent. */
 export function cmLanguage(): LanguageSupport {
-  return new LanguageSupport(cmStreamLanguage, [syntaxHighlighting(cmHighlight), indentUnit.of('  ')]);
+  return new LanguageSupport(cmStreamLanguage, [
+    syntaxHighlighting(cmHighlight),
+    indentUnit.of('  '),
+    cmStreamLanguage.data.of({ autocomplete: cmCompletions }),
+    cmStreamLanguage.data.of({ autocomplete: completeAnyWord }),
+  ]);
 }

@@ -229,6 +229,11 @@ test('the .cm mode: highlighting, bracket matching, comment toggling and auto-in
   assert.match(String(await view('window.cmEditor.view.state.doc.line(5).text')), /^\s*\/\/ let sq/);
   await page.keyboard.press('Control+/');
   assert.match(String(await view('window.cmEditor.view.state.doc.line(5).text')), /^\s*let sq/);
+  // completion offers the standard library's names
+  await page.keyboard.press('End');
+  await page.keyboard.type(' circ');
+  await page.locator('.cm-tooltip-autocomplete').waitFor({ timeout: 5_000 });
+  assert.match((await page.locator('.cm-tooltip-autocomplete').textContent()) ?? '', /circle/);
   await page.context().close();
 });
 
@@ -244,5 +249,39 @@ test('the server preview switch shows the service frame at the scrubber time and
   assert.equal(await page.locator('[data-testid="preview"]').isVisible(), false);
   assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.png$/);
   assert.deepEqual(await img.evaluate((i: HTMLImageElement) => [i.naturalWidth, i.naturalHeight]), [size.width, size.height]);
+  await page.context().close();
+});
+
+test('every control is labelled and the keyboard reaches them in order (Esc then Tab leaves the editor)', async () => {
+  const page = await openEditor(rig);
+  await setSource(page, STILL);
+  const unnamed = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('button, input, select, a, canvas, [contenteditable="true"]')]
+      .filter((el) => {
+        const labels = (el as HTMLInputElement).labels;
+        const name = el.getAttribute('aria-label') ?? (labels?.length ? labels[0]!.textContent : null) ?? el.textContent;
+        return !name?.trim();
+      })
+      .map((el) => el.outerHTML.slice(0, 80)),
+  );
+  assert.deepEqual(unnamed, []);
+  const order: string[] = [];
+  for (let i = 0; i < 30 && order.length < 30; i++) {
+    await page.keyboard.press('Tab');
+    const at = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      return el?.id || (el?.classList.contains('cm-content') ? 'source' : el?.tagName.toLowerCase()) || '';
+    });
+    order.push(at);
+    if (at === 'source') {
+      await page.keyboard.press('Escape');
+    }
+    if (at === 'render-gif') break;
+  }
+  const want = ['example', 'share', 'upload', 'source', 'play', 'scrubber', 'server-mode', 'width', 'height', 'fps', 'duration', 'render-png', 'render-mp4', 'render-gif'];
+  const seen = order.filter((id) => want.includes(id));
+  assert.deepEqual(seen, want, order.join(' '));
+  // focus is visible: the focused button draws an outline
+  assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none');
   await page.context().close();
 });
