@@ -2,7 +2,7 @@
 // examples/*.cm inlined, and copies its static files and the viewer's font into dist/editor (or a directory given
 // to buildEditor). Unlike the service's drawing page (build-viewer.ts) this bundle holds the whole language.
 import { build } from 'esbuild';
-import { mkdirSync, copyFileSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +33,9 @@ export async function buildEditor(out = editorDistDir): Promise<string> {
     define: { __CM_EXAMPLES__: JSON.stringify(exampleSources()) },
   });
   for (const f of readdirSync(join(repoRoot, 'editor', 'static'))) copyFileSync(join(repoRoot, 'editor', 'static', f), join(out, f));
+  // the page preloads the drawer's font, whose name is the viewer's to say
+  const html = join(out, 'index.html');
+  writeFileSync(html, readFileSync(html, 'utf8').replaceAll('%FONT%', FONT_SERVED_NAME));
   copyFileSync(createRequire(import.meta.url).resolve(FONT_PACKAGE_FILE), join(out, FONT_SERVED_NAME));
   return out;
 }

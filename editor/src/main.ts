@@ -21,6 +21,7 @@ const STORE_SOURCE = 'cmrender.editor.source';
 const STORE_ASSETS = 'cmrender.editor.assets';
 const CHECK_DELAY_MS = 150;
 
+performance.mark('cm-editor-start');
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const ui = {
   example: $<HTMLSelectElement>('example'),
@@ -46,6 +47,7 @@ const ui = {
 };
 
 const preview = new Preview($<HTMLCanvasElement>('preview'), $<HTMLImageElement>('server-preview'));
+performance.mark('cm-drawer-ready');
 
 // ---- state
 interface Good {
@@ -106,7 +108,9 @@ function check(): void {
   } catch {
     // storage full or disabled: the source still lives in the page
   }
+  performance.mark('cm-check-start');
   const compiled = compile(source);
+  performance.mark('cm-check-end');
   showDiagnostics(view, ui.diagnostics, compiled.diagnostics);
   if (!compiled.ok || !compiled.program) {
     if (good) status('The preview shows the last source without errors.', false);

@@ -44,7 +44,7 @@ test('opened fresh, the page shows an example and its preview draws the scene (t
   await page.context().close();
 });
 
-test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixing it clears it', async () => {
+test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixing it clears it', async (t) => {
   const page = await openEditor(rig);
   await setSource(page, STILL);
   const list = page.locator('[data-testid="diagnostics"]');
@@ -71,7 +71,7 @@ test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixi
   assert.equal(underlined, 'sqq');
   await page.keyboard.press('Backspace');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="diagnostics"] li').length === 0, null, { timeout: 10_000 });
-  assert.ok(shownAfter >= 0);
+  t.diagnostic(`NAM003 listed ${shownAfter} ms after the keystroke (150 ms of it the debounce)`);
   await page.context().close();
 });
 
