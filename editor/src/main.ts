@@ -86,6 +86,8 @@ const view = new EditorView({
       EditorView.contentAttributes.of({ 'aria-label': '.cm source' }),
       EditorView.updateListener.of((u) => {
         if (!u.docChanged) return;
+        // the fragment was this source once; an edited source would reload as the shared one
+        if (location.hash.startsWith('#s=')) history.replaceState(null, '', location.pathname + location.search);
         clearTimeout(checkTimer);
         checkTimer = setTimeout(check, CHECK_DELAY_MS);
       }),
@@ -113,7 +115,7 @@ function check(): void {
   performance.mark('cm-check-end');
   showDiagnostics(view, ui.diagnostics, compiled.diagnostics);
   if (!compiled.ok || !compiled.program) {
-    if (good) status('The preview shows the last source without errors.', false);
+    status(good ? 'The preview shows the last source without errors.' : 'Fix the errors above to see the preview.', false);
     return;
   }
   const program = compiled.program;
@@ -164,7 +166,7 @@ async function drawLoop(): Promise<void> {
     do {
       drawAgain = false;
       if (!good) break;
-      const input = { program: good.program, source: good.source, aspect: good.aspect, t, assets };
+      const input = { program: good.program, source: good.source, aspect: good.aspect, t, playing, assets: assetsUsedBy(good.source) };
       let out: PreviewOutcome;
       try {
         out = ui.serverMode.checked ? await preview.drawServer(input) : await preview.drawLocal(input);
@@ -237,7 +239,8 @@ async function render(kind: Kind): Promise<void> {
   const put = (k: string, v: number | undefined) => v !== undefined && Number.isFinite(v) && (params[k] = v);
   put('width', numberField(ui.width));
   put('height', numberField(ui.height));
-  if (kind === 'frame') put('at', Math.round(t * 1000) / 1000);
+  // the exact preview time: the PNG is the frame on screen
+  if (kind === 'frame') put('at', t);
   else {
     put('fps', numberField(ui.fps));
     put('duration', numberField(ui.duration));
@@ -247,7 +250,8 @@ async function render(kind: Kind): Promise<void> {
   ui.jobStatus.textContent = `${ENDS[kind]}: queued`;
   ui.jobStatus.classList.remove('bad');
   try {
-    const end = await runJob(kind, { source: view.state.doc.toString(), params, assets }, (p) => {
+    const source = view.state.doc.toString();
+    const end = await runJob(kind, { source, params, assets: assetsUsedBy(source) }, (p) => {
       if (p.queuePosition !== undefined && p.queuePosition > 0) ui.jobStatus.textContent = `${ENDS[kind]}: queue position ${p.queuePosition}`;
       else ui.jobStatus.textContent = `${ENDS[kind]}: rendering${p.progress !== undefined ? ` ${Math.round(p.progress * 100)}%` : ''}`;
       if (p.progress !== undefined) ui.progress.value = p.progress;
@@ -312,6 +316,35 @@ document.addEventListener('keydown', (e) => {
 });
 
 // ---- images
+/**
+ * The uploads whose path the source names: a render carries those (every other one would only risk an
+ * `unknown_asset` once it expires).
+ */
+function assetsUsedBy(source: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(assets).filter(([path]) => source.includes(JSON.stringify(path))));
+}
+
+function saveAssets(): void {
+  try {
+    localStorage.setItem(STORE_ASSETS, JSON.stringify(assets));
+  } catch {
+    // storage disabled: the mapping lives in the page
+  }
+  showAssets();
+}
+
+/** Uploads expire after 24 hours: forget those the service no longer has. */
+async function forgetExpiredAssets(): Promise<void> {
+  const gone = await Promise.all(
+    Object.entries(assets).map(async ([path, key]) => ((await fetch(`/v1/assets/${key}`, { method: 'HEAD' }).catch(() => null))?.status === 404 ? path : null)),
+  );
+  if (!gone.some(Boolean)) return;
+  for (const p of gone) if (p) delete assets[p];
+  saveAssets();
+  preview.invalidate();
+  requestDraw();
+}
+
 function showAssets(): void {
   const entries = Object.entries(assets);
   ui.assetsBox.hidden = entries.length === 0;
@@ -332,8 +365,7 @@ async function addImages(files: readonly File[]): Promise<void> {
   try {
     const keys = await uploadImages(files);
     for (const [name, key] of Object.entries(keys)) assets[`/img/${name}`] = key;
-    localStorage.setItem(STORE_ASSETS, JSON.stringify(assets));
-    showAssets();
+    saveAssets();
     status(`Uploaded: ${Object.keys(keys).map((n) => `/img/${n}`).join(', ')}`, false);
     preview.invalidate();
     requestDraw();
@@ -437,6 +469,7 @@ window.cmEditor = {
 };
 
 showAssets();
+void forgetExpiredAssets();
 if (preview.bootError) {
   ui.serverMode.checked = true;
   status(preview.bootError, true);

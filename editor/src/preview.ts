@@ -12,6 +12,8 @@ export interface PreviewInput {
   /** the value at t = 0, whose design frame sets the aspect */
   aspect: number;
   t: number;
+  /** the preview is playing (the server preview then asks for fewer distinct times) */
+  playing?: boolean;
   /** in-source path -> asset key */
   assets: Record<string, string>;
 }
@@ -94,7 +96,9 @@ export class Preview {
   async drawServer(input: PreviewInput): Promise<PreviewOutcome> {
     const seq = ++this.serverSeq;
     ++this.seq; // a local draw still loading must not show over it
-    const params = { width: this.width, height: this.height, at: Math.round(input.t * 1000) / 1000 };
+    // while playing, times on a 0.1 s grid: a looping scene then hits the cache on its second pass
+    const at = input.playing ? Math.round(input.t * 10) / 10 : input.t;
+    const params = { width: this.width, height: this.height, at };
     const key = JSON.stringify([input.source, input.assets, params]);
     let url = this.serverCache.get(key);
     if (!url) {
