@@ -285,3 +285,44 @@ test('every control is labelled and the keyboard reaches them in order (Esc then
   assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none');
   await page.context().close();
 });
+
+test('a render behind another job shows its queue position, then its progress, then the result', async () => {
+  const page = await openEditor(rig);
+  await setSource(page, MOVING);
+  // a job ahead in the queue (one render at a time)
+  const ahead = await rig.t.app.inject({ method: 'POST', url: '/v1/render', payload: { source: MOVING, params: { duration: 2, fps: 30, width: 640, height: 360 } } });
+  assert.equal(ahead.statusCode, 202);
+  await page.evaluate(() => {
+    // remember every status the page shows, however briefly
+    const seen: string[] = ((window as unknown as { seen: string[] }).seen = []);
+    const el = document.getElementById('job-status')!;
+    new MutationObserver(() => seen.push(el.textContent ?? '')).observe(el, { childList: true, characterData: true, subtree: true });
+  });
+  await page.locator('#width').fill('160');
+  await page.locator('#height').fill('90');
+  await page.locator('#fps').fill('10');
+  await page.locator('#duration').fill('2');
+  await page.locator('[data-testid="render-mp4"]').click();
+  await page.locator('[data-testid="result"] video').waitFor({ timeout: 120_000 });
+  const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+  assert.ok(seen.some((s) => /^MP4: queue position 1$/.test(s)), seen.join(' | '));
+  assert.ok(seen.some((s) => /^MP4: rendering( \d+%)?$/.test(s)), seen.join(' | '));
+  assert.match(seen.at(-1)!, /^MP4: ready \(160×90\)$/);
+  await page.context().close();
+});
+
+test('an image dropped on the page is uploaded and mapped as /img/<name>', async () => {
+  const page = await openEditor(rig);
+  const png = [...encodePng(new Uint8Array(4 * 4 * 4).fill(200), 4, 4)];
+  await page.evaluate((bytes) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], 'dropped.png', { type: 'image/png' }));
+    document.body.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, png);
+  await page.waitForFunction(() => /\/img\/dropped\.png → asset_/.test(document.getElementById('assets')!.textContent ?? ''), null, { timeout: 10_000 });
+  const key = /asset_[0-9a-f]{32}/.exec((await page.locator('#assets').textContent())!)![0];
+  const back = await rig.t.app.inject({ url: `/v1/assets/${key}` });
+  assert.deepEqual([...back.rawPayload], png);
+  await page.context().close();
+});
