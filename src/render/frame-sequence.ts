@@ -5,6 +5,7 @@ import { evaluateAt, type EvaluatedFrame, type Plan } from './prepare.js';
 import type { ViewerPage } from './page/viewer-page.js';
 import { assetFailure } from './job-assets.js';
 import { JobFailure } from './types.js';
+import type { StageClock } from './stage-times.js';
 
 export interface Picture {
   /** RGBA, top row first */
@@ -16,7 +17,8 @@ export interface Picture {
 }
 
 export interface SequenceStats {
-  evaluateMs: number;
+  /** per-stage sums: evaluate, and the page's draw, read, pack, transfer and decode */
+  clock: StageClock;
   /** time spent waiting for the page (draw, read back, transfer, decode) not hidden behind the consumer */
   drawMs: number;
   drawn: number;
@@ -32,8 +34,15 @@ export class Aborted extends Error {
 }
 
 /** Draws one evaluated value in the page; an error from the page becomes the job's failure. */
-export async function drawFrame(page: ViewerPage, plan: Plan, source: string, frame: EvaluatedFrame, previous: Buffer | null): Promise<Buffer> {
-  const r = await page.draw(frame.json, plan.width, plan.height);
+export async function drawFrame(
+  page: ViewerPage,
+  plan: Plan,
+  source: string,
+  frame: EvaluatedFrame,
+  previous: Buffer | null,
+  clock?: StageClock,
+): Promise<Buffer> {
+  const r = await page.draw(frame.json, plan.width, plan.height, clock);
   if ('rgba' in r) return r.rgba;
   if ('unchanged' in r) {
     if (previous) return previous;
@@ -48,13 +57,13 @@ export async function* frameSequence(plan: Plan, page: ViewerPage, source: strin
   const evaluate = (i: number): EvaluatedFrame => {
     const t0 = performance.now();
     const f = i === 0 ? plan.first : evaluateAt(plan.program, i / plan.fps);
-    stats.evaluateMs += performance.now() - t0;
+    stats.clock.add('evaluate', performance.now() - t0);
     return f;
   };
   const startDraw = (f: EvaluatedFrame, previous: Buffer | null) => {
     plan.assets.check(f.value); // only values that get drawn: a repeat uses no new image
     stats.drawn++;
-    const p = drawFrame(page, plan, source, f, previous);
+    const p = drawFrame(page, plan, source, f, previous, stats.clock);
     p.catch(() => {}); // awaited below; a failure while the consumer still writes must not go unhandled
     return p;
   };

@@ -1,4 +1,5 @@
 // The contract between the HTTP side (src/server) and the renderer (src/render).
+import type { StageTimings } from './stage-times.js';
 export interface RenderParams {
   fps?: number;
   duration?: number;
@@ -18,10 +19,11 @@ export interface RenderJob {
   outPath: string;
 }
 
-export interface RenderTimings {
+/** The classic four figures, plus where the time went stage by stage (stage-times.ts). */
+export interface RenderTimings extends StageTimings {
   /** compile and evaluate the first frame */
   compile_ms: number;
-  /** evaluate the other frames of a video */
+  /** evaluate every frame of a video (the first one included) */
   evaluate_ms?: number;
   /** draw in the page, read back and move the pixels out (what the pipeline could not hide) */
   render_ms: number;

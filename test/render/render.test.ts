@@ -302,3 +302,19 @@ test('pending video jobs report progress and queue positions while they wait', a
   assert.ok([...seen].some((p) => p > 0 && p < 1), `progress values seen: ${[...seen]}`);
   assert.equal((await waitJob(t.app, second)).json().status, 'ready');
 });
+
+test('a render says where its time went: per-stage timings for a frame and a video (npm run bench prints them)', async () => {
+  const dir = join(t.dataDir, 'stage-times');
+  const hooks = { signal: new AbortController().signal };
+  const frame = await renderer.render({ id: 'stages-frame', kind: 'frame', source: MOVING, params: { width: 320, height: 180 }, assets: {}, outPath: join(dir, 'f.png') }, hooks);
+  for (const k of ['draw_ms', 'read_ms', 'pack_ms', 'transfer_ms', 'decode_ms', 'encode_ms', 'write_ms'] as const) {
+    assert.equal(typeof frame.timings[k], 'number', `frame ${k}`);
+    assert.ok(frame.timings[k]! >= 0, `frame ${k}`);
+  }
+  assert.equal(frame.timings.convert_ms, undefined, 'a PNG converts nothing to I420');
+  const video = await renderer.render({ id: 'stages-video', kind: 'video', source: MOVING, params: { width: 320, height: 180, duration: 1, fps: 10 }, assets: {}, outPath: join(dir, 'v.mp4') }, hooks);
+  for (const k of ['evaluate_ms', 'draw_ms', 'read_ms', 'transfer_ms', 'decode_ms', 'convert_ms', 'encode_ms', 'write_ms'] as const) {
+    assert.equal(typeof video.timings[k], 'number', `video ${k}`);
+  }
+  assert.equal((await probe(join(dir, 'v.mp4'))).frames, 10);
+});

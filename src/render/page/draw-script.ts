@@ -3,17 +3,23 @@
 // half that decodes them. Format: a header word h; h >= 2^31: a run of (h - 2^31) copies of the next word; else
 // h literal words follow.
 
-/** Installed in the page after the viewer module: window.__cmrDraw(json) -> RLE bytes | null (unchanged) | {error}. */
+/**
+ * Installed in the page after the viewer module: window.__cmrDraw(json) -> {px: RLE bytes, t: [draw, read, pack]
+ * ms} | null (unchanged) | {error}. The stage times let the renderer say where a frame's time went.
+ */
 export const DRAW_SCRIPT = `
 window.__cmrDraw = async function (json) {
   const v = window.cmViewer;
+  const t0 = performance.now();
   let value;
   try { value = JSON.parse(json); } catch (e) { return { error: { code: 'bad_value', message: 'value is not JSON' } }; }
   // the JSON text is the value's key: an equal value on screen is not drawn again
   const r = await v.draw(value, json);
   if (!r.ok) return { error: r.error };
   if (!r.changed) return null;
+  const t1 = performance.now();
   const px = v.pixels();
+  const t2 = performance.now();
   const src = new Uint32Array(px.buffer, px.byteOffset, px.byteLength >>> 2);
   const n = src.length;
   const out = new Uint32Array(n + (n >>> 1) + 16);
@@ -32,7 +38,7 @@ window.__cmrDraw = async function (json) {
     out[hdr] = i - start;
     out.set(src.subarray(start, i), o); o += i - start;
   }
-  return new Uint8Array(out.buffer, 0, o * 4);
+  return { px: new Uint8Array(out.buffer, 0, o * 4), t: [t1 - t0, t2 - t1, performance.now() - t2] };
 };
 true;
 `;

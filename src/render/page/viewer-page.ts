@@ -2,6 +2,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { DrawError, LoadOptions, LoadResult } from '../../../viewer/src/page-api.js';
 import { decodeRle } from './draw-script.js';
+import type { StageClock } from '../stage-times.js';
 
 export type { DrawError };
 
@@ -25,15 +26,29 @@ export class ViewerPage {
     return this.page.evaluate((o) => window.cmViewer.load(o), options);
   }
 
-  /** Draws one value given as its JSON text (the text is also the page's key for "unchanged"). */
-  async draw(json: string, width: number, height: number): Promise<Drawn> {
+  /**
+   * Draws one value given as its JSON text (the text is also the page's key for "unchanged"). With a clock, adds
+   * the page's draw, read and pack times, the transfer (the round trip less the page's work) and the decode.
+   */
+  async draw(json: string, width: number, height: number, clock?: StageClock): Promise<Drawn> {
+    const t0 = performance.now();
     const r = (await this.page.evaluate((j) => (window as unknown as { __cmrDraw(j: string): Promise<unknown> }).__cmrDraw(j), json)) as
-      | Uint8Array
+      | { px: Uint8Array; t: [number, number, number] }
       | null
       | { error: DrawError };
+    const t1 = performance.now();
     if (r === null) return { unchanged: true };
-    if (r instanceof Uint8Array) return { rgba: decodeRle(r, width * height) };
-    return { error: r.error };
+    if ('error' in r) return { error: r.error };
+    const rgba = decodeRle(r.px, width * height);
+    if (clock) {
+      const [draw, read, pack] = r.t;
+      clock.add('draw', draw);
+      clock.add('read', read);
+      clock.add('pack', pack);
+      clock.add('transfer', Math.max(0, t1 - t0 - draw - read - pack));
+      clock.add('decode', performance.now() - t1);
+    }
+    return { rgba };
   }
 
   async close(): Promise<void> {
