@@ -135,7 +135,7 @@ let drawAgain = false;
 function layout(): void {
   if (!good) return;
   const r = ui.stage.getBoundingClientRect();
-  preview.resize({ width: r.width - 2, height: r.height - 2 }, good.aspect);
+  preview.resize({ width: r.width - 2, height: r.height - 2 }, good.aspect, devicePixelRatio);
 }
 
 function status(text: string, bad: boolean): void {

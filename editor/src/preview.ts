@@ -52,15 +52,28 @@ export class Preview {
     this.bootError = bootError;
   }
 
-  /** Sizes the canvas to fit `box` at the scene's aspect. */
-  resize(box: { width: number; height: number }, aspect: number): void {
-    const { width, height } = fitSize(box.width, box.height, aspect);
+  /** CSS size of the canvas (its pixel size over the device pixel ratio) */
+  private cssWidth = 0;
+  private cssHeight = 0;
+
+  /**
+   * Sizes the canvas to fit `box` (CSS pixels) at the scene's aspect, with as many pixels as the screen shows there
+   * (device pixel ratio, at most 2): a sharp preview on a dense screen; the server preview asks for the same pixels.
+   */
+  resize(box: { width: number; height: number }, aspect: number, pixelRatio = 1): void {
+    const css = fitSize(box.width, box.height, aspect);
+    const ratio = Math.min(2, Math.max(1, pixelRatio));
+    const { width, height } = fitSize(Math.floor(css.width * ratio), Math.floor(css.height * ratio), aspect);
     this.width = width;
     this.height = height;
-    for (const el of [this.canvas, this.serverImage]) {
-      el.style.width = `${width}px`;
-      el.style.height = `${height}px`;
-    }
+    this.cssWidth = width / ratio;
+    this.cssHeight = height / ratio;
+    for (const el of [this.canvas, this.serverImage]) this.fitCss(el);
+  }
+
+  private fitCss(el: HTMLElement): void {
+    el.style.width = `${this.cssWidth}px`;
+    el.style.height = `${this.cssHeight}px`;
   }
 
   /** Evaluates at t and draws in the page. Later calls supersede earlier ones still loading. */
@@ -80,8 +93,7 @@ export class Preview {
       if (!r.ok) return { ok: false, message: describe(r.error) };
       this.loadedKey = key;
       // load() sets the canvas' CSS size to its pixel size; keep the fitted size
-      this.canvas.style.width = `${this.width}px`;
-      this.canvas.style.height = `${this.height}px`;
+      this.fitCss(this.canvas);
     }
     return this.draw(scene.value, seq);
   }

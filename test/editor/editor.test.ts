@@ -104,20 +104,25 @@ test('play runs time forward and pause stops it', async () => {
   await page.context().close();
 });
 
-test('the preview canvas at a time is the service frame at that time and size, pixel for pixel', async () => {
-  const page = await openEditor(rig);
-  await setSource(page, MOVING);
-  const before = await page.evaluate(() => window.cmEditor.previews);
-  await page.locator('[data-testid="scrubber"]').fill('0.3');
-  await previewSettled(page, before);
-  const local = await previewPixels(page);
-  const job = await runJob(rig.t.app, '/v1/frame', { source: MOVING, params: { width: local.width, height: local.height, at: 0.3 } });
-  assert.equal(job.json().status, 'ready', job.body);
-  const served = decodePng((await rig.t.app.inject({ url: job.json().url })).rawPayload);
-  assert.deepEqual([served.width, served.height], [local.width, local.height]);
-  assert.equal(differingPixels(local, served), 0);
-  await page.context().close();
-});
+for (const scale of [1, 2]) {
+  test(`the preview canvas at a time is the service frame at that time and size, pixel for pixel (device pixel ratio ${scale})`, async () => {
+    const page = await openEditor(rig, '', scale);
+    await setSource(page, MOVING);
+    const before = await page.evaluate(() => window.cmEditor.previews);
+    await page.locator('[data-testid="scrubber"]').fill('0.3');
+    await previewSettled(page, before);
+    const local = await previewPixels(page);
+    // as many canvas pixels as the screen shows: CSS size times the ratio
+    const cssWidth = await page.locator('[data-testid="preview"]').evaluate((c) => c.getBoundingClientRect().width);
+    assert.ok(Math.abs(local.width - cssWidth * scale) <= 1, `${local.width} pixels over ${cssWidth} CSS px`);
+    const job = await runJob(rig.t.app, '/v1/frame', { source: MOVING, params: { width: local.width, height: local.height, at: 0.3 } });
+    assert.equal(job.json().status, 'ready', job.body);
+    const served = decodePng((await rig.t.app.inject({ url: job.json().url })).rawPayload);
+    assert.deepEqual([served.width, served.height], [local.width, local.height]);
+    assert.equal(differingPixels(local, served), 0);
+    await page.context().close();
+  });
+}
 
 test('render-png shows the PNG from /v1/outputs at the current time; render-mp4 a video that plays', async () => {
   const page = await openEditor(rig);

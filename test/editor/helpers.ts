@@ -33,8 +33,8 @@ export async function startRig(): Promise<EditorRig> {
 }
 
 /** A fresh context (empty local storage) with the editor open; page errors fail loudly. */
-export async function openEditor(rig: EditorRig, hash = ''): Promise<Page> {
-  const ctx = await rig.browser.newContext({ viewport: { width: 1280, height: 800 } });
+export async function openEditor(rig: EditorRig, hash = '', deviceScaleFactor = 1): Promise<Page> {
+  const ctx = await rig.browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor });
   const page = await ctx.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
