@@ -20,6 +20,7 @@ const DEFAULT_EXAMPLE = 'wave.cm';
 const STORE_SOURCE = 'cmrender.editor.source';
 const STORE_ASSETS = 'cmrender.editor.assets';
 const CHECK_DELAY_MS = 150;
+const NO_WEBGL = 'This browser has no WebGL: the preview comes from the service (/v1/frame).';
 
 performance.mark('cm-editor-start');
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -121,7 +122,7 @@ function check(): void {
   const program = compiled.program;
   const frame = designFrame(program.sceneAt(0).value);
   good = { program, source, aspect: frame.width / frame.height };
-  status('', false);
+  status(idleStatus(), false);
   ui.scrubber.max = String(program.durationSeconds);
   if (t > program.durationSeconds) t = 0;
   layout();
@@ -137,6 +138,9 @@ function layout(): void {
   const r = ui.stage.getBoundingClientRect();
   preview.resize({ width: r.width - 2, height: r.height - 2 }, good.aspect, devicePixelRatio);
 }
+
+/** What the status line says when all is well. */
+const idleStatus = () => (preview.bootError && ui.serverMode.checked ? NO_WEBGL : '');
 
 function status(text: string, bad: boolean): void {
   ui.previewStatus.textContent = text;
@@ -179,7 +183,7 @@ async function drawLoop(): Promise<void> {
           firstPreviewMs = performance.now();
           performance.mark('cm-first-preview');
         }
-        if (ui.previewStatus.classList.contains('bad')) status('', false);
+        if (ui.previewStatus.classList.contains('bad')) status(idleStatus(), false);
       } else status(out.message, true);
     } while (drawAgain);
   } finally {
@@ -472,6 +476,7 @@ showAssets();
 void forgetExpiredAssets();
 if (preview.bootError) {
   ui.serverMode.checked = true;
-  status(preview.bootError, true);
+  status(NO_WEBGL, false);
+  console.warn(preview.bootError);
 }
 setSource(await initialSource());

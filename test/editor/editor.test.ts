@@ -331,3 +331,22 @@ test('an image dropped on the page is uploaded and mapped as /img/<name>', async
   assert.deepEqual([...back.rawPayload], png);
   await page.context().close();
 });
+
+test('without WebGL the page says so and previews through the service', async () => {
+  const ctx = await rig.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // a browser without WebGL: every WebGL context request fails, as it does where WebGL is off
+  await ctx.addInitScript(() => {
+    const get = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, type: string, ...rest: unknown[]) {
+      return /webgl/i.test(type) ? null : (get as (...a: unknown[]) => unknown).call(this, type, ...rest);
+    } as typeof get;
+  });
+  const page = await ctx.newPage();
+  await page.goto(`${rig.base}/`);
+  await page.waitForFunction(() => window.cmEditor?.firstPreviewMs != null, null, { timeout: 60_000 });
+  assert.equal(await page.locator('#server-mode').isChecked(), true);
+  assert.match((await page.locator('#preview-status').textContent()) ?? '', /no WebGL/);
+  assert.equal(await page.locator('#server-preview').isVisible(), true);
+  assert.match((await page.locator('#server-preview').getAttribute('src')) ?? '', /^\/v1\/outputs\/.+\.png$/);
+  await ctx.close();
+});
