@@ -350,3 +350,19 @@ test('without WebGL the page says so and previews through the service', async ()
   assert.match((await page.locator('#server-preview').getAttribute('src')) ?? '', /^\/v1\/outputs\/.+\.png$/);
   await ctx.close();
 });
+
+test('render-gif shows the GIF inline (or, on a service without POST /v1/gif, says so)', async () => {
+  const page = await openEditor(rig);
+  await setSource(page, MOVING);
+  for (const [field, value] of [['#width', '64'], ['#height', '36'], ['#fps', '5'], ['#duration', '1']]) await page.locator(field!).fill(value!);
+  await page.locator('[data-testid="render-gif"]').click();
+  if (rig.t.app.hasRoute({ method: 'POST', url: '/v1/gif' })) {
+    const img = page.locator('[data-testid="result"] img');
+    await img.waitFor({ timeout: 60_000 });
+    assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.gif$/);
+    await page.waitForFunction(() => (document.querySelector('[data-testid="result"] img') as HTMLImageElement).naturalWidth === 64, null, { timeout: 10_000 });
+  } else {
+    await page.waitForFunction(() => /GIF failed: this service has no \/v1\/gif endpoint/.test(document.getElementById('job-status')!.textContent ?? ''), null, { timeout: 10_000 });
+  }
+  await page.context().close();
+});
