@@ -39,8 +39,14 @@ async function errorText(r: Response): Promise<string> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Posts a job and polls it until it is ready or failed; `onProgress` hears every pending poll. */
-export async function runJob(kind: Kind, req: JobRequest, onProgress: (p: JobProgress) => void, signal?: AbortSignal): Promise<JobEnd> {
-  const r = await fetch(ENDPOINT[kind], { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(req), signal });
+export async function runJob(
+  kind: Kind,
+  req: JobRequest,
+  onProgress: (p: JobProgress) => void,
+  signal?: AbortSignal,
+): Promise<JobEnd> {
+  const headers = { 'content-type': 'application/json' };
+  const r = await fetch(ENDPOINT[kind], { method: 'POST', headers, body: JSON.stringify(req), signal });
   if (r.status === 404) return { status: 'error', message: `this service has no ${ENDPOINT[kind]} endpoint` };
   if (r.status !== 202) return { status: 'error', message: await errorText(r) };
   const { job_id } = (await r.json()) as { job_id: string };

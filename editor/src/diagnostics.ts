@@ -12,7 +12,10 @@ function hoverText(d: Diagnostic): HTMLElement {
   const head = document.createElement('div');
   head.textContent = `${d.code} ${d.message}`;
   box.append(head);
-  const extra = [d.expected !== undefined ? `expected ${d.expected}` : '', d.actual !== undefined ? `found ${d.actual}` : ''].filter(Boolean);
+  const extra = [
+    d.expected !== undefined ? `expected ${d.expected}` : '',
+    d.actual !== undefined ? `found ${d.actual}` : '',
+  ].filter(Boolean);
   for (const text of [extra.join(', '), d.help, d.repair?.summary].filter(Boolean)) {
     const p = document.createElement('div');
     p.className = 'cm-diag-help';
@@ -27,7 +30,8 @@ export function showDiagnostics(view: EditorView, list: HTMLElement, diags: read
   const doc = view.state.doc;
   const marks: CmDiagnostic[] = diags.map((d) => {
     const { from, to } = spanOf(doc, d);
-    return { from, to, severity: SEVERITY[d.severity], source: d.code, message: `${d.code} ${d.message}`, renderMessage: () => hoverText(d) };
+    const message = `${d.code} ${d.message}`;
+    return { from, to, severity: SEVERITY[d.severity], source: d.code, message, renderMessage: () => hoverText(d) };
   });
   view.dispatch(setDiagnostics(view.state, marks));
   list.replaceChildren(

@@ -92,7 +92,10 @@ const view = new EditorView({
         clearTimeout(checkTimer);
         checkTimer = setTimeout(check, CHECK_DELAY_MS);
       }),
-      EditorView.theme({ '&': { color: '#dfe3ea' }, '.cm-gutters': { background: '#1e2128', borderRight: '1px solid #2d313a' } }, { dark: true }),
+      EditorView.theme(
+        { '&': { color: '#dfe3ea' }, '.cm-gutters': { background: '#1e2128', borderRight: '1px solid #2d313a' } },
+        { dark: true },
+      ),
     ],
   }),
 });
@@ -256,8 +259,9 @@ async function render(kind: Kind): Promise<void> {
   try {
     const source = view.state.doc.toString();
     const end = await runJob(kind, { source, params, assets: assetsUsedBy(source) }, (p) => {
-      if (p.queuePosition !== undefined && p.queuePosition > 0) ui.jobStatus.textContent = `${ENDS[kind]}: queue position ${p.queuePosition}`;
-      else ui.jobStatus.textContent = `${ENDS[kind]}: rendering${p.progress !== undefined ? ` ${Math.round(p.progress * 100)}%` : ''}`;
+      const percent = p.progress !== undefined ? ` ${Math.round(p.progress * 100)}%` : '';
+      const queued = p.queuePosition !== undefined && p.queuePosition > 0;
+      ui.jobStatus.textContent = `${ENDS[kind]}: ${queued ? `queue position ${p.queuePosition}` : `rendering${percent}`}`;
       if (p.progress !== undefined) ui.progress.value = p.progress;
     }, ac.signal);
     if (rendering !== ac) return;
@@ -340,7 +344,10 @@ function saveAssets(): void {
 /** Uploads expire after 24 hours: forget those the service no longer has. */
 async function forgetExpiredAssets(): Promise<void> {
   const gone = await Promise.all(
-    Object.entries(assets).map(async ([path, key]) => ((await fetch(`/v1/assets/${key}`, { method: 'HEAD' }).catch(() => null))?.status === 404 ? path : null)),
+    Object.entries(assets).map(async ([path, key]) => {
+      const r = await fetch(`/v1/assets/${key}`, { method: 'HEAD' }).catch(() => null);
+      return r?.status === 404 ? path : null;
+    }),
   );
   if (!gone.some(Boolean)) return;
   for (const p of gone) if (p) delete assets[p];

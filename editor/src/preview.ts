@@ -84,7 +84,10 @@ export class Preview {
     const seq = ++this.seq;
     const scene = input.program.sceneAt(input.t);
     const err = scene.diagnostics.find((d) => d.severity === 'error');
-    if (err) return { ok: false, message: `${err.code} ${err.message} (line ${err.line}, column ${err.column}, at t = ${input.t.toFixed(2)} s)` };
+    if (err) {
+      const where = `line ${err.line}, column ${err.column}, at t = ${input.t.toFixed(2)} s`;
+      return { ok: false, message: `${err.code} ${err.message} (${where})` };
+    }
     const assets = Object.fromEntries(Object.entries(input.assets).map(([p, k]) => [p, `/v1/assets/${k}`]));
     const key = JSON.stringify([this.width, this.height, input.program.runner, assets]);
     if (key !== this.loadedKey) {

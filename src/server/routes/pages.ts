@@ -15,7 +15,15 @@ export interface PageRoutesOptions {
 
 const FILE_RE = /^[A-Za-z0-9_-]+\.[a-z0-9]+$/;
 /** what a page may fetch beyond this origin: nothing */
-const PAGE_CSP = "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const PAGE_CSP = [
+  "default-src 'self'",
+  "img-src 'self' blob: data:",
+  "media-src 'self' blob:",
+  "style-src 'self' 'unsafe-inline'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 export const pageRoutes: FastifyPluginAsyncZod<PageRoutesOptions> = async (app, { dir }) => {
   const notBuilt = { error: 'the editor is not built: run npm run build', code: 'editor_not_built' };
@@ -36,7 +44,11 @@ export const pageRoutes: FastifyPluginAsyncZod<PageRoutesOptions> = async (app, 
     async (_req, reply) => {
       const html = await readFile(join(dir, 'index.html'), 'utf8').catch(() => null);
       if (!html) return reply.code(503).send(notBuilt);
-      return reply.header('content-type', PAGE_FILE_MIME.html).header('cache-control', 'no-cache').header('content-security-policy', PAGE_CSP).send(html);
+      return reply
+        .header('content-type', PAGE_FILE_MIME.html)
+        .header('cache-control', 'no-cache')
+        .header('content-security-policy', PAGE_CSP)
+        .send(html);
     },
   );
 
@@ -45,6 +57,10 @@ export const pageRoutes: FastifyPluginAsyncZod<PageRoutesOptions> = async (app, 
     const mime = FILE_RE.test(file) ? PAGE_FILE_MIME[file.slice(file.lastIndexOf('.') + 1)] : undefined;
     const bytes = mime ? await readFile(join(dir, file)).catch(() => null) : null;
     if (!bytes) return reply.code(404).send({ error: 'not_found' });
-    return reply.header('content-type', mime!).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(bytes);
+    return reply
+      .header('content-type', mime!)
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .send(bytes);
   });
 };
