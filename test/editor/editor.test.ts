@@ -8,6 +8,9 @@ import { MOVING } from '../helpers/video.js';
 import { exampleSources } from '../../scripts/build-editor.js';
 import { decodePng, differingPixels, openEditor, pixelAt, previewPixels, previewSettled, setSource, startRig, type EditorRig } from './helpers.js';
 
+/** A test that outlasts this fails rather than holding up the run (each takes seconds; renders are small). */
+const LIMIT = { timeout: 180_000 };
+
 let rig: EditorRig;
 before(async () => {
   rig = await startRig();
@@ -23,7 +26,7 @@ scene s() -> Frame {
 }
 `;
 
-test('opened fresh, the page shows an example and its preview draws the scene (timings in the test log)', async (t) => {
+test('opened fresh, the page shows an example and its preview draws the scene (timings in the test log)', LIMIT, async (t) => {
   const page = await openEditor(rig);
   await page.waitForFunction(() => window.cmEditor.firstPreviewMs !== null, null, { timeout: 20_000 });
   const source = await page.evaluate(() => window.cmEditor.source);
@@ -44,7 +47,7 @@ test('opened fresh, the page shows an example and its preview draws the scene (t
   await page.context().close();
 });
 
-test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixing it clears it', async (t) => {
+test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixing it clears it', LIMIT, async (t) => {
   const page = await openEditor(rig);
   await setSource(page, STILL);
   const list = page.locator('[data-testid="diagnostics"]');
@@ -75,7 +78,7 @@ test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixi
   await page.context().close();
 });
 
-test('moving the scrubber changes the preview and the time shown', async () => {
+test('moving the scrubber changes the preview and the time shown', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
   const a = await previewPixels(page);
@@ -89,7 +92,7 @@ test('moving the scrubber changes the preview and the time shown', async () => {
   await page.context().close();
 });
 
-test('play runs time forward and pause stops it', async () => {
+test('play runs time forward and pause stops it', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
   const play = page.locator('[data-testid="play"]');
@@ -105,7 +108,7 @@ test('play runs time forward and pause stops it', async () => {
 });
 
 for (const scale of [1, 2]) {
-  test(`the preview canvas at a time is the service frame at that time and size, pixel for pixel (device pixel ratio ${scale})`, async () => {
+  test(`the preview canvas at a time is the service frame at that time and size, pixel for pixel (device pixel ratio ${scale})`, LIMIT, async () => {
     const page = await openEditor(rig, '', scale);
     await setSource(page, MOVING);
     const before = await page.evaluate(() => window.cmEditor.previews);
@@ -124,7 +127,7 @@ for (const scale of [1, 2]) {
   });
 }
 
-test('render-png shows the PNG from /v1/outputs at the current time; render-mp4 a video that plays', async () => {
+test('render-png shows the PNG from /v1/outputs at the current time; render-mp4 a video that plays', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
   await page.locator('#width').fill('320');
@@ -151,7 +154,7 @@ test('render-png shows the PNG from /v1/outputs at the current time; render-mp4 
   await page.context().close();
 });
 
-test('Ctrl+Enter renders a PNG; a failing render shows its error with its line', async () => {
+test('Ctrl+Enter renders a PNG; a failing render shows its error with its line', LIMIT, async () => {
   const page = await openEditor(rig);
   // compiles in the page, fails in the service: an image that was never uploaded (ASS001 at its literal)
   await page.evaluate((s) => window.cmEditor.setSource(s), STILL.replace('compose [bg, sq]', 'compose [bg, image("/img/none.png")]'));
@@ -165,7 +168,7 @@ test('Ctrl+Enter renders a PNG; a failing render shows its error with its line',
   await page.context().close();
 });
 
-test('an uploaded image appears in the preview and goes with the render', async () => {
+test('an uploaded image appears in the preview and goes with the render', LIMIT, async () => {
   const page = await openEditor(rig);
   const probe = Buffer.from(encodePng(new Uint8Array(32 * 32 * 4).map((_, i) => [0x33, 0xcc, 0x66, 255][i % 4]!), 32, 32));
   // the image is the frame's background (the first layer), as in examples/image.cm
@@ -191,7 +194,7 @@ test('an uploaded image appears in the preview and goes with the render', async 
   await page.context().close();
 });
 
-test('the source survives a reload (local storage) and travels in a share link', async () => {
+test('the source survives a reload (local storage) and travels in a share link', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, STILL);
   await page.reload();
@@ -207,7 +210,7 @@ test('the source survives a reload (local storage) and travels in a share link',
   await fresh.context().close();
 });
 
-test('the .cm mode: highlighting, bracket matching, comment toggling and auto-indent', async () => {
+test('the .cm mode: highlighting, bracket matching, comment toggling and auto-indent', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, STILL);
   const styleOf = (text: string) =>
@@ -242,7 +245,7 @@ test('the .cm mode: highlighting, bracket matching, comment toggling and auto-in
   await page.context().close();
 });
 
-test('the server preview switch shows the service frame at the scrubber time and canvas size', async () => {
+test('the server preview switch shows the service frame at the scrubber time and canvas size', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
   const size = await page.evaluate(() => window.cmEditor.previewPixels());
@@ -257,7 +260,7 @@ test('the server preview switch shows the service frame at the scrubber time and
   await page.context().close();
 });
 
-test('every control is labelled and the keyboard reaches them in order (Esc then Tab leaves the editor)', async () => {
+test('every control is labelled and the keyboard reaches them in order (Esc then Tab leaves the editor)', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, STILL);
   const unnamed = await page.evaluate(() =>
@@ -291,7 +294,7 @@ test('every control is labelled and the keyboard reaches them in order (Esc then
   await page.context().close();
 });
 
-test('a render behind another job shows its queue position, then its progress, then the result', async () => {
+test('a render behind another job shows its queue position, then its progress, then the result', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
   // a job ahead in the queue (one render at a time)
@@ -316,7 +319,7 @@ test('a render behind another job shows its queue position, then its progress, t
   await page.context().close();
 });
 
-test('an image dropped on the page is uploaded and mapped as /img/<name>', async () => {
+test('an image dropped on the page is uploaded and mapped as /img/<name>', LIMIT, async () => {
   const page = await openEditor(rig);
   const png = [...encodePng(new Uint8Array(4 * 4 * 4).fill(200), 4, 4)];
   await page.evaluate((bytes) => {
@@ -332,7 +335,7 @@ test('an image dropped on the page is uploaded and mapped as /img/<name>', async
   await page.context().close();
 });
 
-test('without WebGL the page says so and previews through the service', async () => {
+test('without WebGL the page says so and previews through the service', LIMIT, async () => {
   const ctx = await rig.browser.newContext({ viewport: { width: 1280, height: 800 } });
   // a browser without WebGL: every WebGL context request fails, as it does where WebGL is off
   await ctx.addInitScript(() => {
@@ -351,7 +354,7 @@ test('without WebGL the page says so and previews through the service', async ()
   await ctx.close();
 });
 
-test('render-gif shows the GIF inline (or, on a service without POST /v1/gif, says so)', async () => {
+test('render-gif shows the GIF inline (or, on a service without POST /v1/gif, says so)', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
   for (const [field, value] of [['#width', '64'], ['#height', '36'], ['#fps', '5'], ['#duration', '1']]) await page.locator(field!).fill(value!);

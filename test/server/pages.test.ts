@@ -1,7 +1,11 @@
 // GET / (the editor) and GET /editor/{file}: the built page, its bundle, stylesheet and font, with their types.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startApp, FakeRenderer, type TestApp } from '../helpers/app.js';
+import { editorDistDir } from '../../src/paths.js';
 import { buildEditor } from '../../scripts/build-editor.js';
 import { FONT_SERVED_NAME } from '../../viewer/src/font-file.js';
 
@@ -38,4 +42,19 @@ test('GET /editor/{file}: the bundle, the stylesheet and the font with their typ
     const r = await t.app.inject({ url });
     assert.equal(r.statusCode, 404, url);
   }
+});
+
+test('GET /editor/{file}: gzip when the browser takes it, an etag, and 304 for an unchanged build', async () => {
+  const js = await t.app.inject({ url: '/editor/editor.js', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+  assert.equal(js.headers['content-encoding'], 'gzip');
+  assert.equal(js.headers.vary, 'accept-encoding');
+  const plain = readFileSync(join(editorDistDir, 'editor.js'));
+  assert.ok(js.rawPayload.length < plain.length / 2);
+  assert.deepEqual(gunzipSync(js.rawPayload), plain);
+  const again = await t.app.inject({ url: '/editor/editor.js', headers: { 'if-none-match': String(js.headers.etag) } });
+  assert.equal(again.statusCode, 304);
+  assert.equal(again.rawPayload.length, 0);
+  // the font is already compressed: sent as it is
+  const font = await t.app.inject({ url: `/editor/${FONT_SERVED_NAME}`, headers: { 'accept-encoding': 'gzip' } });
+  assert.equal(font.headers['content-encoding'], undefined);
 });
