@@ -14,8 +14,8 @@ const LIMIT = { timeout: 180_000 };
 let rig: EditorRig;
 before(async () => {
   rig = await startRig();
-});
-after(() => rig?.close());
+}, LIMIT);
+after(() => rig?.close(), LIMIT);
 
 const STILL = `runner "0.0.3";
 use std.shapes.*;
