@@ -46,7 +46,8 @@ const ROOMS: { room: string; may: string[] }[] = [
   { room: 'src/contract', may: [] },
   { room: 'src/paths.ts', may: [] },
   // the drawing page: only the language's value surface (the value tree, its design frame, colours, runner order)
-  { room: 'viewer/src', may: ['src/lang/value.ts', 'src/lang/frame.ts', 'src/lang/color.ts', 'src/lang/runners.ts'] },
+  // and the video pixel format it converts its frames to (src/contract/yuv.ts)
+  { room: 'viewer/src', may: ['src/lang/value.ts', 'src/lang/frame.ts', 'src/lang/color.ts', 'src/lang/runners.ts', 'src/contract/yuv.ts'] },
   // rendering: the language, the neutral facts, and the page API's types; never the server
   { room: 'src/render', may: ['src/lang', 'src/contract', 'src/paths.ts', 'viewer/src/page-api.ts'] },
   // the composition root builds the real renderer

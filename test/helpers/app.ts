@@ -48,8 +48,8 @@ export async function startApp(opts: { renderer: Renderer; config?: Partial<Conf
 }
 
 /** The real renderer (warm Chromium, the built viewer, ffmpeg). */
-export function realRenderer(concurrency = 1): ChromiumRenderer {
-  return new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ffmpegPath: process.env.FFMPEG_PATH, log: silentLog, concurrency });
+export function realRenderer(concurrency = 1, options: { videoReadback?: 'i420' | 'rgba' } = {}): ChromiumRenderer {
+  return new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ffmpegPath: process.env.FFMPEG_PATH, log: silentLog, concurrency, ...options });
 }
 
 type FakeBehaviour = (job: RenderJob, hooks: RenderHooks) => Promise<void> | void;
