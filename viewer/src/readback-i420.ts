@@ -68,9 +68,12 @@ const int YOFF = ${YUV.yOff}, COFF = ${YUV.cOff};
 ivec3 px(int x, int y) {
   return ivec3(round(texelFetch(src, ivec2(x, H - 1 - y), 0).rgb * 255.0));
 }
+// in float: every product and partial sum is an integer below 2^24, so exact, and the shift is a floor of a
+// division by 2^16 (exact too); SwiftShader runs this faster than the integer form
+const vec3 YK = vec3(float(YR), float(YG), float(YB));
 float luma(int x, int y) {
-  ivec3 c = px(x, y);
-  return float((YR * c.r + YG * c.g + YB * c.b + YOFF) >> 16);
+  vec3 c = round(texelFetch(src, ivec2(x, H - 1 - y), 0).rgb * 255.0);
+  return floor((dot(YK, c) + float(YOFF)) / 65536.0);
 }
 // the chroma byte of the 2x2 block whose top-left pixel is (x, y)
 float chroma(int x, int y, bool u) {
