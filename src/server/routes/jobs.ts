@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { EnqueueHeaders, EnqueueResponse, FrameRequest, JobError, JobIdParams, JobPending, JobReady, RenderRequest, type JobKind } from '../schemas.js';
-import { LIMITS } from '../../contract/limits.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { AssetStore } from '../asset-store.js';
 import type { WebhookState } from '../jobs/store.js';
