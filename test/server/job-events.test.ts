@@ -13,7 +13,7 @@ after(async () => {
 
 interface Sse {
   event: string;
-  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  data: any;
 }
 
 /** Reads an event stream, one parsed event at a time. */
