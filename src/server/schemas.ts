@@ -152,9 +152,13 @@ export const JobError = z
 export const Job = z.discriminatedUnion('status', [JobPending, JobReady, JobError]).meta({ id: 'Job' });
 export type JobView = z.infer<typeof Job>;
 
+/** Every error answer that is not a job's own (JobError): `code` is always there, the value to branch on. */
 export const ErrorEnvelope = z
-  .object({ error: z.string(), code: z.string().optional() })
-  .meta({ id: 'ErrorEnvelope' });
+  .object({
+    error: z.string().meta({ description: 'What went wrong, for people. Where the contract fixes it (404 `not_found`), the same as `code`.' }),
+    code: z.string().meta({ description: 'The machine value: `not_found`, `bad_json`, `queue_full`, ... (each operation lists its own).' }),
+  })
+  .meta({ id: 'ErrorEnvelope', examples: [{ error: 'not_found', code: 'not_found' }] });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 export const AssetsResponse = z

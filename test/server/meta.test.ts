@@ -19,13 +19,13 @@ test('GET /healthz: plain text "ok\\n"', async () => {
   assert.match(String(r.headers['content-type']), /^text\/plain/);
 });
 
-test('GET /openapi.json: OpenAPI 3.1, version 0.0.1, every route, every $ref resolves', async () => {
+test('GET /openapi.json: OpenAPI 3.1, the package\'s version, every route, every $ref resolves', async () => {
   const r = await t.app.inject({ url: '/openapi.json' });
   assert.equal(r.statusCode, 200);
   assert.match(String(r.headers['content-type']), /^application\/json/);
   const doc = r.json();
   assert.equal(doc.openapi, '3.1.0');
-  assert.equal(doc.info.version, '0.0.1');
+  assert.equal(doc.info.version, JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version);
   assert.deepEqual(Object.keys(doc.paths).sort(), ['/docs', '/healthz', '/openapi.json', '/test', '/v1/assets', '/v1/check', '/v1/frame', '/v1/jobs/{id}', '/v1/jobs/{id}/events', '/v1/outputs/{filename}', '/v1/render'].sort());
   const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
   assert.ok(refs.length > 10);
@@ -117,10 +117,10 @@ test('POST /v1/check: the diagnostics envelope; the source rules of render reque
   assert.equal((await post(t.app, '/v1/check', '[')).json().code, 'bad_json');
 });
 
-test('unknown routes and methods: 404 {"error":"not_found"}', async () => {
+test('unknown routes and methods: 404 {"error":"not_found","code":"not_found"}', async () => {
   for (const [method, url] of [['GET', '/'], ['GET', '/v1'], ['GET', '/v1/gif'], ['PUT', '/v1/render'], ['GET', '/v1/render'], ['GET', '/../../etc/passwd'], ['GET', '/dist/viewer/viewer.js'], ['GET', '/data/outputs']] as const) {
     const r = await t.app.inject({ method, url });
     assert.equal(r.statusCode, 404, `${method} ${url}`);
-    assert.equal(r.body, '{"error":"not_found"}');
+    assert.equal(r.body, '{"error":"not_found","code":"not_found"}');
   }
 });

@@ -20,7 +20,7 @@ export function requestError(issues: FastifySchemaValidationError[], part: Reque
   if (part === 'params') return notFound();
   // the only header a route checks is Idempotency-Key
   if (part === 'headers') return badRequest('bad_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
-  if (part !== 'body') return new HttpError(400, { error: `${part}: ${issues[0]?.message ?? 'invalid'}` });
+  if (part !== 'body') return badRequest('bad_request', `${part}: ${issues[0]?.message ?? 'invalid'}`);
   let first: { rule: BodyRule; message: string } | undefined;
   for (const issue of issues) {
     const rule = ruleOf(issue);

@@ -2,13 +2,12 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { EnqueueHeaders, EnqueueResponse, FrameRequest, JobError, JobIdParams, JobPending, JobReady, RenderRequest, type JobKind } from '../schemas.js';
-import { LIMITS } from '../../contract/limits.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { AssetStore } from '../asset-store.js';
 import type { WebhookState } from '../jobs/store.js';
 import { sendRefusal } from '../durability/admission.js';
-import { badRequest, HttpError } from '../http/http-error.js';
-import { badRequestAnswer, errorAnswer, json, refusalAnswer } from '../http/responses.js';
+import { badRequest, HttpError, NOT_FOUND } from '../http/http-error.js';
+import { badRequestAnswer, errorAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
 import { IdempotencyIndex, requestHash } from '../http/idempotency.js';
 import { pollAfterSeconds } from '../http/poll-hint.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
@@ -20,9 +19,24 @@ export interface JobRoutesOptions {
   idempotency: IdempotencyIndex;
 }
 
+const EXAMPLE_SOURCE = 'runner "0.0.3";\nuse std.shapes.*;\nscene quick() -> Frame {\n  compose [rect(width: 300px, height: 300px, fill: #ff3399)]\n}\n';
 const ENQUEUE = [
-  { kind: 'video', url: '/v1/render', operationId: 'render', summary: 'Render an MP4 video', body: RenderRequest },
-  { kind: 'frame', url: '/v1/frame', operationId: 'frame', summary: 'Render one PNG frame', body: FrameRequest },
+  {
+    kind: 'video',
+    url: '/v1/render',
+    operationId: 'render',
+    summary: 'Render an MP4 video',
+    body: RenderRequest,
+    bodyExample: { source: EXAMPLE_SOURCE, params: { duration: 2, fps: 30, width: 1280 } },
+  },
+  {
+    kind: 'frame',
+    url: '/v1/frame',
+    operationId: 'frame',
+    summary: 'Render one PNG frame',
+    body: FrameRequest,
+    bodyExample: { source: EXAMPLE_SOURCE, params: { at: 0.5 } },
+  },
 ] as const;
 
 const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset', 'bad_webhook', 'webhook_not_allowed', 'bad_idempotency_key'];
@@ -37,15 +51,17 @@ const RETRY_AFTER_HEADER = {
 };
 
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { jobs, assets, webhookPolicy, idempotency }) => {
-  for (const { kind, url, operationId, summary, body } of ENQUEUE) {
+  for (const { kind, url, operationId, summary, body, bodyExample } of ENQUEUE) {
     const schema = {
       summary,
       operationId,
+      tags: ['render'],
       description:
         `Queues a ${kind} job and answers at once. JSON is parsed whatever the content-type. Poll the \`Location\` (GET /v1/jobs/{id}) as its \`Retry-After\` says, or follow GET /v1/jobs/{id}/events, or pass a \`webhook\`. ` +
         `An \`Idempotency-Key\` header makes a retried POST safe: the same key and body within 24 hours answer the same job.`,
       headers: EnqueueHeaders,
       body,
+      bodyExample,
       response: {
         202: {
           ...json(EnqueueResponse, `Queued; \`kind\` = \`${kind}\`. With an \`Idempotency-Key\` seen before (same body): the same job again.`, { job_id: EXAMPLE_ID, status: 'pending', kind }),
@@ -89,17 +105,40 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       schema: {
         summary: 'Poll a job',
         operationId: 'getJob',
+        tags: ['jobs'],
         params: JobIdParams,
         response: {
-          200: { ...json(z.discriminatedUnion('status', [JobPending, JobReady]), 'Pending (with `Retry-After`) or ready.'), headers: RETRY_AFTER_HEADER },
-          404: errorAnswer('Unknown job id: `{"error": "not_found"}`.'),
-          500: json(JobError, 'The job ended in error (a cancelled job: `code` = `cancelled`).'),
+          200: {
+            ...json(z.discriminatedUnion('status', [JobPending, JobReady]), 'Pending (with `Retry-After`) or ready.', {
+              job_id: EXAMPLE_ID,
+              kind: 'frame',
+              status: 'ready',
+              created_at: 1764000000000,
+              completed_at: 1764000000450,
+              url: `/v1/outputs/${EXAMPLE_ID}.png`,
+              mime: 'image/png',
+              width: 1920,
+              height: 1080,
+            }),
+            headers: RETRY_AFTER_HEADER,
+          },
+          404: notFoundAnswer('Unknown job id'),
+          500: json(JobError, 'The job ended in error (a cancelled job: `code` = `cancelled`).', {
+            job_id: EXAMPLE_ID,
+            kind: 'frame',
+            status: 'error',
+            created_at: 1764000000000,
+            completed_at: 1764000000120,
+            message: "NAM003 unknown identifier 'fgg' at line 1, column 48",
+            code: 'NAM003',
+            diagnostics: [{ code: 'NAM003', message: "unknown identifier 'fgg'", line: 1, column: 48 }],
+          }),
         },
       },
     },
     async (req, reply) => {
       const rec = await jobs.get(req.params.id);
-      if (!rec) return reply.code(404).send({ error: 'not_found' });
+      if (!rec) return reply.code(404).send(NOT_FOUND);
       const view = jobs.view(rec);
       reply.header('cache-control', 'no-store');
       const after = pollAfterSeconds(view);
@@ -114,6 +153,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       schema: {
         summary: 'Cancel a job',
         operationId: 'cancelJob',
+        tags: ['jobs'],
         description:
           'Added. Ends a pending or rendering job in `error` with `code` = `cancelled` (GET answers it with 500 from then on, like every failed job). A rendering job is stopped, its page and encoder freed and its partial file removed before this answers.',
         params: JobIdParams,
@@ -127,7 +167,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
             message: 'cancelled by the client',
             code: 'cancelled',
           }),
-          404: errorAnswer('Unknown job id: `{"error": "not_found"}`.'),
+          404: notFoundAnswer('Unknown job id'),
           409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.', { error: 'the job has already ended (ready)', code: 'job_ended' }),
         },
       },
@@ -135,7 +175,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     async (req, reply) => {
       const r = await jobs.cancel(req.params.id);
       if (r.ok) return reply.code(200).header('cache-control', 'no-store').send(jobs.view(r.rec) as z.infer<typeof JobError>);
-      if (r.reason === 'not_found') return reply.code(404).send({ error: 'not_found' });
+      if (r.reason === 'not_found') return reply.code(404).send(NOT_FOUND);
       throw new HttpError(409, { error: `the job has already ended (${r.rec?.status})`, code: 'job_ended' });
     },
   );
