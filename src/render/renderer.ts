@@ -44,6 +44,7 @@ export class ChromiumRenderer implements Renderer {
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
+    if (job.kind === 'mesh' || job.kind === 'vectorize') throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, null);
     const t0 = performance.now();
     const plan = prepare(job);
     const compileMs = performance.now() - t0;
