@@ -56,6 +56,10 @@ const ROOMS: { room: string; may: string[] }[] = [
   { room: 'src/server', may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts'] },
   // the export library; its worker renderer implements the Renderer interface (types only from rendering)
   { room: 'src/export', may: ['src/contract', 'viewer/src/meshes', 'src/render/types.ts'] },
+  // the standalone runner: the service's schemas and HTTP plumbing, rendering through the Renderer interface; its
+  // entry point (a composition root) builds the real renderer from the service's configuration
+  { room: 'src/runner/main.ts', may: ['src/runner', 'src/server/config.ts', 'src/render/renderer.ts'] },
+  { room: 'src/runner', may: ['src/server/schemas.ts', 'src/server/http', 'src/contract', 'src/render/types.ts'] },
   { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
 ];
 

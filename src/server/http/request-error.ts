@@ -14,7 +14,7 @@ import { HttpError, badRequest, notFound } from './http-error.js';
 /** The request part that failed (Fastify does not export the name of this type). */
 type RequestPart = NonNullable<FastifyError['validationContext']>;
 
-const BODY_RULES = ['bad_json', 'missing_source', 'source_too_large', 'image_too_large', 'invalid_image', 'invalid_params', 'invalid_assets', 'bad_webhook'] as const;
+const BODY_RULES = ['bad_json', 'missing_source', 'source_too_large', 'image_too_large', 'invalid_image', 'invalid_kind', 'invalid_params', 'invalid_assets', 'bad_webhook'] as const;
 type BodyRule = (typeof BODY_RULES)[number];
 
 export function requestError(issues: FastifySchemaValidationError[], part: RequestPart): HttpError {
@@ -38,6 +38,7 @@ function ruleOf(issue: FastifySchemaValidationError): BodyRule {
   // a mesh's SVG is counted in bytes by a refinement (a custom issue): its message says "larger than"
   if (field === 'source') return issue.keyword === 'too_big' || /larger than/.test(issue.message ?? '') ? 'source_too_large' : 'missing_source';
   if (field === 'image') return issue.keyword === 'too_big' ? 'image_too_large' : 'invalid_image';
+  if (field === 'kind') return 'invalid_kind'; // the standalone runner's body
   if (field === 'params') return 'invalid_params';
   if (field === 'webhook') return 'bad_webhook';
   // the body schemas have no other field: unknown ones are stripped, not checked
