@@ -26,16 +26,23 @@ export class ExportRenderer implements Renderer {
   private idle: Worker[] = [];
   private readonly all = new Set<Worker>();
   private closed = false;
+  /** the first thread, loading while the service starts: readiness does not wait for it, the first job does */
+  private warming: Promise<void> | null = null;
 
   constructor(private readonly o: ExportRendererOptions) {}
 
   async start(): Promise<void> {
     this.closed = false;
-    if (!this.idle.length) this.idle.push(await this.spawn());
+    if (this.idle.length || this.warming) return;
+    this.warming = this.spawn().then(
+      (w) => void this.release(w),
+      (err) => this.o.log.warn({ err }, 'export worker warm-up failed (the first job starts one)'),
+    ).finally(() => (this.warming = null));
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.warming;
     const all = [...this.all];
     this.all.clear();
     this.idle = [];
@@ -45,6 +52,7 @@ export class ExportRenderer implements Renderer {
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
     if (!KINDS.has(job.kind)) throw new JobFailure(`render failed: a ${job.kind} is not made by the export worker`, null);
     if (hooks.signal.aborted) throw new Error('aborted');
+    if (!this.idle.length && this.warming) await this.warming;
     const worker = this.idle.pop() ?? (await this.spawn());
     hooks.onProgress?.(0, { done: 0, total: 1 });
     const task: ExportTask = { kind: job.kind as ExportTask['kind'], source: job.source, params: { ...job.params }, assets: job.assets, outPath: job.outPath };
