@@ -232,8 +232,8 @@ export const JobReady = z
     completed_at: z.number().int().optional(),
     url: z.string().meta({ description: 'Relative path on this host: /v1/outputs/<job_id>.<ext>' }),
     mime: z.enum(['image/png', 'video/mp4', 'image/gif', 'model/gltf-binary', 'image/svg+xml']),
-    width: z.number().int().optional().meta({ description: 'Added: the real output width.' }),
-    height: z.number().int().optional().meta({ description: 'Added: the real output height.' }),
+    width: z.number().int().optional().meta({ description: 'Added: the real output width (a mesh: its bounding box in mesh units, rounded; a vectorized drawing: its image\'s pixels).' }),
+    height: z.number().int().optional().meta({ description: 'Added: the real output height (a mesh: `size`, rounded).' }),
   })
   .meta({ id: 'JobReady' });
 

@@ -2,10 +2,11 @@
 // the Khronos glTF validator on the meshes, and every limit of the two routes at and just past its edge.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startApp, exportRenderer, post, waitJob, runJob, multipart, ownExample, type TestApp } from '../helpers/app.js';
-import { validate, errorsOf, readGlb, extent, drawPng, corpusSvgs, SKIP_CORPUS, type Pt } from '../export/helpers.js';
+import { validate, errorsOf, readGlb, extent, drawPng, corpusSvgs, SKIP_CORPUS, HANDDRAWN_JPG, type Pt } from '../export/helpers.js';
 import { encodePng } from '../../src/render/png.js';
 import { LIMITS } from '../../src/contract/limits.js';
 
@@ -238,4 +239,14 @@ test('POST /v1/vectorize: a blank page ends the job in error empty_drawing', asy
 test('mesh and vectorize jobs leave no partial file behind', async () => {
   const names = await readdir(join(t.dataDir, 'outputs'));
   assert.deepEqual(names.filter((n) => n.endsWith('.tmp')), []);
+});
+
+test('POST /v1/vectorize: the gallery\'s hand-drawn image gives an SVG that POST /v1/mesh turns into a valid glb', { skip: SKIP_CORPUS }, async () => {
+  const jpg = readFileSync(HANDDRAWN_JPG);
+  const r = await runJob(t.app, '/v1/vectorize', { image: jpg.toString('base64') });
+  assert.equal(r.json().status, 'ready', r.body);
+  const svg = (await output(r.json().url)).bytes.toString('utf8');
+  const { glb } = await meshOf(svg, { round: 2 });
+  const report = await validate(glb);
+  assert.equal(report.issues.numErrors, 0, errorsOf(report));
 });
