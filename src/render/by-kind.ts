@@ -15,8 +15,9 @@ export class RendererByKind implements Renderer {
     return r.render(job, hooks);
   }
 
+  /** One after the other, in the order given: the browser's warm-up does not compete with a worker's for the CPU. */
   async start(): Promise<void> {
-    await Promise.all(this.unique.map((r) => r.start()));
+    for (const r of this.unique) await r.start();
   }
 
   async close(): Promise<void> {

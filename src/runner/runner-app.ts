@@ -50,6 +50,9 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
   const app = Fastify({
     loggerInstance: o.log,
     bodyLimit: BODY_MAX_BYTES,
+    // onReady starts the renderer (Chromium and its warm pages): on a busy 2-core machine that alone can pass
+    // Fastify's 10 s default, and the process would exit before serving anything
+    pluginTimeout: 120_000,
     logController: new LogController({ disableRequestLogging: true }),
     frameworkErrors: answerFrameworkError,
     schemaErrorFormatter: requestError,
