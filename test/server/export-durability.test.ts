@@ -63,3 +63,28 @@ test('mesh and vectorize jobs waiting when the service stops render after the re
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+test('DELETE on a rendering vectorize job stops its worker thread at once: cancelled, no partial file, the next job renders', async () => {
+  const t = await startApp({ renderer: exportRenderer() });
+  try {
+    const side = 2048;
+    const ink = encodePng(new Uint8Array(side * side * 4).map((_, i) => (i % 4 === 3 ? 255 : 0)), side, side);
+    const r = await post(t.app, '/v1/vectorize', { image: ink.toString('base64'), params: { maxDim: 2048, bridge: 64 } });
+    assert.equal(r.statusCode, 202, r.body);
+    const id = r.json().job_id;
+    // wait until it is in hand (queue_position 0), then cancel
+    for (;;) {
+      const v = (await t.app.inject({ url: `/v1/jobs/${id}` })).json();
+      if (v.queue_position === 0) break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    const del = await t.app.inject({ method: 'DELETE', url: `/v1/jobs/${id}` });
+    assert.equal(del.statusCode, 200, del.body);
+    assert.equal(del.json().code, 'cancelled');
+    assert.deepEqual((await readdir(join(t.dataDir, 'outputs'))).filter((n) => !n.endsWith('.glb')), []);
+    const next = await runJob(t.app, '/v1/mesh', { source: MARK_SVG });
+    assert.equal(next.json().status, 'ready', next.body);
+  } finally {
+    await t.close();
+  }
+});
