@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startApp, exportRenderer, post, waitJob, runJob, multipart, ownExample, type TestApp } from '../helpers/app.js';
-import { validate, errorsOf, readGlb, extent, drawPng, corpusSvgs, SKIP_CORPUS, HANDDRAWN_JPG, type Pt } from '../export/helpers.js';
+import { validate, errorsOf, readGlb, extent, drawPng, corpusSvgs, strokeMask, svgPolylines, iou, dilate, SKIP_CORPUS, HANDDRAWN_JPG, type Pt } from '../export/helpers.js';
 import { encodePng } from '../../src/render/png.js';
 import { LIMITS } from '../../src/contract/limits.js';
 
@@ -47,6 +47,13 @@ const LINES: Pt[][] = [
   [[230, 60], [260, 120], [290, 60], [320, 120]],
 ];
 const drawing = () => drawPng(LINES, 6, 360, 240).png;
+
+/** The SVG's polylines stroked back at the drawing's size against the drawing's ink, 2 px dilation each. */
+function coverage(svg: string, stroke: number): number {
+  const { mask } = drawPng(LINES, 6, 360, 240);
+  const back = strokeMask(svgPolylines(svg).lines, stroke, 360, 240);
+  return iou(dilate(back, 360, 240, 2), dilate(mask, 360, 240, 2));
+}
 
 test('POST /v1/mesh: 202 kind mesh, then a .glb the Khronos validator accepts, size tall and depth deep (1%)', async () => {
   const r = await post(t.app, '/v1/mesh', { source: MARK_SVG, params: { depth: 7, size: 42, round: 0 } });
@@ -138,8 +145,8 @@ test('POST /v1/mesh: depth and size above 0, round 0 or more (at and just past e
   }
 });
 
-test('POST /v1/vectorize: an inline line drawing gives a centreline SVG that POST /v1/mesh turns into a valid glb', async () => {
-  const r = await runJob(t.app, '/v1/vectorize', { image: drawing().toString('base64'), params: { strokeWidth: 4 } });
+test('POST /v1/vectorize: an inline line drawing gives a centreline SVG covering its strokes (IoU ≥ 0.9) that POST /v1/mesh turns into a valid glb', async () => {
+  const r = await runJob(t.app, '/v1/vectorize', { image: drawing().toString('base64'), params: { strokeWidth: 6 } });
   assert.equal(r.statusCode, 200, r.body);
   const job = r.json();
   assert.equal(job.kind, 'vectorize');
@@ -149,7 +156,9 @@ test('POST /v1/vectorize: an inline line drawing gives a centreline SVG that POS
   const out = await output(job.url);
   assert.match(out.type, /^image\/svg\+xml/);
   const svg = out.bytes.toString('utf8');
-  assert.match(svg, /^<svg[\s\S]*stroke-width="4"[\s\S]*<\/svg>\s*$/);
+  assert.match(svg, /^<svg[\s\S]*stroke-width="6"[\s\S]*<\/svg>\s*$/);
+  const score = coverage(svg, 6);
+  assert.ok(score >= 0.9, `coverage IoU ${score.toFixed(3)}`);
   const { glb } = await meshOf(svg, { depth: 4, size: 80 });
   const report = await validate(glb);
   assert.equal(report.issues.numErrors, 0, errorsOf(report));
