@@ -48,6 +48,7 @@ export class ChromiumRenderer implements Renderer {
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
+    if (job.kind === 'mesh' || job.kind === 'vectorize') throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, null);
     const t0 = performance.now();
     const plan = prepare(job);
     const compileMs = performance.now() - t0;
@@ -85,7 +86,7 @@ export class ChromiumRenderer implements Renderer {
         throw err;
       }
       this.o.log.warn({ err, job_id: job.id }, 'render stage failed');
-      throw new JobFailure(renderReason(err), null);
+      throw new JobFailure(renderReason(err, job.kind), null);
     } finally {
       hooks.signal.removeEventListener('abort', onAbort);
       this.browser.release(page, healthy);
@@ -185,9 +186,10 @@ function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
 
-function renderReason(err: unknown): string {
+function renderReason(err: unknown, kind: RenderJob['kind']): string {
   const m = err instanceof Error ? err.message : String(err);
-  if (/ffmpeg/i.test(m)) return 'video encoder failed';
+  // ffmpeg's own words (its stderr, paths) are for the log, not the client
+  if (/ffmpeg/i.test(m)) return kind === 'gif' ? 'GIF encoder failed' : 'video encoder failed';
   if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m)) return 'browser crashed during the render';
   return `render failed: ${m.split('\n')[0].slice(0, 160)}`;
 }
