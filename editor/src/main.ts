@@ -59,7 +59,7 @@ interface Good {
 let good: Good | null = null;
 let t = 0;
 let playing = false;
-let assets: Record<string, string> = loadAssets();
+const assets: Record<string, string> = loadAssets();
 let firstPreviewMs: number | null = null;
 let previewCount = 0;
 

@@ -3,13 +3,14 @@
 // count. Pipelined: while the consumer converts and writes a picture, the page already draws the next one.
 import { evaluateAt, type EvaluatedFrame, type Plan } from './prepare.js';
 import type { ViewerPage } from './page/viewer-page.js';
+import type { PixelFormat } from './page/draw-script.js';
 import { assetFailure } from './job-assets.js';
 import { JobFailure } from './types.js';
 import type { StageClock } from './stage-times.js';
 
 export interface Picture {
-  /** RGBA, top row first */
-  rgba: Buffer;
+  /** RGBA or I420 (the sequence's format), top row first */
+  pixels: Buffer;
   /** index of its first frame */
   first: number;
   /** how many consecutive frames show it */
@@ -41,9 +42,10 @@ export async function drawFrame(
   frame: EvaluatedFrame,
   previous: Buffer | null,
   clock?: StageClock,
+  format: PixelFormat = 'rgba',
 ): Promise<Buffer> {
-  const r = await page.draw(frame.json, plan.width, plan.height, clock);
-  if ('rgba' in r) return r.rgba;
+  const r = await page.draw(frame.json, plan.width, plan.height, clock, format);
+  if ('pixels' in r) return r.pixels;
   if ('unchanged' in r) {
     if (previous) return previous;
     throw new JobFailure('render failed: the page reported an unchanged first frame', null);
@@ -52,7 +54,14 @@ export async function drawFrame(
   throw new JobFailure(`render failed: ${r.error.message}`, null);
 }
 
-export async function* frameSequence(plan: Plan, page: ViewerPage, source: string, signal: AbortSignal, stats: SequenceStats): AsyncGenerator<Picture> {
+export async function* frameSequence(
+  plan: Plan,
+  page: ViewerPage,
+  source: string,
+  signal: AbortSignal,
+  stats: SequenceStats,
+  format: PixelFormat = 'rgba',
+): AsyncGenerator<Picture> {
   let lastYield = performance.now();
   const evaluate = (i: number): EvaluatedFrame => {
     const t0 = performance.now();
@@ -63,7 +72,7 @@ export async function* frameSequence(plan: Plan, page: ViewerPage, source: strin
   const startDraw = (f: EvaluatedFrame, previous: Buffer | null) => {
     plan.assets.check(f.value); // only values that get drawn: a repeat uses no new image
     stats.drawn++;
-    const p = drawFrame(page, plan, source, f, previous, stats.clock);
+    const p = drawFrame(page, plan, source, f, previous, stats.clock, format);
     p.catch(() => {}); // awaited below; a failure while the consumer still writes must not go unhandled
     return p;
   };
@@ -74,7 +83,7 @@ export async function* frameSequence(plan: Plan, page: ViewerPage, source: strin
   while (i < plan.frames) {
     if (signal.aborted) throw new Aborted();
     const w0 = performance.now();
-    const rgba = await drawing;
+    const pixels = await drawing;
     stats.drawMs += performance.now() - w0;
     let j = i + 1;
     let next: EvaluatedFrame | null = null;
@@ -90,8 +99,8 @@ export async function* frameSequence(plan: Plan, page: ViewerPage, source: strin
         break;
       }
     }
-    if (next) drawing = startDraw(next, rgba);
-    yield { rgba, first: i, count: j - i };
+    if (next) drawing = startDraw(next, pixels);
+    yield { pixels, first: i, count: j - i };
     lastYield = performance.now();
     i = j;
     if (next) cur = next;

@@ -144,6 +144,6 @@ test('GET /v1/assets/{key}: the uploaded bytes with their sniffed type; SVG sand
   for (const key of ['asset_' + '0'.repeat(32), 'asset_' + '0'.repeat(31), '..%2Fjobs.journal', keys['a.png']!.toUpperCase()]) {
     const r = await t.app.inject({ url: `/v1/assets/${key}` });
     assert.equal(r.statusCode, 404, key);
-    assert.equal(r.body, '{"error":"not_found"}');
+    assert.equal(r.body, '{"error":"not_found","code":"not_found"}');
   }
 });

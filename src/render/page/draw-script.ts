@@ -3,12 +3,20 @@
 // half that decodes them. Format: a header word h; h >= 2^31: a run of (h - 2^31) copies of the next word; else
 // h literal words follow.
 
+/** The picture format a frame leaves the page in: RGBA (PNG, GIF) or I420 converted on the GPU (video). */
+export type PixelFormat = 'rgba' | 'i420';
+
+/** Bytes of one picture of a format. */
+export function pictureBytes(format: PixelFormat, width: number, height: number): number {
+  return format === 'rgba' ? width * height * 4 : (width * height * 3) / 2;
+}
+
 /**
- * Installed in the page after the viewer module: window.__cmrDraw(json) -> {px: RLE bytes, t: [draw, read, pack]
- * ms} | null (unchanged) | {error}. The stage times let the renderer say where a frame's time went.
+ * Installed in the page after the viewer module: window.__cmrDraw(json, format) -> {px: RLE bytes, t: [draw, read,
+ * pack] ms} | null (unchanged) | {error}. The stage times let the renderer say where a frame's time went.
  */
 export const DRAW_SCRIPT = `
-window.__cmrDraw = async function (json) {
+window.__cmrDraw = async function (json, format) {
   const v = window.cmViewer;
   const t0 = performance.now();
   let value;
@@ -18,9 +26,11 @@ window.__cmrDraw = async function (json) {
   if (!r.ok) return { error: r.error };
   if (!r.changed) return null;
   const t1 = performance.now();
-  const px = v.pixels();
+  const px = format === 'i420' ? v.pixelsI420() : v.pixels();
   const t2 = performance.now();
-  const src = new Uint32Array(px.buffer, px.byteOffset, px.byteLength >>> 2);
+  // an I420 picture is not always a whole number of words: its buffer is padded (the GPU target's rows), so the
+  // last word is read whole and Node drops the padding
+  const src = new Uint32Array(px.buffer, px.byteOffset, (px.byteLength + 3) >>> 2);
   const n = src.length;
   const out = new Uint32Array(n + (n >>> 1) + 16);
   let o = 0, i = 0;
@@ -43,8 +53,9 @@ window.__cmrDraw = async function (json) {
 true;
 `;
 
-/** Decodes __cmrDraw's run-length words into RGBA bytes. */
-export function decodeRle(enc: Uint8Array, pixelCount: number): Buffer {
+/** Decodes __cmrDraw's run-length words into the picture's bytes (byteCount, the last word's padding dropped). */
+export function decodeRle(enc: Uint8Array, byteCount: number): Buffer {
+  const pixelCount = (byteCount + 3) >>> 2; // words
   const out = Buffer.allocUnsafe(pixelCount * 4);
   const dst = new Uint32Array(out.buffer, out.byteOffset, pixelCount);
   const aligned = enc.byteOffset % 4 === 0 ? enc : new Uint8Array(enc);
@@ -65,6 +76,6 @@ export function decodeRle(enc: Uint8Array, pixelCount: number): Buffer {
       o += h;
     }
   }
-  if (o !== pixelCount || i !== src.length) throw new Error(`frame decode: got ${o} pixels, expected ${pixelCount}`);
-  return out;
+  if (o !== pixelCount || i !== src.length) throw new Error(`frame decode: got ${o} words, expected ${pixelCount}`);
+  return byteCount === out.length ? out : out.subarray(0, byteCount);
 }

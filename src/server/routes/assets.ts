@@ -9,8 +9,8 @@ import { sniffImage } from '../../contract/mime.js';
 import { AssetUpload, AssetsResponse } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import { Gate, sendRefusal, tooManyUploads } from '../durability/admission.js';
-import { HttpError, badRequest } from '../http/http-error.js';
-import { badRequestAnswer, errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
+import { HttpError, NOT_FOUND, badRequest } from '../http/http-error.js';
+import { badRequestAnswer, fileAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
 
 export interface AssetRoutesOptions {
   assets: AssetStore;
@@ -24,11 +24,13 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
   const schema = {
     summary: 'Upload image assets',
     operationId: 'uploadAssets',
+    tags: ['assets'],
     description: `multipart/form-data; every part with a filename is stored. At most ${LIMITS.assets.maxFiles} files of ${LIMITS.assets.maxFileBytes / 1024 / 1024} MiB each; PNG, JPEG, WebP, GIF or SVG, judged by their bytes. Assets expire after 24 hours. Pass the keys in the \`assets\` field of a render or frame request.`,
     consumes: ['multipart/form-data'],
     body: AssetUpload,
+    bodyExample: { 'earth.jpg': '(the file\'s bytes)' },
     response: {
-      200: json(AssetsResponse, 'Filename -> asset key.'),
+      200: json(AssetsResponse, 'Filename -> asset key.', { assets: { 'earth.jpg': 'asset_0123456789abcdef0123456789abcdef' } }),
       400: badRequestAnswer(['no_file', 'too_many_files', 'file_too_large', 'not_an_image', 'bad_multipart']),
       503: refusalAnswer(['too_many_uploads']),
     },
@@ -52,13 +54,13 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
       'image its scene uses. The 128-bit key is the capability; assets expire after 24 hours. SVG is answered with a ' +
       'sandboxing `content-security-policy` so that opening it directly runs nothing.',
     params: z.object({ key: z.string().meta({ description: 'An asset key, `asset_<32 hex>`.' }) }),
-    response: { 200: fileAnswer('The image.', IMAGE_TYPES), 404: errorAnswer('Unknown or expired key.') },
+    response: { 200: fileAnswer('The image.', IMAGE_TYPES), 404: notFoundAnswer('Unknown or expired key') },
   };
   app.get('/v1/assets/:key', { schema: getSchema }, async (req, reply) => {
     const { key } = req.params;
     const bytes = ASSET_KEY_RE.test(key) ? await readFile(assets.pathOf(key)).catch(() => null) : null;
     const mime = bytes ? sniffImage(bytes) : undefined;
-    if (!bytes || !mime) return reply.code(404).send({ error: 'not_found' });
+    if (!bytes || !mime) return reply.code(404).send(NOT_FOUND);
     return reply
       .header('content-type', mime)
       .header('cache-control', 'private, max-age=3600')
