@@ -42,6 +42,7 @@ const TAGS = [
   { name: 'export', description: 'Turn files into other files: SVG to glTF meshes, images to SVG.' },
   { name: 'language', description: 'Compile a source without rendering.' },
   { name: 'service', description: 'Liveness, this document, the smoke test.' },
+  { name: 'pages', description: 'Pages for people: the editor.' },
 ];
 
 /** The webhook a job with `webhook` calls when it ends: the job's view, as GET /v1/jobs/{id} answers it. */

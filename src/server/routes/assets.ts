@@ -49,6 +49,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
   const getSchema = {
     summary: 'Download an uploaded asset',
     operationId: 'getAsset',
+    tags: ['assets'],
     description:
       'Added: the bytes of an upload, typed by the same sniffing that admitted it, so a page (the editor) can show the ' +
       'image its scene uses. The 128-bit key is the capability; assets expire after 24 hours. SVG is answered with a ' +
