@@ -276,7 +276,9 @@ export class JobService {
     } catch (err) {
       // a stopped render (time limit, cancel, checkpoint) releases its page and kills its ffmpeg before the next job
       // starts, and before a cancel is answered (no partial file may be left behind it)
-      if ((timedOut || cancelled() || this.checkpointing) && rendering) await settle(rendering, STOP_SETTLE_MS);
+      // a job past its limit is answered at once; its page and encoder are let go before the next job starts
+      const stopped = (timedOut || cancelled() || this.checkpointing) && rendering;
+      if (stopped && !timedOut) await settle(stopped, STOP_SETTLE_MS);
       const done = this.o.now();
       const fresh = (await this.o.store.get(id)) ?? rec;
       if (this.checkpointing && !timedOut && !cancelled()) {
@@ -291,9 +293,13 @@ export class JobService {
       fresh.status = 'error';
       fresh.completed_at = done;
       fresh.timings = { queue_wait_ms: queueWait, total_ms: done - rec.created_at };
-      await this.o.outputs.discard(id, rec.kind);
+      if (!timedOut) await this.o.outputs.discard(id, rec.kind);
       await this.o.store.put(fresh);
       this.events.emit('ended', fresh);
+      if (timedOut) {
+        if (stopped) await settle(stopped, STOP_SETTLE_MS);
+        await this.o.outputs.discard(id, rec.kind);
+      }
       const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
       this.o.log[level](
         { job_id: id, kind: rec.kind, status: 'error', event: 'job_error', code: fresh.code, message: fresh.message, queue_wait_ms: queueWait, total_ms: done - rec.created_at, ...(err instanceof JobFailure ? {} : { err }) },
