@@ -6,8 +6,8 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { VideoEncoder, rgbaToI420 } from './ffmpeg.js';
-import { encodePng } from './png.js';
+import { VideoEncoder, rgbaToI420Async } from './ffmpeg.js';
+import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import { prepare, type Plan } from './prepare.js';
 import { Aborted, drawFrame, frameSequence, type SequenceStats } from './frame-sequence.js';
@@ -86,7 +86,7 @@ export class ChromiumRenderer implements Renderer {
     const t0 = performance.now();
     const rgba = await drawFrame(page, plan, job.source, plan.first, null);
     const t1 = performance.now();
-    const png = encodePng(rgba, plan.width, plan.height);
+    const png = await encodePngAsync(rgba, plan.width, plan.height);
     await mkdir(dirname(job.outPath), { recursive: true });
     const tmp = `${job.outPath}.tmp`;
     await writeFile(tmp, png);
@@ -103,7 +103,7 @@ export class ChromiumRenderer implements Renderer {
     try {
       for await (const pic of frameSequence(plan, page, job.source, hooks.signal, stats)) {
         const t0 = performance.now();
-        const yuv = rgbaToI420(pic.rgba, plan.width, plan.height);
+        const yuv = await rgbaToI420Async(pic.rgba, plan.width, plan.height);
         for (let k = 0; k < pic.count; k++) {
           if (hooks.signal.aborted) throw new Aborted();
           await enc.write(yuv);
