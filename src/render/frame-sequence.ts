@@ -5,6 +5,7 @@ import { checkWorkBudget, evaluateAt, type EvaluatedFrame, type Plan } from './p
 import type { ViewerPage } from './page/viewer-page.js';
 import { assetFailure } from './job-assets.js';
 import { JobFailure } from './types.js';
+import { pageReason } from './failure-reasons.js';
 import { LIMITS } from '../contract/limits.js';
 
 export interface Picture {
@@ -50,7 +51,7 @@ export async function drawFrame(page: ViewerPage, plan: Plan, source: string, fr
     throw new JobFailure('render failed: the page reported an unchanged first frame', null);
   }
   if (r.error.code === 'ASS001' && r.error.path) throw assetFailure(source, r.error.path, `image "${r.error.path}" could not be loaded`);
-  throw new JobFailure(`render failed: ${r.error.message}`, null);
+  throw new JobFailure(pageReason(r.error), null);
 }
 
 export async function* frameSequence(plan: Plan, page: ViewerPage, source: string, signal: AbortSignal, stats: SequenceStats): AsyncGenerator<Picture> {

@@ -11,6 +11,7 @@ import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import { prepare, type Plan } from './prepare.js';
 import { Aborted, drawFrame, frameSequence, type SequenceStats } from './frame-sequence.js';
+import { isNoSpace, pageReason, stageReason } from './failure-reasons.js';
 import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from './types.js';
 
 export interface ChromiumRendererOptions {
@@ -55,7 +56,10 @@ export class ChromiumRenderer implements Renderer {
     try {
       page.assets = plan.assets.byUrlPath;
       const loaded = await page.load({ width: plan.width, height: plan.height, runner: plan.runner });
-      if (!loaded.ok) throw new JobFailure(`render failed: ${loaded.error.message}`, null);
+      if (!loaded.ok) {
+        this.o.log.warn({ job_id: job.id, page_error: loaded.error }, 'drawing page refused the load');
+        throw new JobFailure(pageReason(loaded.error), null);
+      }
       const r =
         job.kind === 'frame' ? await this.frame(job, plan, page)
         : job.kind === 'gif' ? await this.gif(job, plan, page, hooks)
@@ -75,7 +79,7 @@ export class ChromiumRenderer implements Renderer {
         throw err;
       }
       this.o.log.warn({ err, job_id: job.id }, 'render stage failed');
-      throw new JobFailure(renderReason(err), null);
+      throw new JobFailure(stageReason(err), isNoSpace(err) ? 'storage_full' : null);
     } finally {
       hooks.signal.removeEventListener('abort', onAbort);
       this.browser.release(page, healthy);
@@ -159,11 +163,4 @@ export class ChromiumRenderer implements Renderer {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
-}
-
-function renderReason(err: unknown): string {
-  const m = err instanceof Error ? err.message : String(err);
-  if (/ffmpeg/i.test(m)) return 'video encoder failed';
-  if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m)) return 'browser crashed during the render';
-  return `render failed: ${m.split('\n')[0].slice(0, 160)}`;
 }
