@@ -12,7 +12,8 @@ import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import { prepare, type Plan } from './prepare.js';
 import { Aborted, drawFrame, frameSequence, type SequenceStats } from './frame-sequence.js';
 import { isNoSpace, pageReason, stageReason } from './failure-reasons.js';
-import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from './types.js';
+import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome, type WorkEstimate } from './types.js';
+import { estimateWork } from './work-estimate.js';
 
 export interface ChromiumRendererOptions {
   chromiumPath: string;
@@ -38,6 +39,10 @@ export class ChromiumRenderer implements Renderer {
 
   start(): Promise<void> {
     return this.browser.start();
+  }
+
+  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
+    return estimateWork(job);
   }
 
   close(): Promise<void> {

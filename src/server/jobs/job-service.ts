@@ -74,9 +74,11 @@ export class JobService {
   private checkpointing = false;
   /** jobs recovered at init, queued by resume() once the renderer is up */
   private recovered: string[] = [];
+  /** jobs admitted whose record is being written: they count against MAX_QUEUED_JOBS already (an exact cap) */
+  private reserved = 0;
 
   constructor(private readonly o: JobServiceOptions) {
-    this.queue = new RenderQueue(o.concurrency);
+    this.queue = new RenderQueue(o.concurrency, o.now);
     // every SSE stream listens; more than the default 10 is normal, not a leak
     this.events.setMaxListeners(0);
   }
@@ -138,16 +140,43 @@ export class JobService {
   admission(): Refusal | null {
     if (this.stopping || this.closing) return shuttingDown();
     const cap = this.o.maxQueuedJobs;
-    if (cap !== undefined && this.queue.size >= cap) return queueFull(this.queue.size, cap);
+    const queued = this.queue.size + this.reserved;
+    if (cap !== undefined && queued >= cap) return queueFull(queued, cap);
     return this.o.outputs.refusal();
   }
 
-  /** Creates a pending job and queues it; the render runs in the background. */
-  async create(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>, extras: JobExtras = {}): Promise<JobRecord> {
+  /**
+   * The job's estimated work (the renderer's estimate: frames x pixels x cost class), and the refusal when it cannot
+   * finish inside the job limit. No estimate (the source does not compile, ...): no refusal, the job fails on its own.
+   */
+  estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): { seconds?: number; refusal?: string } {
+    const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
+    const e = this.o.renderer.estimate?.({ kind, source, params, assets: files });
+    if (!e) return {};
+    const limit = this.o.jobTimeoutMs / 1000;
+    if (e.seconds <= limit) return { seconds: e.seconds };
+    const what = `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene`;
+    return {
+      seconds: e.seconds,
+      refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service (${what}), over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration) or fewer pixels`,
+    };
+  }
+
+  /**
+   * Creates a pending job and queues it; the render runs in the background. Call right after admission() (no await
+   * between): the job holds its place against MAX_QUEUED_JOBS from its first line. costSeconds: its estimate, for the
+   * queue's order.
+   */
+  async create(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>, extras: JobExtras = {}, costSeconds = 0): Promise<JobRecord> {
     const rec: JobRecord = { job_id: randomUUID(), kind, status: 'pending', created_at: this.o.now(), source, params, assets, ...extras };
-    await this.o.store.put(rec);
+    this.reserved++;
+    try {
+      await this.o.store.put(rec);
+    } finally {
+      this.reserved--;
+    }
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
-    this.enqueue(rec.job_id);
+    this.enqueue(rec.job_id, costSeconds);
     this.events.emit('queue');
     return rec;
   }
@@ -209,8 +238,8 @@ export class JobService {
     this.events.emit('changed', id);
   }
 
-  private enqueue(id: string): void {
-    void this.queue.add(id, () => this.run(id)).catch((err) => this.o.log.error({ err, job_id: id }, 'job runner crashed'));
+  private enqueue(id: string, costSeconds = 0): void {
+    void this.queue.add(id, () => this.run(id), costSeconds).catch((err) => this.o.log.error({ err, job_id: id }, 'job runner crashed'));
   }
 
   private run(id: string): Promise<void> {
@@ -246,8 +275,7 @@ export class JobService {
     aborted.catch(() => {});
     let rendering: Promise<unknown> | undefined;
     try {
-      const assetFiles: Record<string, string> = {};
-      for (const [path, key] of Object.entries(rec.assets)) assetFiles[path] = this.o.assets.pathOf(key);
+      const assetFiles = Object.fromEntries(Object.entries(rec.assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
       this.progress.set(id, 0);
       const outcome = await Promise.race([
         (rendering = this.o.renderer.render(

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../contract/limits.js';
 import { sniffImage } from '../../contract/mime.js';
+import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
 import { AssetUpload, AssetsResponse } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import { Gate, sendRefusal, tooManyUploads } from '../durability/admission.js';
@@ -26,7 +27,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
     body: AssetUpload,
     response: {
       200: json(AssetsResponse, 'Filename -> asset key.'),
-      400: badRequestAnswer(['no_file', 'too_many_files', 'file_too_large', 'not_an_image', 'bad_multipart']),
+      400: badRequestAnswer(['no_file', 'too_many_files', 'file_too_large', 'not_an_image', 'image_too_large', 'bad_multipart']),
       503: refusalAnswer(['too_many_uploads']),
     },
   };
@@ -34,7 +35,9 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
     if (!req.isMultipart()) throw noFile();
     if (!uploads.tryEnter()) return sendRefusal(reply, tooManyUploads(uploads.max));
     try {
-      return reply.send({ assets: await upload(req, assets) });
+      // sent as JSON text: the response schema's record would re-shape the map and drop a file named "__proto__"
+      const body = JSON.stringify({ assets: await upload(req, assets) });
+      return reply.type('application/json; charset=utf-8').send(body as never);
     } finally {
       uploads.leave();
     }
@@ -64,8 +67,12 @@ async function upload(req: FastifyRequest, assets: AssetStore): Promise<Record<s
   if (files.length === 0) throw noFile();
   for (const f of files) {
     if (!sniffImage(f.bytes)) throw badRequest('not_an_image', `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
+    const size = imageSize(f.bytes);
+    const tooLarge = size && imageSizeRefusal(size, LIMITS.image);
+    if (tooLarge) throw badRequest('image_too_large', `file "${f.name}" is too large to draw: ${tooLarge}`);
   }
-  const out: Record<string, string> = {};
-  for (const f of files) out[f.name] = await assets.save(f.bytes);
-  return out;
+  // file names are keys, never properties: "__proto__" or "constructor" is a name like any other
+  const saved: [string, string][] = [];
+  for (const f of files) saved.push([f.name, await assets.save(f.bytes)]);
+  return Object.fromEntries(saved);
 }

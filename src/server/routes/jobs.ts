@@ -25,7 +25,7 @@ const ENQUEUE = [
   { kind: 'frame', url: '/v1/frame', operationId: 'frame', summary: 'Render one PNG frame', body: FrameRequest },
 ] as const;
 
-const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset', 'bad_webhook', 'webhook_not_allowed', 'bad_idempotency_key'];
+const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset', 'too_much_work', 'bad_webhook', 'webhook_not_allowed', 'bad_idempotency_key'];
 
 /** Where a job is polled: the `Location` of its 202. */
 export const jobPath = (id: string) => `/v1/jobs/${id}`;
@@ -37,6 +37,12 @@ const RETRY_AFTER_HEADER = {
 };
 
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { jobs, assets, webhookPolicy, idempotency }) => {
+  // the asset map as the client sent it: validation re-shapes records and would drop an in-source path "__proto__"
+  const sentAssets = new WeakMap<object, unknown>();
+  app.addHook('preValidation', async (req) => {
+    const b = req.body as { assets?: unknown } | null | undefined;
+    if (b && typeof b === 'object' && b.assets && typeof b.assets === 'object') sentAssets.set(req, b.assets);
+  });
   for (const { kind, url, operationId, summary, body } of ENQUEUE) {
     const schema = {
       summary,
@@ -62,12 +68,15 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     // the body has passed its schema before the handler runs: validation comes before admission
     app.post(url, { schema }, async (req, reply) => {
       const create = async (): Promise<string> => {
-        const assetMap = await knownAssets(assets, req.body.assets);
+        const assetMap = await knownAssets(assets, (sentAssets.get(req) as Record<string, string> | undefined) ?? req.body.assets);
         const webhook = await checkedWebhook(webhookPolicy, req.body.webhook);
+        const { source, params } = req.body;
+        const work = jobs.estimate(kind, source, { ...params }, assetMap);
+        if (work.refusal) throw badRequest('too_much_work', work.refusal);
+        // no await between admission and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();
         if (refusal) throw new Refused(refusal);
-        const { source, params } = req.body;
-        const rec = await jobs.create(kind, source, { ...params }, assetMap, { webhook, idempotency: key ? { key, hash } : undefined });
+        const rec = await jobs.create(kind, source, { ...params }, assetMap, { webhook, idempotency: key ? { key, hash } : undefined }, work.seconds);
         return rec.job_id;
       };
       const key = req.headers['idempotency-key'];
@@ -150,12 +159,13 @@ class Refused extends Error {
 
 /** The request's asset map, once every key is known to the asset store (else 400 unknown_asset). */
 async function knownAssets(assets: AssetStore, map: Record<string, string> | undefined): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
+  const out: [string, string][] = [];
   for (const [path, key] of Object.entries(map ?? {})) {
     if (!(await assets.exists(key))) throw badRequest('unknown_asset', `assets["${path}"]: unknown asset key "${key}" (upload the file with POST /v1/assets)`);
-    out[path] = key;
+    out.push([path, key]);
   }
-  return out;
+  // in-source paths are keys, never properties (Object.fromEntries defines "__proto__" as an own key)
+  return Object.fromEntries(out);
 }
 
 /** The webhook to store, once its host resolves to addresses this service may call (else 400 with the reason's code). */
