@@ -8,6 +8,10 @@ export interface PageError {
   message: string;
 }
 
+import { isNoSpace } from '../contract/no-space.js';
+
+export { isNoSpace };
+
 const OUT_OF_MEMORY = /invalid (array|typed array|string) length|out of memory|allocation failed|array buffer allocation|maximum call stack/i;
 
 /** The reason a client sees for an error the drawing page reported (ASS001 is placed by the caller). */
@@ -24,12 +28,6 @@ export function pageReason(e: PageError): string {
     default:
       return 'render failed: internal error in the drawing page';
   }
-}
-
-/** True for an error raised because a disk is full (ENOSPC, EDQUOT). */
-export function isNoSpace(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || /\bENOSPC\b|no space left/i.test(err instanceof Error ? err.message : String(err));
 }
 
 /** The reason a client sees for an unexpected error of a render stage (Node, Playwright, ffmpeg). */

@@ -53,6 +53,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log,
     bodyLimit: LIMITS.bodyMaxBytes,
+    // a client that sends its request (headers and body) slowly is cut off: 408, the socket closed
+    requestTimeout: config.requestTimeoutMs,
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 4096 },
@@ -89,7 +91,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(outputRoutes, { outputs });
   await app.register(metaRoutes, { jobs, openapi: () => app.swagger() as Record<string, unknown>, tmpDir: join(config.dataDir, 'tmp') });
   await app.register(checkRoutes);
-  await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads) });
+  await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads), disk: services.disk });
 
   app.addHook('onReady', async () => {
     await renderer.start();

@@ -12,7 +12,9 @@ import type { JobKind, JobView } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import { planRecovery } from '../durability/recovery.js';
-import { queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import { diskFull, journalUnwritable, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import { isNoSpace } from '../../contract/no-space.js';
+import type { DiskSpace } from '../durability/disk-space.js';
 
 export interface JobServiceOptions {
   store: JobStore;
@@ -23,6 +25,8 @@ export interface JobServiceOptions {
   jobTimeoutMs: number;
   /** jobs waiting or rendering at most (default: no cap) */
   maxQueuedJobs?: number;
+  /** free space on DATA_DIR's disk (default: not watched) */
+  disk?: DiskSpace;
   log: Logger;
   now: () => number;
 }
@@ -33,6 +37,7 @@ function limitText(ms: number): string {
 }
 
 const INTERRUPTED = 'render interrupted: the service stopped';
+const NO_SPACE = 'render failed: the service ran out of disk space';
 export const CANCELLED = 'cancelled by the client';
 
 /** What a client may attach to a new job besides its body (webhooks, idempotency). */
@@ -143,6 +148,20 @@ export class JobService {
     const queued = this.queue.size + this.reserved;
     if (cap !== undefined && queued >= cap) return queueFull(queued, cap);
     return this.o.outputs.refusal();
+  }
+
+  /** Why no job can be stored now (the journal cannot be written, the disk is full), or null. */
+  async storageRefusal(): Promise<Refusal | null> {
+    if (this.o.store.writable && !(await this.o.store.writable())) return journalUnwritable();
+    const disk = this.o.disk;
+    if (disk && (await disk.short())) return diskFull(await disk.free(), disk.minFreeBytes);
+    return null;
+  }
+
+  /** Why the service cannot take work now (/healthz answers 503 with it), or null. A full queue is not counted. */
+  async health(): Promise<Refusal | null> {
+    if (this.stopping || this.closing) return shuttingDown();
+    return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 
   /**
@@ -348,6 +367,7 @@ function failureOf(err: unknown, how: { timedOut: boolean; aborted: boolean; lim
   if (how.timedOut) return { message: limitText(how.limitMs), code: null };
   if (how.aborted) return { message: INTERRUPTED, code: null };
   if (err instanceof JobFailure) return err.diagnostics ? { message: err.message, code: err.code, diagnostics: err.diagnostics } : { message: err.message, code: err.code };
+  if (isNoSpace(err)) return { message: NO_SPACE, code: 'storage_full' };
   return { message: 'render failed: internal error', code: null };
 }
 

@@ -6,7 +6,8 @@ import { LIMITS } from '../../contract/limits.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { AssetStore } from '../asset-store.js';
 import type { WebhookState } from '../jobs/store.js';
-import { sendRefusal } from '../durability/admission.js';
+import { journalUnwritable, sendRefusal } from '../durability/admission.js';
+import { isNoSpace } from '../../contract/no-space.js';
 import { badRequest, HttpError } from '../http/http-error.js';
 import { badRequestAnswer, errorAnswer, json, refusalAnswer } from '../http/responses.js';
 import { IdempotencyIndex, requestHash } from '../http/idempotency.js';
@@ -70,14 +71,22 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       const create = async (): Promise<string> => {
         const assetMap = await knownAssets(assets, (sentAssets.get(req) as Record<string, string> | undefined) ?? req.body.assets);
         const webhook = await checkedWebhook(webhookPolicy, req.body.webhook);
+        const storage = await jobs.storageRefusal();
+        if (storage) throw new Refused(storage);
         const { source, params } = req.body;
         const work = jobs.estimate(kind, source, { ...params }, assetMap);
         if (work.refusal) throw badRequest('too_much_work', work.refusal);
         // no await between admission and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();
         if (refusal) throw new Refused(refusal);
-        const rec = await jobs.create(kind, source, { ...params }, assetMap, { webhook, idempotency: key ? { key, hash } : undefined }, work.seconds);
-        return rec.job_id;
+        try {
+          const rec = await jobs.create(kind, source, { ...params }, assetMap, { webhook, idempotency: key ? { key, hash } : undefined }, work.seconds);
+          return rec.job_id;
+        } catch (err) {
+          // the journal could not take the record: nothing was queued, the client may retry once space returns
+          if (isNoSpace(err)) throw new Refused(journalUnwritable());
+          throw err;
+        }
       };
       const key = req.headers['idempotency-key'];
       const hash = key ? requestHash(url, req.body) : '';
