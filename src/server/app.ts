@@ -16,6 +16,7 @@ import { Gate } from './durability/admission.js';
 import { openServices } from './services.js';
 import { registerOpenApi } from './openapi.js';
 import { acceptJsonBodies } from './http/json-body.js';
+import { limitRequestTime } from './http/request-timeout.js';
 import { requestError } from './http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
 import { openCors } from './http/cors.js';
@@ -54,7 +55,6 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     loggerInstance: log,
     bodyLimit: LIMITS.bodyMaxBytes,
     // a client that sends its request (headers and body) slowly is cut off: 408, the socket closed
-    requestTimeout: config.requestTimeoutMs,
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 4096 },
@@ -79,6 +79,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   await openCors(app);
 
+  limitRequestTime(app, config.requestTimeoutMs);
   acceptJsonBodies(app);
   await app.register(multipart, { limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } });
   app.setErrorHandler(answerError);
