@@ -247,11 +247,12 @@ async function main(): Promise<number> {
     const peakRss = Math.max(peakBefore, svc.peakRss());
     const rssNow = svc.rss();
 
+    // probes stop before the shutdown (its 503 shutting_down is not a failure)
+    probing = false;
+    await prober;
     const stop = await svc.kill('SIGTERM', 30_000);
     if (stop.code !== 0) problems.push(`the service did not stop cleanly on SIGTERM: ${JSON.stringify(stop)}`);
 
-    probing = false;
-    await prober;
     const ordinary = accepted.filter((a) => !a.req.kind.startsWith('hostile') && endedAt.has(a.id)).map((a) => endedAt.get(a.id)! - a.at);
     const rejected400 = statuses.get(400) ?? 0;
     const rejected503 = statuses.get(503) ?? 0;
