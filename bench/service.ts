@@ -1,26 +1,51 @@
 // npm run bench: median POST-to-ready time of frame and 2 s 30 fps video jobs at 1920x1080 on a warm service (real
 // Chromium, real ffmpeg, HTTP over loopback): docs-api-quick (2D), homepage (extruded glyph) and lava-lamp
-// (metaballs), each beside the reference runner's time on this kind of machine and our target.
-// BENCH_RUNS sets the runs of the light cases (default 7); the heavy ones take at most 3.
+// (metaballs), each beside the reference runner's time on this kind of machine and our target; then, per job,
+// where the time went (stage-times.ts: sums over frames of the last run, in ms, and per frame) and the time per
+// frame of homepage by resolution. Also a 2 s, 15 fps, 480-wide GIF of homepage and a mesh of the plinken SVG (our
+// own examples stand in for both when ../shared is absent: glyphs-3d.cm and svg-mark.cm).
+// BENCH_RUNS sets the runs of the light cases (default 7); the heavy ones take at most 3. BENCH_ONLY=<substring>
+// runs only the cases whose name contains it.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { examplesDir } from '../test/helpers/shared.js';
+import { examplesDir, hasCorpus, ownExamplesDir } from '../test/helpers/shared.js';
 import pino from 'pino';
 import { buildApp } from '../src/server/app.js';
 import { defaultConfig } from '../src/server/config.js';
 import { ChromiumRenderer } from '../src/render/renderer.js';
+import { RendererByKind } from '../src/render/by-kind.js';
+import { ExportRenderer } from '../src/export/export-renderer.js';
 import { defaultChromiumPath } from '../src/render/chromium.js';
+import { STAGES } from '../src/render/stage-times.js';
+import type { Renderer, RenderTimings } from '../src/render/types.js';
 
 const read = (name: string) => readFileSync(join(examplesDir, `${name}.cm`), 'utf8');
 const source = read('docs-api-quick');
 const homepage = read('homepage');
 const lava = read('lava-lamp');
+const own = (name: string) => readFileSync(join(ownExamplesDir, `${name}.cm`), 'utf8');
+const svgIn = (text: string) => /<svg[\s>][\s\S]*?<\/svg>/.exec(text)![0];
+const gifScene = hasCorpus ? homepage : own('glyphs-3d');
+const plinken = svgIn(hasCorpus ? read('plinken-svg') : own('svg-mark'));
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-bench-'));
 const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
-const renderer = new ChromiumRenderer({ chromiumPath: defaultChromiumPath(), log });
+const chromium = new ChromiumRenderer({ chromiumPath: defaultChromiumPath(), log });
+const exporter = new ExportRenderer({ log });
+const byKind = new RendererByKind({ frame: chromium, video: chromium, gif: chromium, mesh: exporter, vectorize: exporter });
+// the renderer as the service sees it, keeping the timings of the last job for the breakdown
+let lastTimings: RenderTimings | null = null;
+const renderer: Renderer = {
+  start: () => byKind.start(),
+  close: () => byKind.close(),
+  render: async (j, h) => {
+    const o = await byKind.render(j, h);
+    lastTimings = o.timings;
+    return o;
+  },
+};
 const app = await buildApp({ config: { ...defaultConfig(), dataDir, logLevel: 'warn' }, renderer, logger: log });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const addr = app.server.address();
@@ -44,28 +69,57 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const cases = [
+interface Case {
+  name: string;
+  path: string;
+  body: { source: string; params: { width?: number; height?: number; duration?: number; fps?: number; at?: number; depth?: number; size?: number } };
+  reference?: number;
+  target?: number;
+  heavy?: true;
+}
+const allCases: Case[] = [
   { name: 'frame 1920x1080', path: '/v1/frame', body: { source, params: { width: 1920, height: 1080 } }, reference: 1.0, target: 0.25 },
   { name: 'video 2 s 30 fps 1920x1080', path: '/v1/render', body: { source, params: { width: 1920, height: 1080, duration: 2, fps: 30 } }, reference: 10.3, target: 1.0 },
   { name: 'homepage frame 1920x1080', path: '/v1/frame', body: { source: homepage, params: { width: 1920, height: 1080, at: 1.5 } }, reference: 1.5, target: 0.4 },
   { name: 'homepage video 2 s 30 fps', path: '/v1/render', body: { source: homepage, params: { width: 1920, height: 1080, duration: 2, fps: 30 } }, reference: 17.5, target: 3.0, heavy: true },
+  { name: `${hasCorpus ? 'homepage' : 'glyphs-3d'} GIF 2 s 15 fps 480 wide`, path: '/v1/gif', body: { source: gifScene, params: { width: 480, duration: 2, fps: 15 } }, reference: NaN, target: 2.0 },
+  { name: `mesh of the ${hasCorpus ? 'plinken' : 'svg-mark'} SVG`, path: '/v1/mesh', body: { source: plinken, params: { depth: 20, size: 100 } }, reference: NaN, target: 0.3 },
   { name: 'lava-lamp frame 1920x1080', path: '/v1/frame', body: { source: lava, params: { width: 1920, height: 1080, at: 1.5 } }, reference: 8.0, target: 1.5, heavy: true },
+  { name: 'homepage video 10 s 30 fps', path: '/v1/render', body: { source: homepage, params: { width: 1920, height: 1080, duration: 10, fps: 30 } }, heavy: true },
+  { name: 'homepage frame 3840x2160', path: '/v1/frame', body: { source: homepage, params: { width: 3840, height: 2160, at: 1.5 } }, heavy: true },
+  { name: 'homepage video 2 s 30 fps 1280x720', path: '/v1/render', body: { source: homepage, params: { width: 1280, height: 720, duration: 2, fps: 30 } }, heavy: true },
+  { name: 'homepage video 2 s 30 fps 640x360', path: '/v1/render', body: { source: homepage, params: { width: 640, height: 360, duration: 2, fps: 30 } }, heavy: true },
 ];
+const cases = allCases.filter((c) => !process.env.BENCH_ONLY || c.name.includes(process.env.BENCH_ONLY));
 
 try {
   for (const c of cases) await job(c.path, c.body); // warm-up
   const rows: string[] = [];
+  const stageRows: string[] = [];
   for (const c of cases) {
     const times: number[] = [];
-    const runs = 'heavy' in c ? Math.min(3, RUNS) : RUNS;
+    const runs = c.heavy ? Math.min(3, RUNS) : RUNS;
     for (let i = 0; i < runs; i++) times.push(await job(c.path, c.body));
     const s = times.map((x) => x / 1000);
-    rows.push(`| ${c.name} | ${runs} | ${median(s).toFixed(3)} | ${Math.min(...s).toFixed(3)} | ${Math.max(...s).toFixed(3)} | ${c.reference.toFixed(1)} | ${c.target.toFixed(2)} |`);
+    const med = median(s);
+    const ref = c.reference && !Number.isNaN(c.reference) ? `${c.reference.toFixed(1)} (x${(c.reference / med).toFixed(1)})` : '';
+    const frames = c.body.params.duration ? Math.round(c.body.params.duration * (c.body.params.fps ?? 0)) : 1;
+    rows.push(
+      `| ${c.name} | ${runs} | ${med.toFixed(3)} | ${Math.min(...s).toFixed(3)} | ${Math.max(...s).toFixed(3)} | ` +
+        `${((med * 1000) / frames).toFixed(1)} | ${ref} | ${c.target?.toFixed(2) ?? ''} |`,
+    );
+    const t = lastTimings as RenderTimings | null;
+    if (t) stageRows.push(`| ${c.name} | ${STAGES.map((st) => (t[`${st}_ms`] ?? 0).toFixed(0)).join(' | ')} | ${t.render_ms.toFixed(0)} |`);
   }
   console.log('\nPOST to ready on a warm service (seconds; the reference runner on this kind of machine, lava-lamp 7-9 s)\n');
-  console.log('| job | runs | median | min | max | reference runner | target |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| job | runs | median | min | max | ms per frame | reference runner (ratio) | target |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
+  console.log('\nWhere the time went in the last run (ms, summed over frames; a video\'s stages overlap, so they add up to');
+  console.log('more than the wall time; "wait" is the page time the pipeline could not hide)\n');
+  console.log(`| job | ${STAGES.join(' | ')} | wait |`);
+  console.log(`|---|${STAGES.map(() => '---').join('|')}|---|`);
+  for (const r of stageRows) console.log(r);
   console.log('');
 } finally {
   await app.close();

@@ -1,6 +1,6 @@
-// `cmrender` command line: `check FILE [--json]`, `eval FILE --at T [--json]` (the language, synchronous), and the
-// local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o OUT.glb`, `vectorize IN.png -o
-// OUT.svg` (render-command.ts, export-commands.ts; these answer a promise).
+// `cmrender` command line: `check FILE|- [--json]` (`-` reads standard input), `eval FILE --at T [--json]` (the
+// language, synchronous), and the local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o
+// OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise).
 // Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
 // Human output of check: each diagnostic as `file:line:col: error[CODE]: message` over its source line with the
 // span underlined (src/cli/pretty.ts), then a count ("2 errors"); `ok: FILE` on stdout when there is no error.
@@ -31,7 +31,7 @@ const defaultIo: Io = {
   colour: useColour(process.stderr),
 };
 
-const USAGE = `usage: cmrender check FILE [--json]
+const USAGE = `usage: cmrender check FILE|- [--json]
        cmrender eval FILE --at SECONDS [--json]
        ${RENDER_USAGE}
        ${MESH_USAGE}
@@ -69,7 +69,7 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
     } else if (a.startsWith('--at=') && cmd === 'eval') {
       at = parseAt(a.slice(5));
       if (at === null) return usage(io, `could not parse \`${a}\` as a duration`);
-    } else if (a.startsWith('-')) return usage(io, `unknown flag '${a}'`);
+    } else if (a.startsWith('-') && a !== '-') return usage(io, `unknown flag '${a}'`);
     else files.push(a);
   }
   if (files.length === 0) return usage(io, `\`${cmd}\` requires a source file argument`);
@@ -78,7 +78,8 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
   const file = files[0]!;
   let source: string;
   try {
-    const buf = readFileSync(file);
+    // `-` is standard input (file descriptor 0), e.g. `docker run -i IMAGE cmrender check - < scene.cm`
+    const buf = readFileSync(file === '-' ? 0 : file);
     if (buf.length > MAX_FILE) throw new Error(`file larger than ${MAX_FILE} bytes`);
     source = buf.toString('utf8');
   } catch (e) {

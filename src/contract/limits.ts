@@ -18,6 +18,21 @@ export const LIMITS = {
     width: { min: 16, max: 1920, default: 480 },
     height: { min: 16, max: 1920 },
   },
+  /**
+   * Mesh (service.md "POST /v1/mesh"): the SVG source is counted in UTF-8 bytes; depth, size and round are in mesh
+   * units. The work of one mesh is bounded by the export library's vertex cap (src/export/limits.ts).
+   */
+  mesh: { sourceMaxBytes: 64 * 1024, defaults: { depth: 20, size: 100, round: 0 } },
+  /**
+   * Vectorize (service.md "POST /v1/vectorize"): an inline image is at most 12 MiB of base64 (9 MiB of image), so its
+   * route takes bodies up to bodyMaxBytes; the parameter ranges bound the tracer's work (measured in
+   * src/export/limits.ts, which uses these).
+   */
+  vectorize: {
+    imageMaxBase64Chars: 12 * 1024 * 1024,
+    bodyMaxBytes: 13 * 1024 * 1024,
+    ranges: { strokeWidthMax: 1000, simplifyMax: 100, bridgeMax: 64, stitchMax: 1000, maxDimMax: 2048 },
+  },
   /** Output size when the scene has no design frame. */
   defaultFrame: { width: 1920, height: 1080 },
   assets: { maxFiles: 10, maxFileBytes: 25 * 1024 * 1024 },

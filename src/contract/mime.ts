@@ -8,7 +8,7 @@ export const OUTPUT_MIME = {
 } as const;
 export type OutputExt = keyof typeof OUTPUT_MIME;
 
-export const KIND_EXT = { frame: 'png', video: 'mp4', gif: 'gif' } as const satisfies Record<string, OutputExt>;
+export const KIND_EXT = { frame: 'png', video: 'mp4', gif: 'gif', mesh: 'glb', vectorize: 'svg' } as const satisfies Record<string, OutputExt>;
 
 export function mimeOfFilename(name: string): string | undefined {
   const ext = name.slice(name.lastIndexOf('.') + 1).toLowerCase();

@@ -1,6 +1,8 @@
 // The limits of the export library (POST /v1/mesh, POST /v1/vectorize and the CLI). They bound the work of
 // one job on a small machine whatever its input; the HTTP routes check their own body limits on top (an SVG
 // source of at most 64 KiB, 12 MiB of base64 image). Measured on the 2-core development machine.
+import { LIMITS } from '../contract/limits';
+
 export const EXPORT_LIMITS = {
   /** Vertices of the extruded solid as three.js builds it (non-indexed, before the GLB shares twins).
    *  A 28 KB SVG of 870 stroked circles reaches 1 M: about 2.5 s to extrude, 0.5 GB of memory, a 15 MB GLB
@@ -15,5 +17,5 @@ export const EXPORT_LIMITS = {
   /** Ranges of the vectorize parameters. maxDim is the working size the tracer thins and walks (the viewer
    *  fixes it at 700); the worst image for it, all ink, traces in 1.2 s at 700, 6.5 s at 1400 and 22 s
    *  (0.45 GB) at 2048, but 250 s (1.6 GB) at 4096. Each bridge pass is one dilation of the working image. */
-  vectorize: { strokeWidthMax: 1000, simplifyMax: 100, bridgeMax: 64, stitchMax: 1000, maxDimMax: 2048 },
+  vectorize: LIMITS.vectorize.ranges,
 } as const;

@@ -31,10 +31,11 @@ export function pageReason(e: PageError): string {
 }
 
 /** The reason a client sees for an unexpected error of a render stage (Node, Playwright, ffmpeg). */
-export function stageReason(err: unknown): string {
+export function stageReason(err: unknown, kind?: string): string {
   const m = err instanceof Error ? err.message : String(err);
   if (isNoSpace(err)) return 'render failed: the service ran out of disk space';
-  if (/ffmpeg/i.test(m)) return 'video encoder failed';
+  // ffmpeg's own words (its stderr, paths) are for the log, not the client
+  if (/ffmpeg/i.test(m)) return kind === 'gif' ? 'GIF encoder failed' : 'video encoder failed';
   if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m)) return 'browser crashed during the render';
   if (OUT_OF_MEMORY.test(m)) return 'render failed: the job needs more memory than the service has';
   return 'render failed: internal error';

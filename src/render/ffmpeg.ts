@@ -4,6 +4,7 @@
 // frames give the same bytes every run (fixed thread count, bit-exact muxing, no metadata).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { YUV } from '../contract/yuv.js';
 
 export interface EncoderOptions {
   ffmpegPath?: string;
@@ -17,19 +18,14 @@ export interface EncoderOptions {
   preset?: string;
 }
 
-// BT.709, limited range ("tv"), 8-bit: Y = 16 + 219·(Kr R + Kg G + Kb B)/255, Cb/Cr = 128 + 224·(...)/255, in 16.16
-// fixed point. Integer arithmetic only, so the same frame gives the same bytes on every machine.
-const FX = 65536;
-const Y_R = Math.round(0.2126 * 219 / 255 * FX), Y_G = Math.round(0.7152 * 219 / 255 * FX), Y_B = Math.round(0.0722 * 219 / 255 * FX);
-const CB_R = Math.round((-0.2126 / 1.8556) * 224 / 255 * FX), CB_G = Math.round((-0.7152 / 1.8556) * 224 / 255 * FX), CB_B = Math.round((0.5) * 224 / 255 * FX);
-const CR_R = Math.round((0.5) * 224 / 255 * FX), CR_G = Math.round((-0.7152 / 1.5748) * 224 / 255 * FX), CR_B = Math.round((-0.0722 / 1.5748) * 224 / 255 * FX);
-const Y_OFF = 16 * FX + FX / 2;
-const C_OFF = 128 * FX + FX / 2;
+const { yR: Y_R, yG: Y_G, yB: Y_B, cbR: CB_R, cbG: CB_G, cbB: CB_B, crR: CR_R, crG: CR_G, crB: CR_B } = YUV;
+const Y_OFF = YUV.yOff;
+const C_OFF = YUV.cOff;
 
 /**
  * RGBA (top row first, even width and height) -> planar YUV 4:2:0 (I420), BT.709 limited range. Chroma is the
- * average of each 2x2 block. Done once per distinct frame in Node: ffmpeg then only encodes, and repeated frames cost
- * neither a conversion nor 8 bytes a pixel through the pipe.
+ * average of each 2x2 block (src/contract/yuv.ts). The page does the same on the GPU for video frames
+ * (viewer/src/readback-i420.ts); this one serves what arrives as RGBA, and is the tests' oracle for the page's.
  */
 export function rgbaToI420(rgba: Uint8Array, width: number, height: number, out?: Buffer): Buffer {
   const c = i420Converter(rgba, width, height, out);

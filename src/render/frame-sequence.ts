@@ -3,14 +3,16 @@
 // count. Pipelined: while the consumer converts and writes a picture, the page already draws the next one.
 import { checkWorkBudget, evaluateAt, type EvaluatedFrame, type Plan } from './prepare.js';
 import type { ViewerPage } from './page/viewer-page.js';
+import type { PixelFormat } from './page/draw-script.js';
 import { assetFailure } from './job-assets.js';
 import { JobFailure } from './types.js';
 import { pageReason } from './failure-reasons.js';
 import { LIMITS } from '../contract/limits.js';
+import type { StageClock } from './stage-times.js';
 
 export interface Picture {
-  /** RGBA, top row first */
-  rgba: Buffer;
+  /** RGBA or I420 (the sequence's format), top row first */
+  pixels: Buffer;
   /** index of its first frame */
   first: number;
   /** how many consecutive frames show it */
@@ -18,7 +20,8 @@ export interface Picture {
 }
 
 export interface SequenceStats {
-  evaluateMs: number;
+  /** per-stage sums: evaluate, and the page's draw, read, pack, transfer and decode */
+  clock: StageClock;
   /** time spent waiting for the page (draw, read back, transfer, decode) not hidden behind the consumer */
   drawMs: number;
   drawn: number;
@@ -34,7 +37,15 @@ export class Aborted extends Error {
 }
 
 /** Draws one evaluated value in the page; an error from the page becomes the job's failure. */
-export async function drawFrame(page: ViewerPage, plan: Plan, source: string, frame: EvaluatedFrame, previous: Buffer | null): Promise<Buffer> {
+export async function drawFrame(
+  page: ViewerPage,
+  plan: Plan,
+  source: string,
+  frame: EvaluatedFrame,
+  previous: Buffer | null,
+  clock?: StageClock,
+  format: PixelFormat = 'rgba',
+): Promise<Buffer> {
   let timer: NodeJS.Timeout | undefined;
   const overBudget = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -44,8 +55,8 @@ export async function drawFrame(page: ViewerPage, plan: Plan, source: string, fr
     }, LIMITS.frameDrawMs);
   });
   overBudget.catch(() => {});
-  const r = await Promise.race([page.draw(frame.json, plan.width, plan.height), overBudget]).finally(() => clearTimeout(timer));
-  if ('rgba' in r) return r.rgba;
+  const r = await Promise.race([page.draw(frame.json, plan.width, plan.height, clock, format), overBudget]).finally(() => clearTimeout(timer));
+  if ('pixels' in r) return r.pixels;
   if ('unchanged' in r) {
     if (previous) return previous;
     throw new JobFailure('render failed: the page reported an unchanged first frame', null);
@@ -54,7 +65,14 @@ export async function drawFrame(page: ViewerPage, plan: Plan, source: string, fr
   throw new JobFailure(pageReason(r.error), null);
 }
 
-export async function* frameSequence(plan: Plan, page: ViewerPage, source: string, signal: AbortSignal, stats: SequenceStats): AsyncGenerator<Picture> {
+export async function* frameSequence(
+  plan: Plan,
+  page: ViewerPage,
+  source: string,
+  signal: AbortSignal,
+  stats: SequenceStats,
+  format: PixelFormat = 'rgba',
+): AsyncGenerator<Picture> {
   let lastYield = performance.now();
   // a scene that reads no time signal is the same picture at every time: one evaluation, one draw
   const timeFree = plan.first.timeFree;
@@ -63,7 +81,7 @@ export async function* frameSequence(plan: Plan, page: ViewerPage, source: strin
     if (i === 0 || timeFree) return plan.first;
     const t0 = performance.now();
     const f = evaluateAt(plan.program, i / plan.fps);
-    stats.evaluateMs += performance.now() - t0;
+    stats.clock.add('evaluate', performance.now() - t0);
     // the estimate at prepare() came from the first frame; a scene that grows later is stopped here
     nodes += f.nodes;
     checkWorkBudget(nodes, plan.frames);
@@ -72,7 +90,7 @@ export async function* frameSequence(plan: Plan, page: ViewerPage, source: strin
   const startDraw = (f: EvaluatedFrame, previous: Buffer | null) => {
     plan.assets.check(f.value); // only values that get drawn: a repeat uses no new image
     stats.drawn++;
-    const p = drawFrame(page, plan, source, f, previous);
+    const p = drawFrame(page, plan, source, f, previous, stats.clock, format);
     p.catch(() => {}); // awaited below; a failure while the consumer still writes must not go unhandled
     return p;
   };
@@ -83,7 +101,7 @@ export async function* frameSequence(plan: Plan, page: ViewerPage, source: strin
   while (i < plan.frames) {
     if (signal.aborted) throw new Aborted();
     const w0 = performance.now();
-    const rgba = await drawing;
+    const pixels = await drawing;
     stats.drawMs += performance.now() - w0;
     let j = i + 1;
     let next: EvaluatedFrame | null = null;
@@ -100,8 +118,8 @@ export async function* frameSequence(plan: Plan, page: ViewerPage, source: strin
         break;
       }
     }
-    if (next) drawing = startDraw(next, rgba);
-    yield { rgba, first: i, count: j - i };
+    if (next) drawing = startDraw(next, pixels);
+    yield { pixels, first: i, count: j - i };
     lastYield = performance.now();
     i = j;
     if (next) cur = next;

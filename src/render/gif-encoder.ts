@@ -10,6 +10,7 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { deflateRaw, inflateRaw } from 'node:zlib';
 import { GifEncodePass, GifPalettePass, type GifOptions } from './ffmpeg.js';
+import { PARTIAL_SUFFIXES } from './types.js';
 
 const deflate = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);
@@ -40,9 +41,11 @@ export class GifWriter {
   private pass2: GifEncodePass | null = null;
 
   constructor(private readonly o: GifWriterOptions) {
-    this.framesPath = `${o.outPath}.frames.deflate`;
-    this.palettePath = `${o.outPath}.palette.png`;
-    this.tmpPath = `${o.outPath}.tmp`;
+    // named by the renderer contract, so the output store can find and remove them after a crash
+    const [tmp, frames, palette] = PARTIAL_SUFFIXES;
+    this.framesPath = `${o.outPath}${frames}`;
+    this.palettePath = `${o.outPath}${palette}`;
+    this.tmpPath = `${o.outPath}${tmp}`;
     this.frameBytes = o.width * o.height * 4;
   }
 

@@ -1,15 +1,31 @@
 // The contract between the HTTP side (src/server) and the renderer (src/render).
+import type { StageTimings } from './stage-times.js';
 export interface RenderParams {
   fps?: number;
   duration?: number;
   at?: number;
   width?: number;
   height?: number;
+  /** mesh: thickness, target height, edge bevel */
+  depth?: number;
+  size?: number;
+  round?: number;
+  /** vectorize: the tracer's options */
+  strokeWidth?: number;
+  threshold?: number;
+  simplify?: number;
+  bridge?: number;
+  stitch?: number;
+  maxDim?: number;
 }
+
+/** What a job makes: drawn by the page (frame, video, gif) or built from geometry in Node (mesh, vectorize). */
+export type RenderKind = 'frame' | 'video' | 'gif' | 'mesh' | 'vectorize';
 
 export interface RenderJob {
   id: string;
-  kind: 'frame' | 'video' | 'gif';
+  kind: RenderKind;
+  /** the scene source; for a mesh the SVG document; for vectorize the in-source path of the image (a key of assets) */
   source: string;
   params: RenderParams;
   /** in-source path (as the scene writes it, e.g. "/img/earth.jpg") -> absolute path of the uploaded file */
@@ -18,10 +34,18 @@ export interface RenderJob {
   outPath: string;
 }
 
-export interface RenderTimings {
+/**
+ * The files a render may write next to `outPath` while it works: the partial output (renamed into place at the end)
+ * and the GIF encoder's frame store and palette. Whoever owns the output directory removes them after a failure, a
+ * cancel or a crash; a finished render leaves none.
+ */
+export const PARTIAL_SUFFIXES = ['.tmp', '.frames.deflate', '.palette.png'] as const;
+
+/** The classic four figures, plus where the time went stage by stage (stage-times.ts). */
+export interface RenderTimings extends StageTimings {
   /** compile and evaluate the first frame */
   compile_ms: number;
-  /** evaluate the other frames of a video */
+  /** evaluate every frame of a video (the first one included) */
   evaluate_ms?: number;
   /** draw in the page, read back and move the pixels out (what the pipeline could not hide) */
   render_ms: number;

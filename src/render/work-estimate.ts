@@ -37,6 +37,9 @@ export function costClass(value: Value): CostClass {
  * the job is then queued and fails with its own diagnostic, as before.
  */
 export function estimateWork(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
+  const kind = job.kind;
+  // a mesh or a vectorize is not drawn by the page: no estimate
+  if (kind !== 'frame' && kind !== 'video' && kind !== 'gif') return null;
   let plan;
   try {
     plan = prepare({ ...job, id: 'estimate', outPath: '' });
@@ -45,7 +48,7 @@ export function estimateWork(job: Pick<RenderJob, 'kind' | 'source' | 'params' |
   }
   const pixels = plan.width * plan.height;
   const cls = costClass(plan.first.value);
-  const drawn = job.kind === 'frame' || plan.first.timeFree ? 1 : plan.frames;
-  const seconds = drawn * (FRAME_OVERHEAD_S + pixels * DRAW_NS_PER_PIXEL[cls] * 1e-9) + plan.frames * pixels * ENCODE_NS_PER_PIXEL[job.kind] * 1e-9;
+  const drawn = kind === 'frame' || plan.first.timeFree ? 1 : plan.frames;
+  const seconds = drawn * (FRAME_OVERHEAD_S + pixels * DRAW_NS_PER_PIXEL[cls] * 1e-9) + plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * 1e-9;
   return { seconds, frames: plan.frames, drawnFrames: drawn, width: plan.width, height: plan.height, costClass: cls };
 }

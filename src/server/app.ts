@@ -57,6 +57,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // a client that sends its request (headers and body) slowly is cut off: 408, the socket closed
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
+    // onReady starts the renderer (Chromium and its warm pages): on a busy 2-core machine that alone can pass
+    // Fastify's 10 s default, and the process would exit before serving anything
+    pluginTimeout: 120_000,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 4096 },
     // an undecodable URL, an over-long path parameter: answered before routing
     frameworkErrors: answerFrameworkError,

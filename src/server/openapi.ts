@@ -2,29 +2,100 @@
 // turns their zod into JSON Schema and the schemas with an `id` into components), so the document cannot drift from
 // what the routes accept and answer. Served at /openapi.json, rendered at /docs. openapi/openapi.json is the committed
 // copy: `npm run openapi` rewrites it (write-openapi.ts) and a test checks it equals what the app serves.
+// Examples: a route gives its request body's example as `bodyExample` in its schema and each JSON answer's as the
+// third argument of json()/errorAnswer() (http/responses.ts); test/server/openapi-lint.test.ts wants both everywhere.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { repoRoot } from '../paths.js';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** The request body's example in the document (the media type's `example`). */
+    bodyExample?: unknown;
+  }
+}
+
+const PACKAGE = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string; license: string };
 
 const INFO = {
   title: 'cmrender',
-  version: '0.0.1',
+  version: PACKAGE.version,
   description:
-    'Asynchronous render service for .cm scene sources: POST a source, get a job id (202), poll the job, download the PNG or MP4. Every answer carries fully open CORS headers.',
+    'Asynchronous render service for .cm scene sources: POST a source, get a job id (202), poll the job, download the PNG or MP4. Every answer carries fully open CORS headers. Every error answer other than a job\'s own is `{"error", "code"}`, `code` always present.',
+  license: { name: PACKAGE.license, identifier: PACKAGE.license },
+};
+
+/** Relative: the document describes the instance that serves it, wherever it runs. */
+const SERVERS = [{ url: '/', description: 'The instance serving this document (`npm start`: http://127.0.0.1:3000).' }];
+
+/** Every operation has one of these (the document's test checks it). */
+const TAGS = [
+  { name: 'render', description: 'Queue a render job: a source in, a job id out (202).' },
+  { name: 'jobs', description: 'Follow, poll and cancel a job.' },
+  { name: 'outputs', description: 'Download what a ready job made.' },
+  { name: 'assets', description: 'Upload the images a source uses.' },
+  { name: 'export', description: 'Turn files into other files: SVG to glTF meshes, images to SVG.' },
+  { name: 'language', description: 'Compile a source without rendering.' },
+  { name: 'service', description: 'Liveness, this document, the smoke test.' },
+];
+
+/** The webhook a job with `webhook` calls when it ends: the job's view, as GET /v1/jobs/{id} answers it. */
+const WEBHOOKS = {
+  jobEnded: {
+    post: {
+      summary: 'A job ended (ready or error)',
+      operationId: 'jobEnded',
+      tags: ['jobs'],
+      description:
+        'POSTed to `webhook.url` once, retried with backoff for about two minutes on a non-2xx answer. With `webhook.secret`: `X-CMRender-Signature` = hex HMAC-SHA256(secret, `X-CMRender-Timestamp` + "." + raw body).',
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/Job' },
+            example: {
+              job_id: '0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90',
+              kind: 'video',
+              status: 'ready',
+              created_at: 1764000000000,
+              completed_at: 1764000004200,
+              url: '/v1/outputs/0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90.mp4',
+              mime: 'video/mp4',
+              width: 1920,
+              height: 1080,
+            },
+          },
+        },
+      },
+      responses: {
+        '2XX': { description: 'Delivered.' },
+        '4XX': { description: 'Refused by the receiver: retried like a network error.' },
+      },
+    },
+  },
 };
 
 /** @fastify/swagger-ui hides its own routes; GET /docs is part of the contract, so its entry is described here. */
 const DOCS_PAGE: FastifySchema = {
   summary: 'Human-readable API reference',
   operationId: 'docs',
-  response: { 200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } } },
+  tags: ['service'],
+  response: { 200: { description: 'HTML', content: { 'text/html': { schema: z.string(), example: '<!doctype html>…' } } } },
 };
 
 /** Registers the document generator and the /docs page. Call before the routes, so that every route is seen. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
-  await app.register(swagger, { openapi: { openapi: '3.1.0', info: INFO }, transform: routeEntry, transformObject: documentOf, convertConstToEnum: false });
+  await app.register(swagger, {
+    openapi: { openapi: '3.1.0', info: INFO, servers: SERVERS, tags: TAGS, webhooks: WEBHOOKS },
+    transform: routeEntry,
+    transformObject: documentOf,
+    convertConstToEnum: false,
+  });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
 }
 
@@ -38,6 +109,9 @@ const routeEntry: SwaggerTransform = (input) => {
   // the page's route is `/docs/` (the plugin's `/` under its prefix); `/docs` answers the same page
   const route = input.url === '/docs/' ? { ...input, url: '/docs', schema: DOCS_PAGE } : input;
   const out = jsonSchemaTransform(route);
+  // @fastify/swagger turns the body into a $ref and keeps nothing beside it: documentOf adds the example by operationId
+  const { bodyExample, operationId } = route.schema ?? {};
+  if (bodyExample !== undefined && operationId) BODY_EXAMPLES.set(operationId, bodyExample);
   type Answer = { headers?: object; content?: Record<string, { example?: unknown }> };
   const declared = (route.schema?.response ?? {}) as Record<string, Answer>;
   const documented = (out.schema.response ?? {}) as Record<string, Answer>;
@@ -52,7 +126,23 @@ const routeEntry: SwaggerTransform = (input) => {
   return out;
 };
 
-const documentOf: SwaggerTransformObject = (input) => oneFormPerSchema(jsonSchemaTransformObject(input));
+/** operationId -> the request body's example (`bodyExample`), the same in every app built in this process. */
+const BODY_EXAMPLES = new Map<string, unknown>();
+
+const documentOf: SwaggerTransformObject = (input) => withBodyExamples(oneFormPerSchema(jsonSchemaTransformObject(input)));
+
+type Operation = { operationId?: string; requestBody?: { content?: Record<string, { example?: unknown }> } };
+
+/** Each operation's `bodyExample` as its request body's example (JSON, or the parts of a multipart form). */
+function withBodyExamples<T extends OpenApiDocument>(doc: T): T {
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+    for (const op of Object.values(item)) {
+      if (!op.operationId || !BODY_EXAMPLES.has(op.operationId)) continue;
+      for (const media of Object.values(op.requestBody?.content ?? {})) media.example = BODY_EXAMPLES.get(op.operationId);
+    }
+  }
+  return doc;
+}
 
 /** The parts of the document this file reads. */
 type OpenApiDocument = { paths?: object; components?: { schemas?: Record<string, object> } };

@@ -59,6 +59,72 @@ export const FrameParams = z
   )
   .optional();
 
+const G = L.gif;
+/** POST /v1/gif: like a render, with the GIF's own limits (service.md "The other operations"). */
+export const GifParams = z
+  .object(
+    {
+      fps: intField('fps', G.fps.min, G.fps.max, `Frames per second, default ${G.fps.default}.`),
+      duration: numField('duration', G.duration.min, G.duration.max, `Seconds, ${G.duration.min}..${G.duration.max}; default: the scene's declared duration.`),
+      width: intField('width', G.width.min, G.width.max, `Output width in pixels; default ${G.width.default} (when height is not given either).`),
+      height: intField('height', G.height.min, G.height.max, 'Output height in pixels; default: by the scene\'s aspect.'),
+    },
+    { error: 'params must be an object' },
+  )
+  .optional();
+
+/** A number above 0 (exclusive), as the mesh's depth and size are. */
+function positiveField(name: string, extra: string) {
+  const msg = `params.${name} must be a number above 0`;
+  return z.number({ error: msg }).gt(0, { error: msg }).optional().meta({ description: extra });
+}
+
+const M = L.mesh;
+export const MeshParams = z
+  .object(
+    {
+      depth: positiveField('depth', `Thickness along z, above 0; default ${M.defaults.depth}.`),
+      size: positiveField('size', `Height of the bounding box, above 0; default ${M.defaults.size}.`),
+      round: numField('round', 0, null, `Edge bevel, 0 or more; default ${M.defaults.round}. Its xy part is in SVG user units, as in the viewer.`),
+    },
+    { error: 'params must be an object' },
+  )
+  .optional();
+
+const SVG_TOO_LARGE = `source is larger than ${M.sourceMaxBytes} bytes (64 KiB of UTF-8)`;
+/** The SVG document of a mesh: counted in UTF-8 bytes (request-error.ts maps the byte check to source_too_large). */
+export const SvgSource = z
+  .string({ error: 'source is required and must be a non-empty string' })
+  .min(1, { error: 'source is required and must be a non-empty string' })
+  .max(M.sourceMaxBytes, { error: SVG_TOO_LARGE })
+  .refine((s) => Buffer.byteLength(s, 'utf8') <= M.sourceMaxBytes, { error: SVG_TOO_LARGE })
+  .meta({ description: `An SVG document, at most ${M.sourceMaxBytes} bytes (64 KiB) of UTF-8. A malformed or empty SVG ends the job in \`error\` with a code (\`bad_svg\`, \`empty_svg\`).` });
+
+const V = L.vectorize;
+const VR = V.ranges;
+export const VectorizeParams = z
+  .object(
+    {
+      strokeWidth: numField('strokeWidth', 0, VR.strokeWidthMax, `Stroke width of the output, above 0 and at most ${VR.strokeWidthMax}; default 6.`).refine((v) => v === undefined || v > 0, { error: `params.strokeWidth must be a number from 0 (exclusive) to ${VR.strokeWidthMax}` }),
+      threshold: numField('threshold', 0, 1, 'Darkness that counts as ink, 0..1; default 0.5.'),
+      simplify: numField('simplify', 0, VR.simplifyMax, `Line simplification tolerance, 0..${VR.simplifyMax}; default 1.5.`),
+      bridge: numField('bridge', 0, VR.bridgeMax, `Gap-closing passes, 0..${VR.bridgeMax}; default 2.`),
+      stitch: numField('stitch', 0, VR.stitchMax, `Largest gap joined between line ends, 0..${VR.stitchMax}; default 6.`),
+      maxDim: numField('maxDim', 1, VR.maxDimMax, `Working size (longest side, pixels) the image is traced at, 1..${VR.maxDimMax}; default 700.`),
+    },
+    { error: 'params must be an object' },
+  )
+  .optional();
+
+const IMAGE_TOO_LARGE = `image is longer than ${V.imageMaxBase64Chars} characters of base64 (12 MiB)`;
+export const InlineImage = z
+  .string({ error: 'image must be a base64 string' })
+  .min(1, { error: 'image must be a non-empty base64 string' })
+  .max(V.imageMaxBase64Chars, { error: IMAGE_TOO_LARGE })
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: 'image must be base64 (A-Z, a-z, 0-9, +, /, = padding)' })
+  .optional()
+  .meta({ description: `A PNG or JPEG inline as base64, at most ${V.imageMaxBase64Chars} characters (12 MiB). Give either this or \`source\` + \`assets\`.` });
+
 const WEBHOOK_URL = 'webhook.url must be an http or https URL of at most 2048 characters';
 const WEBHOOK_SECRET = 'webhook.secret must be a string of 1 to 256 characters';
 export const Webhook = z
@@ -78,6 +144,40 @@ export const Webhook = z
 export const RenderRequest = z.object({ source: Source, params: RenderParams, assets: Assets, webhook: Webhook.optional() }).meta({ id: 'RenderRequest' });
 export const FrameRequest = z.object({ source: Source, params: FrameParams, assets: Assets, webhook: Webhook.optional() }).meta({ id: 'FrameRequest' });
 
+const EXAMPLE_SCENE = 'runner "0.0.3";\nuse std.shapes.*;\nscene hello() -> Frame { rect(width: 400px, height: 300px, fill: #ff6a00) }\n';
+const EXAMPLE_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><path d="M10 90 L50 10 L90 90 Z"/></svg>';
+export const GifRequest = z
+  .object({ source: Source, params: GifParams, assets: Assets, webhook: Webhook.optional() })
+  .meta({ id: 'GifRequest', examples: [{ source: EXAMPLE_SCENE, params: { fps: 15, duration: 2, width: 480 } }] });
+export const MeshRequest = z
+  .object({ source: SvgSource, params: MeshParams, webhook: Webhook.optional() })
+  .meta({ id: 'MeshRequest', examples: [{ source: EXAMPLE_SVG, params: { depth: 20, size: 100, round: 0 } }] });
+const EITHER_IMAGE = 'give either source (an in-source path, with assets) or image (base64), not both and not neither';
+export const VectorizeRequest = z
+  .object({
+    source: z
+      .string({ error: 'source must be an in-source path such as "/img/sketch.png"' })
+      .min(1, { error: 'source must be an in-source path such as "/img/sketch.png"' })
+      .max(1024, { error: 'source is longer than 1024 characters' })
+      .optional()
+      .meta({ description: 'The in-source path of the image, a key of `assets` (e.g. "/img/sketch.png").' }),
+    image: InlineImage,
+    params: VectorizeParams,
+    assets: Assets,
+    webhook: Webhook.optional(),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.source === undefined) === (b.image === undefined)) ctx.addIssue({ code: 'custom', path: ['source'], message: EITHER_IMAGE });
+  })
+  .meta({
+    id: 'VectorizeRequest',
+    examples: [
+      { image: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGP4DwABAQEANl9ngAAAAABJRU5ErkJggg==', params: { strokeWidth: 6, threshold: 0.5 } },
+      { source: '/img/sketch.png', assets: { '/img/sketch.png': 'asset_0123456789abcdef0123456789abcdef' }, params: { maxDim: 700 } },
+    ],
+  });
+export type VectorizeRequest = z.infer<typeof VectorizeRequest>;
+
 /** The request headers of the enqueueing routes: Idempotency-Key; every other header passes through. */
 export const EnqueueHeaders = z
   .object({
@@ -92,7 +192,7 @@ export const CheckRequest = z.object({ source: Source }).meta({ id: 'CheckReques
 export type RenderRequest = z.infer<typeof RenderRequest>;
 export type FrameRequest = z.infer<typeof FrameRequest>;
 
-export const JobKind = z.enum(['video', 'frame']);
+export const JobKind = z.enum(['video', 'frame', 'gif', 'mesh', 'vectorize']);
 export type JobKind = z.infer<typeof JobKind>;
 
 export const EnqueueResponse = z
@@ -131,9 +231,9 @@ export const JobReady = z
     created_at: z.number().int().optional(),
     completed_at: z.number().int().optional(),
     url: z.string().meta({ description: 'Relative path on this host: /v1/outputs/<job_id>.<ext>' }),
-    mime: z.enum(['image/png', 'video/mp4']),
-    width: z.number().int().optional().meta({ description: 'Added: the real output width.' }),
-    height: z.number().int().optional().meta({ description: 'Added: the real output height.' }),
+    mime: z.enum(['image/png', 'video/mp4', 'image/gif', 'model/gltf-binary', 'image/svg+xml']),
+    width: z.number().int().optional().meta({ description: 'Added: the real output width (a mesh: its bounding box in mesh units, rounded; a vectorized drawing: its image\'s pixels).' }),
+    height: z.number().int().optional().meta({ description: 'Added: the real output height (a mesh: `size`, rounded).' }),
   })
   .meta({ id: 'JobReady' });
 
@@ -152,9 +252,13 @@ export const JobError = z
 export const Job = z.discriminatedUnion('status', [JobPending, JobReady, JobError]).meta({ id: 'Job' });
 export type JobView = z.infer<typeof Job>;
 
+/** Every error answer that is not a job's own (JobError): `code` is always there, the value to branch on. */
 export const ErrorEnvelope = z
-  .object({ error: z.string(), code: z.string().optional() })
-  .meta({ id: 'ErrorEnvelope' });
+  .object({
+    error: z.string().meta({ description: 'What went wrong, for people. Where the contract fixes it (404 `not_found`), the same as `code`.' }),
+    code: z.string().meta({ description: 'The machine value: `not_found`, `bad_json`, `queue_full`, ... (each operation lists its own).' }),
+  })
+  .meta({ id: 'ErrorEnvelope', examples: [{ error: 'not_found', code: 'not_found' }] });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 export const AssetsResponse = z

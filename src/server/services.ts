@@ -68,6 +68,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   const idempotency = new IdempotencyIndex(now);
   await assets.init();
   await outputs.init();
+  // nothing renders yet: every partial file (a .tmp, a GIF's frames or palette) is left from the last run
+  await outputs.removePartials();
   await jobs.init();
   // after recovery: a job that recovery ended in error has its webhook delivered too
   await webhooks.resume();

@@ -46,14 +46,21 @@ const ROOMS: { room: string; may: string[] }[] = [
   { room: 'src/contract', may: [] },
   { room: 'src/paths.ts', may: [] },
   // the drawing page: only the language's value surface (the value tree, its design frame, colours, runner order)
-  { room: 'viewer/src', may: ['src/lang/value.ts', 'src/lang/frame.ts', 'src/lang/color.ts', 'src/lang/runners.ts'] },
+  // and the video pixel format it converts its frames to (src/contract/yuv.ts)
+  { room: 'viewer/src', may: ['src/lang/value.ts', 'src/lang/frame.ts', 'src/lang/color.ts', 'src/lang/runners.ts', 'src/contract/yuv.ts'] },
   // rendering: the language, the neutral facts, and the page API's types; never the server
   { room: 'src/render', may: ['src/lang', 'src/contract', 'src/paths.ts', 'viewer/src/page-api.ts'] },
   // the composition root builds the real renderer
-  { room: 'src/server/main.ts', may: ['src/server', 'src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts', 'src/render/renderer.ts'] },
+  // the composition root builds the real renderers: the page's, the export worker's, and the one that picks by kind
+  { room: 'src/server/main.ts', may: ['src/server', 'src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts', 'src/render/renderer.ts', 'src/render/by-kind.ts', 'src/export/export-renderer.ts'] },
   // the server reaches rendering through the Renderer interface only
   { room: 'src/server', may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts'] },
-  { room: 'src/export', may: ['src/contract', 'viewer/src/meshes'] },
+  // the export library; its worker renderer implements the Renderer interface (types only from rendering)
+  { room: 'src/export', may: ['src/contract', 'viewer/src/meshes', 'src/render/types.ts'] },
+  // the standalone runner: the service's schemas and HTTP plumbing, rendering through the Renderer interface; its
+  // entry point (a composition root) builds the real renderer from the service's configuration
+  { room: 'src/runner/main.ts', may: ['src/runner', 'src/server/config.ts', 'src/render/renderer.ts'] },
+  { room: 'src/runner', may: ['src/server/schemas.ts', 'src/server/http', 'src/contract', 'src/render/types.ts'] },
   { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
 ];
 

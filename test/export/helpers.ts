@@ -20,7 +20,7 @@ export function errorsOf(r: ValidationReport): string {
 }
 
 export interface ReadGlb {
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: any;
   positions: Float32Array;
   normals: Float32Array;
   indices: Uint16Array | Uint32Array;

@@ -8,6 +8,8 @@ import pino from 'pino';
 import { buildApp, type BuildOptions } from '../../src/server/app.js';
 import { defaultConfig, type Config } from '../../src/server/config.js';
 import { ChromiumRenderer } from '../../src/render/renderer.js';
+import { RendererByKind } from '../../src/render/by-kind.js';
+import { ExportRenderer } from '../../src/export/export-renderer.js';
 import type { JobStore } from '../../src/server/jobs/store.js';
 import { encodePng } from '../../src/render/png.js';
 import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from '../../src/render/types.js';
@@ -48,8 +50,20 @@ export async function startApp(opts: { renderer: Renderer; config?: Partial<Conf
 }
 
 /** The real renderer (warm Chromium, the built viewer, ffmpeg). */
-export function realRenderer(concurrency = 1): ChromiumRenderer {
-  return new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ffmpegPath: process.env.FFMPEG_PATH, log: silentLog, concurrency });
+export function realRenderer(concurrency = 1, options: { videoReadback?: 'i420' | 'rgba' } = {}): ChromiumRenderer {
+  return new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ffmpegPath: process.env.FFMPEG_PATH, log: silentLog, concurrency, ...options });
+}
+
+/** Mesh and vectorize as the service runs them (worker threads), without a browser. */
+export function exportRenderer(): ExportRenderer {
+  return new ExportRenderer({ log: silentLog });
+}
+
+/** Every kind as src/server/main.ts composes them: the page for frame, video and gif, the export worker for the rest. */
+export function fullRenderer(concurrency = 1): RendererByKind {
+  const chromium = realRenderer(concurrency);
+  const exporter = exportRenderer();
+  return new RendererByKind({ frame: chromium, video: chromium, gif: chromium, mesh: exporter, vectorize: exporter });
 }
 
 type FakeBehaviour = (job: RenderJob, hooks: RenderHooks) => Promise<void> | void;

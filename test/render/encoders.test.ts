@@ -54,11 +54,14 @@ test('rgbaToI420 gives exactly what ffmpeg gives (bt709, limited range) on flat 
   assert.throws(() => rgbaToI420(new Uint8Array(12), 3, 1), /even/);
 });
 
-test('decodeRle reads the page format: runs and literals', () => {
+test('decodeRle reads the page format: runs and literals; a picture of 4n + 2 bytes drops the last word\'s padding', () => {
   const words = new Uint32Array([0x80000000 + 3, 0x11223344, 2, 1, 2, 0x80000000 + 1, 9]);
-  const out = decodeRle(new Uint8Array(words.buffer), 6);
+  const out = decodeRle(new Uint8Array(words.buffer), 24);
   assert.deepEqual([...new Uint32Array(out.buffer, out.byteOffset, 6)], [0x11223344, 0x11223344, 0x11223344, 1, 2, 9]);
-  assert.throws(() => decodeRle(new Uint8Array(words.buffer), 7), /expected 7/);
+  const odd = decodeRle(new Uint8Array(words.buffer), 22); // an I420 picture whose size is not a whole number of words
+  assert.equal(odd.length, 22);
+  assert.deepEqual([...odd.subarray(16)], [...out.subarray(16, 22)]);
+  assert.throws(() => decodeRle(new Uint8Array(words.buffer), 28), /expected 7/);
 });
 
 test('VideoEncoder: h264 yuv420p with the planned frame count; the same frames give the same bytes', async () => {

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { startApp, realRenderer, runJob, post, waitJob, example, ownExample, ownExampleImage, sharedDir, corpusSkip, multipart, type TestApp } from '../helpers/app.js';
+import { ownExamplesDir } from '../helpers/shared.js';
 import { MOVING, decodeFrames } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
 import { encodePng } from '../../src/render/png.js';
@@ -301,4 +302,48 @@ test('pending video jobs report progress and queue positions while they wait', a
   assert.equal(pos2, 1);
   assert.ok([...seen].some((p) => p > 0 && p < 1), `progress values seen: ${[...seen]}`);
   assert.equal((await waitJob(t.app, second)).json().status, 'ready');
+});
+
+test('a render says where its time went: per-stage timings for a frame and a video (npm run bench prints them)', async () => {
+  const dir = join(t.dataDir, 'stage-times');
+  const hooks = { signal: new AbortController().signal };
+  const frame = await renderer.render({ id: 'stages-frame', kind: 'frame', source: MOVING, params: { width: 320, height: 180 }, assets: {}, outPath: join(dir, 'f.png') }, hooks);
+  for (const k of ['draw_ms', 'read_ms', 'pack_ms', 'transfer_ms', 'decode_ms', 'encode_ms', 'write_ms'] as const) {
+    assert.equal(typeof frame.timings[k], 'number', `frame ${k}`);
+    assert.ok(frame.timings[k]! >= 0, `frame ${k}`);
+  }
+  assert.equal(frame.timings.convert_ms, undefined, 'a PNG converts nothing to I420');
+  const video = await renderer.render({ id: 'stages-video', kind: 'video', source: MOVING, params: { width: 320, height: 180, duration: 1, fps: 10 }, assets: {}, outPath: join(dir, 'v.mp4') }, hooks);
+  for (const k of ['evaluate_ms', 'draw_ms', 'read_ms', 'transfer_ms', 'decode_ms', 'encode_ms', 'write_ms'] as const) {
+    assert.equal(typeof video.timings[k], 'number', `video ${k}`);
+  }
+  assert.equal(video.timings.convert_ms, undefined, 'video frames arrive as I420: Node converts nothing');
+  assert.equal((await probe(join(dir, 'v.mp4'))).frames, 10);
+});
+
+test('video frames converted to I420 in the page (GPU) give the same MP4 bytes as converting RGBA in Node', async () => {
+  // the Node conversion (rgbaToI420) is the oracle; 322x182 makes a picture that is not a whole number of words
+  const nodeSide = realRenderer(1, { videoReadback: 'rgba' });
+  await nodeSide.start();
+  try {
+    const dir = join(t.dataDir, 'i420');
+    const hooks = { signal: new AbortController().signal };
+    const cases = [
+      { name: 'glyphs-3d', source: ownExample('glyphs-3d.cm'), params: { width: 640, height: 360, duration: 0.5, fps: 10 } },
+      { name: 'moving 2D', source: MOVING, params: { width: 322, height: 182, duration: 0.5, fps: 10 } },
+      { name: 'image', source: ownExample('image.cm'), params: { width: 480, height: 270, duration: 0.3, fps: 10 }, assets: { '/img/sunset.png': join(ownExamplesDir, 'img', 'sunset.png') } },
+    ];
+    for (const c of cases) {
+      const id = c.name.replace(/\W/g, '_');
+      const job = (side: string) => ({ id: `${id}-${side}`, kind: 'video' as const, source: c.source, params: c.params, assets: c.assets ?? {}, outPath: join(dir, `${id}-${side}.mp4`) });
+      await renderer.render(job('page'), hooks);
+      await nodeSide.render(job('node'), hooks);
+      const page = readFileSync(join(dir, `${id}-page.mp4`));
+      const node = readFileSync(join(dir, `${id}-node.mp4`));
+      assert.ok(page.length > 1000, c.name);
+      assert.ok(page.equals(node), `${c.name}: the page's I420 differs from Node's (${page.length} vs ${node.length} bytes)`);
+    }
+  } finally {
+    await nodeSide.close();
+  }
 });

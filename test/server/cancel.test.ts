@@ -90,7 +90,7 @@ test('an ended job is 409 job_ended and unchanged; an unknown job 404 not_found'
   for (const u of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
     const n = await t.app.inject({ method: 'DELETE', url: `/v1/jobs/${u}` });
     assert.equal(n.statusCode, 404);
-    assert.equal(n.body, '{"error":"not_found"}');
+    assert.equal(n.body, '{"error":"not_found","code":"not_found"}');
   }
 });
 

@@ -13,7 +13,7 @@ after(async () => {
 
 interface Sse {
   event: string;
-  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  data: any;
 }
 
 /** Reads an event stream, one parsed event at a time. */
@@ -113,6 +113,6 @@ test('an ended job: the final event at once; an error job carries its error view
   for (const u of ['00000000-0000-4000-8000-000000000000', 'nope']) {
     const n = await t.app.inject({ url: `/v1/jobs/${u}/events` });
     assert.equal(n.statusCode, 404);
-    assert.equal(n.body, '{"error":"not_found"}');
+    assert.equal(n.body, '{"error":"not_found","code":"not_found"}');
   }
 });

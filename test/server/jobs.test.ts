@@ -19,12 +19,12 @@ async function fresh(config = {}, now?: () => number) {
   return { t, fake };
 }
 
-test('unknown ids answer 404 {"error":"not_found"}, UUID or not, leaking nothing', async () => {
+test('unknown ids answer 404 {"error":"not_found","code":"not_found"}, UUID or not, leaking nothing', async () => {
   const { t } = await fresh();
   for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', '..%2F..%2Fetc%2Fpasswd', '%00', 'A'.repeat(300)]) {
     const r = await t.app.inject({ url: `/v1/jobs/${id}` });
     assert.equal(r.statusCode, 404, id);
-    assert.equal(r.body, '{"error":"not_found"}');
+    assert.equal(r.body, '{"error":"not_found","code":"not_found"}');
     assert.match(String(r.headers['content-type']), /^application\/json/);
   }
 });

@@ -19,14 +19,14 @@ test('GET /healthz: plain text "ok\\n"', async () => {
   assert.match(String(r.headers['content-type']), /^text\/plain/);
 });
 
-test('GET /openapi.json: OpenAPI 3.1, version 0.0.1, every route, every $ref resolves', async () => {
+test('GET /openapi.json: OpenAPI 3.1, the package\'s version, every route, every $ref resolves', async () => {
   const r = await t.app.inject({ url: '/openapi.json' });
   assert.equal(r.statusCode, 200);
   assert.match(String(r.headers['content-type']), /^application\/json/);
   const doc = r.json();
   assert.equal(doc.openapi, '3.1.0');
-  assert.equal(doc.info.version, '0.0.1');
-  assert.deepEqual(Object.keys(doc.paths).sort(), ['/docs', '/healthz', '/openapi.json', '/test', '/v1/assets', '/v1/check', '/v1/frame', '/v1/jobs/{id}', '/v1/jobs/{id}/events', '/v1/outputs/{filename}', '/v1/render'].sort());
+  assert.equal(doc.info.version, JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version);
+  assert.deepEqual(Object.keys(doc.paths).sort(), ['/docs', '/healthz', '/openapi.json', '/test', '/v1/assets', '/v1/check', '/v1/frame', '/v1/jobs/{id}', '/v1/jobs/{id}/events', '/v1/outputs/{filename}', '/v1/render', '/v1/gif', '/v1/mesh', '/v1/vectorize'].sort());
   const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
   assert.ok(refs.length > 10);
   for (const ref of refs) {
@@ -34,7 +34,7 @@ test('GET /openapi.json: OpenAPI 3.1, version 0.0.1, every route, every $ref res
     assert.ok(doc.components.schemas[ref.split('/').pop()!], ref);
   }
   // components keep the contract's names, one form each
-  assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['AssetsResponse', 'CheckRequest', 'CheckResponse', 'Diagnostic', 'EnqueueResponse', 'ErrorEnvelope', 'FrameRequest', 'Job', 'JobError', 'JobPending', 'JobReady', 'RenderRequest', 'Webhook']);
+  assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['AssetsResponse', 'CheckRequest', 'CheckResponse', 'Diagnostic', 'EnqueueResponse', 'ErrorEnvelope', 'FrameRequest', 'GifRequest', 'Job', 'JobError', 'JobPending', 'JobReady', 'MeshRequest', 'RenderRequest', 'VectorizeRequest', 'Webhook']);
   const rr = doc.components.schemas.RenderRequest;
   assert.deepEqual(rr.required, ['source']);
   assert.equal(rr.properties.source.maxLength, 65536);
@@ -45,13 +45,13 @@ test('GET /openapi.json: OpenAPI 3.1, version 0.0.1, every route, every $ref res
 test('/openapi.json describes each operation: summary, request body, error codes per status, retry-after on 503', async () => {
   const doc = (await t.app.inject({ url: '/openapi.json' })).json();
   const ops = Object.values(doc.paths).flatMap((p) => Object.values(p as Record<string, { operationId: string; summary: string }>));
-  assert.deepEqual(ops.map((o) => o.operationId).sort(), ['cancelJob', 'check', 'docs', 'frame', 'getJob', 'getOutput', 'healthz', 'jobEvents', 'openapi', 'render', 'smokeTest', 'uploadAssets']);
+  assert.deepEqual(ops.map((o) => o.operationId).sort(), ['cancelJob', 'check', 'docs', 'frame', 'getJob', 'getOutput', 'gif', 'healthz', 'jobEvents', 'mesh', 'openapi', 'render', 'smokeTest', 'uploadAssets', 'vectorize']);
   for (const o of ops) assert.ok(o.summary, o.operationId);
   const render = doc.paths['/v1/render'].post;
   assert.equal(render.requestBody.content['application/json'].schema.$ref, '#/components/schemas/RenderRequest');
   assert.equal(render.responses['202'].content['application/json'].schema.$ref, '#/components/schemas/EnqueueResponse');
   for (const code of ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset']) assert.match(render.responses['400'].description, new RegExp(`\`${code}\``));
-  for (const [path, codes] of [['/v1/render', ['queue_full', 'storage_full', 'shutting_down']], ['/v1/frame', ['queue_full', 'storage_full', 'shutting_down']], ['/v1/assets', ['too_many_uploads']]] as const) {
+  for (const [path, codes] of [['/v1/render', ['queue_full', 'storage_full', 'shutting_down']], ['/v1/frame', ['queue_full', 'storage_full', 'shutting_down']], ['/v1/gif', ['queue_full', 'storage_full', 'shutting_down']], ['/v1/mesh', ['queue_full', 'storage_full', 'shutting_down']], ['/v1/vectorize', ['queue_full', 'storage_full', 'shutting_down']], ['/v1/assets', ['too_many_uploads']]] as const) {
     const refusal = doc.paths[path].post.responses['503'];
     assert.equal(refusal.content['application/json'].schema.$ref, '#/components/schemas/ErrorEnvelope', path);
     assert.deepEqual(refusal.headers['retry-after'].schema, { type: 'integer', minimum: 1 }, path);
@@ -75,7 +75,7 @@ test('/openapi.json describes each operation: summary, request body, error codes
   assert.match(events.responses['200'].content['text/event-stream'].schema.examples[0], /^event: progress\n/);
   const output = doc.paths['/v1/outputs/{filename}'].get;
   assert.deepEqual(Object.keys(output.responses).sort(), ['200', '206', '304', '404', '416']);
-  assert.deepEqual(Object.keys(output.responses['200'].content).sort(), ['image/gif', 'image/png', 'video/mp4'], 'every kind of output (KIND_EXT)');
+  assert.deepEqual(Object.keys(output.responses['200'].content).sort(), ['image/gif', 'image/png', 'image/svg+xml', 'model/gltf-binary', 'video/mp4'], 'every kind of output (KIND_EXT)');
   assert.equal(output.responses['304'].content, undefined, 'a 304 has no body');
 });
 
@@ -117,10 +117,28 @@ test('POST /v1/check: the diagnostics envelope; the source rules of render reque
   assert.equal((await post(t.app, '/v1/check', '[')).json().code, 'bad_json');
 });
 
-test('unknown routes and methods: 404 {"error":"not_found"}', async () => {
+test('unknown routes and methods: 404 {"error":"not_found","code":"not_found"}', async () => {
   for (const [method, url] of [['GET', '/'], ['GET', '/v1'], ['GET', '/v1/gif'], ['PUT', '/v1/render'], ['GET', '/v1/render'], ['GET', '/../../etc/passwd'], ['GET', '/dist/viewer/viewer.js'], ['GET', '/data/outputs']] as const) {
     const r = await t.app.inject({ method, url });
     assert.equal(r.statusCode, 404, `${method} ${url}`);
-    assert.equal(r.body, '{"error":"not_found"}');
+    assert.equal(r.body, '{"error":"not_found","code":"not_found"}');
   }
+});
+
+test('/openapi.json documents the GIF, mesh and vectorize operations: their params with limits, an example, their codes', async () => {
+  const doc = (await t.app.inject({ url: '/openapi.json' })).json();
+  const schemas = doc.components.schemas;
+  const gif = schemas.GifRequest.properties.params.properties;
+  assert.deepEqual([gif.fps.minimum, gif.fps.maximum, gif.duration.maximum, gif.width.maximum, gif.height.maximum], [1, 30, 60, 1920, 1920]);
+  assert.equal(schemas.MeshRequest.properties.source.maxLength, 65536);
+  assert.deepEqual(Object.keys(schemas.MeshRequest.properties.params.properties).sort(), ['depth', 'round', 'size']);
+  const vec = schemas.VectorizeRequest.properties;
+  assert.equal(vec.image.maxLength, 12 * 1024 * 1024);
+  assert.deepEqual(Object.keys(vec.params.properties).sort(), ['bridge', 'maxDim', 'simplify', 'stitch', 'strokeWidth', 'threshold']);
+  assert.deepEqual([vec.params.properties.threshold.minimum, vec.params.properties.threshold.maximum], [0, 1]);
+  for (const name of ['GifRequest', 'MeshRequest', 'VectorizeRequest']) assert.ok(schemas[name].examples?.length, `${name} has an example`);
+  assert.match(doc.paths['/v1/vectorize'].post.responses['400'].description, /`not_an_image`/);
+  assert.match(doc.paths['/v1/vectorize'].post.responses['400'].description, /`image_too_large`/);
+  assert.match(doc.paths['/v1/mesh'].post.description, /`bad_svg`/);
+  assert.deepEqual(doc.components.schemas.JobReady.properties.mime.enum.sort(), ['image/gif', 'image/png', 'image/svg+xml', 'model/gltf-binary', 'video/mp4']);
 });

@@ -19,7 +19,7 @@ before(async () => {
 });
 after(() => t.close());
 
-const NOT_FOUND = '{"error":"not_found"}';
+const NOT_FOUND = '{"error":"not_found","code":"not_found"}';
 
 test('200: the whole file with MIME type, content-length, etag, immutable 24 h cache and accept-ranges', async () => {
   const r = await t.app.inject({ url: video.url });
@@ -81,6 +81,7 @@ test('Range: unsatisfiable is 416 with bytes */size; malformed or multi-range he
     const r = await t.app.inject({ url: video.url, headers: { range } });
     assert.equal(r.statusCode, 416, range);
     assert.equal(r.headers['content-range'], `bytes */${bytes.length}`);
+    assert.deepEqual(r.json(), { error: 'range_not_satisfiable', code: 'range_not_satisfiable' });
   }
   for (const range of ['bytes=0-1,4-5', 'items=0-3', 'bytes=9-2', 'garbage']) {
     const r = await t.app.inject({ url: video.url, headers: { range } });

@@ -18,6 +18,7 @@ try {
     load: async () => ({ ok: false, error }),
     draw: async () => ({ ok: false, error }),
     pixels: () => new Uint8Array(0),
+    pixelsI420: () => new Uint8Array(0),
     ready: false, error, width: 0, height: 0, runner: '', warnings: [],
     versions: { three: THREE.REVISION },
     stats: { geometries: 0, textures: 0, programs: 0, geometriesBuilt: 0, lastDrawMs: 0, drawn: 0, skipped: 0 },

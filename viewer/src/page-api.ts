@@ -65,6 +65,11 @@ export interface CmViewerApi {
   draw(value: Value, key?: string): Promise<DrawResult>;
   /** RGBA of the canvas, top row first. */
   pixels(): Uint8Array;
+  /**
+   * The canvas as I420 (planar Y, U, V; BT.709 limited range; chroma the mean of each 2x2 block), converted on the
+   * GPU: byte for byte what rgbaToI420 (src/render/ffmpeg.ts) makes of pixels(), at 1.5 bytes a pixel. Even sides.
+   */
+  pixelsI420(): Uint8Array;
   readonly ready: boolean;
   readonly error: DrawError | null;
   readonly width: number;
@@ -164,6 +169,7 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
     load,
     draw,
     pixels: () => viewer.pixels(),
+    pixelsI420: () => viewer.pixelsI420(),
     get ready() { return ready; },
     get error() { return error; },
     get width() { return viewer.width; },

@@ -12,6 +12,7 @@ import { GeometryCache } from './build/cache';
 import { ImageStore } from './build/assets';
 import { buildTopLayers } from './build/builder';
 import type { BloomSettings, BuildContext } from './build/context';
+import { I420Readback } from './readback-i420';
 
 export interface Box { x: number; y: number; w: number; h: number }
 
@@ -290,6 +291,17 @@ export class Viewer {
       this.composerSize = { w, h };
     }
     return this.composer;
+  }
+
+  private i420: I420Readback | null = null;
+
+  /**
+   * The drawing buffer as I420 (BT.709 limited range, src/contract/yuv.ts), converted on the GPU: the same bytes as
+   * Node's rgbaToI420(pixels()), in 1.5 bytes a pixel. Sides must be even.
+   */
+  pixelsI420(): Uint8Array {
+    this.i420 ??= new I420Readback(this.renderer);
+    return this.i420.read(this.width, this.height);
   }
 
   /** RGBA of the drawing buffer, top row first (a copy of the last read when nothing was drawn since). */

@@ -3,18 +3,34 @@
 // half that decodes them. Format: a header word h; h >= 2^31: a run of (h - 2^31) copies of the next word; else
 // h literal words follow.
 
-/** Installed in the page after the viewer module: window.__cmrDraw(json) -> RLE bytes | null (unchanged) | {error}. */
+/** The picture format a frame leaves the page in: RGBA (PNG, GIF) or I420 converted on the GPU (video). */
+export type PixelFormat = 'rgba' | 'i420';
+
+/** Bytes of one picture of a format. */
+export function pictureBytes(format: PixelFormat, width: number, height: number): number {
+  return format === 'rgba' ? width * height * 4 : (width * height * 3) / 2;
+}
+
+/**
+ * Installed in the page after the viewer module: window.__cmrDraw(json, format) -> {px: RLE bytes, t: [draw, read,
+ * pack] ms} | null (unchanged) | {error}. The stage times let the renderer say where a frame's time went.
+ */
 export const DRAW_SCRIPT = `
-window.__cmrDraw = async function (json) {
+window.__cmrDraw = async function (json, format) {
   const v = window.cmViewer;
+  const t0 = performance.now();
   let value;
   try { value = JSON.parse(json); } catch (e) { return { error: { code: 'bad_value', message: 'value is not JSON' } }; }
   // the JSON text is the value's key: an equal value on screen is not drawn again
   const r = await v.draw(value, json);
   if (!r.ok) return { error: r.error };
   if (!r.changed) return null;
-  const px = v.pixels();
-  const src = new Uint32Array(px.buffer, px.byteOffset, px.byteLength >>> 2);
+  const t1 = performance.now();
+  const px = format === 'i420' ? v.pixelsI420() : v.pixels();
+  const t2 = performance.now();
+  // an I420 picture is not always a whole number of words: its buffer is padded (the GPU target's rows), so the
+  // last word is read whole and Node drops the padding
+  const src = new Uint32Array(px.buffer, px.byteOffset, (px.byteLength + 3) >>> 2);
   const n = src.length;
   const out = new Uint32Array(n + (n >>> 1) + 16);
   let o = 0, i = 0;
@@ -32,13 +48,14 @@ window.__cmrDraw = async function (json) {
     out[hdr] = i - start;
     out.set(src.subarray(start, i), o); o += i - start;
   }
-  return new Uint8Array(out.buffer, 0, o * 4);
+  return { px: new Uint8Array(out.buffer, 0, o * 4), t: [t1 - t0, t2 - t1, performance.now() - t2] };
 };
 true;
 `;
 
-/** Decodes __cmrDraw's run-length words into RGBA bytes. */
-export function decodeRle(enc: Uint8Array, pixelCount: number): Buffer {
+/** Decodes __cmrDraw's run-length words into the picture's bytes (byteCount, the last word's padding dropped). */
+export function decodeRle(enc: Uint8Array, byteCount: number): Buffer {
+  const pixelCount = (byteCount + 3) >>> 2; // words
   const out = Buffer.allocUnsafe(pixelCount * 4);
   const dst = new Uint32Array(out.buffer, out.byteOffset, pixelCount);
   const aligned = enc.byteOffset % 4 === 0 ? enc : new Uint8Array(enc);
@@ -59,6 +76,6 @@ export function decodeRle(enc: Uint8Array, pixelCount: number): Buffer {
       o += h;
     }
   }
-  if (o !== pixelCount || i !== src.length) throw new Error(`frame decode: got ${o} pixels, expected ${pixelCount}`);
-  return out;
+  if (o !== pixelCount || i !== src.length) throw new Error(`frame decode: got ${o} words, expected ${pixelCount}`);
+  return byteCount === out.length ? out : out.subarray(0, byteCount);
 }

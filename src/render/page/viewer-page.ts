@@ -1,12 +1,13 @@
 // A Chromium page with the drawing page loaded, leased to one job at a time: load a job's canvas, draw values.
 import type { BrowserContext, Page } from 'playwright-core';
 import type { DrawError, LoadOptions, LoadResult } from '../../../viewer/src/page-api.js';
-import { decodeRle } from './draw-script.js';
+import { decodeRle, pictureBytes, type PixelFormat } from './draw-script.js';
+import type { StageClock } from '../stage-times.js';
 
 export type { DrawError };
 
-/** One drawn frame: its RGBA bytes (top row first), or the previous frame's pixels again, or the page's error. */
-export type Drawn = { rgba: Buffer } | { unchanged: true } | { error: DrawError };
+/** One drawn frame: its picture (RGBA or I420, top row first), or the previous picture again, or the page's error. */
+export type Drawn = { pixels: Buffer } | { unchanged: true } | { error: DrawError };
 
 export class ViewerPage {
   /** URL path -> asset file, for the job holding the lease */
@@ -25,15 +26,31 @@ export class ViewerPage {
     return this.page.evaluate((o) => window.cmViewer.load(o), options);
   }
 
-  /** Draws one value given as its JSON text (the text is also the page's key for "unchanged"). */
-  async draw(json: string, width: number, height: number): Promise<Drawn> {
-    const r = (await this.page.evaluate((j) => (window as unknown as { __cmrDraw(j: string): Promise<unknown> }).__cmrDraw(j), json)) as
-      | Uint8Array
+  /**
+   * Draws one value given as its JSON text (the text is also the page's key for "unchanged") and reads it back in
+   * the given format (a video takes I420, converted in the page). With a clock, adds
+   * the page's draw, read and pack times, the transfer (the round trip less the page's work) and the decode.
+   */
+  async draw(json: string, width: number, height: number, clock?: StageClock, format: PixelFormat = 'rgba'): Promise<Drawn> {
+    const t0 = performance.now();
+    type DrawFn = { __cmrDraw(j: string, f: PixelFormat): Promise<unknown> };
+    const r = (await this.page.evaluate(([j, f]) => (window as unknown as DrawFn).__cmrDraw(j, f), [json, format] as const)) as
+      | { px: Uint8Array; t: [number, number, number] }
       | null
       | { error: DrawError };
+    const t1 = performance.now();
     if (r === null) return { unchanged: true };
-    if (r instanceof Uint8Array) return { rgba: decodeRle(r, width * height) };
-    return { error: r.error };
+    if ('error' in r) return { error: r.error };
+    const pixels = decodeRle(r.px, pictureBytes(format, width, height));
+    if (clock) {
+      const [draw, read, pack] = r.t;
+      clock.add('draw', draw);
+      clock.add('read', read);
+      clock.add('pack', pack);
+      clock.add('transfer', Math.max(0, t1 - t0 - draw - read - pack));
+      clock.add('decode', performance.now() - t1);
+    }
+    return { pixels };
   }
 
   async close(): Promise<void> {

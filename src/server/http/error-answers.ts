@@ -1,9 +1,10 @@
-// How failures are answered: always the ErrorEnvelope `{error, code?}` (service.md "Every 400 body is the
-// ErrorEnvelope"), with the contract's status and code, never a stack or an internal message.
+// How failures are answered: always the ErrorEnvelope `{error, code}` (service.md "Every 400 body is the
+// ErrorEnvelope"), with the contract's status and code, never a stack or an internal message. `code` is always
+// there: a client branches on it whatever the status.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '../../contract/limits.js';
 import type { ErrorEnvelope } from '../schemas.js';
-import { HttpError } from './http-error.js';
+import { HttpError, NOT_FOUND } from './http-error.js';
 import { CORS_HEADERS } from './cors.js';
 
 /** The 400 codes of the framework's own refusals (body and multipart limits). */
@@ -17,21 +18,29 @@ const FRAMEWORK_400 = new Map<string, ErrorEnvelope>(Object.entries({
   FST_FIELDS_LIMIT: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
 }));
 
+/** The codes of the framework's other 4xx answers (a route's own errors are HttpErrors with their own codes). */
+const CLIENT_ERROR_CODES: Record<number, string> = {
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  413: 'body_too_large',
+  415: 'unsupported_media_type',
+};
+
 /** The error handler of the app: HttpErrors as they are, framework errors mapped to the contract's codes. */
 export function answerError(err: FastifyError | HttpError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (err instanceof HttpError) return sendEnvelope(reply, err.statusCode, err.envelope);
   const known = FRAMEWORK_400.get(err.code);
   if (known) return sendEnvelope(reply, 400, known);
   const status = err.statusCode ?? 500;
-  if (status === 404) return sendEnvelope(reply, 404, { error: 'not_found' });
-  if (status >= 400 && status < 500) return sendEnvelope(reply, status, { error: err.message });
+  if (status === 404) return sendEnvelope(reply, 404, NOT_FOUND);
+  if (status >= 400 && status < 500) return sendEnvelope(reply, status, { error: err.message, code: CLIENT_ERROR_CODES[status] ?? 'bad_request' });
   req.log.error({ err }, 'unhandled error');
-  return sendEnvelope(reply, 500, { error: 'internal_error' });
+  return sendEnvelope(reply, 500, { error: 'internal_error', code: 'internal_error' });
 }
 
 /** Unknown routes and methods. */
 export function answerNotFound(_req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendEnvelope(reply, 404, { error: 'not_found' });
+  return sendEnvelope(reply, 404, NOT_FOUND);
 }
 
 /**
@@ -41,7 +50,7 @@ export function answerNotFound(_req: FastifyRequest, reply: FastifyReply): Fasti
  */
 export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.headers(CORS_HEADERS);
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendEnvelope(reply, 404, { error: 'not_found' });
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendEnvelope(reply, 404, NOT_FOUND);
   return sendEnvelope(reply, 400, { error: 'the request URL is malformed', code: 'bad_url' });
 }
 

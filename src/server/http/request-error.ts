@@ -2,7 +2,8 @@
 // its schemaErrorFormatter: it turns the zod issues into the contract's answers (service.md "Requests").
 //
 // - body: 400 with the code of the first rule broken, in the contract's order: not a JSON object (`bad_json`), then
-//   `source` (`missing_source`, `source_too_large`), then `params` (`invalid_params`), then `assets`
+//   `source` (`missing_source`, `source_too_large`), then a vectorize `image` (`image_too_large`, `invalid_image`),
+//   then `params` (`invalid_params`), then `assets`
 //   (`invalid_assets`), then `webhook` (`bad_webhook`). `error` is the schema's own message, e.g. "params.fps must be an integer from 1 to 60".
 // - headers: the only one checked is Idempotency-Key (400 `bad_idempotency_key`).
 // - path parameters (a job id that is not a UUID, an output name outside ^[A-Za-z0-9._-]+$): 404 not_found, since
@@ -13,14 +14,14 @@ import { HttpError, badRequest, notFound } from './http-error.js';
 /** The request part that failed (Fastify does not export the name of this type). */
 type RequestPart = NonNullable<FastifyError['validationContext']>;
 
-const BODY_RULES = ['bad_json', 'missing_source', 'source_too_large', 'invalid_params', 'invalid_assets', 'bad_webhook'] as const;
+const BODY_RULES = ['bad_json', 'missing_source', 'source_too_large', 'image_too_large', 'invalid_image', 'invalid_kind', 'invalid_params', 'invalid_assets', 'bad_webhook'] as const;
 type BodyRule = (typeof BODY_RULES)[number];
 
 export function requestError(issues: FastifySchemaValidationError[], part: RequestPart): HttpError {
   if (part === 'params') return notFound();
   // the only header a route checks is Idempotency-Key
   if (part === 'headers') return badRequest('bad_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
-  if (part !== 'body') return new HttpError(400, { error: `${part}: ${issues[0]?.message ?? 'invalid'}` });
+  if (part !== 'body') return badRequest('bad_request', `${part}: ${issues[0]?.message ?? 'invalid'}`);
   let first: { rule: BodyRule; message: string } | undefined;
   for (const issue of issues) {
     const rule = ruleOf(issue);
@@ -34,7 +35,10 @@ export function requestError(issues: FastifySchemaValidationError[], part: Reque
 function ruleOf(issue: FastifySchemaValidationError): BodyRule {
   const field = issue.instancePath.split('/')[1] ?? '';
   if (field === '') return 'bad_json';
-  if (field === 'source') return issue.keyword === 'too_big' ? 'source_too_large' : 'missing_source';
+  // a mesh's SVG is counted in bytes by a refinement (a custom issue): its message says "larger than"
+  if (field === 'source') return issue.keyword === 'too_big' || /larger than/.test(issue.message ?? '') ? 'source_too_large' : 'missing_source';
+  if (field === 'image') return issue.keyword === 'too_big' ? 'image_too_large' : 'invalid_image';
+  if (field === 'kind') return 'invalid_kind'; // the standalone runner's body
   if (field === 'params') return 'invalid_params';
   if (field === 'webhook') return 'bad_webhook';
   // the body schemas have no other field: unknown ones are stripped, not checked

@@ -2,8 +2,13 @@
 // with them (fastify-type-provider-zod checks the answer against the schema) and @fastify/swagger documents them.
 import { z } from 'zod';
 import { ErrorEnvelope, FileBytes } from '../schemas.js';
+import { NOT_FOUND } from './http-error.js';
 
-/** A JSON answer, with an example body for the document when given. */
+/**
+ * A JSON answer. `example` is its body in the OpenAPI document (openapi.ts carries it into the media type); the
+ * document's test wants one on every JSON answer, so a new route gives it here, as it gives `bodyExample` for its
+ * request.
+ */
 export function json<T extends z.ZodType>(schema: T, description: string, example?: unknown) {
   return { description, content: { 'application/json': example === undefined ? { schema } : { schema, example } } };
 }
@@ -13,18 +18,35 @@ export function errorAnswer(description: string, example?: ErrorEnvelope) {
   return json(ErrorEnvelope, description, example);
 }
 
-/** The 400 of the JSON routes, with the codes they can give. */
-export function badRequestAnswer(codes: readonly string[]) {
-  return errorAnswer(`Bad request: ${orList(codes)}.`);
+/** The 404 of a route whose path names something (a job, an output): the contract's fixed body. */
+export function notFoundAnswer(what: string) {
+  return errorAnswer(`${what}: \`{"error": "not_found", "code": "not_found"}\`.`, NOT_FOUND);
+}
+
+/** The 400 of the JSON routes, with the codes they can give; the example is the first code's answer. */
+export function badRequestAnswer(codes: readonly string[], example: ErrorEnvelope = exampleOf(codes[0]!)) {
+  return errorAnswer(`Bad request: ${orList(codes)}.`, example);
+}
+
+/** What the service says for a code, as the examples of the document show it. */
+const EXAMPLE_ERRORS: Record<string, string> = {
+  bad_json: 'request body must be a JSON object',
+  missing_source: 'source is required and must be a non-empty string',
+  no_file: 'expected a multipart/form-data body with at least one file',
+  queue_full: 'the render queue is full (64 of 64 jobs waiting); retry later',
+  too_many_uploads: 'too many uploads at once (at most 4); retry shortly',
+};
+function exampleOf(code: string): ErrorEnvelope {
+  return { error: EXAMPLE_ERRORS[code] ?? code.replaceAll('_', ' '), code };
 }
 
 /**
  * A 503 refusal (durability/admission.ts): the ErrorEnvelope and `retry-after`. Response headers are plain JSON
  * Schema: the provider documents only content, openapi.ts carries them into the document.
  */
-export function refusalAnswer(codes: readonly string[]) {
+export function refusalAnswer(codes: readonly string[], example: ErrorEnvelope = exampleOf(codes[0]!)) {
   return {
-    ...errorAnswer(`Full or stopping: ${orList(codes)}. Retry after \`retry-after\` seconds.`),
+    ...errorAnswer(`Full or stopping: ${orList(codes)}. Retry after \`retry-after\` seconds.`, example),
     headers: { 'retry-after': { description: 'Seconds to wait before retrying.', type: 'integer', minimum: 1 } },
   };
 }

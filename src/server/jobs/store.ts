@@ -4,13 +4,9 @@ import type { JobKind } from '../schemas.js';
 
 export type JobStatus = 'pending' | 'ready' | 'error';
 
-export interface JobParams {
-  fps?: number;
-  duration?: number;
-  at?: number;
-  width?: number;
-  height?: number;
-}
+/** Every kind's params in one record (the renderer's RenderParams: frame, video, gif, mesh, vectorize). */
+import type { RenderParams } from '../../render/types.js';
+export type JobParams = RenderParams;
 
 export interface JobOutput {
   filename: string;

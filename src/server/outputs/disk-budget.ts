@@ -3,6 +3,7 @@
 // window (24 hours), and never the file of a job that is rendering. Files referenced by older jobs (a RETENTION_MS
 // above 24 h) and stray files (no job at all: left by a crash) may go; the caller expires the job of a deleted output
 // with it.
+import { ownerOf } from './partial-files.js';
 
 export const PROTECT_MS = 24 * 60 * 60 * 1000;
 
@@ -41,7 +42,7 @@ export function planEviction(files: readonly OutputFile[], refs: readonly Output
   const age = (f: OutputFile) => byName.get(f.name)?.at ?? f.mtimeMs;
   const candidates = files
     .filter((f) => {
-      const r = byName.get(f.name) ?? byName.get(f.name.replace(/\.tmp$/, ''));
+      const r = byName.get(f.name) ?? byName.get(ownerOf(f.name));
       if (!r) return true;
       if (r.rendering) return false;
       return r.at + protectMs <= now;

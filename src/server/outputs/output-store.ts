@@ -13,6 +13,8 @@ import type { JobKind } from '../schemas.js';
 import type { JobOutput, JobStore } from '../jobs/store.js';
 import { storageFull, type Refusal } from '../durability/admission.js';
 import { planEviction, type OutputFile, type OutputRef } from './disk-budget.js';
+import { PARTIAL_SUFFIXES } from '../../render/types.js';
+import { isPartial, ownerOf } from './partial-files.js';
 
 export interface OutputStoreOptions {
   dir: string;
@@ -69,11 +71,26 @@ export class OutputStore {
     return output;
   }
 
-  /** Deletes what a failed or cut render left: its output and the partial file. */
+  /** Deletes what a failed or cut render left: its output and its partial files (the GIF's frames and palette too). */
   async discard(id: string, kind: JobKind): Promise<void> {
     const path = this.pathOf(id, kind);
-    await rm(`${path}.tmp`, { force: true });
+    await Promise.all(PARTIAL_SUFFIXES.map((s) => rm(`${path}${s}`, { force: true })));
     await rm(path, { force: true });
+  }
+
+  /**
+   * At start, before any render: every partial file in the directory was left by a render the service no longer
+   * runs (a crash, a kill), so each goes, whatever its job.
+   */
+  async removePartials(): Promise<number> {
+    let n = 0;
+    for (const name of await this.names()) {
+      if (!isPartial(name)) continue;
+      await rm(join(this.dir, name), { force: true, recursive: true });
+      n++;
+    }
+    if (n) this.o.log.info({ files: n, event: 'partials_removed' }, 'partial output files of an earlier run removed');
+    return n;
   }
 
   /** Deletes an expired output. */
@@ -85,7 +102,7 @@ export class OutputStore {
   /** Deletes every entry no job holds that was last modified before `cutoff` (left by a crash or a killed render). */
   async removeStrays(held: ReadonlySet<string>, cutoff: number): Promise<void> {
     for (const name of await this.names()) {
-      if (held.has(name)) continue;
+      if (held.has(name) || held.has(ownerOf(name))) continue;
       const p = join(this.dir, name);
       const st = await stat(p).catch(() => undefined);
       if (st && st.mtimeMs <= cutoff) await rm(p, { force: true, recursive: true });

@@ -26,11 +26,13 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
   const schema = {
     summary: 'Upload image assets',
     operationId: 'uploadAssets',
+    tags: ['assets'],
     description: `multipart/form-data; every part with a filename is stored. At most ${LIMITS.assets.maxFiles} files of ${LIMITS.assets.maxFileBytes / 1024 / 1024} MiB each; PNG, JPEG, WebP, GIF or SVG, judged by their bytes. Assets expire after 24 hours. Pass the keys in the \`assets\` field of a render or frame request.`,
     consumes: ['multipart/form-data'],
     body: AssetUpload,
+    bodyExample: { 'earth.jpg': '(the file\'s bytes)' },
     response: {
-      200: json(AssetsResponse, 'Filename -> asset key.'),
+      200: json(AssetsResponse, 'Filename -> asset key.', { assets: { 'earth.jpg': 'asset_0123456789abcdef0123456789abcdef' } }),
       400: badRequestAnswer(['no_file', 'too_many_files', 'file_too_large', 'not_an_image', 'image_too_large', 'bad_multipart']),
       503: refusalAnswer(['too_many_uploads', 'storage_full']),
     },

@@ -8,9 +8,14 @@ export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
   const schema = {
     summary: 'Compile a source without rendering',
     operationId: 'check',
+    tags: ['language'],
     body: CheckRequest,
+    bodyExample: { source: 'runner "0.0.3";\nscene s() -> Frame {\n  compose [fgg]\n}\n' },
     response: {
-      200: json(CheckResponse, 'The diagnostics envelope.'),
+      200: json(CheckResponse, 'The diagnostics envelope.', {
+        ok: false,
+        diagnostics: [{ code: 'NAM003', message: "unknown identifier 'fgg'", severity: 'error', line: 3, column: 12 }],
+      }),
       400: badRequestAnswer(['bad_json', 'missing_source', 'source_too_large', 'body_too_large']),
     },
   };

@@ -12,7 +12,8 @@ import { JobIdParams } from '../schemas.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobRecord } from '../jobs/store.js';
 import { CORS_HEADERS } from '../http/cors.js';
-import { errorAnswer } from '../http/responses.js';
+import { NOT_FOUND } from '../http/http-error.js';
+import { notFoundAnswer } from '../http/responses.js';
 
 export interface JobEventRoutesOptions {
   jobs: JobService;
@@ -37,20 +38,21 @@ export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = asyn
     {
       schema: {
         summary: 'Follow a job (Server-Sent Events)',
+        tags: ['jobs'],
         operationId: 'jobEvents',
         description:
           'Added. `progress` events (data: the pending job view with `queue_position` and `progress`) at once and whenever they change, then one `end` event (data: the final job view, ready or error) and the stream closes. An ended job: the `end` event at once.',
         params: JobIdParams,
         response: {
           200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string().meta({ examples: [EXAMPLE] }) } } },
-          404: errorAnswer('Unknown job id: `{"error": "not_found"}`.'),
+          404: notFoundAnswer('Unknown job id'),
         },
       },
     },
     async (req, reply) => {
       const id = req.params.id;
       const first = await jobs.get(id);
-      if (!first) return reply.code(404).send({ error: 'not_found' });
+      if (!first) return reply.code(404).send(NOT_FOUND);
       reply.hijack();
       const res: ServerResponse = reply.raw;
       res.writeHead(200, {

@@ -1,15 +1,16 @@
 // POST /v1/render, POST /v1/frame, GET /v1/jobs/{id}, DELETE /v1/jobs/{id}
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { EnqueueHeaders, EnqueueResponse, FrameRequest, JobError, JobIdParams, JobPending, JobReady, RenderRequest, type JobKind } from '../schemas.js';
+import { EnqueueHeaders, EnqueueResponse, FrameRequest, GifRequest, JobError, JobIdParams, JobPending, JobReady, MeshRequest, RenderRequest, VectorizeRequest, type JobKind } from '../schemas.js';
+import { vectorizeInput } from './vectorize-input.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { AssetStore } from '../asset-store.js';
 import type { WebhookState } from '../jobs/store.js';
 import { journalUnwritable, sendRefusal } from '../durability/admission.js';
 import { isNoSpace } from '../../contract/no-space.js';
-import { badRequest, HttpError } from '../http/http-error.js';
-import { badRequestAnswer, errorAnswer, json, refusalAnswer } from '../http/responses.js';
+import { badRequest, HttpError, NOT_FOUND } from '../http/http-error.js';
+import { badRequestAnswer, errorAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
 import { IdempotencyIndex, requestHash } from '../http/idempotency.js';
 import { pollAfterSeconds } from '../http/poll-hint.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
@@ -21,12 +22,78 @@ export interface JobRoutesOptions {
   idempotency: IdempotencyIndex;
 }
 
+const G = LIMITS.gif;
+const EXAMPLE_SOURCE = 'runner "0.0.3";\nuse std.shapes.*;\nscene quick() -> Frame {\n  compose [rect(width: 300px, height: 300px, fill: #ff3399)]\n}\n';
+const EXAMPLE_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><path d="M10 10 H90 V90 H10 Z"/></svg>';
+
+/** The enqueueing routes: each kind's URL, body schema, example and what it adds (the rest is shared). */
 const ENQUEUE = [
-  { kind: 'video', url: '/v1/render', operationId: 'render', summary: 'Render an MP4 video', body: RenderRequest },
-  { kind: 'frame', url: '/v1/frame', operationId: 'frame', summary: 'Render one PNG frame', body: FrameRequest },
+  {
+    kind: 'video',
+    url: '/v1/render',
+    operationId: 'render',
+    summary: 'Render an MP4 video',
+    body: RenderRequest,
+    tag: 'render',
+    bodyExample: { source: EXAMPLE_SOURCE, params: { duration: 2, fps: 30, width: 1280 } },
+    extra: '',
+  },
+  {
+    kind: 'frame',
+    url: '/v1/frame',
+    operationId: 'frame',
+    summary: 'Render one PNG frame',
+    body: FrameRequest,
+    tag: 'render',
+    bodyExample: { source: EXAMPLE_SOURCE, params: { at: 0.5 } },
+    extra: '',
+  },
+  {
+    kind: 'gif',
+    url: '/v1/gif',
+    operationId: 'gif',
+    summary: 'Render an endlessly looping GIF',
+    body: GifRequest,
+    tag: 'render',
+    bodyExample: { source: EXAMPLE_SOURCE, params: { duration: 2, fps: 15, width: 480 } },
+    extra: `One palette per clip (ffmpeg palettegen/paletteuse), the same frames as the MP4. Limits: fps ${G.fps.min}..${G.fps.max} (default ${G.fps.default}), duration ${G.duration.min}..${G.duration.max} s, width/height ${G.width.min}..${G.width.max} (default ${G.width.default} wide, the height by the scene's aspect). Output \`image/gif\`. `,
+  },
+  {
+    kind: 'mesh',
+    url: '/v1/mesh',
+    operationId: 'mesh',
+    summary: 'Extrude an SVG into a binary glTF mesh',
+    body: MeshRequest,
+    tag: 'export',
+    bodyExample: { source: EXAMPLE_SVG, params: { depth: 20, size: 100, round: 0 } },
+    extra: `\`source\` is an SVG document of at most ${LIMITS.mesh.sourceMaxBytes} bytes, extruded as the viewer's \`svg()\` does: \`size\` tall, \`depth\` thick, centred. Output \`model/gltf-binary\` (.glb: positions, normals, indices). A malformed SVG ends the job in error with \`code\` \`bad_svg\`, one with nothing to extrude with \`empty_svg\`, one over the vertex cap with \`too_many_vertices\`. `,
+  },
+  {
+    kind: 'vectorize',
+    url: '/v1/vectorize',
+    operationId: 'vectorize',
+    summary: 'Trace a raster line drawing into a centreline SVG',
+    body: VectorizeRequest,
+    tag: 'export',
+    bodyExample: {
+      source: '/img/sketch.png',
+      assets: { '/img/sketch.png': 'asset_0123456789abcdef0123456789abcdef' },
+      params: { strokeWidth: 4, threshold: 0.5 },
+    },
+    extra: `A PNG or JPEG line drawing (dark ink on light paper), either \`source\` = an in-source path with \`assets\` mapping it to an uploaded key, or \`image\` = the image as base64 (at most ${LIMITS.vectorize.imageMaxBase64Chars} characters; the body may be up to ${LIMITS.vectorize.bodyMaxBytes} bytes here). Output \`image/svg+xml\`: one path of polylines with a uniform stroke width, usable as the \`source\` of POST /v1/mesh. Bytes that are not a PNG or JPEG: 400 \`not_an_image\`. A drawing with no line ends the job in error with \`code\` \`empty_drawing\`. `,
+  },
 ] as const;
 
-const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset', 'too_much_work', 'bad_webhook', 'webhook_not_allowed', 'bad_idempotency_key'];
+const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset', 'bad_webhook', 'webhook_not_allowed', 'bad_idempotency_key'];
+/** what is drawn has an estimate: too_much_work when it cannot finish inside the job limit */
+const DRAWN = [...BAD_REQUEST.slice(0, 7), 'too_much_work', ...BAD_REQUEST.slice(7)];
+const BAD_REQUEST_OF: Record<JobKind, string[]> = {
+  video: DRAWN,
+  frame: DRAWN,
+  gif: DRAWN,
+  mesh: BAD_REQUEST.filter((c) => c !== 'invalid_assets' && c !== 'unknown_asset'),
+  vectorize: [...BAD_REQUEST, 'image_too_large', 'invalid_image', 'not_an_image'],
+};
 
 /** Where a job is polled: the `Location` of its 202. */
 export const jobPath = (id: string) => `/v1/jobs/${id}`;
@@ -44,21 +111,24 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     const b = req.body as { assets?: unknown } | null | undefined;
     if (b && typeof b === 'object' && b.assets && typeof b.assets === 'object') sentAssets.set(req, b.assets);
   });
-  for (const { kind, url, operationId, summary, body } of ENQUEUE) {
+  for (const { kind, url, operationId, summary, body, bodyExample, extra, tag } of ENQUEUE) {
     const schema = {
       summary,
       operationId,
+      tags: [tag],
       description:
+        extra +
         `Queues a ${kind} job and answers at once. JSON is parsed whatever the content-type. Poll the \`Location\` (GET /v1/jobs/{id}) as its \`Retry-After\` says, or follow GET /v1/jobs/{id}/events, or pass a \`webhook\`. ` +
         `An \`Idempotency-Key\` header makes a retried POST safe: the same key and body within 24 hours answer the same job.`,
       headers: EnqueueHeaders,
       body,
+      bodyExample,
       response: {
         202: {
           ...json(EnqueueResponse, `Queued; \`kind\` = \`${kind}\`. With an \`Idempotency-Key\` seen before (same body): the same job again.`, { job_id: EXAMPLE_ID, status: 'pending', kind }),
           headers: LOCATION_HEADER,
         },
-        400: badRequestAnswer(BAD_REQUEST),
+        400: badRequestAnswer(BAD_REQUEST_OF[kind]),
         422: errorAnswer('`idempotency_mismatch`: the `Idempotency-Key` was used with a different request in the last 24 hours.', {
           error: 'this Idempotency-Key was used with a different request in the last 24 hours',
           code: 'idempotency_mismatch',
@@ -67,20 +137,26 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       },
     };
     // the body has passed its schema before the handler runs: validation comes before admission
-    app.post(url, { schema }, async (req, reply) => {
+    // a vectorize body may carry 12 MiB of base64; every other body stays under the service's 1 MiB
+    const bodyLimit = kind === 'vectorize' ? LIMITS.vectorize.bodyMaxBytes : undefined;
+    app.post(url, { schema, bodyLimit }, async (req, reply) => {
       const create = async (): Promise<string> => {
-        const assetMap = await knownAssets(assets, (sentAssets.get(req) as Record<string, string> | undefined) ?? req.body.assets);
-        const webhook = await checkedWebhook(webhookPolicy, req.body.webhook);
+        const b = req.body as { source?: string; image?: string; params?: Record<string, number>; assets?: Record<string, string>; webhook?: { url: string; secret?: string } };
+        const assetMap = await knownAssets(assets, (sentAssets.get(req) as Record<string, string> | undefined) ?? b.assets);
+        const webhook = await checkedWebhook(webhookPolicy, b.webhook);
         const storage = await jobs.storageRefusal();
         if (storage) throw new Refused(storage);
-        const { source, params } = req.body;
-        const work = jobs.estimate(kind, source, { ...params }, assetMap);
+        const early = jobs.admission();
+        if (early) throw new Refused(early);
+        // vectorize: the image is checked by its bytes and an inline one is stored as an asset (the journal keeps keys)
+        const input = kind === 'vectorize' ? await vectorizeInput(assets, b, assetMap) : { source: b.source!, assets: assetMap };
+        const work = jobs.estimate(kind, input.source, { ...b.params }, input.assets);
         if (work.refusal) throw badRequest('too_much_work', work.refusal);
-        // no await between admission and create: the queue cap is exact under concurrent requests
+        // no await between this check and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();
         if (refusal) throw new Refused(refusal);
         try {
-          const rec = await jobs.create(kind, source, { ...params }, assetMap, { webhook, idempotency: key ? { key, hash } : undefined }, work.seconds);
+          const rec = await jobs.create(kind, input.source, { ...b.params }, input.assets, { webhook, idempotency: key ? { key, hash } : undefined }, work.seconds);
           return rec.job_id;
         } catch (err) {
           // the journal could not take the record: nothing was queued, the client may retry once space returns
@@ -107,17 +183,40 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       schema: {
         summary: 'Poll a job',
         operationId: 'getJob',
+        tags: ['jobs'],
         params: JobIdParams,
         response: {
-          200: { ...json(z.discriminatedUnion('status', [JobPending, JobReady]), 'Pending (with `Retry-After`) or ready.'), headers: RETRY_AFTER_HEADER },
-          404: errorAnswer('Unknown job id: `{"error": "not_found"}`.'),
-          500: json(JobError, 'The job ended in error (a cancelled job: `code` = `cancelled`).'),
+          200: {
+            ...json(z.discriminatedUnion('status', [JobPending, JobReady]), 'Pending (with `Retry-After`) or ready.', {
+              job_id: EXAMPLE_ID,
+              kind: 'frame',
+              status: 'ready',
+              created_at: 1764000000000,
+              completed_at: 1764000000450,
+              url: `/v1/outputs/${EXAMPLE_ID}.png`,
+              mime: 'image/png',
+              width: 1920,
+              height: 1080,
+            }),
+            headers: RETRY_AFTER_HEADER,
+          },
+          404: notFoundAnswer('Unknown job id'),
+          500: json(JobError, 'The job ended in error (a cancelled job: `code` = `cancelled`).', {
+            job_id: EXAMPLE_ID,
+            kind: 'frame',
+            status: 'error',
+            created_at: 1764000000000,
+            completed_at: 1764000000120,
+            message: "NAM003 unknown identifier 'fgg' at line 1, column 48",
+            code: 'NAM003',
+            diagnostics: [{ code: 'NAM003', message: "unknown identifier 'fgg'", line: 1, column: 48 }],
+          }),
         },
       },
     },
     async (req, reply) => {
       const rec = await jobs.get(req.params.id);
-      if (!rec) return reply.code(404).send({ error: 'not_found' });
+      if (!rec) return reply.code(404).send(NOT_FOUND);
       const view = jobs.view(rec);
       reply.header('cache-control', 'no-store');
       const after = pollAfterSeconds(view);
@@ -132,6 +231,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       schema: {
         summary: 'Cancel a job',
         operationId: 'cancelJob',
+        tags: ['jobs'],
         description:
           'Added. Ends a pending or rendering job in `error` with `code` = `cancelled` (GET answers it with 500 from then on, like every failed job). A rendering job is stopped, its page and encoder freed and its partial file removed before this answers.',
         params: JobIdParams,
@@ -145,7 +245,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
             message: 'cancelled by the client',
             code: 'cancelled',
           }),
-          404: errorAnswer('Unknown job id: `{"error": "not_found"}`.'),
+          404: notFoundAnswer('Unknown job id'),
           409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.', { error: 'the job has already ended (ready)', code: 'job_ended' }),
         },
       },
@@ -153,7 +253,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     async (req, reply) => {
       const r = await jobs.cancel(req.params.id);
       if (r.ok) return reply.code(200).header('cache-control', 'no-store').send(jobs.view(r.rec) as z.infer<typeof JobError>);
-      if (r.reason === 'not_found') return reply.code(404).send({ error: 'not_found' });
+      if (r.reason === 'not_found') return reply.code(404).send(NOT_FOUND);
       throw new HttpError(409, { error: `the job has already ended (${r.rec?.status})`, code: 'job_ended' });
     },
   );

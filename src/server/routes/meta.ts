@@ -34,8 +34,9 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
       schema: {
         summary: 'Liveness',
         operationId: 'healthz',
+        tags: ['service'],
         response: {
-          200: { description: '`ok` and a newline.', content: { 'text/plain': { schema: z.literal('ok\n') } } },
+          200: { description: '`ok` and a newline.', content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } } },
           503: refusalAnswer(['storage_full', 'shutting_down']),
         },
       },
@@ -50,7 +51,14 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
 
   app.get(
     '/openapi.json',
-    { schema: { summary: 'This document', operationId: 'openapi', response: { 200: json(z.looseObject({}), 'OpenAPI 3.1') } } },
+    {
+      schema: {
+        summary: 'This document',
+        operationId: 'openapi',
+        tags: ['service'],
+        response: { 200: json(z.looseObject({}), 'OpenAPI 3.1', { openapi: '3.1.0', info: { title: 'cmrender', version: '0.1.0' }, paths: {} }) },
+      },
+    },
     async (_req, reply) => reply.send(openapi()),
   );
 
@@ -60,7 +68,11 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
       schema: {
         summary: 'Synchronous smoke test: renders a built-in two-rectangle scene',
         operationId: 'smokeTest',
-        response: { 200: fileAnswer('The PNG.', ['image/png']), 500: errorAnswer('The render failed.') },
+        tags: ['service'],
+        response: {
+          200: fileAnswer('The PNG.', ['image/png']),
+          500: errorAnswer('The render failed: `render_failed`.', { error: 'chromium did not start', code: 'render_failed' }),
+        },
       },
     },
     async (_req, reply) => {
@@ -72,7 +84,7 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         return reply.header('content-type', 'image/png').header('cache-control', 'no-store').send(png);
       } catch (err) {
         app.log.warn({ err }, 'GET /test failed');
-        return reply.code(500).send({ error: err instanceof JobFailure ? err.message : 'render failed' });
+        return reply.code(500).send({ error: err instanceof JobFailure ? err.message : 'render failed', code: 'render_failed' });
       } finally {
         await rm(out, { force: true });
       }

@@ -8,7 +8,8 @@ import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
 import { OutputParams, OutputRequestHeaders } from '../schemas.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import { parseRange } from '../http/byte-range.js';
-import { emptyAnswer, errorAnswer, fileAnswer } from '../http/responses.js';
+import { NOT_FOUND } from '../http/http-error.js';
+import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer } from '../http/responses.js';
 
 export interface OutputRoutesOptions {
   outputs: OutputStore;
@@ -21,6 +22,7 @@ const OUTPUT_TYPES = Object.values(KIND_EXT).map((ext) => OUTPUT_MIME[ext]);
 export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs }) => {
   const schema = {
     summary: 'Download an output',
+    tags: ['outputs'],
     operationId: 'getOutput',
     description: `Streams the file inline with \`etag\`, \`content-length\` and \`cache-control: ${CACHE_CONTROL}\`. HEAD and single \`Range\` requests are supported.`,
     params: OutputParams,
@@ -29,14 +31,17 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
       200: fileAnswer('The file.', OUTPUT_TYPES),
       206: fileAnswer('The requested byte range.', OUTPUT_TYPES),
       304: emptyAnswer('Not modified (If-None-Match matched the etag).'),
-      404: errorAnswer('Unknown filename.'),
-      416: errorAnswer('Range not satisfiable.'),
+      404: notFoundAnswer('Unknown filename'),
+      416: errorAnswer('Range not satisfiable: `range_not_satisfiable`, with `content-range: bytes */<size>`.', {
+        error: 'range_not_satisfiable',
+        code: 'range_not_satisfiable',
+      }),
     },
   };
   app.get('/v1/outputs/:filename', { schema }, async (req, reply) => {
     const { filename } = req.params;
     const found = await outputs.lookup(filename);
-    if (!found) return reply.code(404).send({ error: 'not_found' });
+    if (!found) return reply.code(404).send(NOT_FOUND);
     const { output, size, path } = found;
     const etag = `"${output.sha256}"`;
     reply
@@ -57,7 +62,7 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     if (rangeHeader && (!ifRange || ifRange === etag)) {
       const r = parseRange(rangeHeader, size);
       if (r === 'unsatisfiable') {
-        return reply.code(416).header('content-range', `bytes */${size}`).header('content-type', 'application/json; charset=utf-8').send({ error: 'range_not_satisfiable' });
+        return reply.code(416).header('content-range', `bytes */${size}`).header('content-type', 'application/json; charset=utf-8').send({ error: 'range_not_satisfiable', code: 'range_not_satisfiable' });
       }
       if (r) {
         start = r.start;

@@ -68,3 +68,16 @@ test('queue_full refusal: code, message and a bounded retry hint', () => {
   assert.equal(queueFull(1, 1).retryAfterSeconds, 1);
   assert.equal(queueFull(100000, 100000).retryAfterSeconds, 60);
 });
+
+test('eviction: a rendering GIF\'s frames and palette are its own (never evicted); those of a vanished job are strays', () => {
+  const files = [
+    { name: 'a.gif.frames.deflate', bytes: 500, mtimeMs: 0 },
+    { name: 'a.gif.palette.png', bytes: 1, mtimeMs: 0 },
+    { name: 'a.gif.tmp', bytes: 100, mtimeMs: 0 },
+    { name: 'gone.gif.frames.deflate', bytes: 300, mtimeMs: 0 },
+  ];
+  const refs = [{ filename: 'a.gif', job_id: 'a', at: NOW, rendering: true }];
+  const p = planEviction(files, refs, 0, NOW);
+  assert.deepEqual(p.evict, ['gone.gif.frames.deflate']);
+  assert.deepEqual(p.jobs, []);
+});

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, appendFileSync, writeFileSync, statSync, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
+import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JournalJobStore, crc32, encodeLine, decodeLine, replay } from '../../../src/server/jobs/journal-store.js';
 import type { JobRecord } from '../../../src/server/jobs/store.js';

@@ -36,7 +36,7 @@ export class ImageStore {
   }
 
   entry(path: string): ImageEntry {
-    let e = this.map.get(path);
+    const e = this.map.get(path);
     if (e) return e;
     const img = new Image();
     img.decoding = 'sync';

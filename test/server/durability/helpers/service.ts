@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve, dirname } from 'node:path';
+import { join } from 'node:path';
 import { repoRoot } from '../../../../src/paths.js';
 
 export { repoRoot };
@@ -90,7 +90,7 @@ export class ServiceProcess {
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await r.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {

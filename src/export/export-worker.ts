@@ -1,0 +1,23 @@
+// The export worker thread: runs mesh and vectorize jobs off the service's event loop (a large trace takes
+// seconds of CPU), one at a time, and answers each with its result or its ExportError code. A job that must stop
+// (cancel, time limit) is stopped by terminating the thread (export-renderer.ts).
+import { parentPort } from 'node:worker_threads';
+import { runExportTask, type ExportTask } from './export-job';
+import { isExportError } from './errors';
+
+export type WorkerAnswer =
+  | { ok: true; result: Awaited<ReturnType<typeof runExportTask>> }
+  | { ok: false; code: string | null; message: string };
+
+parentPort!.on('message', (task: ExportTask) => {
+  runExportTask(task).then(
+    (result) => parentPort!.postMessage({ ok: true, result } satisfies WorkerAnswer),
+    (e: unknown) => {
+      const answer: WorkerAnswer = isExportError(e)
+        ? { ok: false, code: e.code, message: e.message }
+        : { ok: false, code: null, message: e instanceof Error ? e.message : String(e) };
+      parentPort!.postMessage(answer);
+    },
+  );
+});
+parentPort!.postMessage('ready');

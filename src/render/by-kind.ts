@@ -1,0 +1,26 @@
+// One Renderer made of several, chosen by the job's kind: the composition roots (the service, the runner) give the
+// drawn kinds to the Chromium renderer and mesh/vectorize to the export worker, and the job service sees one door.
+import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderKind, type RenderOutcome } from './types.js';
+
+export class RendererByKind implements Renderer {
+  private readonly unique: Renderer[];
+
+  constructor(private readonly byKind: Partial<Record<RenderKind, Renderer>>) {
+    this.unique = [...new Set(Object.values(byKind))];
+  }
+
+  render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
+    const r = this.byKind[job.kind];
+    if (!r) return Promise.reject(new JobFailure(`render failed: this service does not make ${job.kind} outputs`, null));
+    return r.render(job, hooks);
+  }
+
+  /** One after the other, in the order given: the browser's warm-up does not compete with a worker's for the CPU. */
+  async start(): Promise<void> {
+    for (const r of this.unique) await r.start();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.unique.map((r) => r.close()));
+  }
+}

@@ -1,0 +1,36 @@
+// Entry point of the standalone runner (`npm run runner`): the service's configuration (HOST, limits, Chromium,
+// ffmpeg, RENDER_CONCURRENCY, JOB_TIMEOUT_MS) with its own port, PORT defaulting to 8080, and the same renderer.
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import pino from 'pino';
+import { loadConfig } from '../server/config.js';
+import { ChromiumRenderer } from '../render/renderer.js';
+import { buildRunnerApp } from './runner-app.js';
+
+export const RUNNER_DEFAULT_PORT = 8080;
+
+const config = loadConfig();
+const port = process.env.PORT ? config.port : RUNNER_DEFAULT_PORT;
+const log = pino({ level: config.logLevel });
+const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, concurrency: config.renderConcurrency, log });
+const app = await buildRunnerApp({
+  renderer,
+  log,
+  concurrency: config.renderConcurrency,
+  timeoutMs: config.jobTimeoutMs,
+  tmpDir: join(tmpdir(), `cmrender-runner-${process.pid}`),
+});
+
+// A request may fail; it may not stop the runner. Anything that escapes a handler is logged and the process stays.
+process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception (the runner keeps running)'));
+process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection (the runner keeps running)'));
+
+const address = await app.listen({ port, host: config.host });
+log.info({ address, pid: process.pid, event: 'runner_listening' }, 'cmrender runner listening');
+
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(sig, () => {
+    log.info({ signal: sig }, 'runner stopping');
+    app.close().then(() => process.exit(0), () => process.exit(1));
+  });
+}

@@ -1,0 +1,145 @@
+// The standalone runner (service.md "Standalone runner"): one synchronous endpoint, no jobs, no storage.
+// `POST /` {source, kind: frame | video | gif, params, assets?} answers 200 with the file's bytes; a bad request 400
+// with the ErrorEnvelope (the service's own schemas and codes); a compile or render failure 500 {error, code}.
+// `GET /healthz` answers `ok\n`. Renders go through the same Renderer as the service's jobs, at most `concurrency`
+// at a time, each bounded by the job time limit; a request can fail, never stop the process.
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import PQueue from 'p-queue';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { LIMITS } from '../contract/limits.js';
+import { KIND_EXT, OUTPUT_MIME, sniffImage } from '../contract/mime.js';
+import { JobFailure, type Renderer, type RenderParams } from '../render/types.js';
+import { FrameParams, GifParams, RenderParams as VideoParams, Source } from '../server/schemas.js';
+import { acceptJsonBodies } from '../server/http/json-body.js';
+import { requestError } from '../server/http/request-error.js';
+import { answerError, answerFrameworkError, answerNotFound } from '../server/http/error-answers.js';
+import { badRequest } from '../server/http/http-error.js';
+
+export interface RunnerOptions {
+  renderer: Renderer;
+  log: Logger;
+  /** renders at the same time (RENDER_CONCURRENCY) */
+  concurrency: number;
+  /** wall-clock limit of one render (JOB_TIMEOUT_MS) */
+  timeoutMs: number;
+  /** where a render's inputs and output live while the request runs */
+  tmpDir: string;
+}
+
+const KIND = z.enum(['frame', 'video', 'gif'], { error: 'kind must be "frame", "video" or "gif"' });
+const PARAMS_OF = { frame: FrameParams, video: VideoParams, gif: GifParams } as const;
+
+const ASSETS = `assets must be an object mapping in-source paths to images as base64 (or data: URLs), at most ${LIMITS.assets.maxFiles}`;
+/** No asset store here: an image travels inline, as base64 or a data: URL, at most the service's upload size. */
+const RunnerAssets = z
+  .record(z.string().min(1, { error: ASSETS }), z.string({ error: ASSETS }).max(Math.ceil(LIMITS.assets.maxFileBytes / 3) * 4 + 64, { error: `an asset is larger than ${LIMITS.assets.maxFileBytes} bytes` }), { error: ASSETS })
+  .refine((m) => Object.keys(m).length <= LIMITS.assets.maxFiles, { error: ASSETS })
+  .optional();
+
+export const RunnerRequest = z.object({ source: Source, kind: KIND, params: z.unknown().optional(), assets: RunnerAssets });
+
+/** Body limit: the largest source plus every asset inline. */
+const BODY_MAX_BYTES = LIMITS.bodyMaxBytes + LIMITS.assets.maxFiles * Math.ceil(LIMITS.assets.maxFileBytes / 3) * 4;
+
+export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: o.log,
+    bodyLimit: BODY_MAX_BYTES,
+    // onReady starts the renderer (Chromium and its warm pages): on a busy 2-core machine that alone can pass
+    // Fastify's 10 s default, and the process would exit before serving anything
+    pluginTimeout: 120_000,
+    logController: new LogController({ disableRequestLogging: true }),
+    frameworkErrors: answerFrameworkError,
+    schemaErrorFormatter: requestError,
+  }) as unknown as FastifyInstance;
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  acceptJsonBodies(app);
+  app.setErrorHandler(answerError);
+  app.setNotFoundHandler(answerNotFound);
+  await mkdir(o.tmpDir, { recursive: true });
+  const queue = new PQueue({ concurrency: o.concurrency });
+
+  app.get('/healthz', async (_req, reply) => reply.type('text/plain; charset=utf-8').send('ok\n'));
+
+  app.withTypeProvider<ZodTypeProvider>().post('/', { schema: { body: RunnerRequest } }, async (req, reply) => {
+    const { source, kind } = req.body;
+    const parsed = PARAMS_OF[kind].safeParse(req.body.params);
+    if (!parsed.success) throw badRequest('invalid_params', parsed.error.issues[0]?.message ?? 'invalid params');
+    const params: RenderParams = { ...parsed.data };
+    const dir = await mkdtemp(join(o.tmpDir, 'run-'));
+    try {
+      const assets = await writeAssets(dir, req.body.assets ?? {});
+      const id = randomUUID();
+      const outPath = join(dir, `${id}.${KIND_EXT[kind]}`);
+      try {
+        await queue.add(() => renderWithin(o, { id, kind, source, params, assets, outPath }));
+      } catch (err) {
+        const f = failureOf(err, o.timeoutMs);
+        if (!(err instanceof JobFailure)) req.log.warn({ err }, 'runner render failed');
+        return reply.code(500).send(f);
+      }
+      const bytes = await readFile(outPath);
+      return reply.code(200).type(OUTPUT_MIME[KIND_EXT[kind]]).header('cache-control', 'no-store').send(bytes);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  app.addHook('onReady', async () => {
+    await o.renderer.start();
+  });
+  app.addHook('onClose', async () => {
+    queue.clear();
+    await o.renderer.close();
+  });
+  return app;
+}
+
+/** Each inline asset as a file, checked by its bytes like an upload (400 not_an_image). */
+async function writeAssets(dir: string, assets: Record<string, string>): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  let n = 0;
+  for (const [path, text] of Object.entries(assets)) {
+    const b64 = text.replace(/^data:[\w.+/-]+;base64,/, '');
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw badRequest('invalid_assets', `assets["${path}"] is not base64`);
+    const bytes = Buffer.from(b64, 'base64');
+    if (!sniffImage(bytes)) throw badRequest('not_an_image', `assets["${path}"] is not a PNG, JPEG, WebP, GIF or SVG image`);
+    const file = join(dir, `asset-${n++}`);
+    await writeFile(file, bytes);
+    files[path] = file;
+  }
+  return files;
+}
+
+/** One render under the time limit: past it the renderer is aborted (it frees its page and encoder). */
+async function renderWithin(o: RunnerOptions, job: Parameters<Renderer['render']>[0]): Promise<void> {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(new Error('timeout')), o.timeoutMs);
+  try {
+    await o.renderer.render(job, { signal: ctl.signal });
+  } catch (err) {
+    if (ctl.signal.aborted) throw new TimedOut();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+class TimedOut extends Error {}
+
+/** The 500 body: a compile failure's diagnostic code, else a render-stage code; internal detail stays in the log. */
+function failureOf(err: unknown, timeoutMs: number): { error: string; code: string; diagnostics?: unknown[] } {
+  if (err instanceof TimedOut) return { error: `render timed out after ${timeoutMs / 1000} s (the job limit)`, code: 'timeout' };
+  if (err instanceof JobFailure) {
+    const out: { error: string; code: string; diagnostics?: unknown[] } = { error: err.message, code: err.code ?? 'render_failed' };
+    if (err.diagnostics) out.diagnostics = err.diagnostics;
+    return out;
+  }
+  return { error: 'render failed: internal error', code: 'render_failed' };
+}

@@ -1,0 +1,52 @@
+// The input of POST /v1/vectorize, checked at the door: the image is an uploaded asset named by the in-source path
+// `source`, or inline base64 `image`. Either way its bytes must say PNG or JPEG (else 400 not_an_image), and the job
+// records an asset key, never the image: an inline image is stored in the asset store (expiring like any upload), so
+// the journal stays small and a restarted service finds the image again.
+import { open } from 'node:fs/promises';
+import { sniffImage } from '../../contract/mime.js';
+import type { AssetStore } from '../asset-store.js';
+import { badRequest } from '../http/http-error.js';
+
+/** The in-source path an inline image is recorded under. */
+export const INLINE_IMAGE_PATH = '/inline-image';
+
+export interface VectorizeBody {
+  source?: string;
+  image?: string;
+}
+
+export async function vectorizeInput(
+  assets: AssetStore,
+  body: VectorizeBody,
+  assetMap: Record<string, string>,
+): Promise<{ source: string; assets: Record<string, string> }> {
+  if (body.image !== undefined) {
+    const bytes = Buffer.from(body.image, 'base64');
+    traceable(bytes, 'image');
+    const key = await assets.save(bytes);
+    return { source: INLINE_IMAGE_PATH, assets: { [INLINE_IMAGE_PATH]: key } };
+  }
+  const source = body.source!;
+  const key = assetMap[source];
+  if (!key) throw badRequest('unknown_asset', `source "${source}" is not a path of assets: map it to the key of an uploaded image`);
+  traceable(await head(assets.pathOf(key)), `assets["${source}"]`);
+  return { source, assets: { [source]: key } };
+}
+
+/** PNG or JPEG by its bytes (what the tracer decodes), else 400 not_an_image. */
+function traceable(bytes: Buffer, what: string): void {
+  const type = sniffImage(bytes);
+  if (type === 'image/png' || type === 'image/jpeg') return;
+  throw badRequest('not_an_image', `${what} is ${type ? `a ${type} image` : 'not an image'}: vectorize reads PNG or JPEG line drawings`);
+}
+
+async function head(path: string): Promise<Buffer> {
+  const f = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(4096);
+    const { bytesRead } = await f.read(buf, 0, buf.length, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await f.close();
+  }
+}
