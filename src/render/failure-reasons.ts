@@ -1,16 +1,15 @@
 // Plain reasons for failures that come from inside (the page's exceptions, Node's errors): a client reads what
 // happened in words, never an internal message ("Invalid array length", a stack line, a file path). The raw text
 // goes to the log only.
+import { isNoSpace } from '../contract/no-space.js';
+
+export { isNoSpace };
 
 /** An error the drawing page reported ({code, message} of the page API). */
 export interface PageError {
   code: string;
   message: string;
 }
-
-import { isNoSpace } from '../contract/no-space.js';
-
-export { isNoSpace };
 
 const OUT_OF_MEMORY = /invalid (array|typed array|string) length|out of memory|allocation failed|array buffer allocation|maximum call stack/i;
 
