@@ -2,6 +2,8 @@
 // from the first bytes only: a small file can decode to gigabytes (a 1.1 MB PNG of 20000x20000), so the size is
 // judged before anything decodes it. SVG has no pixel size of its own and is not judged here.
 
+import { crc32 } from 'node:zlib';
+
 export interface PixelSize {
   width: number;
   height: number;
@@ -13,7 +15,9 @@ export const IMAGE_HEADER_BYTES = 1024 * 1024;
 /** The declared size of a PNG, JPEG, WebP or GIF; undefined when the header does not say (or is not one of them). */
 export function imageSize(b: Uint8Array): PixelSize | undefined {
   const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-  if (buf.length >= 24 && buf.readUInt32BE(0) === 0x89504e47 && buf.toString('latin1', 12, 16) === 'IHDR') {
+  if (buf.length >= 33 && buf.readUInt32BE(0) === 0x89504e47 && buf.toString('latin1', 12, 16) === 'IHDR') {
+    // a header whose checksum fails is not a size (a broken file): the page's decoder reports it as ASS001
+    if (crc32(buf.subarray(12, 29)) !== buf.readUInt32BE(29)) return undefined;
     return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
   }
   if (buf.length >= 10 && (buf.toString('latin1', 0, 6) === 'GIF87a' || buf.toString('latin1', 0, 6) === 'GIF89a')) {

@@ -1,4 +1,5 @@
 // Image bytes for limit tests.
+import { crc32 } from 'node:zlib';
 
 /** A PNG signature and IHDR declaring w x h (no pixel data: the header is what the pixel limit judges). */
 export function pngHeader(w: number, h: number): Buffer {
@@ -10,5 +11,6 @@ export function pngHeader(w: number, h: number): Buffer {
   b.writeUInt32BE(h, 20);
   b[24] = 8;
   b[25] = 6;
+  b.writeUInt32BE(crc32(b.subarray(12, 29)), 29);
   return b;
 }
