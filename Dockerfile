@@ -13,6 +13,8 @@ COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY viewer ./viewer
+COPY editor ./editor
+COPY examples ./examples
 RUN npm run build
 
 FROM node:24-bookworm-slim

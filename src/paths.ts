@@ -12,6 +12,9 @@ export const repoRoot = rootAbove(dirname(fileURLToPath(import.meta.url)));
 /** The built drawing page (`npm run build`). */
 export const viewerDistDir = join(repoRoot, 'dist', 'viewer');
 
+/** The built editor page served at `/` (`npm run build`). */
+export const editorDistDir = join(repoRoot, 'dist', 'editor');
+
 function rootAbove(dir: string): string {
   for (let d = dir; ; d = dirname(d)) {
     if (existsSync(join(d, 'package.json'))) return d;

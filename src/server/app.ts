@@ -26,6 +26,8 @@ import { outputRoutes } from './routes/outputs.js';
 import { metaRoutes } from './routes/meta.js';
 import { checkRoutes } from './routes/check.js';
 import { assetRoutes } from './routes/assets.js';
+import { pageRoutes } from './routes/pages.js';
+import { editorDistDir } from '../paths.js';
 
 export interface BuildOptions {
   config: Config;
@@ -96,6 +98,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(metaRoutes, { jobs, openapi: () => app.swagger() as Record<string, unknown>, tmpDir: join(config.dataDir, 'tmp') });
   await app.register(checkRoutes);
   await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads), disk: services.disk });
+  await app.register(pageRoutes, { dir: editorDistDir });
 
   app.addHook('onReady', async () => {
     await renderer.start();

@@ -1,5 +1,5 @@
-// The rooms of the code and their doors (docs/architecture.md): reads every import of src/ and viewer/src and fails
-// on an edge the architecture forbids or on any import cycle among our modules.
+// The rooms of the code and their doors (docs/architecture.md): reads every import of src/, viewer/src and editor/src
+// and fails on an edge the architecture forbids or on any import cycle among our modules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -18,6 +18,7 @@ function importGraph(): Map<string, string[]> {
   };
   walk(join(repoRoot, 'src'));
   walk(join(repoRoot, 'viewer', 'src'));
+  walk(join(repoRoot, 'editor', 'src'));
   const graph = new Map<string, string[]>();
   const spec = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
   for (const file of files) {
@@ -62,6 +63,9 @@ const ROOMS: { room: string; may: string[] }[] = [
   { room: 'src/runner/main.ts', may: ['src/runner', 'src/server/config.ts', 'src/render/renderer.ts'] },
   { room: 'src/runner', may: ['src/server/schemas.ts', 'src/server/http', 'src/contract', 'src/render/types.ts'] },
   { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
+  // the editor page: the whole language (it compiles and evaluates in the browser) and the drawing page's drawer;
+  // it reaches the service over HTTP only, never through src/server or src/render
+  { room: 'editor/src', may: ['src/lang', 'viewer/src'] },
 ];
 
 function roomOf(p: string): { room: string; may: string[] } | undefined {
@@ -123,4 +127,5 @@ test('the rules see real edges (the reader is not blind)', () => {
   assert.ok(graph.get('src/render/renderer.ts')?.includes('src/render/prepare.ts'));
   assert.ok(graph.get('viewer/src/page-api.ts')?.includes('src/lang/value.ts'));
   assert.ok((graph.get('src/lang/index.ts') ?? []).length > 3);
+  assert.ok(graph.get('editor/src/preview.ts')?.includes('viewer/src/page-api.ts'));
 });

@@ -129,3 +129,21 @@ test('assets expire with retention', async () => {
   const r = await post(t.app, '/v1/frame', { source: 'x', assets: { '/a.png': key } });
   assert.equal(r.json().code, 'unknown_asset');
 });
+
+test('GET /v1/assets/{key}: the uploaded bytes with their sniffed type; SVG sandboxed; unknown or malformed keys 404', async () => {
+  const up = await upload([{ name: 'a', filename: 'a.png', data: PNG }, { name: 'b', filename: 'b.svg', data: SVG }]);
+  const keys = up.json().assets as Record<string, string>;
+  const png = await t.app.inject({ url: `/v1/assets/${keys['a.png']}` });
+  assert.equal(png.statusCode, 200);
+  assert.equal(png.headers['content-type'], 'image/png');
+  assert.equal(png.headers['x-content-type-options'], 'nosniff');
+  assert.deepEqual(png.rawPayload, PNG);
+  const svg = await t.app.inject({ url: `/v1/assets/${keys['b.svg']}` });
+  assert.equal(svg.headers['content-type'], 'image/svg+xml');
+  assert.match(String(svg.headers['content-security-policy']), /sandbox/);
+  for (const key of ['asset_' + '0'.repeat(32), 'asset_' + '0'.repeat(31), '..%2Fjobs.journal', keys['a.png']!.toUpperCase()]) {
+    const r = await t.app.inject({ url: `/v1/assets/${key}` });
+    assert.equal(r.statusCode, 404, key);
+    assert.equal(r.body, '{"error":"not_found","code":"not_found"}');
+  }
+});

@@ -26,7 +26,7 @@ test('GET /openapi.json: OpenAPI 3.1, the package\'s version, every route, every
   const doc = r.json();
   assert.equal(doc.openapi, '3.1.0');
   assert.equal(doc.info.version, JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version);
-  assert.deepEqual(Object.keys(doc.paths).sort(), ['/docs', '/healthz', '/openapi.json', '/test', '/v1/assets', '/v1/check', '/v1/frame', '/v1/jobs/{id}', '/v1/jobs/{id}/events', '/v1/outputs/{filename}', '/v1/render', '/v1/gif', '/v1/mesh', '/v1/vectorize'].sort());
+  assert.deepEqual(Object.keys(doc.paths).sort(), ['/', '/docs', '/healthz', '/openapi.json', '/test', '/v1/assets', '/v1/assets/{key}', '/v1/check', '/v1/frame', '/v1/jobs/{id}', '/v1/jobs/{id}/events', '/v1/outputs/{filename}', '/v1/render', '/v1/gif', '/v1/mesh', '/v1/vectorize'].sort());
   const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]);
   assert.ok(refs.length > 10);
   for (const ref of refs) {
@@ -45,7 +45,7 @@ test('GET /openapi.json: OpenAPI 3.1, the package\'s version, every route, every
 test('/openapi.json describes each operation: summary, request body, error codes per status, retry-after on 503', async () => {
   const doc = (await t.app.inject({ url: '/openapi.json' })).json();
   const ops = Object.values(doc.paths).flatMap((p) => Object.values(p as Record<string, { operationId: string; summary: string }>));
-  assert.deepEqual(ops.map((o) => o.operationId).sort(), ['cancelJob', 'check', 'docs', 'frame', 'getJob', 'getOutput', 'gif', 'healthz', 'jobEvents', 'mesh', 'openapi', 'render', 'smokeTest', 'uploadAssets', 'vectorize']);
+  assert.deepEqual(ops.map((o) => o.operationId).sort(), ['cancelJob', 'check', 'docs', 'editor', 'frame', 'getAsset', 'getJob', 'getOutput', 'gif', 'healthz', 'jobEvents', 'mesh', 'openapi', 'render', 'smokeTest', 'uploadAssets', 'vectorize']);
   for (const o of ops) assert.ok(o.summary, o.operationId);
   const render = doc.paths['/v1/render'].post;
   assert.equal(render.requestBody.content['application/json'].schema.$ref, '#/components/schemas/RenderRequest');
@@ -118,7 +118,7 @@ test('POST /v1/check: the diagnostics envelope; the source rules of render reque
 });
 
 test('unknown routes and methods: 404 {"error":"not_found","code":"not_found"}', async () => {
-  for (const [method, url] of [['GET', '/'], ['GET', '/v1'], ['GET', '/v1/gif'], ['PUT', '/v1/render'], ['GET', '/v1/render'], ['GET', '/../../etc/passwd'], ['GET', '/dist/viewer/viewer.js'], ['GET', '/data/outputs']] as const) {
+  for (const [method, url] of [['PUT', '/'], ['GET', '/index.html'], ['GET', '/editor/nope.js'], ['GET', '/editor/..%2Fpackage.json'], ['GET', '/v1'], ['GET', '/v1/gif'], ['PUT', '/v1/render'], ['GET', '/v1/render'], ['GET', '/../../etc/passwd'], ['GET', '/dist/viewer/viewer.js'], ['GET', '/data/outputs']] as const) {
     const r = await t.app.inject({ method, url });
     assert.equal(r.statusCode, 404, `${method} ${url}`);
     assert.equal(r.body, '{"error":"not_found","code":"not_found"}');

@@ -1,7 +1,10 @@
 // POST /v1/assets: multipart upload of images -> {"assets": {"<filename>": "asset_<32 hex>"}}
+// GET /v1/assets/{key}: the uploaded bytes back (the editor previews uploaded images with them).
+import { readFile } from 'node:fs/promises';
 import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { LIMITS } from '../../contract/limits.js';
+import { ASSET_KEY_RE, LIMITS } from '../../contract/limits.js';
 import { sniffImage } from '../../contract/mime.js';
 import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
 import { AssetUpload, AssetsResponse } from '../schemas.js';
@@ -9,8 +12,8 @@ import type { AssetStore } from '../asset-store.js';
 import { Gate, diskFull, sendRefusal, tooManyUploads, type Refusal } from '../durability/admission.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { isNoSpace } from '../../contract/no-space.js';
-import { HttpError, badRequest } from '../http/http-error.js';
-import { badRequestAnswer, json, refusalAnswer } from '../http/responses.js';
+import { HttpError, NOT_FOUND, badRequest } from '../http/http-error.js';
+import { badRequestAnswer, fileAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
 
 export interface AssetRoutesOptions {
   assets: AssetStore;
@@ -49,6 +52,30 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
     } finally {
       uploads.leave();
     }
+  });
+
+  const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/svg+xml'];
+  const getSchema = {
+    summary: 'Download an uploaded asset',
+    operationId: 'getAsset',
+    description:
+      'Added: the bytes of an upload, typed by the same sniffing that admitted it, so a page (the editor) can show the ' +
+      'image its scene uses. The 128-bit key is the capability; assets expire after 24 hours. SVG is answered with a ' +
+      'sandboxing `content-security-policy` so that opening it directly runs nothing.',
+    params: z.object({ key: z.string().meta({ description: 'An asset key, `asset_<32 hex>`.' }) }),
+    response: { 200: fileAnswer('The image.', IMAGE_TYPES), 404: notFoundAnswer('Unknown or expired key') },
+  };
+  app.get('/v1/assets/:key', { schema: getSchema }, async (req, reply) => {
+    const { key } = req.params;
+    const bytes = ASSET_KEY_RE.test(key) ? await readFile(assets.pathOf(key)).catch(() => null) : null;
+    const mime = bytes ? sniffImage(bytes) : undefined;
+    if (!bytes || !mime) return reply.code(404).send(NOT_FOUND);
+    return reply
+      .header('content-type', mime)
+      .header('cache-control', 'private, max-age=3600')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+      .send(bytes);
   });
 };
 

@@ -1,0 +1,78 @@
+// The service's HTTP API as the editor uses it: enqueue a job, poll it to the end, upload images. Same origin only.
+
+export type Kind = 'frame' | 'video' | 'gif';
+
+const ENDPOINT: Record<Kind, string> = { frame: '/v1/frame', video: '/v1/render', gif: '/v1/gif' };
+
+export interface JobRequest {
+  source: string;
+  params: Record<string, number>;
+  /** in-source path -> asset key */
+  assets: Record<string, string>;
+}
+
+export interface JobDiagnostic {
+  code: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export type JobEnd =
+  | { status: 'ready'; url: string; mime: string; width?: number; height?: number }
+  | { status: 'error'; message: string; code?: string | null; diagnostics?: JobDiagnostic[] };
+
+export interface JobProgress {
+  queuePosition?: number;
+  progress?: number;
+}
+
+async function errorText(r: Response): Promise<string> {
+  try {
+    const body = (await r.json()) as { error?: string; code?: string };
+    return body.error ?? `HTTP ${r.status}`;
+  } catch {
+    return `HTTP ${r.status}`;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Posts a job and polls it until it is ready or failed; `onProgress` hears every pending poll. */
+export async function runJob(
+  kind: Kind,
+  req: JobRequest,
+  onProgress: (p: JobProgress) => void,
+  signal?: AbortSignal,
+): Promise<JobEnd> {
+  const headers = { 'content-type': 'application/json' };
+  const r = await fetch(ENDPOINT[kind], { method: 'POST', headers, body: JSON.stringify(req), signal });
+  if (r.status === 404) return { status: 'error', message: `this service has no ${ENDPOINT[kind]} endpoint` };
+  if (r.status !== 202) return { status: 'error', message: await errorText(r) };
+  const { job_id } = (await r.json()) as { job_id: string };
+  for (let wait = 50; ; wait = Math.min(500, wait * 1.5)) {
+    await sleep(wait);
+    signal?.throwIfAborted();
+    const j = await fetch(`/v1/jobs/${job_id}`, { signal });
+    const body = (await j.json()) as Record<string, unknown>;
+    if (body.status === 'pending') {
+      onProgress({ queuePosition: body.queue_position as number | undefined, progress: body.progress as number | undefined });
+      continue;
+    }
+    if (body.status === 'ready') return body as unknown as JobEnd;
+    if (body.status === 'error') return body as unknown as JobEnd;
+    return { status: 'error', message: (body.error as string) ?? `HTTP ${j.status}` };
+  }
+}
+
+/** Uploads image files: filename -> asset key. */
+export async function uploadImages(files: readonly File[]): Promise<Record<string, string>> {
+  const form = new FormData();
+  for (const f of files) form.append('file', f, f.name);
+  const r = await fetch('/v1/assets', { method: 'POST', body: form });
+  if (r.status !== 200) throw new Error(await errorText(r));
+  return ((await r.json()) as { assets: Record<string, string> }).assets;
+}
+
+/** The URL the page loads an uploaded asset from. */
+export const assetUrl = (key: string) => `/v1/assets/${key}`;

@@ -1,0 +1,33 @@
+// The source in the URL fragment, deflated (CompressionStream 'deflate-raw') and base64url-encoded: `#s=...`.
+const PREFIX = '#s=';
+
+async function pipe(bytes: Uint8Array, stream: CompressionStream | DecompressionStream): Promise<Uint8Array> {
+  const out = new Response(new Blob([bytes as BlobPart]).stream().pipeThrough(stream));
+  return new Uint8Array(await out.arrayBuffer());
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text: string): Uint8Array {
+  const s = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+
+/** The fragment that carries `source`. */
+export async function fragmentOf(source: string): Promise<string> {
+  return PREFIX + toBase64Url(await pipe(new TextEncoder().encode(source), new CompressionStream('deflate-raw')));
+}
+
+/** The source a fragment carries, or null when it carries none (or a damaged one). */
+export async function sourceOfFragment(hash: string): Promise<string | null> {
+  if (!hash.startsWith(PREFIX)) return null;
+  try {
+    return new TextDecoder().decode(await pipe(fromBase64Url(hash.slice(PREFIX.length)), new DecompressionStream('deflate-raw')));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,88 @@
+// The editor in the real Chromium against the real service: the service listens on a free port, a page opens `/`.
+import type { Browser, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { launchChromium } from '../../src/render/chromium.js';
+import { buildEditor } from '../../scripts/build-editor.js';
+import { buildViewer } from '../../scripts/build-viewer.js';
+import { realRenderer, startApp, type TestApp } from '../helpers/app.js';
+
+export interface EditorRig {
+  t: TestApp;
+  browser: Browser;
+  base: string;
+  close(): Promise<void>;
+}
+
+export async function startRig(): Promise<EditorRig> {
+  await buildViewer();
+  await buildEditor();
+  const t = await startApp({ renderer: realRenderer() });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = t.app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const browser = await launchChromium();
+  return {
+    t,
+    browser,
+    base: `http://127.0.0.1:${port}`,
+    async close() {
+      await browser.close();
+      await t.close();
+    },
+  };
+}
+
+/** A fresh context (empty local storage) with the editor open; page errors fail loudly. */
+export async function openEditor(rig: EditorRig, hash = '', deviceScaleFactor = 1): Promise<Page> {
+  const ctx = await rig.browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor });
+  const page = await ctx.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${rig.base}/${hash}`);
+  await page.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: 20_000 }).catch(() => {
+    throw new Error(`the editor did not start: ${errors.join('; ')}`);
+  });
+  return page;
+}
+
+/** Waits until a preview drawn after `before` previews has finished. */
+export async function previewSettled(page: Page, before: number): Promise<void> {
+  await page.waitForFunction((n) => window.cmEditor.previews > n && !window.cmEditor.drawing, before, { timeout: 20_000 });
+}
+
+/** Replaces the source and waits for its first preview. */
+export async function setSource(page: Page, source: string): Promise<void> {
+  const before = await page.evaluate(() => window.cmEditor.previews);
+  await page.evaluate((s) => window.cmEditor.setSource(s), source);
+  await previewSettled(page, before);
+}
+
+export interface Pixels {
+  width: number;
+  height: number;
+  rgba: Buffer;
+}
+
+export async function previewPixels(page: Page): Promise<Pixels> {
+  const p = await page.evaluate(() => window.cmEditor.previewPixels());
+  return { width: p.width, height: p.height, rgba: Buffer.from(p.rgba, 'base64') };
+}
+
+export function decodePng(bytes: Buffer): Pixels {
+  const png = PNG.sync.read(bytes);
+  return { width: png.width, height: png.height, rgba: png.data };
+}
+
+export function pixelAt(p: Pixels, x: number, y: number): number[] {
+  const i = (Math.floor(y) * p.width + Math.floor(x)) * 4;
+  return [...p.rgba.subarray(i, i + 4)];
+}
+
+/** How many pixels differ (any channel) between two images of one size. */
+export function differingPixels(a: Pixels, b: Pixels): number {
+  let n = 0;
+  for (let i = 0; i < a.rgba.length; i += 4) {
+    if (a.rgba[i] !== b.rgba[i] || a.rgba[i + 1] !== b.rgba[i + 1] || a.rgba[i + 2] !== b.rgba[i + 2] || a.rgba[i + 3] !== b.rgba[i + 3]) n++;
+  }
+  return n;
+}
