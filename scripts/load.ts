@@ -6,7 +6,10 @@
 // within LOAD_TIMEOUT_MS, stops the service with SIGTERM, and prints accepted, rejected, completed, failed, p50/p99
 // enqueue latency and the server's peak memory. Exits 1 when a job is lost or stuck, an answer is unexpected, or the
 // service does not stop cleanly. LOAD_CRASH=1 also SIGKILLs the service once a third of the jobs have ended and
-// starts it again on the same DATA_DIR: every job must still end, none lost.
+// starts it again on the same DATA_DIR: every job must still end, none lost. LOAD_HOSTILE=1 mixes in the hostile
+// requests of issue 10 (a 16,384-rect graph, a 4,096-rect graph as a 300 s 60 fps video, a 62 KB text.glyph, a 4K
+// 300 s video, the animated graph) with JOB_TIMEOUT_MS=60000, and prints the ordinary jobs' p99 time to their end and
+// the /healthz p99 measured throughout.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,8 +22,10 @@ const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 50);
 const TIMEOUT_MS = Number(process.env.LOAD_TIMEOUT_MS ?? 300_000);
 const SEED = Number(process.env.LOAD_SEED ?? 1);
 const CRASH = process.env.LOAD_CRASH === '1';
+const HOSTILE = process.env.LOAD_HOSTILE === '1';
 
-type Expect = 'ready' | 'error' | 'rejected';
+/** any: a hostile request may be refused at the door or end either way; it must only end, and on time */
+type Expect = 'ready' | 'error' | 'rejected' | 'any';
 interface Req {
   kind: string;
   path: string;
@@ -46,10 +51,33 @@ scene s(duration: Duration = 1s) -> Frame {
 }
 `;
 
+/** 2^levels rects built by doubling; `animated` moves the whole */
+function rectGraph(levels: number, animated = false): string {
+  const lines = ['runner "0.0.3";', 'use std.shapes.*;', 'use std.anim.*;', 'scene graph(duration: Duration = 300s) -> Frame {', '  let l0 = rect(width: 4px, height: 4px);'];
+  for (let i = 1; i <= levels; i++) lines.push(`  let l${i} = compose [l${i - 1}, l${i - 1}];`);
+  lines.push(animated ? `  compose [l${levels}.translate(x: animate { 0s => 0px, 300s => 100px })]` : `  compose [l${levels}]`);
+  return lines.join('\n') + '\n}\n';
+}
+const glyphSource = (n: number) =>
+  `runner "0.0.3";\nuse std.shapes.*;\nuse std.mesh3d.*;\nuse std.text;\nuse std.scene3d.*;\nscene w() -> Frame {\n  render3d(extrude(text.glyph("${'x'.repeat(n)}", size: 20px), depth: 4px))\n}\n`;
+
+/** The hostile requests of issue 10 (LOAD_HOSTILE=1). */
+const HOSTILE_REQS: Req[] = [
+  { kind: 'hostile-graph-16384', path: '/v1/render', body: JSON.stringify({ source: rectGraph(14), params: { fps: 60, duration: 300 } }), expect: 'error' },
+  { kind: 'hostile-graph-4096-static', path: '/v1/render', body: JSON.stringify({ source: rectGraph(12), params: { width: 640, height: 360, fps: 60, duration: 300 } }), expect: 'any' },
+  { kind: 'hostile-graph-4096-animated', path: '/v1/render', body: JSON.stringify({ source: rectGraph(12, true), params: { width: 640, height: 360, fps: 60, duration: 300 } }), expect: 'any' },
+  { kind: 'hostile-glyph-62k', path: '/v1/frame', body: JSON.stringify({ source: glyphSource(62_000) }), expect: 'error' },
+  { kind: 'hostile-uhd-300s', path: '/v1/render', body: JSON.stringify({ source: videoSource, params: { width: 3840, height: 2160, fps: 60, duration: 300 } }), expect: 'any' },
+];
+
 function buildRequests(): Req[] {
   const rand = prng(SEED);
   const out: Req[] = [];
   for (let i = 0; i < REQUESTS; i++) {
+    if (HOSTILE && rand() < 0.05) {
+      out.push(HOSTILE_REQS[Math.floor(rand() * HOSTILE_REQS.length)]!);
+      continue;
+    }
     const r = rand();
     const hex = Math.floor(rand() * 0xffffff).toString(16).padStart(6, '0');
     const size = 32 + 16 * Math.floor(rand() * 4); // 32..80
@@ -99,18 +127,38 @@ async function main(): Promise<number> {
   const t0 = Date.now();
   const deadline = t0 + TIMEOUT_MS;
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-load-'));
-  let svc = await ServiceProcess.start(dataDir, { LOG_LEVEL: 'warn' });
+  const env = { LOG_LEVEL: 'warn', ...(HOSTILE && !process.env.JOB_TIMEOUT_MS ? { JOB_TIMEOUT_MS: '60000' } : {}) };
+  let svc = await ServiceProcess.start(dataDir, env);
   const problems: string[] = [];
   let peakTree = 0;
   let peakBefore = 0;
   let crashed = false;
   let rssQuarter = 0;
   const sampler = setInterval(() => (peakTree = Math.max(peakTree, treeRss(svc.pid))), 250);
+  // /healthz every 100 ms for the whole run: its latency is what any client of the API feels
+  const health: number[] = [];
+  let healthFailures = 0;
+  let probing = true;
+  const prober = (async () => {
+    while (probing) {
+      const s = performance.now();
+      try {
+        const r = await fetch(`http://127.0.0.1:${svc.port}/healthz`, { signal: AbortSignal.timeout(2000) });
+        await r.text();
+        if (r.status !== 200) healthFailures++;
+      } catch {
+        healthFailures++;
+      }
+      health.push(performance.now() - s);
+      await sleep(100);
+    }
+  })();
   try {
     const reqs = buildRequests();
     const latencies: number[] = [];
     const statuses = new Map<number, number>();
-    const accepted: { id: string; req: Req }[] = [];
+    const accepted: { id: string; req: Req; at: number }[] = [];
+    const endedAt = new Map<string, number>();
     let next = 0;
     const client = async () => {
       while (next < reqs.length && Date.now() < deadline) {
@@ -129,10 +177,10 @@ async function main(): Promise<number> {
         latencies.push(performance.now() - s);
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
         if (status === 202) {
-          accepted.push({ id: JSON.parse(text).job_id, req });
+          accepted.push({ id: JSON.parse(text).job_id, req, at: Date.now() });
           if (req.expect === 'rejected') problems.push(`${req.kind}: accepted (${text.slice(0, 200)})`);
         } else if (status === 400) {
-          if (req.expect !== 'rejected') problems.push(`${req.kind}: rejected with 400 (${text.slice(0, 200)})`);
+          if (req.expect !== 'rejected' && req.expect !== 'any') problems.push(`${req.kind}: rejected with 400 (${text.slice(0, 200)})`);
         } else if (status === 503) {
           // a full queue is a legitimate refusal (with retry-after); it is counted, never lost
         } else problems.push(`${req.kind}: unexpected ${status} (${text.slice(0, 200)})`);
@@ -159,6 +207,7 @@ async function main(): Promise<number> {
                 open.delete(id);
               } else if (j.status === 'ready' || j.status === 'error') {
                 outcome.set(id, { status: j.status, message: j.message });
+                endedAt.set(id, Date.now());
                 open.delete(id);
               }
             } catch {
@@ -173,7 +222,7 @@ async function main(): Promise<number> {
         peakBefore = svc.peakRss();
         console.log(`SIGKILL the service with ${open.size} jobs open; starting it again on the same DATA_DIR`);
         await svc.stop();
-        svc = await ServiceProcess.start(dataDir, { LOG_LEVEL: 'warn' });
+        svc = await ServiceProcess.start(dataDir, env);
         continue;
       }
       if (open.size) await sleep(250);
@@ -191,26 +240,32 @@ async function main(): Promise<number> {
         problems.push(`${a.req.kind} ${a.id}: lost (404)`);
       } else if (o.status === 'ready') completed++;
       else failed++;
-      if (o.status !== 'lost' && o.status !== a.req.expect) problems.push(`${a.req.kind} ${a.id}: ended ${o.status}, expected ${a.req.expect}${o.message ? ` (${o.message})` : ''}`);
+      if (o.status !== 'lost' && o.status !== a.req.expect && a.req.expect !== 'any') problems.push(`${a.req.kind} ${a.id}: ended ${o.status}, expected ${a.req.expect}${o.message ? ` (${o.message})` : ''}`);
     }
     const stuck = open.size;
     if (stuck) problems.push(`${stuck} jobs still pending after ${TIMEOUT_MS} ms`);
     const peakRss = Math.max(peakBefore, svc.peakRss());
     const rssNow = svc.rss();
 
+    // probes stop before the shutdown (its 503 shutting_down is not a failure)
+    probing = false;
+    await prober;
     const stop = await svc.kill('SIGTERM', 30_000);
     if (stop.code !== 0) problems.push(`the service did not stop cleanly on SIGTERM: ${JSON.stringify(stop)}`);
 
+    const ordinary = accepted.filter((a) => !a.req.kind.startsWith('hostile') && endedAt.has(a.id)).map((a) => endedAt.get(a.id)! - a.at);
     const rejected400 = statuses.get(400) ?? 0;
     const rejected503 = statuses.get(503) ?? 0;
     const lines = [
-      `cmrender load test: ${reqs.length} requests from ${CLIENTS} concurrent clients on 127.0.0.1:${svc.port} (seed ${SEED})`,
+      `cmrender load test: ${reqs.length} requests from ${CLIENTS} concurrent clients on 127.0.0.1:${svc.port} (seed ${SEED})${HOSTILE ? `, hostile mix (${reqs.filter((r) => r.kind.startsWith('hostile')).length} hostile)` : ''}`,
       `  accepted   ${accepted.length}`,
       `  rejected   ${rejected400 + rejected503} (400: ${rejected400}, 503 queue full: ${rejected503})`,
       `  completed  ${completed}`,
       `  failed     ${failed} (jobs whose source does not compile: expected)`,
       `  lost       ${lost}`,
       `  stuck      ${stuck}${crashed ? ' (the service was SIGKILLed and restarted once)' : ''}`,
+      `  ordinary jobs, 202 to end (polled every 250 ms): p50 ${percentile(ordinary, 50).toFixed(0)} ms, p99 ${percentile(ordinary, 99).toFixed(0)} ms`,
+      `  /healthz every 100 ms: ${health.length} probes, p50 ${percentile(health, 50).toFixed(1)} ms, p99 ${percentile(health, 99).toFixed(1)} ms, max ${Math.max(...health).toFixed(1)} ms, failed or over 2 s: ${healthFailures}`,
       `  enqueue latency p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`,
       `  server peak RSS ${mb(peakRss)} (Node process; ${mb(rssQuarter)} when a quarter of the jobs had ended, ${mb(rssNow)} at the end); with Chromium and ffmpeg ${mb(peakTree)} peak`,
       `  time: enqueue ${((enqueueDone - t0) / 1000).toFixed(1)} s, all jobs ended ${((allDone - t0) / 1000).toFixed(1)} s`,
@@ -223,6 +278,7 @@ async function main(): Promise<number> {
     console.log('OK: every accepted job ended; nothing lost or stuck');
     return 0;
   } finally {
+    probing = false;
     clearInterval(sampler);
     await svc.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -36,6 +36,24 @@ export const LIMITS = {
   /** Output size when the scene has no design frame. */
   defaultFrame: { width: 1920, height: 1080 },
   assets: { maxFiles: 10, maxFileBytes: 25 * 1024 * 1024 },
+  /**
+   * Decoded size of an image (upload: 400 image_too_large; a job: ASS002), judged from its header before anything
+   * decodes it: 40 megapixels is 160 MB of RGBA in the page (a 20000x20000 PNG of 1.1 MB took Chromium to 4.3 GB);
+   * 16384 is the largest WebGL texture side we can count on.
+   */
+  image: { pixels: 40_000_000, side: 16384 },
+  /**
+   * Work budget of one clip's evaluation in Node (docs/durability.md): value nodes evaluated over all its frames.
+   * About 0.5 us per node here (evaluate + JSON), so the budget is under two minutes of one core, well inside the
+   * 15-minute job limit. A scene that reads no time signal is evaluated once, whatever its length.
+   */
+  evaluationNodesPerJob: 200_000_000,
+  /**
+   * Per-frame render budget in the page: drawing one value (build, draw, read back) longer than this ends the job
+   * (code frame_budget). The shape and glyph limits (EVL009..EVL012) keep a frame to a few seconds; this is the
+   * backstop for what they do not foresee.
+   */
+  frameDrawMs: 60_000,
   /** Output cache lifetime (seconds) for GET /v1/outputs/{filename}. */
   outputCacheSeconds: 86400,
   /** Recommended polling interval the docs give clients. */

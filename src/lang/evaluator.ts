@@ -37,6 +37,8 @@ export class Evaluator {
   private calls = 0;
   private signals = new SignalValues();
   readonly t: number;
+  /** set once any time signal is resolved: an evaluation that never reads t gives the same value at every t */
+  usedTime = false;
 
   constructor(
     private sm: SourceMap,
@@ -261,6 +263,7 @@ export class Evaluator {
     // the time signals written as calls, by exact name (stdlib.md §4.3: `anim.wave(...)` is not
     // `wave`); a switch with direct calls, as every library call of every frame comes through here
     let v: Value | EvalFailure | null;
+    if (name === 'wave' || name === 'bounce' || name === 'on_event' || name === 'noise') this.usedTime = true;
     switch (name) {
       case 'wave':
         v = waveAt(fields, this.t);
@@ -296,6 +299,7 @@ export class Evaluator {
   }
 
   private animate(e: E<'animate'>, env: Env | null): Value {
+    this.usedTime = true;
     const keys: Keyframe[] = e.keyframes.map((k) => ({ at: this.expr(k.at, env), value: this.expr(k.value, env) }));
     const opts: Field[] | null = e.opts ? e.opts.map((o) => ({ name: o.name, value: this.expr(o.value, env) })) : null;
     const v = animateAt(keys, opts, this.t);

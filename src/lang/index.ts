@@ -5,6 +5,7 @@ import { Checker } from './checker';
 import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics';
 import { Evaluator, type Binding } from './evaluator';
 import { MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue } from './limits';
+import { drawingLimitHit } from './drawing-limits';
 import { parse } from './parser';
 import { newestRunner, runnerError } from './runners';
 import { toSeconds, unitDimension } from './units';
@@ -22,11 +23,21 @@ export { UNIT_TAGS, suffixDimension, unitDimension, unitTag, toSeconds, convertU
 
 export interface Program {
   /** the value of the rendered binding at time t (seconds), every time signal resolved */
-  sceneAt(t: number): { value: Value; diagnostics: Diagnostic[] };
+  sceneAt(t: number): SceneAt;
   /** the rendered scene's `duration` parameter default in seconds, else 6 */
   readonly durationSeconds: number;
   /** the runner version that applies (pin, else newest available) */
   readonly runner: string;
+}
+
+/** One evaluation of the rendered binding. */
+export interface SceneAt {
+  value: Value;
+  diagnostics: Diagnostic[];
+  /** no time signal was read: the value is the same at every t (a renderer may evaluate a clip once) */
+  timeFree: boolean;
+  /** nodes of the value (shared subtrees counted per use): the evaluation's size, for a job's work budget */
+  nodes: number;
 }
 
 export interface Compiled {
@@ -63,13 +74,15 @@ function durationOf(b: Binding | undefined): number {
   return Number.isFinite(s) && s > 0 ? s : DEFAULT_DURATION;
 }
 
-/** EVL008 message when a rendered value is too large or too deep, else null. */
-function tooBig(v: Value): string | null {
+/** EVL008 message when a rendered value is too large or too deep, else null; and the value's node count. */
+function measured(v: Value): { error: string | null; nodes: number } {
   const m = measureValue(v, MAX_VALUE_NODES, MAX_VALUE_DEPTH);
-  if (m.nodes > MAX_VALUE_NODES) return `scene value is too large (more than ${MAX_VALUE_NODES} nodes)`;
-  if (m.depth > MAX_VALUE_DEPTH) return `scene value is nested too deeply (more than ${MAX_VALUE_DEPTH} levels)`;
-  return null;
+  if (m.nodes > MAX_VALUE_NODES) return { error: `scene value is too large (more than ${MAX_VALUE_NODES} nodes)`, nodes: m.nodes };
+  if (m.depth > MAX_VALUE_DEPTH) return { error: `scene value is nested too deeply (more than ${MAX_VALUE_DEPTH} levels)`, nodes: m.nodes };
+  return { error: null, nodes: m.nodes };
 }
+const tooBig = (v: Value): string | null => measured(v).error;
+export { MAX_GLYPHS, MAX_PATH_POINTS, MAX_METABALLS, MAX_SHAPES } from './drawing-limits';
 
 class CompiledProgram implements Program {
   constructor(
@@ -80,12 +93,17 @@ class CompiledProgram implements Program {
     readonly runner: string,
   ) {}
 
-  sceneAt(t: number): { value: Value; diagnostics: Diagnostic[] } {
-    const { bindings, diagnostics } = new Evaluator(this.sm, t).run(this.ast);
+  sceneAt(t: number): SceneAt {
+    const ev = new Evaluator(this.sm, t);
+    const { bindings, diagnostics } = ev.run(this.ast);
     const b = bindings.find((x) => x.decl === this.decl);
     const value = b?.value ?? NIL;
-    const size = tooBig(value);
-    if (size) {
+    const { error: size, nodes } = measured(value);
+    const timeFree = !ev.usedTime;
+    const hit: { code: string; message: string; help: string } | null = size
+      ? { code: 'EVL008', message: size, help: 'the rendered value must stay small and shallow enough to send to the viewer every frame' }
+      : drawingLimitHit(value);
+    if (hit) {
       const d = this.decl;
       const span = d.d === 'callable' ? d.nameSpan : d.d === 'import' ? d : d.decl.nameSpan;
       return {
@@ -93,15 +111,17 @@ class CompiledProgram implements Program {
         diagnostics: [
           ...diagnostics,
           this.sm.diag(span.start, span.end, {
-            code: 'EVL008',
-            message: size,
-            help: 'the rendered value must stay small and shallow enough to send to the viewer every frame',
+            code: hit.code,
+            message: hit.message,
+            help: hit.help,
             repair: { id: 'simplify-source', summary: 'Reduce the amount of work or nesting the source asks for.' },
           }),
         ],
+        timeFree,
+        nodes,
       };
     }
-    return { value, diagnostics };
+    return { value, diagnostics, timeFree, nodes };
   }
 }
 
@@ -189,7 +209,7 @@ function compileInner(source: string): Compiled {
   } else {
     program = new CompiledProgram(ast, sm, decl, durationOf(ev.bindings.find((b) => b.decl === decl)), runner);
     const b = ev.bindings.find((x) => x.decl === decl)!;
-    if (tooBig(b.value)) diagnostics.push(...program.sceneAt(0).diagnostics.slice(ev.diagnostics.length));
+    if (tooBig(b.value) || drawingLimitHit(b.value)) diagnostics.push(...program.sceneAt(0).diagnostics.slice(ev.diagnostics.length));
   }
   return { ok: !hasErrors(diagnostics), diagnostics, runner, program };
 }

@@ -1,6 +1,6 @@
 // One Renderer made of several, chosen by the job's kind: the composition roots (the service, the runner) give the
 // drawn kinds to the Chromium renderer and mesh/vectorize to the export worker, and the job service sees one door.
-import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderKind, type RenderOutcome } from './types.js';
+import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderKind, type RenderOutcome, type WorkEstimate } from './types.js';
 
 export class RendererByKind implements Renderer {
   private readonly unique: Renderer[];
@@ -13,6 +13,11 @@ export class RendererByKind implements Renderer {
     const r = this.byKind[job.kind];
     if (!r) return Promise.reject(new JobFailure(`render failed: this service does not make ${job.kind} outputs`, null));
     return r.render(job, hooks);
+  }
+
+  /** The estimate of the renderer that would make the job (admission and the queue's order), if it gives one. */
+  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
+    return this.byKind[job.kind]?.estimate?.(job) ?? null;
   }
 
   /** One after the other, in the order given: the browser's warm-up does not compete with a worker's for the CPU. */

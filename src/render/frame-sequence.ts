@@ -1,11 +1,13 @@
 // The frames of a clip, each time evaluated once in Node and each distinct value drawn once by the page.
 // Consecutive frames whose values are equal (same JSON) share one picture: the sequence yields it with a repeat
 // count. Pipelined: while the consumer converts and writes a picture, the page already draws the next one.
-import { evaluateAt, type EvaluatedFrame, type Plan } from './prepare.js';
+import { checkWorkBudget, evaluateAt, type EvaluatedFrame, type Plan } from './prepare.js';
 import type { ViewerPage } from './page/viewer-page.js';
 import type { PixelFormat } from './page/draw-script.js';
 import { assetFailure } from './job-assets.js';
 import { JobFailure } from './types.js';
+import { pageReason } from './failure-reasons.js';
+import { LIMITS } from '../contract/limits.js';
 import type { StageClock } from './stage-times.js';
 
 export interface Picture {
@@ -44,14 +46,23 @@ export async function drawFrame(
   clock?: StageClock,
   format: PixelFormat = 'rgba',
 ): Promise<Buffer> {
-  const r = await page.draw(frame.json, plan.width, plan.height, clock, format);
+  let timer: NodeJS.Timeout | undefined;
+  const overBudget = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // closing the page stops its draw; the job fails with the budget's reason, not the page's
+      void page.close();
+      reject(new JobFailure(`render failed: one frame took over ${LIMITS.frameDrawMs / 1000} s to draw (the per-frame budget)`, 'frame_budget'));
+    }, LIMITS.frameDrawMs);
+  });
+  overBudget.catch(() => {});
+  const r = await Promise.race([page.draw(frame.json, plan.width, plan.height, clock, format), overBudget]).finally(() => clearTimeout(timer));
   if ('pixels' in r) return r.pixels;
   if ('unchanged' in r) {
     if (previous) return previous;
     throw new JobFailure('render failed: the page reported an unchanged first frame', null);
   }
   if (r.error.code === 'ASS001' && r.error.path) throw assetFailure(source, r.error.path, `image "${r.error.path}" could not be loaded`);
-  throw new JobFailure(`render failed: ${r.error.message}`, null);
+  throw new JobFailure(pageReason(r.error), null);
 }
 
 export async function* frameSequence(
@@ -63,10 +74,17 @@ export async function* frameSequence(
   format: PixelFormat = 'rgba',
 ): AsyncGenerator<Picture> {
   let lastYield = performance.now();
+  // a scene that reads no time signal is the same picture at every time: one evaluation, one draw
+  const timeFree = plan.first.timeFree;
+  let nodes = plan.first.nodes;
   const evaluate = (i: number): EvaluatedFrame => {
+    if (i === 0 || timeFree) return plan.first;
     const t0 = performance.now();
-    const f = i === 0 ? plan.first : evaluateAt(plan.program, i / plan.fps);
+    const f = evaluateAt(plan.program, i / plan.fps);
     stats.clock.add('evaluate', performance.now() - t0);
+    // the estimate at prepare() came from the first frame; a scene that grows later is stopped here
+    nodes += f.nodes;
+    checkWorkBudget(nodes, plan.frames);
     return f;
   };
   const startDraw = (f: EvaluatedFrame, previous: Buffer | null) => {
@@ -87,6 +105,7 @@ export async function* frameSequence(
     stats.drawMs += performance.now() - w0;
     let j = i + 1;
     let next: EvaluatedFrame | null = null;
+    if (timeFree) j = plan.frames;
     for (; j < plan.frames; j++) {
       if (performance.now() - lastYield > YIELD_EVERY_MS) {
         await new Promise((r) => setImmediate(r));

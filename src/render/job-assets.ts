@@ -3,6 +3,9 @@
 // that turns an image problem into a job failure.
 import { imagePaths, type Value } from '../lang/index.js';
 import { JobFailure, type FailureDiagnostic } from './types.js';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { IMAGE_HEADER_BYTES, imageSize, imageSizeRefusal } from '../contract/image-size.js';
+import { LIMITS } from '../contract/limits.js';
 
 /** The URL path the page requests for an in-source path (what `new URL(p, origin + '/')` gives). */
 export function normalizeAssetPath(p: string): string {
@@ -25,11 +28,25 @@ export function literalPosition(source: string, path: string): { line: number; c
   return { line, column };
 }
 
-/** ASS001 for an image path, placed at the path's literal in the source when it is there. */
-export function assetFailure(source: string, path: string, text: string): JobFailure {
+/** ASS001 (or another asset code) for an image path, placed at the path's literal in the source when it is there. */
+export function assetFailure(source: string, path: string, text: string, code = 'ASS001'): JobFailure {
   const pos = literalPosition(source, path);
-  const diag: FailureDiagnostic = { code: 'ASS001', message: text, severity: 'error', ...(pos ?? {}) };
-  return new JobFailure(pos ? `ASS001 ${text} at line ${pos.line}, column ${pos.column}` : `ASS001 ${text}`, 'ASS001', [diag]);
+  const diag: FailureDiagnostic = { code, message: text, severity: 'error', ...(pos ?? {}) };
+  return new JobFailure(pos ? `${code} ${text} at line ${pos.line}, column ${pos.column}` : `${code} ${text}`, code, [diag]);
+}
+
+/** The first bytes of a file (what an image header needs); empty when it cannot be read (the page reports ASS001). */
+function fileHead(file: string): Buffer {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buf = Buffer.alloc(IMAGE_HEADER_BYTES);
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0));
+  } catch {
+    return Buffer.alloc(0);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 export class JobAssets {
@@ -44,11 +61,18 @@ export class JobAssets {
     this.byUrlPath = new Map(Object.entries(assets).map(([p, file]) => [normalizeAssetPath(p), file]));
   }
 
-  /** Throws ASS001 when the value uses an image path the job did not map to an uploaded asset. */
+  /**
+   * Throws ASS001 when the value uses an image path the job did not map to an uploaded asset, and ASS002 when the
+   * image's header declares more pixels than LIMITS.image (judged before the page decodes it).
+   */
   check(value: Value): void {
     for (const p of imagePaths(value)) {
       if (this.checked.has(p)) continue;
-      if (!this.byUrlPath.has(normalizeAssetPath(p))) throw assetFailure(this.source, p, `image "${p}" is not an uploaded asset of this job`);
+      const file = this.byUrlPath.get(normalizeAssetPath(p));
+      if (file === undefined) throw assetFailure(this.source, p, `image "${p}" is not an uploaded asset of this job`);
+      const size = imageSize(fileHead(file));
+      const refusal = size && imageSizeRefusal(size, LIMITS.image);
+      if (refusal) throw assetFailure(this.source, p, `image "${p}" is too large to draw: ${refusal}`, 'ASS002');
       this.checked.add(p);
     }
   }

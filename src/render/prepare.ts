@@ -101,13 +101,31 @@ export function diagnosticsFailure(diags: readonly Diagnostic[]): JobFailure {
 export interface EvaluatedFrame {
   value: Value;
   json: string;
+  /** the evaluation read no time signal: every time of the clip has this same value */
+  timeFree: boolean;
+  /** value nodes evaluated (the unit of the job's work budget) */
+  nodes: number;
 }
 
 /** Evaluates the program at t; an evaluation error fails the job with its diagnostic. */
 export function evaluateAt(program: Program, t: number): EvaluatedFrame {
   const r = program.sceneAt(t);
   if (r.diagnostics.some((d) => d.severity === 'error')) throw diagnosticsFailure(r.diagnostics);
-  return { value: r.value, json: JSON.stringify(r.value) };
+  return { value: r.value, json: JSON.stringify(r.value), timeFree: r.timeFree, nodes: r.nodes };
+}
+
+/** The code of a job refused or stopped for the evaluation work it needs (LIMITS.evaluationNodesPerJob). */
+export const WORK_BUDGET_CODE = 'work_budget';
+
+/** Fails the job when evaluating its frames needs more than the work budget (estimated from the first frame). */
+export function checkWorkBudget(nodes: number, frames: number): void {
+  const budget = LIMITS.evaluationNodesPerJob;
+  if (nodes <= budget) return;
+  throw new JobFailure(
+    `the scene needs about ${nodes.toExponential(1)} value nodes evaluated over ${frames} frames, over the job's work budget of ` +
+      `${budget.toExponential(1)}; make the scene smaller, or the clip shorter or at a lower fps`,
+    WORK_BUDGET_CODE,
+  );
 }
 
 export interface Plan {
@@ -146,5 +164,6 @@ export function prepare(job: RenderJob): Plan {
     throw new JobFailure(`the scene's duration (${Number.isFinite(duration) ? `${duration} s` : String(duration)}) is over the ${L.duration.max} s limit of a ${job.kind === 'gif' ? 'GIF' : 'video'}; set params.duration`, null);
   }
   const frames = clip ? Math.max(1, Math.round(duration * fps)) : 1;
+  if (clip && !first.timeFree) checkWorkBudget(first.nodes * frames, frames);
   return { program, runner: compiled.runner, ...size, at, fps, frames, duration, first, assets };
 }

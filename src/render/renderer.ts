@@ -6,13 +6,15 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { VideoEncoder, rgbaToI420 } from './ffmpeg.js';
-import { encodePng } from './png.js';
+import { VideoEncoder, rgbaToI420Async } from './ffmpeg.js';
+import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import { prepare, type Plan } from './prepare.js';
 import { Aborted, drawFrame, frameSequence, type SequenceStats } from './frame-sequence.js';
+import { isNoSpace, pageReason, stageReason } from './failure-reasons.js';
 import { StageClock } from './stage-times.js';
-import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from './types.js';
+import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome, type WorkEstimate } from './types.js';
+import { estimateWork } from './work-estimate.js';
 
 export interface ChromiumRendererOptions {
   chromiumPath: string;
@@ -43,6 +45,10 @@ export class ChromiumRenderer implements Renderer {
     return this.browser.start();
   }
 
+  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
+    return estimateWork(job);
+  }
+
   close(): Promise<void> {
     return this.browser.close();
   }
@@ -60,7 +66,10 @@ export class ChromiumRenderer implements Renderer {
     try {
       page.assets = plan.assets.byUrlPath;
       const loaded = await page.load({ width: plan.width, height: plan.height, runner: plan.runner });
-      if (!loaded.ok) throw new JobFailure(`render failed: ${loaded.error.message}`, null);
+      if (!loaded.ok) {
+        this.o.log.warn({ job_id: job.id, page_error: loaded.error }, 'drawing page refused the load');
+        throw new JobFailure(pageReason(loaded.error), null);
+      }
       const r =
         job.kind === 'frame' ? await this.frame(job, plan, page)
         : job.kind === 'gif' ? await this.gif(job, plan, page, hooks)
@@ -86,7 +95,7 @@ export class ChromiumRenderer implements Renderer {
         throw err;
       }
       this.o.log.warn({ err, job_id: job.id }, 'render stage failed');
-      throw new JobFailure(renderReason(err, job.kind), null);
+      throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? 'storage_full' : null);
     } finally {
       hooks.signal.removeEventListener('abort', onAbort);
       this.browser.release(page, healthy);
@@ -98,7 +107,7 @@ export class ChromiumRenderer implements Renderer {
     const t0 = performance.now();
     const rgba = await drawFrame(page, plan, job.source, plan.first, null, clock);
     const t1 = performance.now();
-    const png = await clock.time('encode', () => encodePng(rgba, plan.width, plan.height));
+    const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height));
     await clock.time('write', async () => {
       await mkdir(dirname(job.outPath), { recursive: true });
       const tmp = `${job.outPath}.tmp`;
@@ -121,7 +130,7 @@ export class ChromiumRenderer implements Renderer {
       const inPage = this.o.videoReadback !== 'rgba';
       for await (const pic of frameSequence(plan, page, job.source, hooks.signal, stats, inPage ? 'i420' : 'rgba')) {
         const t0 = performance.now();
-        const yuv = inPage ? pic.pixels : rgbaToI420(pic.pixels, plan.width, plan.height);
+        const yuv = inPage ? pic.pixels : await rgbaToI420Async(pic.pixels, plan.width, plan.height);
         const t1 = performance.now();
         if (!inPage) clock.add('convert', t1 - t0);
         for (let k = 0; k < pic.count; k++) {
@@ -184,12 +193,4 @@ export class ChromiumRenderer implements Renderer {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
-}
-
-function renderReason(err: unknown, kind: RenderJob['kind']): string {
-  const m = err instanceof Error ? err.message : String(err);
-  // ffmpeg's own words (its stderr, paths) are for the log, not the client
-  if (/ffmpeg/i.test(m)) return kind === 'gif' ? 'GIF encoder failed' : 'video encoder failed';
-  if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m)) return 'browser crashed during the render';
-  return `render failed: ${m.split('\n')[0].slice(0, 160)}`;
 }

@@ -84,8 +84,24 @@ export class JobFailure extends Error {
   }
 }
 
+/** flat 2D layers, lit 3D (render3d), raymarched metaballs: what one pixel of one frame costs to draw */
+export type CostClass = 'flat' | '3d' | 'raymarch';
+
+/** How long a job would take on this service (src/render/work-estimate.ts). */
+export interface WorkEstimate {
+  seconds: number;
+  frames: number;
+  /** frames the page draws: 1 for a frame or a scene that reads no time signal */
+  drawnFrames: number;
+  width: number;
+  height: number;
+  costClass: CostClass;
+}
+
 export interface Renderer {
   render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome>;
+  /** The job's estimated work before it is queued; null (or absent) when the renderer cannot say. */
+  estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null;
   /** Starts what needs starting (a warm browser); resolves when ready. */
   start(): Promise<void>;
   close(): Promise<void>;

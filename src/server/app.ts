@@ -16,6 +16,7 @@ import { Gate } from './durability/admission.js';
 import { openServices } from './services.js';
 import { registerOpenApi } from './openapi.js';
 import { acceptJsonBodies } from './http/json-body.js';
+import { limitRequestTime } from './http/request-timeout.js';
 import { requestError } from './http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
 import { openCors } from './http/cors.js';
@@ -55,6 +56,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log,
     bodyLimit: LIMITS.bodyMaxBytes,
+    // a client that sends its request (headers and body) slowly is cut off: 408, the socket closed
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     // onReady starts the renderer (Chromium and its warm pages): on a busy 2-core machine that alone can pass
@@ -82,6 +84,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   await openCors(app);
 
+  limitRequestTime(app, config.requestTimeoutMs);
   acceptJsonBodies(app);
   await app.register(multipart, { limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } });
   app.setErrorHandler(answerError);
@@ -94,7 +97,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(outputRoutes, { outputs });
   await app.register(metaRoutes, { jobs, openapi: () => app.swagger() as Record<string, unknown>, tmpDir: join(config.dataDir, 'tmp') });
   await app.register(checkRoutes);
-  await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads) });
+  await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads), disk: services.disk });
   await app.register(pageRoutes, { dir: editorDistDir });
 
   app.addHook('onReady', async () => {

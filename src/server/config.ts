@@ -15,6 +15,9 @@ export interface Config {
   ffmpegPath: string;
   maxQueuedJobs: number;
   outputMaxBytes: number;
+  assetsMaxBytes: number;
+  diskMinFreeBytes: number;
+  requestTimeoutMs: number;
   maxConcurrentUploads: number;
   shutdownGraceMs: number;
   webhookAllow: string[];
@@ -59,6 +62,9 @@ export const CONFIG_DOC: ConfigEntry[] = [
   { name: 'FFMPEG_PATH', key: 'ffmpegPath', default: 'ffmpeg', doc: 'The ffmpeg binary (looked up on PATH by default).', parse: str },
   { name: 'MAX_QUEUED_JOBS', key: 'maxQueuedJobs', default: '1000', doc: 'Jobs waiting or rendering at most; past it a new job is refused with `503` `queue_full` and `retry-after`.', parse: int('MAX_QUEUED_JOBS', 1) },
   { name: 'OUTPUT_MAX_BYTES', key: 'outputMaxBytes', default: '10737418240', doc: 'Disk budget of `outputs/` (10 GiB). Over it the oldest outputs not held by a job younger than 24 hours go; if that is not enough, new jobs get `503` `storage_full`.', parse: int('OUTPUT_MAX_BYTES', 1) },
+  { name: 'ASSETS_MAX_BYTES', key: 'assetsMaxBytes', default: '1073741824', doc: 'Disk budget of `assets/` (1 GiB): an upload that would pass it is refused with `503` `storage_full` until uploads expire (24 hours).', parse: int('ASSETS_MAX_BYTES', 1) },
+  { name: 'DISK_MIN_FREE_BYTES', key: 'diskMinFreeBytes', default: '104857600', doc: 'Free space kept on the disk holding `DATA_DIR` (100 MiB): below it new jobs and uploads get `503` `storage_full` and `/healthz` answers 503.', parse: int('DISK_MIN_FREE_BYTES', 0) },
+  { name: 'REQUEST_TIMEOUT_MS', key: 'requestTimeoutMs', default: '60000', doc: 'Time limit to receive a whole request, headers and body (a slower client gets `408` and the connection is closed); an upload of 10 × 25 MiB needs about 4.2 MiB/s.', parse: int('REQUEST_TIMEOUT_MS', 1) },
   { name: 'MAX_CONCURRENT_UPLOADS', key: 'maxConcurrentUploads', default: '4', doc: 'Asset uploads in progress at once; past it `503` `too_many_uploads`.', parse: int('MAX_CONCURRENT_UPLOADS', 1) },
   { name: 'WEBHOOK_ALLOW', key: 'webhookAllow', default: '(empty)', doc: 'Comma-separated host names, addresses or CIDR ranges webhooks may reach although they are not public (private, loopback, link-local, unique-local). Empty: webhooks reach public addresses only.', parse: list },
   { name: 'WEBHOOK_RETRY_MS', key: 'webhookRetryMs', default: '2000,5000,15000,30000,60000', doc: 'Waits between webhook delivery attempts (milliseconds); one attempt more than waits (six over about two minutes).', parse: intList('WEBHOOK_RETRY_MS') },
@@ -79,6 +85,9 @@ export function defaultConfig(): Config {
     ffmpegPath: 'ffmpeg',
     maxQueuedJobs: 1000,
     outputMaxBytes: 10 * 1024 * 1024 * 1024,
+    assetsMaxBytes: 1024 * 1024 * 1024,
+    diskMinFreeBytes: 100 * 1024 * 1024,
+    requestTimeoutMs: 60_000,
     maxConcurrentUploads: 4,
     shutdownGraceMs: 10_000,
     webhookAllow: [],

@@ -10,6 +10,7 @@ import { JobService } from './jobs/job-service.js';
 import { Retention } from './jobs/retention.js';
 import { OutputStore } from './outputs/output-store.js';
 import { AssetStore } from './asset-store.js';
+import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { IdempotencyIndex } from './http/idempotency.js';
@@ -30,6 +31,7 @@ export interface Services {
   retention: Retention;
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyIndex;
+  disk: DiskSpace;
   /** Stops the sweeps, interrupts the jobs in hand and closes the journal this opened (not the renderer). */
   close(): Promise<void>;
 }
@@ -44,7 +46,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   const now = opts.now ?? Date.now;
   const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
   const store = opts.store ?? journal!;
-  const assets = new AssetStore(join(config.dataDir, 'assets'));
+  const assets = new AssetStore(join(config.dataDir, 'assets'), config.assetsMaxBytes);
+  const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
   const outputs = new OutputStore({ dir: join(config.dataDir, 'outputs'), store, maxBytes: config.outputMaxBytes, log, now });
   const jobs = new JobService({
     store,
@@ -54,6 +57,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     concurrency: config.renderConcurrency,
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
+    disk,
     log,
     now,
   });
@@ -80,6 +84,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     retention,
     webhookPolicy,
     idempotency,
+    disk,
     async close() {
       retention.stop();
       await jobs.close();

@@ -45,6 +45,18 @@ export function storageFull(usedBytes: number, capBytes: number): Refusal {
   return { code: 'storage_full', error: `output storage is full (${usedBytes} of ${capBytes} bytes held by jobs younger than 24 hours); retry later`, retryAfterSeconds: 60 };
 }
 
+export function assetsFull(usedBytes: number, incomingBytes: number, capBytes: number): Refusal {
+  return { code: 'storage_full', error: `asset storage is full (${usedBytes} of ${capBytes} bytes held by uploads younger than 24 hours, ${incomingBytes} more asked); retry later`, retryAfterSeconds: 60 };
+}
+
+export function diskFull(freeBytes: number, minFreeBytes: number): Refusal {
+  return { code: 'storage_full', error: `the disk holding the service's data is full (${Math.max(0, freeBytes)} bytes free, ${minFreeBytes} kept free); retry later`, retryAfterSeconds: 60 };
+}
+
+export function journalUnwritable(): Refusal {
+  return { code: 'storage_full', error: 'the job journal cannot be written (the disk is full); retry later', retryAfterSeconds: 60 };
+}
+
 export function tooManyUploads(max: number): Refusal {
   return { code: 'too_many_uploads', error: `too many uploads at once (at most ${max}); retry shortly`, retryAfterSeconds: 1 };
 }

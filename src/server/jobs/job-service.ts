@@ -12,7 +12,9 @@ import type { JobKind, JobView } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import { planRecovery } from '../durability/recovery.js';
-import { queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import { diskFull, journalUnwritable, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import { isNoSpace } from '../../contract/no-space.js';
+import type { DiskSpace } from '../durability/disk-space.js';
 
 export interface JobServiceOptions {
   store: JobStore;
@@ -23,6 +25,8 @@ export interface JobServiceOptions {
   jobTimeoutMs: number;
   /** jobs waiting or rendering at most (default: no cap) */
   maxQueuedJobs?: number;
+  /** free space on DATA_DIR's disk (default: not watched) */
+  disk?: DiskSpace;
   log: Logger;
   now: () => number;
 }
@@ -33,6 +37,7 @@ function limitText(ms: number): string {
 }
 
 const INTERRUPTED = 'render interrupted: the service stopped';
+const NO_SPACE = 'render failed: the service ran out of disk space';
 export const CANCELLED = 'cancelled by the client';
 
 /** What a client may attach to a new job besides its body (webhooks, idempotency). */
@@ -74,9 +79,11 @@ export class JobService {
   private checkpointing = false;
   /** jobs recovered at init, queued by resume() once the renderer is up */
   private recovered: string[] = [];
+  /** jobs admitted whose record is being written: they count against MAX_QUEUED_JOBS already (an exact cap) */
+  private reserved = 0;
 
   constructor(private readonly o: JobServiceOptions) {
-    this.queue = new RenderQueue(o.concurrency);
+    this.queue = new RenderQueue(o.concurrency, o.now);
     // every SSE stream listens; more than the default 10 is normal, not a leak
     this.events.setMaxListeners(0);
   }
@@ -138,16 +145,57 @@ export class JobService {
   admission(): Refusal | null {
     if (this.stopping || this.closing) return shuttingDown();
     const cap = this.o.maxQueuedJobs;
-    if (cap !== undefined && this.queue.size >= cap) return queueFull(this.queue.size, cap);
+    const queued = this.queue.size + this.reserved;
+    if (cap !== undefined && queued >= cap) return queueFull(queued, cap);
     return this.o.outputs.refusal();
   }
 
-  /** Creates a pending job and queues it; the render runs in the background. */
-  async create(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>, extras: JobExtras = {}): Promise<JobRecord> {
+  /** Why no job can be stored now (the journal cannot be written, the disk is full), or null. */
+  async storageRefusal(): Promise<Refusal | null> {
+    if (this.o.store.writable && !(await this.o.store.writable())) return journalUnwritable();
+    const disk = this.o.disk;
+    if (disk && (await disk.short())) return diskFull(await disk.free(), disk.minFreeBytes);
+    return null;
+  }
+
+  /** Why the service cannot take work now (/healthz answers 503 with it), or null. A full queue is not counted. */
+  async health(): Promise<Refusal | null> {
+    if (this.stopping || this.closing) return shuttingDown();
+    return (await this.storageRefusal()) ?? this.o.outputs.refusal();
+  }
+
+  /**
+   * The job's estimated work (the renderer's estimate: frames x pixels x cost class), and the refusal when it cannot
+   * finish inside the job limit. No estimate (the source does not compile, ...): no refusal, the job fails on its own.
+   */
+  estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): { seconds?: number; refusal?: string } {
+    const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
+    const e = this.o.renderer.estimate?.({ kind, source, params, assets: files });
+    if (!e) return {};
+    const limit = this.o.jobTimeoutMs / 1000;
+    if (e.seconds <= limit) return { seconds: e.seconds };
+    const what = `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene`;
+    return {
+      seconds: e.seconds,
+      refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service (${what}), over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration) or fewer pixels`,
+    };
+  }
+
+  /**
+   * Creates a pending job and queues it; the render runs in the background. Call right after admission() (no await
+   * between): the job holds its place against MAX_QUEUED_JOBS from its first line. costSeconds: its estimate, for the
+   * queue's order.
+   */
+  async create(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>, extras: JobExtras = {}, costSeconds = 0): Promise<JobRecord> {
     const rec: JobRecord = { job_id: randomUUID(), kind, status: 'pending', created_at: this.o.now(), source, params, assets, ...extras };
-    await this.o.store.put(rec);
+    this.reserved++;
+    try {
+      await this.o.store.put(rec);
+    } finally {
+      this.reserved--;
+    }
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
-    this.enqueue(rec.job_id);
+    this.enqueue(rec.job_id, costSeconds);
     this.events.emit('queue');
     return rec;
   }
@@ -209,8 +257,8 @@ export class JobService {
     this.events.emit('changed', id);
   }
 
-  private enqueue(id: string): void {
-    void this.queue.add(id, () => this.run(id)).catch((err) => this.o.log.error({ err, job_id: id }, 'job runner crashed'));
+  private enqueue(id: string, costSeconds = 0): void {
+    void this.queue.add(id, () => this.run(id), costSeconds).catch((err) => this.o.log.error({ err, job_id: id }, 'job runner crashed'));
   }
 
   private run(id: string): Promise<void> {
@@ -246,8 +294,7 @@ export class JobService {
     aborted.catch(() => {});
     let rendering: Promise<unknown> | undefined;
     try {
-      const assetFiles: Record<string, string> = {};
-      for (const [path, key] of Object.entries(rec.assets)) assetFiles[path] = this.o.assets.pathOf(key);
+      const assetFiles = Object.fromEntries(Object.entries(rec.assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
       this.progress.set(id, 0);
       const outcome = await Promise.race([
         (rendering = this.o.renderer.render(
@@ -276,7 +323,9 @@ export class JobService {
     } catch (err) {
       // a stopped render (time limit, cancel, checkpoint) releases its page and kills its ffmpeg before the next job
       // starts, and before a cancel is answered (no partial file may be left behind it)
-      if ((timedOut || cancelled() || this.checkpointing) && rendering) await settle(rendering, STOP_SETTLE_MS);
+      // a job past its limit is answered at once; its page and encoder are let go before the next job starts
+      const stopped = (timedOut || cancelled() || this.checkpointing) && rendering;
+      if (stopped && !timedOut) await settle(stopped, STOP_SETTLE_MS);
       const done = this.o.now();
       const fresh = (await this.o.store.get(id)) ?? rec;
       if (this.checkpointing && !timedOut && !cancelled()) {
@@ -291,9 +340,13 @@ export class JobService {
       fresh.status = 'error';
       fresh.completed_at = done;
       fresh.timings = { queue_wait_ms: queueWait, total_ms: done - rec.created_at };
-      await this.o.outputs.discard(id, rec.kind);
+      if (!timedOut) await this.o.outputs.discard(id, rec.kind);
       await this.o.store.put(fresh);
       this.events.emit('ended', fresh);
+      if (timedOut) {
+        if (stopped) await settle(stopped, STOP_SETTLE_MS);
+        await this.o.outputs.discard(id, rec.kind);
+      }
       const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
       this.o.log[level](
         { job_id: id, kind: rec.kind, status: 'error', event: 'job_error', code: fresh.code, message: fresh.message, queue_wait_ms: queueWait, total_ms: done - rec.created_at, ...(err instanceof JobFailure ? {} : { err }) },
@@ -314,6 +367,7 @@ function failureOf(err: unknown, how: { timedOut: boolean; aborted: boolean; lim
   if (how.timedOut) return { message: limitText(how.limitMs), code: null };
   if (how.aborted) return { message: INTERRUPTED, code: null };
   if (err instanceof JobFailure) return err.diagnostics ? { message: err.message, code: err.code, diagnostics: err.diagnostics } : { message: err.message, code: err.code };
+  if (isNoSpace(err)) return { message: NO_SPACE, code: 'storage_full' };
   return { message: 'render failed: internal error', code: null };
 }
 

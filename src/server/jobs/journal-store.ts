@@ -88,6 +88,9 @@ export function replay(bytes: Buffer): ReplayResult {
   return { records, lines, dropped };
 }
 
+/** A failed journal tries to rewrite itself at most this often. */
+const RECOVERY_EVERY_MS = 1000;
+
 export interface JournalStoreOptions {
   /** directory that holds the journal (created if missing), e.g. DATA_DIR */
   dir: string;
@@ -134,6 +137,8 @@ export class JournalJobStore implements JobStore {
   private writing: Promise<void> | null = null;
   private closed = false;
   private failed: Error | null = null;
+  private recovering: Promise<void> | null = null;
+  private lastRecovery = 0;
   private readonly st = { dropped: 0, replayed: 0, compactions: 0, batches: 0 };
   readonly path: string;
 
@@ -180,16 +185,56 @@ export class JournalJobStore implements JobStore {
   }
 
   async put(rec: JobRecord): Promise<void> {
+    await this.recover();
     this.assertWritable();
     const copy = structuredClone(rec);
     const line = encodeLine({ op: 'put', rec: copy });
+    const existed = this.map.has(copy.job_id);
     this.map.set(copy.job_id, copy);
     this.liveBytes += line.length - (this.sizes.get(copy.job_id) ?? 0);
     this.sizes.set(copy.job_id, line.length);
-    return this.append(line);
+    return this.append(line).catch((e) => {
+      // a new record that could not be written is forgotten (its creator answers an error, so no job may appear
+      // later); a change to a known record stays in memory and reaches the disk with the recovery's compaction
+      if (!existed && this.map.get(copy.job_id) === copy) {
+        this.map.delete(copy.job_id);
+        this.account(copy.job_id, undefined);
+      }
+      throw e;
+    });
+  }
+
+  /**
+   * After a failed write (a full disk), the journal is rewritten whole from memory (compaction: temporary file,
+   * rename), at most once a second; once that succeeds the store takes changes again, without a restart.
+   */
+  private recover(): Promise<void> {
+    if (!this.failed || this.closed) return Promise.resolve();
+    if (this.recovering) return this.recovering;
+    if (Date.now() - this.lastRecovery < RECOVERY_EVERY_MS) return Promise.resolve();
+    this.lastRecovery = Date.now();
+    this.recovering = (async () => {
+      try {
+        await this.compactNow();
+        this.failed = null;
+      } catch (e) {
+        await rm(`${this.path}.tmp`, { force: true }).catch(() => {});
+        this.failed = e instanceof Error ? e : new Error(String(e));
+      } finally {
+        this.recovering = null;
+      }
+    })();
+    return this.recovering;
+  }
+
+  /** Whether a change can be written now; a failed journal tries to recover first. */
+  async writable(): Promise<boolean> {
+    await this.recover();
+    return !this.failed && !this.closed;
   }
 
   async delete(id: string): Promise<void> {
+    await this.recover();
     this.assertWritable();
     if (!this.map.has(id)) return;
     this.map.delete(id);

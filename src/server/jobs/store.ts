@@ -69,6 +69,8 @@ export interface JobStore {
   put(rec: JobRecord): Promise<void>;
   delete(id: string): Promise<void>;
   list(): Promise<JobRecord[]>;
+  /** Whether a change can be written now (a store that failed for space tries again first); absent: always. */
+  writable?(): Promise<boolean>;
 }
 
 /** In-memory store. Records are copied in and out so callers never share mutable state with the store. */

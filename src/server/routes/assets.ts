@@ -6,9 +6,12 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ASSET_KEY_RE, LIMITS } from '../../contract/limits.js';
 import { sniffImage } from '../../contract/mime.js';
+import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
 import { AssetUpload, AssetsResponse } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
-import { Gate, sendRefusal, tooManyUploads } from '../durability/admission.js';
+import { Gate, diskFull, sendRefusal, tooManyUploads, type Refusal } from '../durability/admission.js';
+import type { DiskSpace } from '../durability/disk-space.js';
+import { isNoSpace } from '../../contract/no-space.js';
 import { HttpError, NOT_FOUND, badRequest } from '../http/http-error.js';
 import { badRequestAnswer, fileAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
 
@@ -16,11 +19,13 @@ export interface AssetRoutesOptions {
   assets: AssetStore;
   /** uploads in progress at once (MAX_CONCURRENT_UPLOADS) */
   uploads: Gate;
+  /** free space on DATA_DIR's disk */
+  disk?: DiskSpace;
 }
 
 const noFile = () => badRequest('no_file', 'expected a multipart/form-data body with at least one file');
 
-export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app, { assets, uploads }) => {
+export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app, { assets, uploads, disk }) => {
   const schema = {
     summary: 'Upload image assets',
     operationId: 'uploadAssets',
@@ -31,15 +36,19 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
     bodyExample: { 'earth.jpg': '(the file\'s bytes)' },
     response: {
       200: json(AssetsResponse, 'Filename -> asset key.', { assets: { 'earth.jpg': 'asset_0123456789abcdef0123456789abcdef' } }),
-      400: badRequestAnswer(['no_file', 'too_many_files', 'file_too_large', 'not_an_image', 'bad_multipart']),
-      503: refusalAnswer(['too_many_uploads']),
+      400: badRequestAnswer(['no_file', 'too_many_files', 'file_too_large', 'not_an_image', 'image_too_large', 'bad_multipart']),
+      503: refusalAnswer(['too_many_uploads', 'storage_full']),
     },
   };
   app.post('/v1/assets', { schema }, async (req, reply) => {
     if (!req.isMultipart()) throw noFile();
     if (!uploads.tryEnter()) return sendRefusal(reply, tooManyUploads(uploads.max));
     try {
-      return reply.send({ assets: await upload(req, assets) });
+      // sent as JSON text: the response schema's record would re-shape the map and drop a file named "__proto__"
+      const stored = await upload(req, assets, disk);
+      if ('refusal' in stored) return sendRefusal(reply, stored.refusal);
+      const body = JSON.stringify({ assets: stored.keys });
+      return reply.type('application/json; charset=utf-8').send(body as never);
     } finally {
       uploads.leave();
     }
@@ -72,7 +81,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
 };
 
 /** Reads every file part, checks that each is an image, then stores them all: filename -> asset key. */
-async function upload(req: FastifyRequest, assets: AssetStore): Promise<Record<string, string>> {
+async function upload(req: FastifyRequest, assets: AssetStore, disk: DiskSpace | undefined): Promise<{ keys: Record<string, string> } | { refusal: Refusal }> {
   const files: { name: string; bytes: Buffer }[] = [];
   try {
     for await (const part of req.parts({ limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } })) {
@@ -94,8 +103,26 @@ async function upload(req: FastifyRequest, assets: AssetStore): Promise<Record<s
   if (files.length === 0) throw noFile();
   for (const f of files) {
     if (!sniffImage(f.bytes)) throw badRequest('not_an_image', `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
+    const size = imageSize(f.bytes);
+    const tooLarge = size && imageSizeRefusal(size, LIMITS.image);
+    if (tooLarge) throw badRequest('image_too_large', `file "${f.name}" is too large to draw: ${tooLarge}`);
   }
-  const out: Record<string, string> = {};
-  for (const f of files) out[f.name] = await assets.save(f.bytes);
-  return out;
+  const total = files.reduce((n, f) => n + f.bytes.length, 0);
+  if (disk && (await disk.short(total))) return { refusal: diskFull(await disk.free(), disk.minFreeBytes) };
+  const over = assets.reserve(total);
+  if (over) return { refusal: over };
+  // file names are keys, never properties: "__proto__" or "constructor" is a name like any other
+  const saved: [string, string][] = [];
+  try {
+    for (const f of files) saved.push([f.name, await assets.save(f.bytes)]);
+  } catch (err) {
+    // all or nothing: what this upload stored goes again
+    for (const [, key] of saved) await assets.remove(key);
+    if (!isNoSpace(err)) throw err;
+    disk?.forget();
+    return { refusal: diskFull(disk ? await disk.free() : 0, disk?.minFreeBytes ?? 0) };
+  } finally {
+    assets.release(total);
+  }
+  return { keys: Object.fromEntries(saved) };
 }

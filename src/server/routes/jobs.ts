@@ -7,7 +7,8 @@ import { LIMITS } from '../../contract/limits.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { AssetStore } from '../asset-store.js';
 import type { WebhookState } from '../jobs/store.js';
-import { sendRefusal } from '../durability/admission.js';
+import { journalUnwritable, sendRefusal } from '../durability/admission.js';
+import { isNoSpace } from '../../contract/no-space.js';
 import { badRequest, HttpError, NOT_FOUND } from '../http/http-error.js';
 import { badRequestAnswer, errorAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
 import { IdempotencyIndex, requestHash } from '../http/idempotency.js';
@@ -84,10 +85,12 @@ const ENQUEUE = [
 ] as const;
 
 const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset', 'bad_webhook', 'webhook_not_allowed', 'bad_idempotency_key'];
+/** what is drawn has an estimate: too_much_work when it cannot finish inside the job limit */
+const DRAWN = [...BAD_REQUEST.slice(0, 7), 'too_much_work', ...BAD_REQUEST.slice(7)];
 const BAD_REQUEST_OF: Record<JobKind, string[]> = {
-  video: BAD_REQUEST,
-  frame: BAD_REQUEST,
-  gif: BAD_REQUEST,
+  video: DRAWN,
+  frame: DRAWN,
+  gif: DRAWN,
   mesh: BAD_REQUEST.filter((c) => c !== 'invalid_assets' && c !== 'unknown_asset'),
   vectorize: [...BAD_REQUEST, 'image_too_large', 'invalid_image', 'not_an_image'],
 };
@@ -102,6 +105,12 @@ const RETRY_AFTER_HEADER = {
 };
 
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { jobs, assets, webhookPolicy, idempotency }) => {
+  // the asset map as the client sent it: validation re-shapes records and would drop an in-source path "__proto__"
+  const sentAssets = new WeakMap<object, unknown>();
+  app.addHook('preValidation', async (req) => {
+    const b = req.body as { assets?: unknown } | null | undefined;
+    if (b && typeof b === 'object' && b.assets && typeof b.assets === 'object') sentAssets.set(req, b.assets);
+  });
   for (const { kind, url, operationId, summary, body, bodyExample, extra, tag } of ENQUEUE) {
     const schema = {
       summary,
@@ -133,14 +142,27 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     app.post(url, { schema, bodyLimit }, async (req, reply) => {
       const create = async (): Promise<string> => {
         const b = req.body as { source?: string; image?: string; params?: Record<string, number>; assets?: Record<string, string>; webhook?: { url: string; secret?: string } };
-        const assetMap = await knownAssets(assets, b.assets);
+        const assetMap = await knownAssets(assets, (sentAssets.get(req) as Record<string, string> | undefined) ?? b.assets);
         const webhook = await checkedWebhook(webhookPolicy, b.webhook);
-        const refusal = jobs.admission();
-        if (refusal) throw new Refused(refusal);
+        const storage = await jobs.storageRefusal();
+        if (storage) throw new Refused(storage);
+        const early = jobs.admission();
+        if (early) throw new Refused(early);
         // vectorize: the image is checked by its bytes and an inline one is stored as an asset (the journal keeps keys)
         const input = kind === 'vectorize' ? await vectorizeInput(assets, b, assetMap) : { source: b.source!, assets: assetMap };
-        const rec = await jobs.create(kind, input.source, { ...b.params }, input.assets, { webhook, idempotency: key ? { key, hash } : undefined });
-        return rec.job_id;
+        const work = jobs.estimate(kind, input.source, { ...b.params }, input.assets);
+        if (work.refusal) throw badRequest('too_much_work', work.refusal);
+        // no await between this check and create: the queue cap is exact under concurrent requests
+        const refusal = jobs.admission();
+        if (refusal) throw new Refused(refusal);
+        try {
+          const rec = await jobs.create(kind, input.source, { ...b.params }, input.assets, { webhook, idempotency: key ? { key, hash } : undefined }, work.seconds);
+          return rec.job_id;
+        } catch (err) {
+          // the journal could not take the record: nothing was queued, the client may retry once space returns
+          if (isNoSpace(err)) throw new Refused(journalUnwritable());
+          throw err;
+        }
       };
       const key = req.headers['idempotency-key'];
       const hash = key ? requestHash(url, req.body) : '';
@@ -246,12 +268,13 @@ class Refused extends Error {
 
 /** The request's asset map, once every key is known to the asset store (else 400 unknown_asset). */
 async function knownAssets(assets: AssetStore, map: Record<string, string> | undefined): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
+  const out: [string, string][] = [];
   for (const [path, key] of Object.entries(map ?? {})) {
     if (!(await assets.exists(key))) throw badRequest('unknown_asset', `assets["${path}"]: unknown asset key "${key}" (upload the file with POST /v1/assets)`);
-    out[path] = key;
+    out.push([path, key]);
   }
-  return out;
+  // in-source paths are keys, never properties (Object.fromEntries defines "__proto__" as an own key)
+  return Object.fromEntries(out);
 }
 
 /** The webhook to store, once its host resolves to addresses this service may call (else 400 with the reason's code). */

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../jobs/job-service.js';
 import { JobFailure } from '../../render/types.js';
-import { errorAnswer, fileAnswer, json } from '../http/responses.js';
+import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
+import { sendRefusal } from '../durability/admission.js';
 
 export interface MetaRoutesOptions {
   jobs: JobService;
@@ -34,10 +35,18 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         summary: 'Liveness',
         operationId: 'healthz',
         tags: ['service'],
-        response: { 200: { description: '`ok` and a newline.', content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } } } },
+        response: {
+          200: { description: '`ok` and a newline.', content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } } },
+          503: refusalAnswer(['storage_full', 'shutting_down']),
+        },
       },
     },
-    async (_req, reply) => reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('ok\n'),
+    async (_req, reply) => {
+      // up but unable to take work (a full disk, a journal that cannot be written, shutting down): said with a reason
+      const down = await jobs.health();
+      if (down) return sendRefusal(reply, down);
+      return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('ok\n');
+    },
   );
 
   app.get(

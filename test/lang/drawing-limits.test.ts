@@ -1,0 +1,48 @@
+// What one frame may ask the drawing page to build (src/lang/drawing-limits.ts): each limit at its edge and one past
+// it, through check() (the POST /v1/check envelope), with its own code.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { check, MAX_GLYPHS, MAX_METABALLS, MAX_PATH_POINTS, MAX_SHAPES } from '../../src/lang/index.js';
+
+const HEAD = 'runner "0.0.3";\nuse std.shapes.*;\nuse std.mesh3d.*;\nuse std.text;\nuse std.scene3d.*;\n';
+const codes = (src: string) => check(src).diagnostics.filter((d) => d.severity === 'error').map((d) => d.code);
+
+/** n rects as one array literal */
+const shapes = (n: number) => `${HEAD}scene s() -> Frame {\n  compose [${Array.from({ length: n }, () => 'rect(width: 2px, height: 2px)').join(', ')}]\n}\n`;
+const glyphs = (n: number) => `${HEAD}scene s() -> Frame {\n  render3d(extrude(text.glyph("${'ab'.repeat(n).slice(0, n)}", size: 20px), depth: 4px))\n}\n`;
+const points = (n: number) => {
+  const pts = Array.from({ length: n }, (_, i) => `vec2(${Math.round(100 * Math.cos((2 * Math.PI * i) / n))}px, ${Math.round(100 * Math.sin((2 * Math.PI * i) / n))}px)`);
+  return `${HEAD}scene s() -> Frame {\n  render3d(extrude(path([${pts.join(', ')}]), depth: 4px))\n}\n`;
+};
+const blobs = (n: number) =>
+  `${HEAD}scene s() -> Frame {\n  render3d(metaballs([${Array.from({ length: n }, (_, i) => `blob(at: vec3(${i}px, 0px, 0px), radius: 10px)`).join(', ')}], smoothing: 10px))\n}\n`;
+
+test(`shapes: ${MAX_SHAPES} per frame pass, one more is EVL012`, () => {
+  assert.deepEqual(codes(shapes(MAX_SHAPES)), []);
+  assert.deepEqual(codes(shapes(MAX_SHAPES + 1)), ['EVL012']);
+});
+
+test(`text.glyph: ${MAX_GLYPHS} characters per frame pass, one more is EVL009`, () => {
+  assert.deepEqual(codes(glyphs(MAX_GLYPHS)), []);
+  assert.deepEqual(codes(glyphs(MAX_GLYPHS + 1)), ['EVL009']);
+  const d = check(glyphs(MAX_GLYPHS + 1)).diagnostics[0]!;
+  assert.match(d.message, new RegExp(`more than ${MAX_GLYPHS} glyphs`));
+});
+
+test(`path points (mesh vertices): ${MAX_PATH_POINTS} per frame pass, one more is EVL010`, () => {
+  assert.deepEqual(codes(points(MAX_PATH_POINTS)), []);
+  assert.deepEqual(codes(points(MAX_PATH_POINTS + 1)), ['EVL010']);
+});
+
+test(`metaballs: ${MAX_METABALLS} blobs per frame pass, one more is EVL011`, () => {
+  assert.deepEqual(codes(blobs(MAX_METABALLS)), []);
+  assert.deepEqual(codes(blobs(MAX_METABALLS + 1)), ['EVL011']);
+});
+
+test('a limit passed only later in a clip is reported by that frame (sceneAt), not at compile', async () => {
+  const { compile } = await import('../../src/lang/index.js');
+  const src = `${HEAD}use std.anim.*;\nscene s(duration: Duration = 2s) -> Frame {\n  let n = animate { 0s => 0, 1s => 1 };\n  render3d(extrude(text.glyph(if n > 0.5 { "${'x'.repeat(MAX_GLYPHS + 1)}" } else { "ok" }, size: 20px), depth: 4px))\n}\n`;
+  const c = compile(src);
+  assert.equal(c.ok, true, JSON.stringify(c.diagnostics));
+  assert.deepEqual(c.program!.sceneAt(1.5).diagnostics.map((d) => d.code), ['EVL009']);
+});
