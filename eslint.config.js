@@ -13,7 +13,10 @@ export default tseslint.config(
   {
     rules: {
       // `_name` marks a parameter an interface requires and the implementation does not read
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // the rule is aimed at `const self = this` closures; our one hit is a cursor walking up a tree from `this`
       '@typescript-eslint/no-this-alias': 'off',
     },

@@ -39,11 +39,18 @@ const rows: [string, { ms: number; bytes: number }][] = [
   ['svgToGlb(plinken, defaults)', time(() => svgToGlb(plinken))],
   ['svgToGlb(plinken, depth 80 size 820)', time(() => svgToGlb(plinken, { depth: 80, size: 820 }))],
   ['svgToGlb(plinken, round 1)', time(() => svgToGlb(plinken, { round: 1 }))],
-  ['vectorizeImage(handdrawn.jpg, handdrawn.cm params)', time(() => vectorizeImage(handdrawn, { strokeWidth: 8, simplify: 2, bridge: 5, stitch: 110 }))],
+  [
+    'vectorizeImage(handdrawn.jpg, handdrawn.cm params)',
+    time(() => vectorizeImage(handdrawn, { strokeWidth: 8, simplify: 2, bridge: 5, stitch: 110 })),
+  ],
   ['vectorizeImage(handdrawn.jpg, defaults)', time(() => vectorizeImage(handdrawn))],
   ['decodeRaster(handdrawn.jpg) alone (jpeg-js, 1080²)', time(() => decodeRaster(handdrawn, 40e6).data)],
-  ['svgToGlb(traced handdrawn, depth 70 size 780 round 10)', time(() => svgToGlb(traced, { depth: 70, size: 780, round: 10 }))],
+  [
+    'svgToGlb(traced handdrawn, depth 70 size 780 round 10)',
+    time(() => svgToGlb(traced, { depth: 70, size: 780, round: 10 })),
+  ],
 ];
 const w = Math.max(...rows.map(([n]) => n.length));
 console.log(`${'operation'.padEnd(w)}  median ms  output bytes   (${RUNS} runs)`);
-for (const [name, r] of rows) console.log(`${name.padEnd(w)}  ${r.ms.toFixed(1).padStart(9)}  ${String(r.bytes).padStart(12)}`);
+for (const [name, r] of rows)
+  console.log(`${name.padEnd(w)}  ${r.ms.toFixed(1).padStart(9)}  ${String(r.bytes).padStart(12)}`);

@@ -18,7 +18,9 @@ const median = (xs: number[]) => {
 
 let failed = false;
 const rows: string[][] = [['example', 'compile ms', 'sceneAt ms', 'frames']];
-for (const f of readdirSync(dir).filter((x) => x.endsWith('.cm')).sort()) {
+for (const f of readdirSync(dir)
+  .filter((x) => x.endsWith('.cm'))
+  .sort()) {
   const src = readFileSync(path.join(dir, f), 'utf8');
   for (let i = 0; i < 20; i++) compile(src); // warm up
   const compileTimes: number[] = [];
@@ -42,6 +44,7 @@ for (const f of readdirSync(dir).filter((x) => x.endsWith('.cm')).sort()) {
   rows.push([f, median(compileTimes).toFixed(3), fm.toFixed(3), String(frameTimes.length)]);
 }
 const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+for (const r of rows)
+  console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
 console.log(`\nplinken-svg.cm sceneAt budget ${FRAME_BUDGET_MS} ms: ${failed ? 'EXCEEDED' : 'ok'}`);
 if (failed) process.exitCode = 1;

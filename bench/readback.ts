@@ -27,7 +27,14 @@ const sides = (['rgba', 'i420'] as const).map((videoReadback) => ({
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
   for (const s of sides) await s.renderer.start();
-  const job = (id: string) => ({ id, kind: 'video' as const, source, params: { width, height, duration: 2, fps: 30 }, assets: {}, outPath: join(dir, `${id}.mp4`) });
+  const job = (id: string) => ({
+    id,
+    kind: 'video' as const,
+    source,
+    params: { width, height, duration: 2, fps: 30 },
+    assets: {},
+    outPath: join(dir, `${id}.mp4`),
+  });
   const hooks = { signal: new AbortController().signal };
   for (const s of sides) await s.renderer.render(job(`warm-${s.videoReadback}`), hooks);
   for (let run = 0; run < RUNS; run++) {
@@ -41,11 +48,17 @@ try {
   console.log(`\n${name} 2 s 30 fps ${width}x${height}, ${RUNS} runs each, alternating\n`);
   console.log('| read back | median s | ms per frame |');
   console.log('|---|---|---|');
-  for (const s of sides) console.log(`| ${s.videoReadback} | ${(median(s.times) / 1000).toFixed(2)} | ${(median(s.times) / 60).toFixed(0)} |`);
+  for (const s of sides)
+    console.log(
+      `| ${s.videoReadback} | ${(median(s.times) / 1000).toFixed(2)} | ${(median(s.times) / 60).toFixed(0)} |`,
+    );
   console.log(`\nratio rgba / i420: x${(median(before.times) / median(after.times)).toFixed(2)}\n`);
   console.log(`| read back | ${STAGES.join(' | ')} | wait |`);
   console.log(`|---|${STAGES.map(() => '---').join('|')}|---|`);
-  for (const s of sides) console.log(`| ${s.videoReadback} | ${STAGES.map((st) => (s.last?.[`${st}_ms`] ?? 0).toFixed(0)).join(' | ')} | ${s.last?.render_ms.toFixed(0)} |`);
+  for (const s of sides)
+    console.log(
+      `| ${s.videoReadback} | ${STAGES.map((st) => (s.last?.[`${st}_ms`] ?? 0).toFixed(0)).join(' | ')} | ${s.last?.render_ms.toFixed(0)} |`,
+    );
 } finally {
   for (const s of sides) await s.renderer.close();
   rmSync(dir, { recursive: true, force: true });

@@ -34,7 +34,13 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-bench-'));
 const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
 const chromium = new ChromiumRenderer({ chromiumPath: defaultChromiumPath(), log });
 const exporter = new ExportRenderer({ log });
-const byKind = new RendererByKind({ frame: chromium, video: chromium, gif: chromium, mesh: exporter, vectorize: exporter });
+const byKind = new RendererByKind({
+  frame: chromium,
+  video: chromium,
+  gif: chromium,
+  mesh: exporter,
+  vectorize: exporter,
+});
 // the renderer as the service sees it, keeping the timings of the last job for the breakdown
 let lastTimings: RenderTimings | null = null;
 const renderer: Renderer = {
@@ -53,7 +59,11 @@ const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 
 
 async function job(path: string, body: unknown): Promise<number> {
   const t0 = performance.now();
-  const r = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (r.status !== 202) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   const { job_id } = (await r.json()) as { job_id: string };
   for (;;) {
@@ -72,23 +82,98 @@ const median = (xs: number[]) => {
 interface Case {
   name: string;
   path: string;
-  body: { source: string; params: { width?: number; height?: number; duration?: number; fps?: number; at?: number; depth?: number; size?: number } };
+  body: {
+    source: string;
+    params: {
+      width?: number;
+      height?: number;
+      duration?: number;
+      fps?: number;
+      at?: number;
+      depth?: number;
+      size?: number;
+    };
+  };
   reference?: number;
   target?: number;
   heavy?: true;
 }
 const allCases: Case[] = [
-  { name: 'frame 1920x1080', path: '/v1/frame', body: { source, params: { width: 1920, height: 1080 } }, reference: 1.0, target: 0.25 },
-  { name: 'video 2 s 30 fps 1920x1080', path: '/v1/render', body: { source, params: { width: 1920, height: 1080, duration: 2, fps: 30 } }, reference: 10.3, target: 1.0 },
-  { name: 'homepage frame 1920x1080', path: '/v1/frame', body: { source: homepage, params: { width: 1920, height: 1080, at: 1.5 } }, reference: 1.5, target: 0.4 },
-  { name: 'homepage video 2 s 30 fps', path: '/v1/render', body: { source: homepage, params: { width: 1920, height: 1080, duration: 2, fps: 30 } }, reference: 17.5, target: 3.0, heavy: true },
-  { name: `${hasCorpus ? 'homepage' : 'glyphs-3d'} GIF 2 s 15 fps 480 wide`, path: '/v1/gif', body: { source: gifScene, params: { width: 480, duration: 2, fps: 15 } }, reference: NaN, target: 2.0 },
-  { name: `mesh of the ${hasCorpus ? 'plinken' : 'svg-mark'} SVG`, path: '/v1/mesh', body: { source: plinken, params: { depth: 20, size: 100 } }, reference: NaN, target: 0.3 },
-  { name: 'lava-lamp frame 1920x1080', path: '/v1/frame', body: { source: lava, params: { width: 1920, height: 1080, at: 1.5 } }, reference: 8.0, target: 1.5, heavy: true },
-  { name: 'homepage video 10 s 30 fps', path: '/v1/render', body: { source: homepage, params: { width: 1920, height: 1080, duration: 10, fps: 30 } }, heavy: true },
-  { name: 'homepage frame 3840x2160', path: '/v1/frame', body: { source: homepage, params: { width: 3840, height: 2160, at: 1.5 } }, heavy: true },
-  { name: 'homepage video 2 s 30 fps 1280x720', path: '/v1/render', body: { source: homepage, params: { width: 1280, height: 720, duration: 2, fps: 30 } }, heavy: true },
-  { name: 'homepage video 2 s 30 fps 640x360', path: '/v1/render', body: { source: homepage, params: { width: 640, height: 360, duration: 2, fps: 30 } }, heavy: true },
+  {
+    name: 'frame 1920x1080',
+    path: '/v1/frame',
+    body: { source, params: { width: 1920, height: 1080 } },
+    reference: 1.0,
+    target: 0.25,
+  },
+  {
+    name: 'video 2 s 30 fps 1920x1080',
+    path: '/v1/render',
+    body: { source, params: { width: 1920, height: 1080, duration: 2, fps: 30 } },
+    reference: 10.3,
+    target: 1.0,
+  },
+  {
+    name: 'homepage frame 1920x1080',
+    path: '/v1/frame',
+    body: { source: homepage, params: { width: 1920, height: 1080, at: 1.5 } },
+    reference: 1.5,
+    target: 0.4,
+  },
+  {
+    name: 'homepage video 2 s 30 fps',
+    path: '/v1/render',
+    body: { source: homepage, params: { width: 1920, height: 1080, duration: 2, fps: 30 } },
+    reference: 17.5,
+    target: 3.0,
+    heavy: true,
+  },
+  {
+    name: `${hasCorpus ? 'homepage' : 'glyphs-3d'} GIF 2 s 15 fps 480 wide`,
+    path: '/v1/gif',
+    body: { source: gifScene, params: { width: 480, duration: 2, fps: 15 } },
+    reference: NaN,
+    target: 2.0,
+  },
+  {
+    name: `mesh of the ${hasCorpus ? 'plinken' : 'svg-mark'} SVG`,
+    path: '/v1/mesh',
+    body: { source: plinken, params: { depth: 20, size: 100 } },
+    reference: NaN,
+    target: 0.3,
+  },
+  {
+    name: 'lava-lamp frame 1920x1080',
+    path: '/v1/frame',
+    body: { source: lava, params: { width: 1920, height: 1080, at: 1.5 } },
+    reference: 8.0,
+    target: 1.5,
+    heavy: true,
+  },
+  {
+    name: 'homepage video 10 s 30 fps',
+    path: '/v1/render',
+    body: { source: homepage, params: { width: 1920, height: 1080, duration: 10, fps: 30 } },
+    heavy: true,
+  },
+  {
+    name: 'homepage frame 3840x2160',
+    path: '/v1/frame',
+    body: { source: homepage, params: { width: 3840, height: 2160, at: 1.5 } },
+    heavy: true,
+  },
+  {
+    name: 'homepage video 2 s 30 fps 1280x720',
+    path: '/v1/render',
+    body: { source: homepage, params: { width: 1280, height: 720, duration: 2, fps: 30 } },
+    heavy: true,
+  },
+  {
+    name: 'homepage video 2 s 30 fps 640x360',
+    path: '/v1/render',
+    body: { source: homepage, params: { width: 640, height: 360, duration: 2, fps: 30 } },
+    heavy: true,
+  },
 ];
 const cases = allCases.filter((c) => !process.env.BENCH_ONLY || c.name.includes(process.env.BENCH_ONLY));
 
@@ -102,20 +187,28 @@ try {
     for (let i = 0; i < runs; i++) times.push(await job(c.path, c.body));
     const s = times.map((x) => x / 1000);
     const med = median(s);
-    const ref = c.reference && !Number.isNaN(c.reference) ? `${c.reference.toFixed(1)} (x${(c.reference / med).toFixed(1)})` : '';
+    const ref =
+      c.reference && !Number.isNaN(c.reference) ? `${c.reference.toFixed(1)} (x${(c.reference / med).toFixed(1)})` : '';
     const frames = c.body.params.duration ? Math.round(c.body.params.duration * (c.body.params.fps ?? 0)) : 1;
     rows.push(
       `| ${c.name} | ${runs} | ${med.toFixed(3)} | ${Math.min(...s).toFixed(3)} | ${Math.max(...s).toFixed(3)} | ` +
         `${((med * 1000) / frames).toFixed(1)} | ${ref} | ${c.target?.toFixed(2) ?? ''} |`,
     );
     const t = lastTimings as RenderTimings | null;
-    if (t) stageRows.push(`| ${c.name} | ${STAGES.map((st) => (t[`${st}_ms`] ?? 0).toFixed(0)).join(' | ')} | ${t.render_ms.toFixed(0)} |`);
+    if (t)
+      stageRows.push(
+        `| ${c.name} | ${STAGES.map((st) => (t[`${st}_ms`] ?? 0).toFixed(0)).join(' | ')} | ${t.render_ms.toFixed(0)} |`,
+      );
   }
-  console.log('\nPOST to ready on a warm service (seconds; the reference runner on this kind of machine, lava-lamp 7-9 s)\n');
+  console.log(
+    '\nPOST to ready on a warm service (seconds; the reference runner on this kind of machine, lava-lamp 7-9 s)\n',
+  );
   console.log('| job | runs | median | min | max | ms per frame | reference runner (ratio) | target |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
-  console.log('\nWhere the time went in the last run (ms, summed over frames; a video\'s stages overlap, so they add up to');
+  console.log(
+    "\nWhere the time went in the last run (ms, summed over frames; a video's stages overlap, so they add up to",
+  );
   console.log('more than the wall time; "wait" is the page time the pipeline could not hide)\n');
   console.log(`| job | ${STAGES.join(' | ')} | wait |`);
   console.log(`|---|${STAGES.map(() => '---').join('|')}|---|`);

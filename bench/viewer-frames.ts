@@ -57,8 +57,13 @@ async function buildCurrent(): Promise<string> {
   return buildViewer(dir);
 }
 
-
-interface Sample { ms: number; cpuMs: number; drawn: boolean; hash: string; shotMs: number | null }
+interface Sample {
+  ms: number;
+  cpuMs: number;
+  drawn: boolean;
+  hash: string;
+  shotMs: number | null;
+}
 
 /** Chromium's GPU process (SwiftShader runs there); its CPU time is a load-robust measure of the draw's work. */
 let gpuPid: number | null = null;
@@ -71,7 +76,9 @@ function findGpuPid(rootPid: number): number | null {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
       if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('--type=gpu-process')) gpu.push(Number(d));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   for (const pid of gpu) {
     for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) if (p === rootPid) return pid;
@@ -84,9 +91,15 @@ function gpuCpuMs(): number {
   let ns = 0;
   try {
     for (const tid of readdirSync(`/proc/${gpuPid}/task`)) {
-      try { ns += Number(readFileSync(`/proc/${gpuPid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]); } catch { /* thread ended */ }
+      try {
+        ns += Number(readFileSync(`/proc/${gpuPid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        /* thread ended */
+      }
     }
-  } catch { return NaN; }
+  } catch {
+    return NaN;
+  }
   return ns / 1e6;
 }
 
@@ -113,7 +126,8 @@ async function frame(page: Page, program: Program, t: number, w: number, h: numb
   // the hash is taken outside the timing (the 8 MB transfer through page.evaluate is slow)
   const data = await page.evaluate(() => (window as any).cmViewer.pixels() as Uint8Array);
   const bytes = new Uint8Array(data as unknown as ArrayLike<number>);
-  if (bytes.length !== w * h * 4 || r.n !== bytes.length) throw new Error(`pixels(): ${bytes.length} bytes for ${w}x${h}`);
+  if (bytes.length !== w * h * 4 || r.n !== bytes.length)
+    throw new Error(`pixels(): ${bytes.length} bytes for ${w}x${h}`);
   return { ms: r.ms, cpuMs, drawn: r.drawn, hash: createHash('sha256').update(bytes).digest('hex'), shotMs };
 }
 
@@ -123,14 +137,20 @@ const median = (xs: number[]) => {
 };
 
 const current = await buildCurrent();
-if (args['save-build']) { mkdirSync(args['save-build'], { recursive: true }); cpSync(current, args['save-build'], { recursive: true }); }
+if (args['save-build']) {
+  mkdirSync(args['save-build'], { recursive: true });
+  cpSync(current, args['save-build'], { recursive: true });
+}
 const builds: { label: string; dir: string }[] = [
   ...args.against!.map((d) => ({ label: basename(resolve(d)), dir: resolve(d) })),
   { label: 'current', dir: current },
 ];
 
-const names = readdirSync(EXAMPLES).filter((f) => f.endsWith('.cm')).map((f) => basename(f, '.cm'))
-  .filter((n) => !args.only || args.only.split(',').includes(n)).sort();
+const names = readdirSync(EXAMPLES)
+  .filter((f) => f.endsWith('.cm'))
+  .map((f) => basename(f, '.cm'))
+  .filter((n) => !args.only || args.only.split(',').includes(n))
+  .sort();
 
 const browser = await launchChromium();
 const pages = new Map<string, Page>();
@@ -158,14 +178,17 @@ for (const name of names) {
       const l0 = performance.now();
       // the job's first draw (t = 0, images loaded); pixels() waits for SwiftShader to finish it, so that the
       // first timed draw does not pay for it
-      const res = await page.evaluate(async ({ job, first }) => {
-        const v = (window as any).cmViewer;
-        const r = await v.load(job);
-        if (!r.ok) return r;
-        const d = await v.draw(JSON.parse(first), first);
-        if (d.ok) v.pixels();
-        return d;
-      }, { job: { width: w, height: h, runner: program.runner }, first });
+      const res = await page.evaluate(
+        async ({ job, first }) => {
+          const v = (window as any).cmViewer;
+          const r = await v.load(job);
+          if (!r.ok) return r;
+          const d = await v.draw(JSON.parse(first), first);
+          if (d.ok) v.pixels();
+          return d;
+        },
+        { job: { width: w, height: h, runner: program.runner }, first },
+      );
       const lk = `${b.label}|${name}`;
       loadMs.set(lk, [...(loadMs.get(lk) ?? []), performance.now() - l0]);
       if (!res.ok) throw new Error(`${b.label} ${name}: load failed: ${res.error.message}`);
@@ -184,8 +207,16 @@ await browser.close();
 const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(0).padStart(6) : '     -');
 const keys = [...samples.get('current')!.keys()];
 let ok = true;
-const header = ['frame'.padEnd(32), ...builds.flatMap((b) => [`${b.label} ms`.padStart(14), 'gpu cpu'.padStart(8), ...(args.shot ? [`shot ms`.padStart(8)] : [])]),
-  ...builds.slice(0, -1).flatMap((b) => [`cur/${b.label}`.padStart(12), 'cpu ratio'.padStart(10)]), '  sha256 (current)'];
+const header = [
+  'frame'.padEnd(32),
+  ...builds.flatMap((b) => [
+    `${b.label} ms`.padStart(14),
+    'gpu cpu'.padStart(8),
+    ...(args.shot ? [`shot ms`.padStart(8)] : []),
+  ]),
+  ...builds.slice(0, -1).flatMap((b) => [`cur/${b.label}`.padStart(12), 'cpu ratio'.padStart(10)]),
+  '  sha256 (current)',
+];
 console.log(header.join(' '));
 const curHashes: Record<string, string> = {};
 for (const key of keys) {
@@ -205,23 +236,40 @@ for (const key of keys) {
     row.push(fmt(cpu[cpu.length - 1]).padStart(8));
     if (args.shot) row.push(fmt(median(ss.map((s) => s.shotMs ?? NaN))).padStart(8));
     const hs = new Set(ss.map((s) => s.hash));
-    if (hs.size !== 1) { ok = false; console.error(`NONDETERMINISTIC ${b.label} ${key}: ${[...hs].join(' ')}`); }
-    if (!hs.has(curHash) || hs.size !== 1) { ok = false; console.error(`HASH DIFFERS ${b.label} ${key}: ${[...hs].join(' ')} vs current ${curHash}`); }
+    if (hs.size !== 1) {
+      ok = false;
+      console.error(`NONDETERMINISTIC ${b.label} ${key}: ${[...hs].join(' ')}`);
+    }
+    if (!hs.has(curHash) || hs.size !== 1) {
+      ok = false;
+      console.error(`HASH DIFFERS ${b.label} ${key}: ${[...hs].join(' ')} vs current ${curHash}`);
+    }
   }
   for (let i = 0; i < builds.length - 1; i++) {
-    row.push((med[builds.length - 1] / med[i]).toFixed(2).padStart(12), (cpu[builds.length - 1] / cpu[i]).toFixed(2).padStart(10));
+    row.push(
+      (med[builds.length - 1] / med[i]).toFixed(2).padStart(12),
+      (cpu[builds.length - 1] / cpu[i]).toFixed(2).padStart(10),
+    );
   }
   row.push('  ' + curHash);
   console.log(row.join(' '));
 }
 console.log('\nmedian load() + first draw ms (images + first draw):');
-for (const name of names) console.log('  ' + name.padEnd(30) + builds.map((b) => `${b.label} ${fmt(median(loadMs.get(`${b.label}|${name}`) ?? []))}`).join('  '));
+for (const name of names)
+  console.log(
+    '  ' +
+      name.padEnd(30) +
+      builds.map((b) => `${b.label} ${fmt(median(loadMs.get(`${b.label}|${name}`) ?? []))}`).join('  '),
+  );
 if (args.hashes) writeFileSync(args.hashes, JSON.stringify(curHashes, null, 2) + '\n');
 if (args.check) {
   const want = JSON.parse(readFileSync(args.check, 'utf8')) as Record<string, string>;
   for (const [k, v] of Object.entries(want)) {
     if (curHashes[k] === undefined) continue; // not run (--only)
-    if (curHashes[k] !== v) { ok = false; console.error(`HASH CHANGED ${k}: ${curHashes[k]} (was ${v})`); }
+    if (curHashes[k] !== v) {
+      ok = false;
+      console.error(`HASH CHANGED ${k}: ${curHashes[k]} (was ${v})`);
+    }
   }
   console.log(ok ? `hashes: all ${Object.keys(curHashes).length} equal to ${args.check}` : 'hashes: CHANGED');
 }

@@ -32,7 +32,8 @@ export async function buildEditor(out = editorDistDir): Promise<string> {
     logLevel: 'warning',
     define: { __CM_EXAMPLES__: JSON.stringify(exampleSources()) },
   });
-  for (const f of readdirSync(join(repoRoot, 'editor', 'static'))) copyFileSync(join(repoRoot, 'editor', 'static', f), join(out, f));
+  for (const f of readdirSync(join(repoRoot, 'editor', 'static')))
+    copyFileSync(join(repoRoot, 'editor', 'static', f), join(out, f));
   // the page preloads the drawer's font, whose name is the viewer's to say
   const html = join(out, 'index.html');
   writeFileSync(html, readFileSync(html, 'utf8').replaceAll('%FONT%', FONT_SERVED_NAME));

@@ -21,7 +21,8 @@ export async function buildViewer(out = viewerDistDir): Promise<string> {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  for (const f of readdirSync(join(repoRoot, 'viewer', 'static'))) copyFileSync(join(repoRoot, 'viewer', 'static', f), join(out, f));
+  for (const f of readdirSync(join(repoRoot, 'viewer', 'static')))
+    copyFileSync(join(repoRoot, 'viewer', 'static', f), join(out, f));
   copyFileSync(createRequire(import.meta.url).resolve(FONT_PACKAGE_FILE), join(out, FONT_SERVED_NAME));
   return out;
 }

@@ -33,7 +33,6 @@ interface Req {
   expect: Expect;
 }
 
-
 const frameSource = (hex: string) => `runner "0.0.3";
 use std.shapes.*;
 scene s() -> Frame {
@@ -53,9 +52,17 @@ scene s(duration: Duration = 1s) -> Frame {
 
 /** 2^levels rects built by doubling; `animated` moves the whole */
 function rectGraph(levels: number, animated = false): string {
-  const lines = ['runner "0.0.3";', 'use std.shapes.*;', 'use std.anim.*;', 'scene graph(duration: Duration = 300s) -> Frame {', '  let l0 = rect(width: 4px, height: 4px);'];
+  const lines = [
+    'runner "0.0.3";',
+    'use std.shapes.*;',
+    'use std.anim.*;',
+    'scene graph(duration: Duration = 300s) -> Frame {',
+    '  let l0 = rect(width: 4px, height: 4px);',
+  ];
   for (let i = 1; i <= levels; i++) lines.push(`  let l${i} = compose [l${i - 1}, l${i - 1}];`);
-  lines.push(animated ? `  compose [l${levels}.translate(x: animate { 0s => 0px, 300s => 100px })]` : `  compose [l${levels}]`);
+  lines.push(
+    animated ? `  compose [l${levels}.translate(x: animate { 0s => 0px, 300s => 100px })]` : `  compose [l${levels}]`,
+  );
   return lines.join('\n') + '\n}\n';
 }
 const glyphSource = (n: number) =>
@@ -63,11 +70,36 @@ const glyphSource = (n: number) =>
 
 /** The hostile requests of issue 10 (LOAD_HOSTILE=1). */
 const HOSTILE_REQS: Req[] = [
-  { kind: 'hostile-graph-16384', path: '/v1/render', body: JSON.stringify({ source: rectGraph(14), params: { fps: 60, duration: 300 } }), expect: 'error' },
-  { kind: 'hostile-graph-4096-static', path: '/v1/render', body: JSON.stringify({ source: rectGraph(12), params: { width: 640, height: 360, fps: 60, duration: 300 } }), expect: 'any' },
-  { kind: 'hostile-graph-4096-animated', path: '/v1/render', body: JSON.stringify({ source: rectGraph(12, true), params: { width: 640, height: 360, fps: 60, duration: 300 } }), expect: 'any' },
-  { kind: 'hostile-glyph-62k', path: '/v1/frame', body: JSON.stringify({ source: glyphSource(62_000) }), expect: 'error' },
-  { kind: 'hostile-uhd-300s', path: '/v1/render', body: JSON.stringify({ source: videoSource, params: { width: 3840, height: 2160, fps: 60, duration: 300 } }), expect: 'any' },
+  {
+    kind: 'hostile-graph-16384',
+    path: '/v1/render',
+    body: JSON.stringify({ source: rectGraph(14), params: { fps: 60, duration: 300 } }),
+    expect: 'error',
+  },
+  {
+    kind: 'hostile-graph-4096-static',
+    path: '/v1/render',
+    body: JSON.stringify({ source: rectGraph(12), params: { width: 640, height: 360, fps: 60, duration: 300 } }),
+    expect: 'any',
+  },
+  {
+    kind: 'hostile-graph-4096-animated',
+    path: '/v1/render',
+    body: JSON.stringify({ source: rectGraph(12, true), params: { width: 640, height: 360, fps: 60, duration: 300 } }),
+    expect: 'any',
+  },
+  {
+    kind: 'hostile-glyph-62k',
+    path: '/v1/frame',
+    body: JSON.stringify({ source: glyphSource(62_000) }),
+    expect: 'error',
+  },
+  {
+    kind: 'hostile-uhd-300s',
+    path: '/v1/render',
+    body: JSON.stringify({ source: videoSource, params: { width: 3840, height: 2160, fps: 60, duration: 300 } }),
+    expect: 'any',
+  },
 ];
 
 function buildRequests(): Req[] {
@@ -79,11 +111,34 @@ function buildRequests(): Req[] {
       continue;
     }
     const r = rand();
-    const hex = Math.floor(rand() * 0xffffff).toString(16).padStart(6, '0');
+    const hex = Math.floor(rand() * 0xffffff)
+      .toString(16)
+      .padStart(6, '0');
     const size = 32 + 16 * Math.floor(rand() * 4); // 32..80
-    if (r < 0.5) out.push({ kind: 'frame', path: '/v1/frame', body: JSON.stringify({ source: frameSource(hex), params: { width: size, height: size } }), expect: 'ready' });
-    else if (r < 0.6) out.push({ kind: 'video', path: '/v1/render', body: JSON.stringify({ source: videoSource, params: { width: 64, height: 64, fps: 10, duration: 0.5 } }), expect: 'ready' });
-    else if (r < 0.67) out.push({ kind: 'compile-error', path: '/v1/frame', body: JSON.stringify({ source: `runner "0.0.3";\nscene s() -> Frame { compose [missing_${i}] }\n`, params: { width: 32, height: 32 } }), expect: 'error' });
+    if (r < 0.5)
+      out.push({
+        kind: 'frame',
+        path: '/v1/frame',
+        body: JSON.stringify({ source: frameSource(hex), params: { width: size, height: size } }),
+        expect: 'ready',
+      });
+    else if (r < 0.6)
+      out.push({
+        kind: 'video',
+        path: '/v1/render',
+        body: JSON.stringify({ source: videoSource, params: { width: 64, height: 64, fps: 10, duration: 0.5 } }),
+        expect: 'ready',
+      });
+    else if (r < 0.67)
+      out.push({
+        kind: 'compile-error',
+        path: '/v1/frame',
+        body: JSON.stringify({
+          source: `runner "0.0.3";\nscene s() -> Frame { compose [missing_${i}] }\n`,
+          params: { width: 32, height: 32 },
+        }),
+        expect: 'error',
+      });
     else {
       const bad = [
         ['bad-json', '/v1/frame', '{"source": "runner'],
@@ -93,7 +148,11 @@ function buildRequests(): Req[] {
         ['bad-fps', '/v1/render', JSON.stringify({ source: videoSource, params: { fps: 0 } })],
         ['bad-width', '/v1/frame', JSON.stringify({ source: frameSource(hex), params: { width: 1e9 } })],
         ['too-large', '/v1/frame', JSON.stringify({ source: 'a'.repeat(65537) })],
-        ['unknown-asset', '/v1/frame', JSON.stringify({ source: frameSource(hex), assets: { '/img/a.png': `asset_${'0'.repeat(32)}` } })],
+        [
+          'unknown-asset',
+          '/v1/frame',
+          JSON.stringify({ source: frameSource(hex), assets: { '/img/a.png': `asset_${'0'.repeat(32)}` } }),
+        ],
       ] as const;
       const [kind, path, body] = bad[Math.floor(rand() * bad.length)];
       out.push({ kind, path, body, expect: 'rejected' });
@@ -167,7 +226,12 @@ async function main(): Promise<number> {
         let status = 0;
         let text = '';
         try {
-          const r = await fetch(`http://127.0.0.1:${svc.port}${req.path}`, { method: 'POST', body: req.body, headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(30_000) });
+          const r = await fetch(`http://127.0.0.1:${svc.port}${req.path}`, {
+            method: 'POST',
+            body: req.body,
+            headers: { 'content-type': 'application/json' },
+            signal: AbortSignal.timeout(30_000),
+          });
           status = r.status;
           text = await r.text();
         } catch (e) {
@@ -180,7 +244,8 @@ async function main(): Promise<number> {
           accepted.push({ id: JSON.parse(text).job_id, req, at: Date.now() });
           if (req.expect === 'rejected') problems.push(`${req.kind}: accepted (${text.slice(0, 200)})`);
         } else if (status === 400) {
-          if (req.expect !== 'rejected' && req.expect !== 'any') problems.push(`${req.kind}: rejected with 400 (${text.slice(0, 200)})`);
+          if (req.expect !== 'rejected' && req.expect !== 'any')
+            problems.push(`${req.kind}: rejected with 400 (${text.slice(0, 200)})`);
         } else if (status === 503) {
           // a full queue is a legitimate refusal (with retry-after); it is counted, never lost
         } else problems.push(`${req.kind}: unexpected ${status} (${text.slice(0, 200)})`);
@@ -200,7 +265,9 @@ async function main(): Promise<number> {
           while (i < ids.length) {
             const id = ids[i++];
             try {
-              const r = await fetch(`http://127.0.0.1:${svc.port}/v1/jobs/${id}`, { signal: AbortSignal.timeout(10_000) });
+              const r = await fetch(`http://127.0.0.1:${svc.port}/v1/jobs/${id}`, {
+                signal: AbortSignal.timeout(10_000),
+              });
               const j = (await r.json()) as { status?: string; message?: string; error?: string };
               if (r.status === 404) {
                 outcome.set(id, { status: 'lost' });
@@ -240,7 +307,10 @@ async function main(): Promise<number> {
         problems.push(`${a.req.kind} ${a.id}: lost (404)`);
       } else if (o.status === 'ready') completed++;
       else failed++;
-      if (o.status !== 'lost' && o.status !== a.req.expect && a.req.expect !== 'any') problems.push(`${a.req.kind} ${a.id}: ended ${o.status}, expected ${a.req.expect}${o.message ? ` (${o.message})` : ''}`);
+      if (o.status !== 'lost' && o.status !== a.req.expect && a.req.expect !== 'any')
+        problems.push(
+          `${a.req.kind} ${a.id}: ended ${o.status}, expected ${a.req.expect}${o.message ? ` (${o.message})` : ''}`,
+        );
     }
     const stuck = open.size;
     if (stuck) problems.push(`${stuck} jobs still pending after ${TIMEOUT_MS} ms`);
@@ -253,7 +323,9 @@ async function main(): Promise<number> {
     const stop = await svc.kill('SIGTERM', 30_000);
     if (stop.code !== 0) problems.push(`the service did not stop cleanly on SIGTERM: ${JSON.stringify(stop)}`);
 
-    const ordinary = accepted.filter((a) => !a.req.kind.startsWith('hostile') && endedAt.has(a.id)).map((a) => endedAt.get(a.id)! - a.at);
+    const ordinary = accepted
+      .filter((a) => !a.req.kind.startsWith('hostile') && endedAt.has(a.id))
+      .map((a) => endedAt.get(a.id)! - a.at);
     const rejected400 = statuses.get(400) ?? 0;
     const rejected503 = statuses.get(503) ?? 0;
     const lines = [

@@ -56,7 +56,10 @@ export async function runJob(
     const j = await fetch(`/v1/jobs/${job_id}`, { signal });
     const body = (await j.json()) as Record<string, unknown>;
     if (body.status === 'pending') {
-      onProgress({ queuePosition: body.queue_position as number | undefined, progress: body.progress as number | undefined });
+      onProgress({
+        queuePosition: body.queue_position as number | undefined,
+        progress: body.progress as number | undefined,
+      });
       continue;
     }
     if (body.status === 'ready') return body as unknown as JobEnd;

@@ -6,16 +6,39 @@
 // both of which may span lines (kept in the state). Bracket matching uses the plain-bracket fallback of
 // @codemirror/language, comment toggling the `commentTokens` below, auto-indent the bracket depth in the state.
 import {
-  StreamLanguage, LanguageSupport, HighlightStyle, syntaxHighlighting, indentUnit, type StringStream,
+  StreamLanguage,
+  LanguageSupport,
+  HighlightStyle,
+  syntaxHighlighting,
+  indentUnit,
+  type StringStream,
 } from '@codemirror/language';
 import { tags as t } from '@lezer/highlight';
-import { completeAnyWord, type Completion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
+import {
+  completeAnyWord,
+  type Completion,
+  type CompletionContext,
+  type CompletionResult,
+} from '@codemirror/autocomplete';
 import { STDLIB_NAMES } from '../../src/lang/stdlib';
 import { UNIT_SUFFIXES } from '../../src/lang/units';
 
 /** Words with a keyword role (language.md §1.4); outside those places they are names, which colouring ignores. */
 const KEYWORDS = new Set([
-  'runner', 'use', 'as', 'let', 'component', 'scene', 'filter', 'export', 'if', 'else', 'match', 'animate', 'with', 'compose',
+  'runner',
+  'use',
+  'as',
+  'let',
+  'component',
+  'scene',
+  'filter',
+  'export',
+  'if',
+  'else',
+  'match',
+  'animate',
+  'with',
+  'compose',
 ]);
 const ATOMS = new Set(['true', 'false']);
 const COLOR_FORMS = new Set(['oklch', 'oklab', 'srgb']);

@@ -119,7 +119,10 @@ function check(): void {
   performance.mark('cm-check-end');
   showDiagnostics(view, ui.diagnostics, compiled.diagnostics);
   if (!compiled.ok || !compiled.program) {
-    status(good ? 'The preview shows the last source without errors.' : 'Fix the errors above to see the preview.', false);
+    status(
+      good ? 'The preview shows the last source without errors.' : 'Fix the errors above to see the preview.',
+      false,
+    );
     return;
   }
   const program = compiled.program;
@@ -173,7 +176,14 @@ async function drawLoop(): Promise<void> {
     do {
       drawAgain = false;
       if (!good) break;
-      const input = { program: good.program, source: good.source, aspect: good.aspect, t, playing, assets: assetsUsedBy(good.source) };
+      const input = {
+        program: good.program,
+        source: good.source,
+        aspect: good.aspect,
+        t,
+        playing,
+        assets: assetsUsedBy(good.source),
+      };
       let out: PreviewOutcome;
       try {
         out = ui.serverMode.checked ? await preview.drawServer(input) : await preview.drawLocal(input);
@@ -258,12 +268,17 @@ async function render(kind: Kind): Promise<void> {
   ui.jobStatus.classList.remove('bad');
   try {
     const source = view.state.doc.toString();
-    const end = await runJob(kind, { source, params, assets: assetsUsedBy(source) }, (p) => {
-      const percent = p.progress !== undefined ? ` ${Math.round(p.progress * 100)}%` : '';
-      const queued = p.queuePosition !== undefined && p.queuePosition > 0;
-      ui.jobStatus.textContent = `${ENDS[kind]}: ${queued ? `queue position ${p.queuePosition}` : `rendering${percent}`}`;
-      if (p.progress !== undefined) ui.progress.value = p.progress;
-    }, ac.signal);
+    const end = await runJob(
+      kind,
+      { source, params, assets: assetsUsedBy(source) },
+      (p) => {
+        const percent = p.progress !== undefined ? ` ${Math.round(p.progress * 100)}%` : '';
+        const queued = p.queuePosition !== undefined && p.queuePosition > 0;
+        ui.jobStatus.textContent = `${ENDS[kind]}: ${queued ? `queue position ${p.queuePosition}` : `rendering${percent}`}`;
+        if (p.progress !== undefined) ui.progress.value = p.progress;
+      },
+      ac.signal,
+    );
     if (rendering !== ac) return;
     ui.progress.hidden = true;
     if (end.status === 'ready') {
@@ -377,7 +392,12 @@ async function addImages(files: readonly File[]): Promise<void> {
     const keys = await uploadImages(files);
     for (const [name, key] of Object.entries(keys)) assets[`/img/${name}`] = key;
     saveAssets();
-    status(`Uploaded: ${Object.keys(keys).map((n) => `/img/${n}`).join(', ')}`, false);
+    status(
+      `Uploaded: ${Object.keys(keys)
+        .map((n) => `/img/${n}`)
+        .join(', ')}`,
+      false,
+    );
     preview.invalidate();
     requestDraw();
   } catch (e) {
@@ -465,12 +485,25 @@ declare global {
 window.cmEditor = {
   view,
   setSource,
-  get source() { return view.state.doc.toString(); },
-  get time() { return t; },
-  set time(v: number) { t = v; requestDraw(); },
-  get firstPreviewMs() { return firstPreviewMs; },
-  get previews() { return previewCount; },
-  get drawing() { return drawing; },
+  get source() {
+    return view.state.doc.toString();
+  },
+  get time() {
+    return t;
+  },
+  set time(v: number) {
+    t = v;
+    requestDraw();
+  },
+  get firstPreviewMs() {
+    return firstPreviewMs;
+  },
+  get previews() {
+    return previewCount;
+  },
+  get drawing() {
+    return drawing;
+  },
   previewPixels() {
     const px = preview.api?.pixels() ?? new Uint8Array(0);
     let s = '';

@@ -26,7 +26,9 @@ export async function fragmentOf(source: string): Promise<string> {
 export async function sourceOfFragment(hash: string): Promise<string | null> {
   if (!hash.startsWith(PREFIX)) return null;
   try {
-    return new TextDecoder().decode(await pipe(fromBase64Url(hash.slice(PREFIX.length)), new DecompressionStream('deflate-raw')));
+    return new TextDecoder().decode(
+      await pipe(fromBase64Url(hash.slice(PREFIX.length)), new DecompressionStream('deflate-raw')),
+    );
   } catch {
     return null;
   }

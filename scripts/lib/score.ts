@@ -4,13 +4,21 @@
 // in either image; it matches when the other image has, within 2 px, a pixel whose every channel is within 24.
 // score = matched content pixels / content pixels (both images' content counted).
 
-export interface Rgba { width: number; height: number; data: Uint8Array | Uint8ClampedArray | Buffer }
+export interface Rgba {
+  width: number;
+  height: number;
+  data: Uint8Array | Uint8ClampedArray | Buffer;
+}
 
 export const CONTENT_THRESHOLD = 16;
 export const MATCH_TOLERANCE = 24;
 export const MATCH_RADIUS = 2;
 
-export interface Score { score: number; content: number; matched: number }
+export interface Score {
+  score: number;
+  content: number;
+  matched: number;
+}
 
 export function contentScore(ours: Rgba, ref: Rgba): Score {
   if (ours.width !== ref.width || ours.height !== ref.height) {
@@ -32,8 +40,12 @@ export function contentScore(ours: Rgba, ref: Rgba): Score {
         const xx = x + dx;
         if (xx < 0 || xx >= w) continue;
         const j = (yy * w + xx) * 4;
-        if (Math.abs(other.data[j] - r) <= MATCH_TOLERANCE && Math.abs(other.data[j + 1] - g) <= MATCH_TOLERANCE &&
-            Math.abs(other.data[j + 2] - b) <= MATCH_TOLERANCE) return true;
+        if (
+          Math.abs(other.data[j] - r) <= MATCH_TOLERANCE &&
+          Math.abs(other.data[j + 1] - g) <= MATCH_TOLERANCE &&
+          Math.abs(other.data[j + 2] - b) <= MATCH_TOLERANCE
+        )
+          return true;
       }
     }
     return false;
@@ -41,7 +53,10 @@ export function contentScore(ours: Rgba, ref: Rgba): Score {
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = (y * w + x) * 4;
-      for (const [a, b] of [[ours, ref], [ref, ours]] as const) {
+      for (const [a, b] of [
+        [ours, ref],
+        [ref, ours],
+      ] as const) {
         if (!isContent(a, i)) continue;
         content++;
         if (hasNear(b, x, y, a.data[i], a.data[i + 1], a.data[i + 2])) matched++;

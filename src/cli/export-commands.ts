@@ -8,12 +8,25 @@ import { numberFlag, parseFlags, UsageError, type ParsedFlags } from './flags.js
 import type { CommandIo } from './render-command.js';
 
 export const MESH_USAGE = 'cmrender mesh DRAWING.svg -o OUT.glb [--depth N] [--size N] [--round N]';
-export const VECTORIZE_USAGE = 'cmrender vectorize SKETCH.png|.jpg -o OUT.svg [--stroke-width N] [--threshold 0..1] [--simplify N] [--bridge N] [--stitch N] [--max-dim N]';
+export const VECTORIZE_USAGE =
+  'cmrender vectorize SKETCH.png|.jpg -o OUT.svg [--stroke-width N] [--threshold 0..1] [--simplify N] [--bridge N] [--stitch N] [--max-dim N]';
 
-const MESH_FLAGS = { '-o': 'string', '--output': 'string', '--depth': 'number', '--size': 'number', '--round': 'number' } as const;
+const MESH_FLAGS = {
+  '-o': 'string',
+  '--output': 'string',
+  '--depth': 'number',
+  '--size': 'number',
+  '--round': 'number',
+} as const;
 const VECTORIZE_FLAGS = {
-  '-o': 'string', '--output': 'string',
-  '--stroke-width': 'number', '--threshold': 'number', '--simplify': 'number', '--bridge': 'number', '--stitch': 'number', '--max-dim': 'number',
+  '-o': 'string',
+  '--output': 'string',
+  '--stroke-width': 'number',
+  '--threshold': 'number',
+  '--simplify': 'number',
+  '--bridge': 'number',
+  '--stitch': 'number',
+  '--max-dim': 'number',
 } as const;
 
 /** The one input, the output (with the extension the command writes) and the parsed flags. */
@@ -24,7 +37,10 @@ function inputOutput(cmd: string, argv: readonly string[], spec: Parameters<type
   const out = f.values.get('-o') ?? f.values.get('--output');
   if (!out) throw new UsageError(`\`${cmd}\` requires an output file: -o OUT${ext}`);
   const got = extname(out).toLowerCase();
-  if (got !== ext) throw new UsageError(`\`${cmd}\` writes ${ext} files: unknown output extension '${got || '(none)'}' in '${basename(out)}'`);
+  if (got !== ext)
+    throw new UsageError(
+      `\`${cmd}\` writes ${ext} files: unknown output extension '${got || '(none)'}' in '${basename(out)}'`,
+    );
   return { input: f.positional[0]!, out: resolve(out), flags: f };
 }
 
@@ -38,8 +54,12 @@ export function meshParams(f: ParsedFlags): MeshParams {
 
 export function vectorizeParams(f: ParsedFlags): VectorizeParams {
   return defined({
-    strokeWidth: numberFlag(f, '--stroke-width'), threshold: numberFlag(f, '--threshold'), simplify: numberFlag(f, '--simplify'),
-    bridge: numberFlag(f, '--bridge'), stitch: numberFlag(f, '--stitch'), maxDim: numberFlag(f, '--max-dim'),
+    strokeWidth: numberFlag(f, '--stroke-width'),
+    threshold: numberFlag(f, '--threshold'),
+    simplify: numberFlag(f, '--simplify'),
+    bridge: numberFlag(f, '--bridge'),
+    stitch: numberFlag(f, '--stitch'),
+    maxDim: numberFlag(f, '--max-dim'),
   });
 }
 
@@ -69,7 +89,11 @@ async function exportCommand(
     input = readFileSync(a.input);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    io.err(code === 'ENOENT' ? `error: file not found: ${a.input}` : `error: could not read ${a.input}: ${(e as Error).message}`);
+    io.err(
+      code === 'ENOENT'
+        ? `error: file not found: ${a.input}`
+        : `error: could not read ${a.input}: ${(e as Error).message}`,
+    );
     return 66;
   }
   let bytes: Buffer | string;

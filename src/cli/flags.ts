@@ -26,7 +26,8 @@ export function parseFlags(argv: readonly string[], spec: Readonly<Record<string
     if (!kind) throw new UsageError(`unknown flag '${name}'`);
     const value = eq > 0 ? a.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new UsageError(`'${name}' needs a value`);
-    if (kind === 'number' && !/^-?\d+(\.\d+)?$/.test(value.trim())) throw new UsageError(`'${name} ${value}' is not a number`);
+    if (kind === 'number' && !/^-?\d+(\.\d+)?$/.test(value.trim()))
+      throw new UsageError(`'${name} ${value}' is not a number`);
     if (kind === 'repeat') out.repeated.set(name, [...(out.repeated.get(name) ?? []), value]);
     else if (out.values.has(name)) throw new UsageError(`'${name}' given twice`);
     else out.values.set(name, value);

@@ -84,7 +84,9 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
     source = buf.toString('utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    io.err(code === 'ENOENT' ? `error: file not found: ${file}` : `error: could not read ${file}: ${(e as Error).message}`);
+    io.err(
+      code === 'ENOENT' ? `error: file not found: ${file}` : `error: could not read ${file}: ${(e as Error).message}`,
+    );
     return 66;
   }
   const t0 = process.hrtime.bigint();

@@ -37,9 +37,17 @@ const utf8Size = (cp: number) => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 
 
 /** East Asian wide and fullwidth characters (and emoji) take two terminal cells; the caret pads for them. */
 function isWide(cp: number): boolean {
-  return (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) || (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1faff) || (cp >= 0x20000 && cp <= 0x3fffd);
+  return (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1faff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  );
 }
 
 /** Blank padding as wide on screen as `text`: tabs kept (so they line up however wide a tab is drawn), wide characters as two spaces. */
@@ -85,7 +93,8 @@ export function formatDiagnostic(d: Diagnostic, source: string, path: string, st
     out.push(`${pad} ${style.gutter('|')} ${lead}${style.severity(d.severity, '^'.repeat(width))}`);
   }
   const note = (label: string, body: string) => out.push(`${pad} ${style.gutter('=')} ${style.bold(label)}: ${body}`);
-  if (d.expected !== undefined || d.actual !== undefined) note('note', `expected ${d.expected ?? '?'}, found ${d.actual ?? '?'}`);
+  if (d.expected !== undefined || d.actual !== undefined)
+    note('note', `expected ${d.expected ?? '?'}, found ${d.actual ?? '?'}`);
   if (d.help) note('help', d.help);
   if (d.repair.id !== 'manual-review') note('fix', `${d.repair.summary} (${d.fixSafety})`);
   for (const r of d.related) note('note', `${path}:${r.line}:${r.column}: ${r.message}`);
@@ -96,6 +105,7 @@ export function formatDiagnostic(d: Diagnostic, source: string, path: string, st
 export function formatCount(diags: readonly Diagnostic[]): string {
   const n = (s: Severity) => diags.filter((d) => d.severity === s).length;
   const parts: string[] = [];
-  for (const s of ['error', 'warning', 'note'] as const) if (n(s) > 0) parts.push(`${n(s)} ${s}${n(s) === 1 ? '' : 's'}`);
+  for (const s of ['error', 'warning', 'note'] as const)
+    if (n(s) > 0) parts.push(`${n(s)} ${s}${n(s) === 1 ? '' : 's'}`);
   return parts.join(', ');
 }

@@ -25,7 +25,11 @@ export function formatSeconds(s: number): string {
   return `${m} min ${Math.round(s - m * 60)} s`;
 }
 
-export function createProgress(sink: ProgressSink, label: string, now: () => number = () => performance.now()): Progress {
+export function createProgress(
+  sink: ProgressSink,
+  label: string,
+  now: () => number = () => performance.now(),
+): Progress {
   // the pace is measured from the first report on: starting Chromium and loading the page happen once, before it
   let first: { t: number; p: number } | null = null;
   let lastDraw = -Infinity;

@@ -19,11 +19,21 @@ export interface CommandIo {
   progress: ProgressSink;
 }
 
-export const RENDER_USAGE = 'cmrender render FILE -o OUT.png|OUT.mp4|OUT.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--asset /img/x.jpg=./x.jpg]...';
+export const RENDER_USAGE =
+  'cmrender render FILE -o OUT.png|OUT.mp4|OUT.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--asset /img/x.jpg=./x.jpg]...';
 
 const KIND_BY_EXT: Record<string, RenderJob['kind']> = { '.png': 'frame', '.mp4': 'video', '.gif': 'gif' };
 
-const FLAGS = { '-o': 'string', '--output': 'string', '--at': 'string', '--duration': 'string', '--fps': 'number', '--width': 'number', '--height': 'number', '--asset': 'repeat' } as const;
+const FLAGS = {
+  '-o': 'string',
+  '--output': 'string',
+  '--at': 'string',
+  '--duration': 'string',
+  '--fps': 'number',
+  '--width': 'number',
+  '--height': 'number',
+  '--asset': 'repeat',
+} as const;
 
 export interface RenderRequest {
   file: string;
@@ -39,7 +49,10 @@ export function parseRenderArgs(argv: readonly string[]): RenderRequest {
   if (!out) throw new UsageError('`render` requires an output file: -o OUT.png, OUT.mp4 or OUT.gif');
   const ext = extname(out).toLowerCase();
   const kind = KIND_BY_EXT[ext];
-  if (!kind) throw new UsageError(`cannot render to '${basename(out)}': unknown output extension '${ext || '(none)'}'; use .png (a frame), .mp4 (a video) or .gif`);
+  if (!kind)
+    throw new UsageError(
+      `cannot render to '${basename(out)}': unknown output extension '${ext || '(none)'}'; use .png (a frame), .mp4 (a video) or .gif`,
+    );
   const params: RenderParams = {};
   const time = (name: '--at' | '--duration') => {
     const v = f.values.get(name);
@@ -52,7 +65,8 @@ export function parseRenderArgs(argv: readonly string[]): RenderRequest {
   const duration = time('--duration');
   const fps = numberFlag(f, '--fps');
   if (kind === 'frame') {
-    if (duration !== undefined || fps !== undefined) throw new UsageError('--duration and --fps are for .mp4 and .gif outputs');
+    if (duration !== undefined || fps !== undefined)
+      throw new UsageError('--duration and --fps are for .mp4 and .gif outputs');
     if (at !== undefined) params.at = at;
   } else {
     if (at !== undefined) throw new UsageError('--at is for .png outputs (a clip starts at 0)');
@@ -66,7 +80,8 @@ export function parseRenderArgs(argv: readonly string[]): RenderRequest {
   const assets: Record<string, string> = {};
   for (const a of f.repeated.get('--asset') ?? []) {
     const eq = a.indexOf('=');
-    if (eq <= 0 || eq === a.length - 1) throw new UsageError(`--asset wants IN_SOURCE_PATH=FILE (e.g. /img/x.jpg=./x.jpg), got '${a}'`);
+    if (eq <= 0 || eq === a.length - 1)
+      throw new UsageError(`--asset wants IN_SOURCE_PATH=FILE (e.g. /img/x.jpg=./x.jpg), got '${a}'`);
     assets[a.slice(0, eq)] = resolve(a.slice(eq + 1));
   }
   const file = f.positional[0]!;
@@ -96,7 +111,9 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     job.source = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    io.err(code === 'ENOENT' ? `error: file not found: ${file}` : `error: could not read ${file}: ${(e as Error).message}`);
+    io.err(
+      code === 'ENOENT' ? `error: file not found: ${file}` : `error: could not read ${file}: ${(e as Error).message}`,
+    );
     return 66;
   }
   for (const [p, f] of Object.entries(job.assets)) {
@@ -122,7 +139,11 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     return 1;
   }
 
-  const renderer = new ChromiumRenderer({ chromiumPath: defaultChromiumPath(), ffmpegPath: process.env.FFMPEG_PATH, log: pino({ level: 'silent' }) });
+  const renderer = new ChromiumRenderer({
+    chromiumPath: defaultChromiumPath(),
+    ffmpegPath: process.env.FFMPEG_PATH,
+    log: pino({ level: 'silent' }),
+  });
   const ctl = new AbortController();
   // Ctrl-C: stop the render so its temporary files go, then exit non-zero
   const onSigint = () => ctl.abort();
@@ -134,11 +155,16 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     await renderer.start();
     const out = await renderer.render(job, {
       signal: ctl.signal,
-      onProgress: job.kind === 'frame' ? undefined : (p, frames) => progress.update(p, frames ?? { done: Math.round(p * total), total }),
+      onProgress:
+        job.kind === 'frame'
+          ? undefined
+          : (p, frames) => progress.update(p, frames ?? { done: Math.round(p * total), total }),
     });
     progress.end();
     const bytes = statSync(job.outPath).size;
-    io.out(`wrote ${job.outPath} (${out.width}x${out.height}${job.kind === 'frame' ? '' : `, ${out.frames} frames`}, ${bytes} bytes) in ${formatSeconds((performance.now() - t0) / 1000)}`);
+    io.out(
+      `wrote ${job.outPath} (${out.width}x${out.height}${job.kind === 'frame' ? '' : `, ${out.frames} frames`}, ${bytes} bytes) in ${formatSeconds((performance.now() - t0) / 1000)}`,
+    );
     return 0;
   } catch (e) {
     progress.end();

@@ -62,7 +62,9 @@ export function imageSize(b: Uint8Array): PixelSize | undefined {
 
 /** Why an image of this size is refused (LIMITS.image), or null when it fits. */
 export function imageSizeRefusal(size: PixelSize, max: { pixels: number; side: number }): string | null {
-  if (size.width > max.side || size.height > max.side) return `${size.width}x${size.height} has a side over ${max.side} pixels`;
-  if (size.width * size.height > max.pixels) return `${size.width}x${size.height} is over ${max.pixels / 1e6} megapixels`;
+  if (size.width > max.side || size.height > max.side)
+    return `${size.width}x${size.height} has a side over ${max.side} pixels`;
+  if (size.width * size.height > max.pixels)
+    return `${size.width}x${size.height} is over ${max.pixels / 1e6} megapixels`;
   return null;
 }

@@ -8,7 +8,13 @@ export const OUTPUT_MIME = {
 } as const;
 export type OutputExt = keyof typeof OUTPUT_MIME;
 
-export const KIND_EXT = { frame: 'png', video: 'mp4', gif: 'gif', mesh: 'glb', vectorize: 'svg' } as const satisfies Record<string, OutputExt>;
+export const KIND_EXT = {
+  frame: 'png',
+  video: 'mp4',
+  gif: 'gif',
+  mesh: 'glb',
+  vectorize: 'svg',
+} as const satisfies Record<string, OutputExt>;
 
 export function mimeOfFilename(name: string): string | undefined {
   const ext = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
@@ -29,10 +35,13 @@ export type ImageType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif' 
 
 /** The image type of an uploaded file, judged by its bytes only; undefined when it is not an accepted image. */
 export function sniffImage(buf: Buffer): ImageType | undefined {
-  if (buf.length >= 8 && buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (buf.length >= 8 && buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
   if (buf.length >= 3 && buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff) return 'image/jpeg';
-  if (buf.length >= 12 && buf.toString('latin1', 0, 4) === 'RIFF' && buf.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
-  if (buf.length >= 6 && (buf.toString('latin1', 0, 6) === 'GIF87a' || buf.toString('latin1', 0, 6) === 'GIF89a')) return 'image/gif';
+  if (buf.length >= 12 && buf.toString('latin1', 0, 4) === 'RIFF' && buf.toString('latin1', 8, 12) === 'WEBP')
+    return 'image/webp';
+  if (buf.length >= 6 && (buf.toString('latin1', 0, 6) === 'GIF87a' || buf.toString('latin1', 0, 6) === 'GIF89a'))
+    return 'image/gif';
   // SVG: text, optionally a BOM, XML declaration, comments or doctype, then an <svg element.
   let head = buf.subarray(0, 4096).toString('utf8');
   if (head.charCodeAt(0) === 0xfeff) head = head.slice(1);

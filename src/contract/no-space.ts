@@ -4,5 +4,9 @@
 /** True for an error raised because a disk is full (ENOSPC, EDQUOT). */
 export function isNoSpace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || /\bENOSPC\b|no space left/i.test(err instanceof Error ? err.message : String(err));
+  return (
+    code === 'ENOSPC' ||
+    code === 'EDQUOT' ||
+    /\bENOSPC\b|no space left/i.test(err instanceof Error ? err.message : String(err))
+  );
 }

@@ -2,15 +2,15 @@
 // stable `code`, so a route can map it to a 4xx envelope and a CLI to a message, without parsing text.
 
 export type ExportErrorCode =
-  | 'bad_params'          // a parameter out of its range (depth ≤ 0, threshold > 1, …)
-  | 'bad_svg'             // not an SVG document, malformed XML, or coordinates that are not finite numbers
-  | 'empty_svg'           // a valid SVG with nothing to extrude (no shape, no stroke, or no area)
-  | 'too_many_vertices'   // the solid would exceed EXPORT_LIMITS.maxVertices
-  | 'empty_mesh'          // the GLB writer was given no triangle
-  | 'not_an_image'        // the bytes are neither PNG nor JPEG (other images and garbage alike)
-  | 'bad_image'           // a PNG/JPEG signature, but the data does not decode (truncated, corrupt)
-  | 'image_too_large'     // more decoded pixels than EXPORT_LIMITS.maxImagePixels
-  | 'empty_drawing';      // the image traced to no line at all (blank, or nothing darker than the threshold)
+  | 'bad_params' // a parameter out of its range (depth ≤ 0, threshold > 1, …)
+  | 'bad_svg' // not an SVG document, malformed XML, or coordinates that are not finite numbers
+  | 'empty_svg' // a valid SVG with nothing to extrude (no shape, no stroke, or no area)
+  | 'too_many_vertices' // the solid would exceed EXPORT_LIMITS.maxVertices
+  | 'empty_mesh' // the GLB writer was given no triangle
+  | 'not_an_image' // the bytes are neither PNG nor JPEG (other images and garbage alike)
+  | 'bad_image' // a PNG/JPEG signature, but the data does not decode (truncated, corrupt)
+  | 'image_too_large' // more decoded pixels than EXPORT_LIMITS.maxImagePixels
+  | 'empty_drawing'; // the image traced to no line at all (blank, or nothing darker than the threshold)
 
 export class ExportError extends Error {
   readonly code: ExportErrorCode;

@@ -37,7 +37,12 @@ export async function runExportTask(t: ExportTask): Promise<ExportResult> {
     if (!file) throw new ExportError('not_an_image', `no image for the source path "${t.source}": map it in assets`);
     const p = t.params;
     const svg = vectorizeImage(await readFile(file), {
-      strokeWidth: p.strokeWidth, threshold: p.threshold, simplify: p.simplify, bridge: p.bridge, stitch: p.stitch, maxDim: p.maxDim,
+      strokeWidth: p.strokeWidth,
+      threshold: p.threshold,
+      simplify: p.simplify,
+      bridge: p.bridge,
+      stitch: p.stitch,
+      maxDim: p.maxDim,
     });
     out = Buffer.from(svg, 'utf8');
     size = svgSize(svg);
@@ -65,5 +70,7 @@ function glbSize(glb: Buffer): { width: number; height: number } {
 /** The viewBox of the tracer's SVG: the image's own size in pixels. */
 function svgSize(svg: string): { width: number; height: number } {
   const m = /viewBox="\s*[-\d.]+\s+[-\d.]+\s+([\d.]+)\s+([\d.]+)"/.exec(svg);
-  return m ? { width: Math.max(1, Math.round(+m[1])), height: Math.max(1, Math.round(+m[2])) } : { width: 1, height: 1 };
+  return m
+    ? { width: Math.max(1, Math.round(+m[1])), height: Math.max(1, Math.round(+m[2])) }
+    : { width: 1, height: 1 };
 }

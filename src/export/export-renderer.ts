@@ -34,10 +34,12 @@ export class ExportRenderer implements Renderer {
   async start(): Promise<void> {
     this.closed = false;
     if (this.idle.length || this.warming) return;
-    this.warming = this.spawn().then(
-      (w) => void this.release(w),
-      (err) => this.o.log.warn({ err }, 'export worker warm-up failed (the first job starts one)'),
-    ).finally(() => (this.warming = null));
+    this.warming = this.spawn()
+      .then(
+        (w) => void this.release(w),
+        (err) => this.o.log.warn({ err }, 'export worker warm-up failed (the first job starts one)'),
+      )
+      .finally(() => (this.warming = null));
   }
 
   async close(): Promise<void> {
@@ -50,12 +52,19 @@ export class ExportRenderer implements Renderer {
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
-    if (!KINDS.has(job.kind)) throw new JobFailure(`render failed: a ${job.kind} is not made by the export worker`, null);
+    if (!KINDS.has(job.kind))
+      throw new JobFailure(`render failed: a ${job.kind} is not made by the export worker`, null);
     if (hooks.signal.aborted) throw new Error('aborted');
     if (!this.idle.length && this.warming) await this.warming;
     const worker = this.idle.pop() ?? (await this.spawn());
     hooks.onProgress?.(0, { done: 0, total: 1 });
-    const task: ExportTask = { kind: job.kind as ExportTask['kind'], source: job.source, params: { ...job.params }, assets: job.assets, outPath: job.outPath };
+    const task: ExportTask = {
+      kind: job.kind as ExportTask['kind'],
+      source: job.source,
+      params: { ...job.params },
+      assets: job.assets,
+      outPath: job.outPath,
+    };
     let answer: WorkerAnswer;
     try {
       answer = await this.ask(worker, task, hooks.signal);
@@ -64,7 +73,10 @@ export class ExportRenderer implements Renderer {
       await rm(`${job.outPath}.tmp`, { force: true });
       if (hooks.signal.aborted) throw err;
       this.o.log.warn({ err, job_id: job.id }, 'export worker stopped');
-      throw new JobFailure(`${job.kind} failed: the export worker stopped (${err instanceof Error ? err.message : String(err)})`, null);
+      throw new JobFailure(
+        `${job.kind} failed: the export worker stopped (${err instanceof Error ? err.message : String(err)})`,
+        null,
+      );
     }
     this.release(worker);
     if (!answer.ok) {

@@ -6,8 +6,7 @@ import { runExportTask, type ExportTask } from './export-job';
 import { isExportError } from './errors';
 
 export type WorkerAnswer =
-  | { ok: true; result: Awaited<ReturnType<typeof runExportTask>> }
-  | { ok: false; code: string | null; message: string };
+  { ok: true; result: Awaited<ReturnType<typeof runExportTask>> } | { ok: false; code: string | null; message: string };
 
 parentPort!.on('message', (task: ExportTask) => {
   runExportTask(task).then(

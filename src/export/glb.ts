@@ -18,13 +18,20 @@ export interface GlbOptions {
 }
 
 /** What a GLB holds, for callers that log or test it. */
-export interface GlbStats { vertexCount: number; triangleCount: number; indexType: 'UNSIGNED_SHORT' | 'UNSIGNED_INT' }
+export interface GlbStats {
+  vertexCount: number;
+  triangleCount: number;
+  indexType: 'UNSIGNED_SHORT' | 'UNSIGNED_INT';
+}
 
 const GLB_MAGIC = 0x46546c67; // "glTF"
 const CHUNK_JSON = 0x4e4f534a; // "JSON"
 const CHUNK_BIN = 0x004e4942; // "BIN\0"
-const FLOAT = 5126, UNSIGNED_SHORT = 5123, UNSIGNED_INT = 5125;
-const ARRAY_BUFFER = 34962, ELEMENT_ARRAY_BUFFER = 34963;
+const FLOAT = 5126,
+  UNSIGNED_SHORT = 5123,
+  UNSIGNED_INT = 5125;
+const ARRAY_BUFFER = 34962,
+  ELEMENT_ARRAY_BUFFER = 34963;
 const TRIANGLES = 4;
 
 /** White, slightly metallic, double-sided: the material the viewer's own mesh export gives (viewer.md §2.5). */
@@ -37,7 +44,8 @@ const DEFAULT_MATERIAL = {
 const pad4 = (n: number) => (n + 3) & ~3;
 
 function bounds(p: Float32Array): { min: number[]; max: number[] } {
-  const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+  const min = [Infinity, Infinity, Infinity],
+    max = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < p.length; i += 3) {
     for (let k = 0; k < 3; k++) {
       const v = p[i + k];
@@ -51,7 +59,8 @@ function bounds(p: Float32Array): { min: number[]; max: number[] } {
 /** Assemble header + JSON chunk + BIN chunk. */
 function encodeGlb(json: object, bin: Uint8Array): Buffer {
   const jsonBytes = Buffer.from(JSON.stringify(json), 'utf8');
-  const jsonLen = pad4(jsonBytes.length), binLen = pad4(bin.length);
+  const jsonLen = pad4(jsonBytes.length),
+    binLen = pad4(bin.length);
   const total = 12 + 8 + jsonLen + 8 + binLen;
   const out = Buffer.alloc(total); // zero-filled: the BIN padding
   out.writeUInt32LE(GLB_MAGIC, 0);
@@ -69,14 +78,20 @@ function encodeGlb(json: object, bin: Uint8Array): Buffer {
 }
 
 /** The GLB bytes and what they hold. Throws ExportError `empty_mesh` when there is no triangle to write. */
-export function writeGlbWithStats(input: THREE.BufferGeometry | THREE.Object3D, o: GlbOptions = {}): { glb: Buffer; stats: GlbStats } {
+export function writeGlbWithStats(
+  input: THREE.BufferGeometry | THREE.Object3D,
+  o: GlbOptions = {},
+): { glb: Buffer; stats: GlbStats } {
   const soup = triangleSoup(input);
-  if (soup.positions.length === 0) throw new ExportError('empty_mesh', 'nothing to write: the geometry has no triangle of non-zero area');
+  if (soup.positions.length === 0)
+    throw new ExportError('empty_mesh', 'nothing to write: the geometry has no triangle of non-zero area');
   const w = weld(soup.positions, soup.normals);
   // glTF forbids the largest value of the index type (primitive restart), so 16-bit indices reach 65 534.
   const short = w.vertexCount <= 65535;
   const indexBytes = short ? Uint16Array.from(w.indices) : w.indices;
-  const posBytes = w.positions.byteLength, nrmBytes = w.normals.byteLength, idxBytes = indexBytes.byteLength;
+  const posBytes = w.positions.byteLength,
+    nrmBytes = w.normals.byteLength,
+    idxBytes = indexBytes.byteLength;
   const bin = new Uint8Array(pad4(posBytes + nrmBytes + idxBytes));
   bin.set(new Uint8Array(w.positions.buffer, w.positions.byteOffset, posBytes), 0);
   bin.set(new Uint8Array(w.normals.buffer, w.normals.byteOffset, nrmBytes), posBytes);
@@ -88,7 +103,9 @@ export function writeGlbWithStats(input: THREE.BufferGeometry | THREE.Object3D, 
     scene: 0,
     scenes: [{ nodes: [0] }],
     nodes: [{ name, mesh: 0 }],
-    meshes: [{ name, primitives: [{ attributes: { POSITION: 0, NORMAL: 1 }, indices: 2, material: 0, mode: TRIANGLES }] }],
+    meshes: [
+      { name, primitives: [{ attributes: { POSITION: 0, NORMAL: 1 }, indices: 2, material: 0, mode: TRIANGLES }] },
+    ],
     materials: [DEFAULT_MATERIAL],
     accessors: [
       { bufferView: 0, componentType: FLOAT, count: w.vertexCount, type: 'VEC3', min, max },
@@ -104,7 +121,11 @@ export function writeGlbWithStats(input: THREE.BufferGeometry | THREE.Object3D, 
   };
   return {
     glb: encodeGlb(json, bin),
-    stats: { vertexCount: w.vertexCount, triangleCount: w.indices.length / 3, indexType: short ? 'UNSIGNED_SHORT' : 'UNSIGNED_INT' },
+    stats: {
+      vertexCount: w.vertexCount,
+      triangleCount: w.indices.length / 3,
+      indexType: short ? 'UNSIGNED_SHORT' : 'UNSIGNED_INT',
+    },
   };
 }
 

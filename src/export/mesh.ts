@@ -28,10 +28,15 @@ export interface MeshLimits {
 const BEVEL_SEGMENTS = 6;
 
 function checkParams(p: MeshParams): { depth: number; size: number; round: number } {
-  const depth = p.depth ?? MESH_DEFAULTS.depth, size = p.size ?? MESH_DEFAULTS.size, round = p.round ?? MESH_DEFAULTS.round;
-  if (!(Number.isFinite(depth) && depth > 0)) throw new ExportError('bad_params', `depth must be a number above 0 (got ${depth})`);
-  if (!(Number.isFinite(size) && size > 0)) throw new ExportError('bad_params', `size must be a number above 0 (got ${size})`);
-  if (!(Number.isFinite(round) && round >= 0)) throw new ExportError('bad_params', `round must be a number ≥ 0 (got ${round})`);
+  const depth = p.depth ?? MESH_DEFAULTS.depth,
+    size = p.size ?? MESH_DEFAULTS.size,
+    round = p.round ?? MESH_DEFAULTS.round;
+  if (!(Number.isFinite(depth) && depth > 0))
+    throw new ExportError('bad_params', `depth must be a number above 0 (got ${depth})`);
+  if (!(Number.isFinite(size) && size > 0))
+    throw new ExportError('bad_params', `size must be a number above 0 (got ${size})`);
+  if (!(Number.isFinite(round) && round >= 0))
+    throw new ExportError('bad_params', `round must be a number ≥ 0 (got ${round})`);
   return { depth, size, round };
 }
 
@@ -55,15 +60,18 @@ const MAX_COORDINATE = 1e15;
 
 /** NaN, ±Infinity or huge numbers anywhere (1e400, transform="scale(1e30)") would reach earcut and the GLB. */
 function allInRange(polys: Polygon[]): boolean {
-  for (const p of polys) for (const ring of [p.outer, ...p.holes]) {
-    for (const v of ring) if (!(Math.abs(v.x) <= MAX_COORDINATE && Math.abs(v.y) <= MAX_COORDINATE)) return false;
-  }
+  for (const p of polys)
+    for (const ring of [p.outer, ...p.holes]) {
+      for (const v of ring) if (!(Math.abs(v.x) <= MAX_COORDINATE && Math.abs(v.y) <= MAX_COORDINATE)) return false;
+    }
   return true;
 }
 
 function tooMany(count: number, max: number, estimate: boolean): ExportError {
-  return new ExportError('too_many_vertices',
-    `the solid would have ${estimate ? 'at least ' : ''}${count} vertices, more than the limit of ${max}: simplify the SVG (fewer points or curves) or use round 0`);
+  return new ExportError(
+    'too_many_vertices',
+    `the solid would have ${estimate ? 'at least ' : ''}${count} vertices, more than the limit of ${max}: simplify the SVG (fewer points or curves) or use round 0`,
+  );
 }
 
 /** The extruded solid (three.js geometry, non-indexed, flat normals), `size` tall, `depth` thick, centred. */
@@ -71,14 +79,23 @@ export function svgSolid(svg: string, params: MeshParams = {}, limits: MeshLimit
   const { depth, size, round } = checkParams(params);
   const maxVertices = limits.maxVertices ?? EXPORT_LIMITS.maxVertices;
   if (typeof svg !== 'string' || sniffImage(Buffer.from(svg.slice(0, 4096), 'utf8')) !== 'image/svg+xml') {
-    throw new ExportError('bad_svg', 'not an SVG document: expected an <svg> root element (after an optional XML declaration, comments or doctype)');
+    throw new ExportError(
+      'bad_svg',
+      'not an SVG document: expected an <svg> root element (after an optional XML declaration, comments or doctype)',
+    );
   }
   // svgGeometry(svg, { runner: newest }) is exactly extrudePolygons(svgPolygons(svg), …) (viewer/src/meshes/svg.ts);
   // we call its two halves so that a parse failure, an empty drawing and an oversized one each get their code.
   const polys = svgPolygons(svg);
-  if (!polys) throw new ExportError('bad_svg', 'the SVG could not be parsed (malformed XML or an SVG the loader rejects)');
-  if (polys.length === 0) throw new ExportError('empty_svg', 'the SVG has nothing to extrude: no filled shape and no stroked path');
-  if (!allInRange(polys)) throw new ExportError('bad_svg', `the SVG has coordinates that are not finite numbers or beyond ±${MAX_COORDINATE.toExponential()} (after its transforms)`);
+  if (!polys)
+    throw new ExportError('bad_svg', 'the SVG could not be parsed (malformed XML or an SVG the loader rejects)');
+  if (polys.length === 0)
+    throw new ExportError('empty_svg', 'the SVG has nothing to extrude: no filled shape and no stroked path');
+  if (!allInRange(polys))
+    throw new ExportError(
+      'bad_svg',
+      `the SVG has coordinates that are not finite numbers or beyond ±${MAX_COORDINATE.toExponential()} (after its transforms)`,
+    );
   const opts = { depthPx: depth, sizePx: size, roundPx: round, p2w: 1, runner: newestRunner() };
   const bevelled = Math.min(round, depth / 2 - 1e-4) > 1e-6; // extrudePolygons' own clamp (§5.6.4 step 4)
   const lower = wallVertexLowerBound(polys, bevelled);
@@ -86,15 +103,20 @@ export function svgSolid(svg: string, params: MeshParams = {}, limits: MeshLimit
   let geo: THREE.BufferGeometry | null;
   try {
     geo = extrudePolygons(polys, opts);
-  } catch (e) { // three.js refusing a shape: the SVG's fault, not a crash of ours
+  } catch (e) {
+    // three.js refusing a shape: the SVG's fault, not a crash of ours
     throw new ExportError('bad_svg', `the SVG could not be extruded: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (!geo) throw new ExportError('empty_svg', 'the SVG has nothing to extrude: every outline has fewer than 3 points');
   const count = geo.getAttribute('position').count;
-  if (count > maxVertices) { geo.dispose(); throw tooMany(count, maxVertices, false); }
+  if (count > maxVertices) {
+    geo.dispose();
+    throw tooMany(count, maxVertices, false);
+  }
   geo.computeBoundingBox();
   const bb = geo.boundingBox!;
-  const w = bb.max.x - bb.min.x, h = bb.max.y - bb.min.y;
+  const w = bb.max.x - bb.min.x,
+    h = bb.max.y - bb.min.y;
   if (![bb.min.x, bb.min.y, bb.min.z, bb.max.x, bb.max.y, bb.max.z].every(Number.isFinite)) {
     throw new ExportError('bad_svg', 'the SVG has coordinates that are not finite numbers');
   }
@@ -114,7 +136,8 @@ export function svgToGlb(svg: string, params: MeshParams = {}, limits: MeshLimit
     return writeGlb(geo, { name: 'svg' });
   } catch (e) {
     // every triangle of zero area (e.g. only hairline strokes of width 0): nothing a viewer could show
-    if (e instanceof ExportError && e.code === 'empty_mesh') throw new ExportError('empty_svg', 'the SVG has nothing to extrude: its shapes have no area');
+    if (e instanceof ExportError && e.code === 'empty_mesh')
+      throw new ExportError('empty_svg', 'the SVG has nothing to extrude: its shapes have no area');
     throw e;
   } finally {
     geo.dispose();

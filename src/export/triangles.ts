@@ -15,26 +15,33 @@ type Input = THREE.BufferGeometry | THREE.Object3D;
 
 /** Geometries with the matrix that places each in the output, in traversal order (deterministic). */
 function sources(input: Input): { geometry: THREE.BufferGeometry; matrix: THREE.Matrix4 | null }[] {
-  if ((input as THREE.BufferGeometry).isBufferGeometry) return [{ geometry: input as THREE.BufferGeometry, matrix: null }];
+  if ((input as THREE.BufferGeometry).isBufferGeometry)
+    return [{ geometry: input as THREE.BufferGeometry, matrix: null }];
   const root = input as THREE.Object3D;
   root.updateWorldMatrix(true, true);
   const out: { geometry: THREE.BufferGeometry; matrix: THREE.Matrix4 | null }[] = [];
   root.traverse((o) => {
     const mesh = o as THREE.Mesh;
-    if (mesh.isMesh && mesh.geometry?.getAttribute('position')) out.push({ geometry: mesh.geometry, matrix: mesh.matrixWorld });
+    if (mesh.isMesh && mesh.geometry?.getAttribute('position'))
+      out.push({ geometry: mesh.geometry, matrix: mesh.matrixWorld });
   });
   return out;
 }
 
 /** Round to float32 and fold −0 into +0 (so equal points weld and min/max read "0"). */
-const f32 = (v: number) => { const r = Math.fround(v); return r === 0 ? 0 : r; };
+const f32 = (v: number) => {
+  const r = Math.fround(v);
+  return r === 0 ? 0 : r;
+};
 
 export function triangleSoup(input: Input): TriangleSoup {
   const pos: number[] = [];
   const nrm: number[] = [];
   const p = [new THREE.Vector3(), new THREE.Vector3(), new THREE.Vector3()];
   const n = [new THREE.Vector3(), new THREE.Vector3(), new THREE.Vector3()];
-  const e1 = new THREE.Vector3(), e2 = new THREE.Vector3(), face = new THREE.Vector3();
+  const e1 = new THREE.Vector3(),
+    e2 = new THREE.Vector3(),
+    face = new THREE.Vector3();
   const normalMatrix = new THREE.Matrix3();
   for (const { geometry, matrix } of sources(input)) {
     const P = geometry.getAttribute('position');
@@ -49,7 +56,10 @@ export function triangleSoup(input: Input): TriangleSoup {
         p[k].fromBufferAttribute(P, v);
         if (matrix) p[k].applyMatrix4(matrix);
         p[k].set(f32(p[k].x), f32(p[k].y), f32(p[k].z));
-        if (N) { n[k].fromBufferAttribute(N, v); if (matrix) n[k].applyMatrix3(normalMatrix); } else n[k].set(0, 0, 0);
+        if (N) {
+          n[k].fromBufferAttribute(N, v);
+          if (matrix) n[k].applyMatrix3(normalMatrix);
+        } else n[k].set(0, 0, 0);
       }
       face.crossVectors(e1.subVectors(p[1], p[0]), e2.subVectors(p[2], p[0]));
       const area2 = face.length();

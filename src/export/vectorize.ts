@@ -15,13 +15,15 @@ export interface VectorizeLimits {
 }
 
 function range(name: string, v: number, lo: number, hi: number): number {
-  if (!(Number.isFinite(v) && v >= lo && v <= hi)) throw new ExportError('bad_params', `${name} must be a number in ${lo}..${hi} (got ${v})`);
+  if (!(Number.isFinite(v) && v >= lo && v <= hi))
+    throw new ExportError('bad_params', `${name} must be a number in ${lo}..${hi} (got ${v})`);
   return v;
 }
 
 /** The tracer's options, defaults filled in and each checked against its range. */
 export function vectorizeOptions(p: VectorizeParams = {}): VectorizeOptions {
-  const d = VECTORIZE_DEFAULTS, r = EXPORT_LIMITS.vectorize;
+  const d = VECTORIZE_DEFAULTS,
+    r = EXPORT_LIMITS.vectorize;
   const strokeWidth = range('strokeWidth', p.strokeWidth ?? d.strokeWidth, 0, r.strokeWidthMax);
   if (strokeWidth === 0) throw new ExportError('bad_params', 'strokeWidth must be above 0');
   return {
@@ -41,7 +43,10 @@ export function vectorizeImage(bytes: Buffer, params: VectorizeParams = {}, limi
   const img = decodeRaster(bytes, limits.maxImagePixels ?? EXPORT_LIMITS.maxImagePixels);
   const { svg, polylines } = trace(img, opts); // what traceToSvg returns, with the polylines to count
   if (polylines.length === 0) {
-    throw new ExportError('empty_drawing', `the image traced to no line: no dark strokes below the threshold ${opts.threshold} (dark ink on light paper is expected)`);
+    throw new ExportError(
+      'empty_drawing',
+      `the image traced to no line: no dark strokes below the threshold ${opts.threshold} (dark ink on light paper is expected)`,
+    );
   }
   return svg;
 }

@@ -40,9 +40,7 @@ export interface Arg extends Span {
 }
 
 export type Pattern =
-  | ({ p: 'literal'; lit: Expr } & Span)
-  | ({ p: 'ident'; name: string } & Span)
-  | ({ p: 'wildcard' } & Span);
+  ({ p: 'literal'; lit: Expr } & Span) | ({ p: 'ident'; name: string } & Span) | ({ p: 'wildcard' } & Span);
 
 /**
  * A postfix chain of plain names (`text.glyph`, `easing.out_cubic`): its root identifier and its
@@ -71,7 +69,11 @@ export type Expr =
   | ({ k: 'if'; cond: Expr; then: Block; else: Block | Expr | null } & Span)
   | ({ k: 'match'; subject: Expr; arms: { pattern: Pattern; body: Expr }[] } & Span)
   | ({ k: 'lambda'; params: Param[]; ret: Type | null; body: Block } & Span)
-  | ({ k: 'animate'; keyframes: { at: Expr; value: Expr }[]; opts: { name: string; nameSpan: Span; value: Expr }[] | null } & Span)
+  | ({
+      k: 'animate';
+      keyframes: { at: Expr; value: Expr }[];
+      opts: { name: string; nameSpan: Span; value: Expr }[] | null;
+    } & Span)
   | ({ k: 'compose'; layers: Expr[] } & Span)
   | ({ k: 'record'; fields: { name: string; nameSpan: Span; value: Expr }[] } & Span)
   | ({ k: 'array'; elems: Expr[] } & Span)

@@ -108,7 +108,10 @@ export class Checker {
             actual: `name '${p.name}' already used at ${this.pos(prev)}`,
             help: 'rename this parameter',
             fixSafety: 'api-changing',
-            repair: { id: 'rename-duplicate-param', summary: 'Give this parameter a unique name within the signature.' },
+            repair: {
+              id: 'rename-duplicate-param',
+              summary: 'Give this parameter a unique name within the signature.',
+            },
           }),
         );
       } else seen.set(p.name, p.nameSpan);
@@ -178,7 +181,10 @@ export class Checker {
               actual: `'${name}' is declared later in this block at ${this.pos(l.nameSpan)}`,
               help: 'move the declaration above this use, or hoist it to an enclosing scope',
               fixSafety: 'local-edit',
-              repair: { id: 'reorder-block-let', summary: 'Place the `let` declaration above the use, or move it to an outer scope.' },
+              repair: {
+                id: 'reorder-block-let',
+                summary: 'Place the `let` declaration above the use, or move it to an outer scope.',
+              },
             }),
           );
           return;
@@ -414,7 +420,10 @@ export class Checker {
             actual: `a ${act} literal ('${u}')`,
             help: 'change the unit suffix to match the annotated category, or change the annotation',
             fixSafety: 'local-edit',
-            repair: { id: 'align-unit-with-type', summary: 'Use a literal whose unit lives in the annotated category.' },
+            repair: {
+              id: 'align-unit-with-type',
+              summary: 'Use a literal whose unit lives in the annotated category.',
+            },
           }),
         );
       }
@@ -428,7 +437,10 @@ export class Checker {
           actual: 'a unitless literal',
           help: `add a unit suffix from the ${cat} category (suggested: '${canon}')`,
           fixSafety: 'local-edit',
-          repair: { id: 'add-required-unit', summary: `Append a unit suffix from the ${cat} category (suggested: '${value.digits}${canon}').` },
+          repair: {
+            id: 'add-required-unit',
+            summary: `Append a unit suffix from the ${cat} category (suggested: '${value.digits}${canon}').`,
+          },
         }),
       );
     }

@@ -2,12 +2,7 @@
 // No Node-only APIs: this module runs in the browser too.
 
 export type Severity = 'error' | 'warning' | 'note';
-export type FixSafety =
-  | 'format-only'
-  | 'behavior-preserving'
-  | 'local-edit'
-  | 'api-changing'
-  | 'requires-human-review';
+export type FixSafety = 'format-only' | 'behavior-preserving' | 'local-edit' | 'api-changing' | 'requires-human-review';
 
 export interface Repair {
   id: string;

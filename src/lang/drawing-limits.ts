@@ -48,7 +48,13 @@ export function drawingCost(value: Value): DrawingCost {
           const blobs = namedField(v, 'blobs') ?? positionalField(v, 0);
           if (blobs && blobs.kind === 'array') c.metaballs += blobs.elems.length;
         }
-        if (c.shapes > MAX_SHAPES || c.glyphs > MAX_GLYPHS || c.pathPoints > MAX_PATH_POINTS || c.metaballs > MAX_METABALLS) return c;
+        if (
+          c.shapes > MAX_SHAPES ||
+          c.glyphs > MAX_GLYPHS ||
+          c.pathPoints > MAX_PATH_POINTS ||
+          c.metaballs > MAX_METABALLS
+        )
+          return c;
         for (const f of v.fields) stack.push(f.value);
         break;
       case 'record':
@@ -66,16 +72,32 @@ export function drawingCost(value: Value): DrawingCost {
 export function drawingLimitHit(value: Value): DrawingLimitHit | null {
   const c = drawingCost(value);
   if (c.shapes > MAX_SHAPES) {
-    return { code: 'EVL012', message: `the frame draws more than ${MAX_SHAPES} shapes`, help: `draw at most ${MAX_SHAPES} shapes (rect, circle, image, solids) per frame` };
+    return {
+      code: 'EVL012',
+      message: `the frame draws more than ${MAX_SHAPES} shapes`,
+      help: `draw at most ${MAX_SHAPES} shapes (rect, circle, image, solids) per frame`,
+    };
   }
   if (c.glyphs > MAX_GLYPHS) {
-    return { code: 'EVL009', message: `the frame draws more than ${MAX_GLYPHS} glyphs (text.glyph characters)`, help: `draw at most ${MAX_GLYPHS} characters of text.glyph per frame` };
+    return {
+      code: 'EVL009',
+      message: `the frame draws more than ${MAX_GLYPHS} glyphs (text.glyph characters)`,
+      help: `draw at most ${MAX_GLYPHS} characters of text.glyph per frame`,
+    };
   }
   if (c.pathPoints > MAX_PATH_POINTS) {
-    return { code: 'EVL010', message: `the frame's path meshes have more than ${MAX_PATH_POINTS} points`, help: `give path(...) at most ${MAX_PATH_POINTS} points per frame in all` };
+    return {
+      code: 'EVL010',
+      message: `the frame's path meshes have more than ${MAX_PATH_POINTS} points`,
+      help: `give path(...) at most ${MAX_PATH_POINTS} points per frame in all`,
+    };
   }
   if (c.metaballs > MAX_METABALLS) {
-    return { code: 'EVL011', message: `the frame melts more than ${MAX_METABALLS} metaball blobs`, help: `use at most ${MAX_METABALLS} blobs per frame in all (24 per metaballs body)` };
+    return {
+      code: 'EVL011',
+      message: `the frame melts more than ${MAX_METABALLS} metaball blobs`,
+      help: `use at most ${MAX_METABALLS} blobs per frame in all (24 per metaballs body)`,
+    };
   }
   return null;
 }

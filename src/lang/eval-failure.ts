@@ -5,8 +5,10 @@ import type { Span } from './ast';
 import type { Diagnostic, SourceMap } from './diagnostics';
 
 const HELP: Record<string, string> = {
-  'match-operand-type': 'give the operator or construct a value of the kind it expects (animated values are numbers at each frame; library calls are nodes, not numbers)',
-  'match-operand-units': 'use the same unit on both sides, or units of one category (time, angle, frequency), which convert',
+  'match-operand-type':
+    'give the operator or construct a value of the kind it expects (animated values are numbers at each frame; library calls are nodes, not numbers)',
+  'match-operand-units':
+    'use the same unit on both sides, or units of one category (time, angle, frequency), which convert',
   'fix-index': 'use an index between 0 and the array length minus one',
   'add-or-rename-field': 'add the field to the record, or fix the field name',
   'use-named-constructor': 'only lambdas can be called; an all-default component is bound to its value',
@@ -27,7 +29,13 @@ export class EvalFailure {
 
   /** `<what> expected <expected>, got <kind>` (stdlib.md §7.1), the most common failure. */
   static kind(what: string, expected: string, actual: string): EvalFailure {
-    return new EvalFailure('EVL002', `${what} expected ${expected}, got ${actual}`, 'match-operand-type', expected, actual);
+    return new EvalFailure(
+      'EVL002',
+      `${what} expected ${expected}, got ${actual}`,
+      'match-operand-type',
+      expected,
+      actual,
+    );
   }
 
   toDiagnostic(sm: SourceMap, span: Span): Diagnostic {

@@ -9,7 +9,18 @@ import type { Diagnostic, SourceMap } from './diagnostics';
 import { Abort, EvalFailure } from './eval-failure';
 import { MAX_CALL_DEPTH, MAX_EVAL_DEPTH, STEP_BUDGET } from './limits';
 import { bind, closures, lookup, type Env } from './scope';
-import { SignalValues, animateAt, animateNode, bounceAt, noiseAt, onEventAt, shallowCopy, signalField, waveAt, type Keyframe } from './signals/index';
+import {
+  SignalValues,
+  animateAt,
+  animateNode,
+  bounceAt,
+  noiseAt,
+  onEventAt,
+  shallowCopy,
+  signalField,
+  waveAt,
+  type Keyframe,
+} from './signals/index';
 import { NIL, type Field, type Value } from './value';
 import { binaryOp, equal, fieldAccess, indexAccess, unaryOp, type OpResult } from './value-ops';
 
@@ -117,8 +128,15 @@ export class Evaluator {
 
   expr(e: Expr, env: Env | null): Value {
     if (++this.steps > STEP_BUDGET)
-      throw Abort.at(this.sm, e, 'EVL006', `evaluation step budget exceeded (${STEP_BUDGET} steps)`, 'the source does too much work per frame; remove runaway recursion or very large repetitions');
-    if (++this.depth > MAX_EVAL_DEPTH) throw Abort.at(this.sm, e, 'EVL007', `evaluation nested deeper than ${MAX_EVAL_DEPTH} levels`, RECURSION_HELP);
+      throw Abort.at(
+        this.sm,
+        e,
+        'EVL006',
+        `evaluation step budget exceeded (${STEP_BUDGET} steps)`,
+        'the source does too much work per frame; remove runaway recursion or very large repetitions',
+      );
+    if (++this.depth > MAX_EVAL_DEPTH)
+      throw Abort.at(this.sm, e, 'EVL007', `evaluation nested deeper than ${MAX_EVAL_DEPTH} levels`, RECURSION_HELP);
     try {
       return this.exprInner(e, env);
     } finally {
@@ -233,8 +251,19 @@ export class Evaluator {
     if (path !== null) return this.staged(path, this.args(e.args, env), e);
     const callee = this.expr(e.callee, env);
     const clo = closures.get(callee);
-    if (!clo) return this.fail(e, new EvalFailure('EVL002', `value of kind '${callee.kind}' is not callable`, 'use-named-constructor'));
-    if (++this.calls > MAX_CALL_DEPTH) throw Abort.at(this.sm, e, 'EVL007', `evaluation nested deeper than ${MAX_CALL_DEPTH} lambda calls`, RECURSION_HELP);
+    if (!clo)
+      return this.fail(
+        e,
+        new EvalFailure('EVL002', `value of kind '${callee.kind}' is not callable`, 'use-named-constructor'),
+      );
+    if (++this.calls > MAX_CALL_DEPTH)
+      throw Abort.at(
+        this.sm,
+        e,
+        'EVL007',
+        `evaluation nested deeper than ${MAX_CALL_DEPTH} lambda calls`,
+        RECURSION_HELP,
+      );
     try {
       // parameters in declaration order: named argument, else next positional, else default;
       // an argument is evaluated only when picked
@@ -248,7 +277,11 @@ export class Evaluator {
           used[idx] = true;
           v = this.expr(e.args[idx]!.value, env);
         } else if (p.default) v = this.expr(p.default, scope);
-        else v = this.fail(e, new EvalFailure('EVL004', `missing required argument '${p.name}'`, 'supply-argument', p.name));
+        else
+          v = this.fail(
+            e,
+            new EvalFailure('EVL004', `missing required argument '${p.name}'`, 'supply-argument', p.name),
+          );
         scope = bind(scope, p.name, v);
       }
       return this.block(clo.body, scope);

@@ -51,7 +51,11 @@ export function designFrame(value: Value): DesignFrame {
     // a non-positive width cannot size an output: keep the height and use 16:9 (docs/compatibility.md)
     if (w <= 0) w = Math.round((h * 16) / 9);
     const fill = namedField(first, 'fill');
-    return { width: w, height: h, background: { kind: 'color', color: fill ?? { kind: 'color', form: 'hex', digits: 'ffffff' } } };
+    return {
+      width: w,
+      height: h,
+      background: { kind: 'color', color: fill ?? { kind: 'color', form: 'hex', digits: 'ffffff' } },
+    };
   }
   const path = imagePathOf(first);
   if (path !== null) return { width: 1920, height: 1080, background: { kind: 'image', path } };

@@ -19,7 +19,16 @@ export { designFrame, type DesignFrame } from './frame';
 export { imagePaths } from './images';
 export { RUNNERS, availableVersions, newestRunner } from './runners';
 export { colorToLinear, colorToSrgb8, oklchToLinearSrgb, oklabToLinearSrgb, linearToSrgb } from './color';
-export { UNIT_TAGS, suffixDimension, unitDimension, unitTag, toSeconds, convertUnit, type Dimension, type UnitSuffix } from './units';
+export {
+  UNIT_TAGS,
+  suffixDimension,
+  unitDimension,
+  unitTag,
+  toSeconds,
+  convertUnit,
+  type Dimension,
+  type UnitSuffix,
+} from './units';
 
 export interface Program {
   /** the value of the rendered binding at time t (seconds), every time signal resolved */
@@ -77,8 +86,10 @@ function durationOf(b: Binding | undefined): number {
 /** EVL008 message when a rendered value is too large or too deep, else null; and the value's node count. */
 function measured(v: Value): { error: string | null; nodes: number } {
   const m = measureValue(v, MAX_VALUE_NODES, MAX_VALUE_DEPTH);
-  if (m.nodes > MAX_VALUE_NODES) return { error: `scene value is too large (more than ${MAX_VALUE_NODES} nodes)`, nodes: m.nodes };
-  if (m.depth > MAX_VALUE_DEPTH) return { error: `scene value is nested too deeply (more than ${MAX_VALUE_DEPTH} levels)`, nodes: m.nodes };
+  if (m.nodes > MAX_VALUE_NODES)
+    return { error: `scene value is too large (more than ${MAX_VALUE_NODES} nodes)`, nodes: m.nodes };
+  if (m.depth > MAX_VALUE_DEPTH)
+    return { error: `scene value is nested too deeply (more than ${MAX_VALUE_DEPTH} levels)`, nodes: m.nodes };
   return { error: null, nodes: m.nodes };
 }
 const tooBig = (v: Value): string | null => measured(v).error;
@@ -101,7 +112,11 @@ class CompiledProgram implements Program {
     const { error: size, nodes } = measured(value);
     const timeFree = !ev.usedTime;
     const hit: { code: string; message: string; help: string } | null = size
-      ? { code: 'EVL008', message: size, help: 'the rendered value must stay small and shallow enough to send to the viewer every frame' }
+      ? {
+          code: 'EVL008',
+          message: size,
+          help: 'the rendered value must stay small and shallow enough to send to the viewer every frame',
+        }
       : drawingLimitHit(value);
     if (hit) {
       const d = this.decl;
@@ -209,7 +224,8 @@ function compileInner(source: string): Compiled {
   } else {
     program = new CompiledProgram(ast, sm, decl, durationOf(ev.bindings.find((b) => b.decl === decl)), runner);
     const b = ev.bindings.find((x) => x.decl === decl)!;
-    if (tooBig(b.value) || drawingLimitHit(b.value)) diagnostics.push(...program.sceneAt(0).diagnostics.slice(ev.diagnostics.length));
+    if (tooBig(b.value) || drawingLimitHit(b.value))
+      diagnostics.push(...program.sceneAt(0).diagnostics.slice(ev.diagnostics.length));
   }
   return { ok: !hasErrors(diagnostics), diagnostics, runner, program };
 }

@@ -19,7 +19,6 @@ export interface Token {
   message?: string;
 }
 
-
 const PUNCT2 = ['||', '&&', '==', '!=', '<=', '>=', '->', '=>', '**'];
 const PUNCT1 = ';:,.*=()[]{}<>|+-/%!';
 
@@ -135,7 +134,8 @@ export function lex(src: string, start = 0): Token[] {
         }
         if (d === 92 /* \ */) {
           if (i + 1 >= n) break;
-          if (src.charCodeAt(i + 1) === 10) return err(i, i + 2, 'syntax error: backslash before a line break in a string');
+          if (src.charCodeAt(i + 1) === 10)
+            return err(i, i + 2, 'syntax error: backslash before a line break in a string');
           i += 2;
           continue;
         }

@@ -190,7 +190,13 @@ class Parser {
       const type = this.type();
       let def: Expr | null = null;
       if (this.eat('=')) def = this.expr();
-      params.push({ name: nt.text, nameSpan: { start: nt.start, end: nt.end }, type, default: def, ...this.span(nt.start) });
+      params.push({
+        name: nt.text,
+        nameSpan: { start: nt.start, end: nt.end },
+        type,
+        default: def,
+        ...this.span(nt.start),
+      });
       if (!this.eat(',')) {
         if (!this.isP(close)) this.fail(def ? `',' or '${close}'` : `'=', ',' or '${close}'`);
       }
@@ -269,7 +275,14 @@ class Parser {
     }
   }
 
-  private static LEVELS: string[][] = [['||'], ['&&'], ['==', '!='], ['<', '<=', '>', '>='], ['+', '-'], ['*', '/', '%']];
+  private static LEVELS: string[][] = [
+    ['||'],
+    ['&&'],
+    ['==', '!='],
+    ['<', '<=', '>', '>='],
+    ['+', '-'],
+    ['*', '/', '%'],
+  ];
 
   private binary(level: number): Expr {
     if (level === Parser.LEVELS.length) return this.pow();
@@ -338,9 +351,26 @@ class Parser {
         const n = this.expectIdent('a field or method name');
         if (this.isP('(')) {
           const args = this.argList();
-          e = { k: 'method', receiver: e, name: n.text, nameSpan: { start: n.start, end: n.end }, args, path: namePath(e, n.text), start: e.start, end: this.toks[this.pos - 1]!.end };
+          e = {
+            k: 'method',
+            receiver: e,
+            name: n.text,
+            nameSpan: { start: n.start, end: n.end },
+            args,
+            path: namePath(e, n.text),
+            start: e.start,
+            end: this.toks[this.pos - 1]!.end,
+          };
         } else {
-          e = { k: 'field', receiver: e, name: n.text, nameSpan: { start: n.start, end: n.end }, path: namePath(e, n.text), start: e.start, end: n.end };
+          e = {
+            k: 'field',
+            receiver: e,
+            name: n.text,
+            nameSpan: { start: n.start, end: n.end },
+            path: namePath(e, n.text),
+            start: e.start,
+            end: n.end,
+          };
         }
       } else if (this.isP('(')) {
         const args = this.argList();
@@ -360,7 +390,12 @@ class Parser {
     while (!this.isP(')')) {
       const t = this.tok;
       let name: string | null = null;
-      if (t.kind === 'ident' && !EXPR_KEYWORDS.has(t.text) && this.peek().kind === 'punct' && this.peek().text === ':') {
+      if (
+        t.kind === 'ident' &&
+        !EXPR_KEYWORDS.has(t.text) &&
+        this.peek().kind === 'punct' &&
+        this.peek().text === ':'
+      ) {
         name = t.text;
         this.pos += 2;
       }
@@ -412,7 +447,15 @@ class Parser {
     switch (t.kind) {
       case 'number':
         this.pos++;
-        return { k: 'number', digits: t.digits!, unit: t.unit!, tag: unitTag(t.unit!), value: numberValue(t.digits!), start: s, end: t.end };
+        return {
+          k: 'number',
+          digits: t.digits!,
+          unit: t.unit!,
+          tag: unitTag(t.unit!),
+          value: numberValue(t.digits!),
+          start: s,
+          end: t.end,
+        };
       case 'string':
         this.pos++;
         return { k: 'string', raw: t.text, triple: !!t.raw, start: s, end: t.end };
@@ -441,7 +484,13 @@ class Parser {
       case '{': {
         const a = this.peek();
         const b = this.peek(2);
-        if (a.kind === 'ident' && a.text !== 'let' && !EXPR_KEYWORDS.has(a.text) && b.kind === 'punct' && b.text === ':')
+        if (
+          a.kind === 'ident' &&
+          a.text !== 'let' &&
+          !EXPR_KEYWORDS.has(a.text) &&
+          b.kind === 'punct' &&
+          b.text === ':'
+        )
           return this.recordLit();
         return this.block();
       }
@@ -601,6 +650,7 @@ export function parse(src: string): ParseResult {
 /** `receiver.name` as a name path when the receiver is a plain name or a name path. */
 function namePath(receiver: Expr, name: string): NamePath | null {
   if (receiver.k === 'ident') return { root: receiver.name, text: `${receiver.name}.${name}` };
-  if (receiver.k === 'field' && receiver.path) return { root: receiver.path.root, text: `${receiver.path.text}.${name}` };
+  if (receiver.k === 'field' && receiver.path)
+    return { root: receiver.path.root, text: `${receiver.path.text}.${name}` };
   return null;
 }

@@ -23,7 +23,8 @@ export const RUNNERS: readonly RunnerVersion[] = [
   { version: '0.0.13', available: true, functions: ['vectorize'], features: [] },
 ];
 
-export const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+export const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 
 export function availableVersions(): string[] {
   return RUNNERS.filter((r) => r.available).map((r) => r.version);

@@ -3,25 +3,67 @@
 
 export const STDLIB_NAMES: ReadonlySet<string> = new Set([
   // std.shapes
-  'rect', 'circle', 'sphere', 'path', 'image', 'size', 'ellipse',
+  'rect',
+  'circle',
+  'sphere',
+  'path',
+  'image',
+  'size',
+  'ellipse',
   // std.text (used as text.glyph)
   'text',
   // std.mesh3d
-  'extrude', 'svg', 'vectorize', 'metaballs', 'blob', 'gradient',
+  'extrude',
+  'svg',
+  'vectorize',
+  'metaballs',
+  'blob',
+  'gradient',
   // std.lighting
-  'ambient', 'directional', 'point', 'spotlight', 'bloom',
+  'ambient',
+  'directional',
+  'point',
+  'spotlight',
+  'bloom',
   // std.scene3d
-  'render3d', 'camera', 'perspective', 'orthographic',
+  'render3d',
+  'camera',
+  'perspective',
+  'orthographic',
   // std.anim
-  'wave', 'bounce', 'on_event', 'noise', 'easing', 'forever',
+  'wave',
+  'bounce',
+  'on_event',
+  'noise',
+  'easing',
+  'forever',
   // std.math
-  'vec2', 'vec3', 'dot', 'cross', 'length', 'normalize', 'lerp',
+  'vec2',
+  'vec3',
+  'dot',
+  'cross',
+  'length',
+  'normalize',
+  'lerp',
   // std.filter (documented)
-  'blur', 'color_grade',
+  'blur',
+  'color_grade',
   // std.transport / std.audio (documented)
-  'playhead', 'tempo', 'fft', 'envelope_follow', 'beat', 'onset',
+  'playhead',
+  'tempo',
+  'fft',
+  'envelope_follow',
+  'beat',
+  'onset',
   // symbols
-  'cover', 'contain', 'bottom', 'top', 'left', 'right', 'center', 'equirectangular',
+  'cover',
+  'contain',
+  'bottom',
+  'top',
+  'left',
+  'right',
+  'center',
+  'equirectangular',
   // module roots
   'std',
 ]);

@@ -46,7 +46,9 @@ const DEFS: readonly UnitDef[] = Object.values(TABLE);
 export const UNIT_TAGS = DEFS.map((d) => d.tag) as readonly Unit[];
 
 /** Every suffix, longest first, so that the lexer's first match is the longest (`ms` before `s`). */
-export const UNIT_SUFFIXES: readonly UnitSuffix[] = (Object.keys(TABLE) as UnitSuffix[]).sort((a, b) => b.length - a.length);
+export const UNIT_SUFFIXES: readonly UnitSuffix[] = (Object.keys(TABLE) as UnitSuffix[]).sort(
+  (a, b) => b.length - a.length,
+);
 
 /** The unit the checker suggests for each dimension (UNT002). */
 export const CANONICAL_SUFFIX: Readonly<Record<Dimension, UnitSuffix>> = {
@@ -97,7 +99,7 @@ const SECOND = DEFS.find((d) => d.dimension === 'Time' && d.size[0] === d.size[1
 
 /** The value tag of a source suffix (`'%'` → `'percent'`); null for no suffix or an unknown one. */
 export function unitTag(suffix: string): Unit | null {
-  return suffix === '' ? null : ((TABLE as Record<string, UnitDef>)[suffix]?.tag as Unit | undefined) ?? null;
+  return suffix === '' ? null : (((TABLE as Record<string, UnitDef>)[suffix]?.tag as Unit | undefined) ?? null);
 }
 
 /** Dimension of a source suffix (`'ms'` → `'Time'`); undefined for an unknown suffix. */

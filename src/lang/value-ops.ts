@@ -11,7 +11,11 @@ export type OpResult = Value | EvalFailure;
 /** A number result, or EVL005 when it is not finite (the reference would emit invalid JSON). */
 export function finiteNumber(v: number, unit: Unit | null): OpResult {
   if (!Number.isFinite(v))
-    return new EvalFailure('EVL005', `arithmetic result is not a finite number (${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'})`, 'avoid-non-finite');
+    return new EvalFailure(
+      'EVL005',
+      `arithmetic result is not a finite number (${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'})`,
+      'avoid-non-finite',
+    );
   return { kind: 'number', value: v, unit };
 }
 
@@ -66,7 +70,13 @@ export function binaryOp(op: string, l: Value, r: Value): OpResult {
   if (cmp || op === '+' || op === '-' || op === '%') {
     const rv = convertUnit(r.value, r.unit, l.unit);
     if (rv === null)
-      return new EvalFailure('EVL002', `operator '${op}' mixes units: ${unitLabel(l.unit)} vs ${unitLabel(r.unit)}`, 'match-operand-units', unitLabel(l.unit), unitLabel(r.unit));
+      return new EvalFailure(
+        'EVL002',
+        `operator '${op}' mixes units: ${unitLabel(l.unit)} vs ${unitLabel(r.unit)}`,
+        'match-operand-units',
+        unitLabel(l.unit),
+        unitLabel(r.unit),
+      );
     const a = l.value;
     switch (op) {
       case '<':
@@ -114,7 +124,8 @@ export function indexAccess(recv: Value, index: Value): OpResult {
     if (index.kind !== 'number') return EvalFailure.kind('array index', 'number', index.kind);
     if (index.unit !== null) return EvalFailure.kind('array index', 'unitless integer', 'number');
     const k = Math.trunc(index.value);
-    if (!(k >= 0 && k < recv.elems.length)) return new EvalFailure('EVL002', `array index ${k} is out of bounds (length ${recv.elems.length})`, 'fix-index');
+    if (!(k >= 0 && k < recv.elems.length))
+      return new EvalFailure('EVL002', `array index ${k} is out of bounds (length ${recv.elems.length})`, 'fix-index');
     return recv.elems[k]!;
   }
   if (recv.kind === 'record') {

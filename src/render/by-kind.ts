@@ -1,6 +1,14 @@
 // One Renderer made of several, chosen by the job's kind: the composition roots (the service, the runner) give the
 // drawn kinds to the Chromium renderer and mesh/vectorize to the export worker, and the job service sees one door.
-import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderKind, type RenderOutcome, type WorkEstimate } from './types.js';
+import {
+  JobFailure,
+  type Renderer,
+  type RenderHooks,
+  type RenderJob,
+  type RenderKind,
+  type RenderOutcome,
+  type WorkEstimate,
+} from './types.js';
 
 export class RendererByKind implements Renderer {
   private readonly unique: Renderer[];
@@ -11,7 +19,8 @@ export class RendererByKind implements Renderer {
 
   render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
     const r = this.byKind[job.kind];
-    if (!r) return Promise.reject(new JobFailure(`render failed: this service does not make ${job.kind} outputs`, null));
+    if (!r)
+      return Promise.reject(new JobFailure(`render failed: this service does not make ${job.kind} outputs`, null));
     return r.render(job, hooks);
   }
 

@@ -27,5 +27,12 @@ export function defaultChromiumPath(): string {
 
 /** Our signal handling stays ours: the service decides when Chromium goes (graceful SIGTERM). */
 export function launchChromium(executablePath = defaultChromiumPath()): Promise<Browser> {
-  return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_FLAGS], handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [...CHROMIUM_FLAGS],
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  });
 }

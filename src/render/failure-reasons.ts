@@ -11,7 +11,8 @@ export interface PageError {
   message: string;
 }
 
-const OUT_OF_MEMORY = /invalid (array|typed array|string) length|out of memory|allocation failed|array buffer allocation|maximum call stack/i;
+const OUT_OF_MEMORY =
+  /invalid (array|typed array|string) length|out of memory|allocation failed|array buffer allocation|maximum call stack/i;
 
 /** The reason a client sees for an error the drawing page reported (ASS001 is placed by the caller). */
 export function pageReason(e: PageError): string {
@@ -35,7 +36,8 @@ export function stageReason(err: unknown, kind?: string): string {
   if (isNoSpace(err)) return 'render failed: the service ran out of disk space';
   // ffmpeg's own words (its stderr, paths) are for the log, not the client
   if (/ffmpeg/i.test(m)) return kind === 'gif' ? 'GIF encoder failed' : 'video encoder failed';
-  if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m)) return 'browser crashed during the render';
+  if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m))
+    return 'browser crashed during the render';
   if (OUT_OF_MEMORY.test(m)) return 'render failed: the job needs more memory than the service has';
   return 'render failed: internal error';
 }

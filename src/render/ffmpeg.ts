@@ -67,15 +67,25 @@ function i420Converter(rgba: Uint8Array, width: number, height: number, out?: Bu
       let yo1 = yo0 + width;
       let co = (y >> 1) * cw;
       for (let x = 0; x < width; x += 2) {
-        const r0 = rgba[i0], g0 = rgba[i0 + 1], b0 = rgba[i0 + 2];
-        const r1 = rgba[i0 + 4], g1 = rgba[i0 + 5], b1 = rgba[i0 + 6];
-        const r2 = rgba[i1], g2 = rgba[i1 + 1], b2 = rgba[i1 + 2];
-        const r3 = rgba[i1 + 4], g3 = rgba[i1 + 5], b3 = rgba[i1 + 6];
+        const r0 = rgba[i0],
+          g0 = rgba[i0 + 1],
+          b0 = rgba[i0 + 2];
+        const r1 = rgba[i0 + 4],
+          g1 = rgba[i0 + 5],
+          b1 = rgba[i0 + 6];
+        const r2 = rgba[i1],
+          g2 = rgba[i1 + 1],
+          b2 = rgba[i1 + 2];
+        const r3 = rgba[i1 + 4],
+          g3 = rgba[i1 + 5],
+          b3 = rgba[i1 + 6];
         buf[yo0] = (Y_R * r0 + Y_G * g0 + Y_B * b0 + Y_OFF) >> 16;
         buf[yo0 + 1] = (Y_R * r1 + Y_G * g1 + Y_B * b1 + Y_OFF) >> 16;
         buf[yo1] = (Y_R * r2 + Y_G * g2 + Y_B * b2 + Y_OFF) >> 16;
         buf[yo1 + 1] = (Y_R * r3 + Y_G * g3 + Y_B * b3 + Y_OFF) >> 16;
-        const r = r0 + r1 + r2 + r3, g = g0 + g1 + g2 + g3, b = b0 + b1 + b2 + b3;
+        const r = r0 + r1 + r2 + r3,
+          g = g0 + g1 + g2 + g3,
+          b = b0 + b1 + b2 + b3;
         buf[uOff + co] = (CB_R * r + CB_G * g + CB_B * b + 4 * C_OFF) >> 18;
         buf[vOff + co] = (CR_R * r + CR_G * g + CR_B * b + 4 * C_OFF) >> 18;
         i0 += 8;
@@ -92,17 +102,64 @@ function i420Converter(rgba: Uint8Array, width: number, height: number, out?: Bu
 /** The exact ffmpeg arguments of a video encode (exported for tests and docs). Input: I420 frames on stdin. */
 export function encoderArgs(o: EncoderOptions): string[] {
   return [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-y',
-    '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-color_range', 'tv', '-colorspace', 'bt709', '-s', `${o.width}x${o.height}`, '-framerate', String(o.fps),
-    '-i', 'pipe:0',
-    '-an', '-sn', '-dn',
-    '-c:v', 'libx264', '-preset', o.preset ?? 'veryfast', '-crf', String(o.crf ?? 18), '-tune', 'animation',
-    '-threads', '2', '-x264-params', 'threads=2:lookahead-threads=1:sliced-threads=0',
-    '-pix_fmt', 'yuv420p', '-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709', '-color_range', 'tv',
-    '-r', String(o.fps),
-    '-map_metadata', '-1', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-bitexact',
-    '-movflags', '+faststart',
-    '-f', 'mp4', o.outPath,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'yuv420p',
+    '-color_range',
+    'tv',
+    '-colorspace',
+    'bt709',
+    '-s',
+    `${o.width}x${o.height}`,
+    '-framerate',
+    String(o.fps),
+    '-i',
+    'pipe:0',
+    '-an',
+    '-sn',
+    '-dn',
+    '-c:v',
+    'libx264',
+    '-preset',
+    o.preset ?? 'veryfast',
+    '-crf',
+    String(o.crf ?? 18),
+    '-tune',
+    'animation',
+    '-threads',
+    '2',
+    '-x264-params',
+    'threads=2:lookahead-threads=1:sliced-threads=0',
+    '-pix_fmt',
+    'yuv420p',
+    '-colorspace',
+    'bt709',
+    '-color_primaries',
+    'bt709',
+    '-color_trc',
+    'bt709',
+    '-color_range',
+    'tv',
+    '-r',
+    String(o.fps),
+    '-map_metadata',
+    '-1',
+    '-fflags',
+    '+bitexact',
+    '-flags:v',
+    '+bitexact',
+    '-bitexact',
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    o.outPath,
   ];
 }
 
@@ -118,7 +175,11 @@ export class RawFramePipe {
   /** exit code or signal once the process has ended */
   private ended: number | string | null = null;
 
-  constructor(ffmpegPath: string | undefined, args: string[], readonly frameBytes: number) {
+  constructor(
+    ffmpegPath: string | undefined,
+    args: string[],
+    readonly frameBytes: number,
+  ) {
     this.proc = spawn(ffmpegPath ?? 'ffmpeg', args, { stdio: ['pipe', 'ignore', 'pipe'] });
     this.proc.stderr!.setEncoding('utf8');
     this.proc.stderr!.on('data', (d: string) => {
@@ -143,13 +204,20 @@ export class RawFramePipe {
   /** Writes one frame; resolves when ffmpeg can take more (back-pressure). */
   async write(frame: Uint8Array): Promise<void> {
     if (this.failed) throw new Error(`ffmpeg failed: ${this.failed.message} ${this.stderr}`.trim());
-    if (this.ended !== null || this.proc.stdin!.destroyed) throw new Error(`ffmpeg exited early (${this.ended ?? 'stdin closed'}): ${this.stderr.trim()}`.trim());
-    if (frame.length !== this.frameBytes) throw new Error(`frame has ${frame.length} bytes, expected ${this.frameBytes}`);
+    if (this.ended !== null || this.proc.stdin!.destroyed)
+      throw new Error(`ffmpeg exited early (${this.ended ?? 'stdin closed'}): ${this.stderr.trim()}`.trim());
+    if (frame.length !== this.frameBytes)
+      throw new Error(`frame has ${frame.length} bytes, expected ${this.frameBytes}`);
     const stdin = this.proc.stdin!;
     // keep up to three frames buffered so the page can draw the next frame while ffmpeg reads this one
     if (!stdin.write(frame) && stdin.writableLength > 3 * this.frameBytes) {
       try {
-        await Promise.race([once(stdin, 'drain'), this.exited.then(() => { throw new Error(`ffmpeg exited early: ${this.stderr.trim()}`); })]);
+        await Promise.race([
+          once(stdin, 'drain'),
+          this.exited.then(() => {
+            throw new Error(`ffmpeg exited early: ${this.stderr.trim()}`);
+          }),
+        ]);
       } catch (e) {
         // a killed ffmpeg surfaces as EPIPE on stdin (rejecting the drain wait) or as its exit: both are ffmpeg's
         const m = e instanceof Error ? e.message : String(e);
@@ -199,8 +267,27 @@ export interface GifOptions {
 /** Arguments shared by both passes: raw RGBA on stdin, one thread, bit-exact, so the same frames give the same bytes. */
 function gifInputArgs(o: GifOptions): string[] {
   return [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-y', '-threads', '1', '-filter_threads', '1', '-filter_complex_threads', '1',
-    '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${o.width}x${o.height}`, '-framerate', String(o.fps), '-i', 'pipe:0',
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
+    '-threads',
+    '1',
+    '-filter_threads',
+    '1',
+    '-filter_complex_threads',
+    '1',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgba',
+    '-s',
+    `${o.width}x${o.height}`,
+    '-framerate',
+    String(o.fps),
+    '-i',
+    'pipe:0',
   ];
 }
 
@@ -211,7 +298,22 @@ const BITEXACT = ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:v', '+b
  * go to colours.
  */
 export function gifPaletteArgs(o: GifOptions, palettePath: string): string[] {
-  return [...gifInputArgs(o), '-an', '-vf', 'palettegen=max_colors=256:reserve_transparent=0:stats_mode=full', ...BITEXACT, '-frames:v', '1', '-update', '1', '-f', 'image2', '-c:v', 'png', palettePath];
+  return [
+    ...gifInputArgs(o),
+    '-an',
+    '-vf',
+    'palettegen=max_colors=256:reserve_transparent=0:stats_mode=full',
+    ...BITEXACT,
+    '-frames:v',
+    '1',
+    '-update',
+    '1',
+    '-f',
+    'image2',
+    '-c:v',
+    'png',
+    palettePath,
+  ];
 }
 
 /**
@@ -223,9 +325,18 @@ export function gifPaletteArgs(o: GifOptions, palettePath: string): string[] {
  */
 export function gifEncodeArgs(o: GifOptions, palettePath: string, outPath: string): string[] {
   return [
-    ...gifInputArgs(o), '-i', palettePath,
-    '-an', '-lavfi', '[0:v][1:v]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle',
-    ...BITEXACT, '-loop', '0', '-f', 'gif', outPath,
+    ...gifInputArgs(o),
+    '-i',
+    palettePath,
+    '-an',
+    '-lavfi',
+    '[0:v][1:v]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle',
+    ...BITEXACT,
+    '-loop',
+    '0',
+    '-f',
+    'gif',
+    outPath,
   ];
 }
 
@@ -255,7 +366,18 @@ export interface ProbeResult {
 
 /** ffprobe of the first video stream: codec, pixel format, size, exact frame count and duration. */
 export async function probe(path: string, ffprobePath = 'ffprobe'): Promise<ProbeResult> {
-  const args = ['-v', 'error', '-select_streams', 'v:0', '-count_frames', '-show_entries', 'stream=codec_name,pix_fmt,width,height,nb_read_frames,color_space:format=duration', '-of', 'json', path];
+  const args = [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-count_frames',
+    '-show_entries',
+    'stream=codec_name,pix_fmt,width,height,nb_read_frames,color_space:format=duration',
+    '-of',
+    'json',
+    path,
+  ];
   const proc = spawn(ffprobePath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -265,7 +387,15 @@ export async function probe(path: string, ffprobePath = 'ffprobe'): Promise<Prob
   if (code !== 0) throw new Error(`ffprobe exited with ${code}: ${err.trim()}`);
   const j = JSON.parse(out) as { streams: Record<string, string>[]; format: { duration: string } };
   const s = j.streams[0];
-  return { codec: s.codec_name, pixFmt: s.pix_fmt, width: Number(s.width), height: Number(s.height), frames: Number(s.nb_read_frames), duration: Number(j.format.duration), colorSpace: s.color_space };
+  return {
+    codec: s.codec_name,
+    pixFmt: s.pix_fmt,
+    width: Number(s.width),
+    height: Number(s.height),
+    frames: Number(s.nb_read_frames),
+    duration: Number(j.format.duration),
+    colorSpace: s.color_space,
+  };
 }
 
 /** True when the binary runs (`-version`). */

@@ -51,17 +51,25 @@ export async function drawFrame(
     timer = setTimeout(() => {
       // closing the page stops its draw; the job fails with the budget's reason, not the page's
       void page.close();
-      reject(new JobFailure(`render failed: one frame took over ${LIMITS.frameDrawMs / 1000} s to draw (the per-frame budget)`, 'frame_budget'));
+      reject(
+        new JobFailure(
+          `render failed: one frame took over ${LIMITS.frameDrawMs / 1000} s to draw (the per-frame budget)`,
+          'frame_budget',
+        ),
+      );
     }, LIMITS.frameDrawMs);
   });
   overBudget.catch(() => {});
-  const r = await Promise.race([page.draw(frame.json, plan.width, plan.height, clock, format), overBudget]).finally(() => clearTimeout(timer));
+  const r = await Promise.race([page.draw(frame.json, plan.width, plan.height, clock, format), overBudget]).finally(
+    () => clearTimeout(timer),
+  );
   if ('pixels' in r) return r.pixels;
   if ('unchanged' in r) {
     if (previous) return previous;
     throw new JobFailure('render failed: the page reported an unchanged first frame', null);
   }
-  if (r.error.code === 'ASS001' && r.error.path) throw assetFailure(source, r.error.path, `image "${r.error.path}" could not be loaded`);
+  if (r.error.code === 'ASS001' && r.error.path)
+    throw assetFailure(source, r.error.path, `image "${r.error.path}" could not be loaded`);
   throw new JobFailure(pageReason(r.error), null);
 }
 

@@ -32,7 +32,9 @@ export function literalPosition(source: string, path: string): { line: number; c
 export function assetFailure(source: string, path: string, text: string, code = 'ASS001'): JobFailure {
   const pos = literalPosition(source, path);
   const diag: FailureDiagnostic = { code, message: text, severity: 'error', ...(pos ?? {}) };
-  return new JobFailure(pos ? `${code} ${text} at line ${pos.line}, column ${pos.column}` : `${code} ${text}`, code, [diag]);
+  return new JobFailure(pos ? `${code} ${text} at line ${pos.line}, column ${pos.column}` : `${code} ${text}`, code, [
+    diag,
+  ]);
 }
 
 /** The first bytes of a file (what an image header needs); empty when it cannot be read (the page reports ASS001). */

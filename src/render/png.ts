@@ -63,7 +63,8 @@ export async function encodePngAsync(rgba: Uint8Array, width: number, height: nu
 
 /** The PNG's filtered scanlines, filled in row ranges, and the file around the compressed data. */
 function filtered(rgba: Uint8Array, width: number, height: number) {
-  if (rgba.length !== width * height * 4) throw new Error(`encodePng: expected ${width * height * 4} bytes, got ${rgba.length}`);
+  if (rgba.length !== width * height * 4)
+    throw new Error(`encodePng: expected ${width * height * 4} bytes, got ${rgba.length}`);
   const opaque = isOpaque(rgba);
   const bpp = opaque ? 3 : 4;
   const stride = width * bpp;

@@ -69,13 +69,17 @@ export function checkParams(job: RenderJob): void {
   const within = (name: string, v: number | undefined, r: { min: number; max: number }, integer: boolean) => {
     if (v === undefined) return;
     if (!Number.isFinite(v) || v < r.min || v > r.max || (integer && !Number.isInteger(v))) {
-      throw new JobFailure(`${name} ${v} is outside ${r.min}..${r.max}${integer ? ' (whole numbers)' : ''} for a ${job.kind}`, null);
+      throw new JobFailure(
+        `${name} ${v} is outside ${r.min}..${r.max}${integer ? ' (whole numbers)' : ''} for a ${job.kind}`,
+        null,
+      );
     }
   };
   within('width', p.width, L.width, true);
   within('height', p.height, L.height, true);
   if (job.kind === 'frame') {
-    if (p.at !== undefined && !(Number.isFinite(p.at) && p.at >= LIMITS.at.min)) throw new JobFailure(`at ${p.at} must be a time of at least ${LIMITS.at.min} s`, null);
+    if (p.at !== undefined && !(Number.isFinite(p.at) && p.at >= LIMITS.at.min))
+      throw new JobFailure(`at ${p.at} must be a time of at least ${LIMITS.at.min} s`, null);
     return;
   }
   within('fps', p.fps, L.fps, true);
@@ -161,7 +165,10 @@ export function prepare(job: RenderJob): Plan {
   const clip = job.kind !== 'frame';
   if (clip && !(Number.isFinite(duration) && duration <= L.duration.max)) {
     // params.duration is checked above; a scene may still declare an endless duration
-    throw new JobFailure(`the scene's duration (${Number.isFinite(duration) ? `${duration} s` : String(duration)}) is over the ${L.duration.max} s limit of a ${job.kind === 'gif' ? 'GIF' : 'video'}; set params.duration`, null);
+    throw new JobFailure(
+      `the scene's duration (${Number.isFinite(duration) ? `${duration} s` : String(duration)}) is over the ${L.duration.max} s limit of a ${job.kind === 'gif' ? 'GIF' : 'video'}; set params.duration`,
+      null,
+    );
   }
   const frames = clip ? Math.max(1, Math.round(duration * fps)) : 1;
   if (clip && !first.timeFree) checkWorkBudget(first.nodes * frames, frames);

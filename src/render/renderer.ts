@@ -13,7 +13,14 @@ import { prepare, type Plan } from './prepare.js';
 import { Aborted, drawFrame, frameSequence, type SequenceStats } from './frame-sequence.js';
 import { isNoSpace, pageReason, stageReason } from './failure-reasons.js';
 import { StageClock } from './stage-times.js';
-import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome, type WorkEstimate } from './types.js';
+import {
+  JobFailure,
+  type Renderer,
+  type RenderHooks,
+  type RenderJob,
+  type RenderOutcome,
+  type WorkEstimate,
+} from './types.js';
 import { estimateWork } from './work-estimate.js';
 
 export interface ChromiumRendererOptions {
@@ -38,7 +45,12 @@ export class ChromiumRenderer implements Renderer {
   readonly browser: WarmBrowser;
 
   constructor(private readonly o: ChromiumRendererOptions) {
-    this.browser = new WarmBrowser({ chromiumPath: o.chromiumPath, viewerDir: o.viewerDir, log: o.log, poolSize: Math.max(1, o.concurrency ?? 1) });
+    this.browser = new WarmBrowser({
+      chromiumPath: o.chromiumPath,
+      viewerDir: o.viewerDir,
+      log: o.log,
+      poolSize: Math.max(1, o.concurrency ?? 1),
+    });
   }
 
   start(): Promise<void> {
@@ -54,7 +66,8 @@ export class ChromiumRenderer implements Renderer {
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
-    if (job.kind === 'mesh' || job.kind === 'vectorize') throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, null);
+    if (job.kind === 'mesh' || job.kind === 'vectorize')
+      throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, null);
     const t0 = performance.now();
     const plan = prepare(job);
     const compileMs = performance.now() - t0;
@@ -71,9 +84,11 @@ export class ChromiumRenderer implements Renderer {
         throw new JobFailure(pageReason(loaded.error), null);
       }
       const r =
-        job.kind === 'frame' ? await this.frame(job, plan, page)
-        : job.kind === 'gif' ? await this.gif(job, plan, page, hooks)
-        : await this.video(job, plan, page, hooks);
+        job.kind === 'frame'
+          ? await this.frame(job, plan, page)
+          : job.kind === 'gif'
+            ? await this.gif(job, plan, page, hooks)
+            : await this.video(job, plan, page, hooks);
       healthy = true;
       return {
         width: plan.width,
@@ -120,7 +135,13 @@ export class ChromiumRenderer implements Renderer {
   private async video(job: RenderJob, plan: Plan, page: ViewerPage, hooks: RenderHooks): Promise<StageTimes> {
     await mkdir(dirname(job.outPath), { recursive: true });
     const tmp = `${job.outPath}.tmp`;
-    const enc = new VideoEncoder({ ffmpegPath: this.o.ffmpegPath, width: plan.width, height: plan.height, fps: plan.fps, outPath: tmp });
+    const enc = new VideoEncoder({
+      ffmpegPath: this.o.ffmpegPath,
+      width: plan.width,
+      height: plan.height,
+      fps: plan.fps,
+      outPath: tmp,
+    });
     const clock = new StageClock();
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };
     let encodeMs = 0;
@@ -161,7 +182,13 @@ export class ChromiumRenderer implements Renderer {
    */
   private async gif(job: RenderJob, plan: Plan, page: ViewerPage, hooks: RenderHooks): Promise<StageTimes> {
     await mkdir(dirname(job.outPath), { recursive: true });
-    const gif = new GifWriter({ ffmpegPath: this.o.ffmpegPath, width: plan.width, height: plan.height, fps: plan.fps, outPath: job.outPath });
+    const gif = new GifWriter({
+      ffmpegPath: this.o.ffmpegPath,
+      width: plan.width,
+      height: plan.height,
+      fps: plan.fps,
+      outPath: job.outPath,
+    });
     const clock = new StageClock();
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };
     const total = plan.frames;

@@ -79,7 +79,11 @@ export interface FailureDiagnostic {
  * render-stage failure has code null and a short reason.
  */
 export class JobFailure extends Error {
-  constructor(message: string, public code: string | null = null, public diagnostics?: FailureDiagnostic[]) {
+  constructor(
+    message: string,
+    public code: string | null = null,
+    public diagnostics?: FailureDiagnostic[],
+  ) {
     super(message);
   }
 }

@@ -49,6 +49,8 @@ export function estimateWork(job: Pick<RenderJob, 'kind' | 'source' | 'params' |
   const pixels = plan.width * plan.height;
   const cls = costClass(plan.first.value);
   const drawn = kind === 'frame' || plan.first.timeFree ? 1 : plan.frames;
-  const seconds = drawn * (FRAME_OVERHEAD_S + pixels * DRAW_NS_PER_PIXEL[cls] * 1e-9) + plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * 1e-9;
+  const seconds =
+    drawn * (FRAME_OVERHEAD_S + pixels * DRAW_NS_PER_PIXEL[cls] * 1e-9) +
+    plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * 1e-9;
   return { seconds, frames: plan.frames, drawnFrames: drawn, width: plan.width, height: plan.height, costClass: cls };
 }

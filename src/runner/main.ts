@@ -12,7 +12,12 @@ export const RUNNER_DEFAULT_PORT = 8080;
 const config = loadConfig();
 const port = process.env.PORT ? config.port : RUNNER_DEFAULT_PORT;
 const log = pino({ level: config.logLevel });
-const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, concurrency: config.renderConcurrency, log });
+const renderer = new ChromiumRenderer({
+  chromiumPath: config.chromiumPath,
+  ffmpegPath: config.ffmpegPath,
+  concurrency: config.renderConcurrency,
+  log,
+});
 const app = await buildRunnerApp({
   renderer,
   log,
@@ -31,6 +36,9 @@ log.info({ address, pid: process.pid, event: 'runner_listening' }, 'cmrender run
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.once(sig, () => {
     log.info({ signal: sig }, 'runner stopping');
-    app.close().then(() => process.exit(0), () => process.exit(1));
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   });
 }

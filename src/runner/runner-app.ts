@@ -37,11 +37,22 @@ const PARAMS_OF = { frame: FrameParams, video: VideoParams, gif: GifParams } as 
 const ASSETS = `assets must be an object mapping in-source paths to images as base64 (or data: URLs), at most ${LIMITS.assets.maxFiles}`;
 /** No asset store here: an image travels inline, as base64 or a data: URL, at most the service's upload size. */
 const RunnerAssets = z
-  .record(z.string().min(1, { error: ASSETS }), z.string({ error: ASSETS }).max(Math.ceil(LIMITS.assets.maxFileBytes / 3) * 4 + 64, { error: `an asset is larger than ${LIMITS.assets.maxFileBytes} bytes` }), { error: ASSETS })
+  .record(
+    z.string().min(1, { error: ASSETS }),
+    z.string({ error: ASSETS }).max(Math.ceil(LIMITS.assets.maxFileBytes / 3) * 4 + 64, {
+      error: `an asset is larger than ${LIMITS.assets.maxFileBytes} bytes`,
+    }),
+    { error: ASSETS },
+  )
   .refine((m) => Object.keys(m).length <= LIMITS.assets.maxFiles, { error: ASSETS })
   .optional();
 
-export const RunnerRequest = z.object({ source: Source, kind: KIND, params: z.unknown().optional(), assets: RunnerAssets });
+export const RunnerRequest = z.object({
+  source: Source,
+  kind: KIND,
+  params: z.unknown().optional(),
+  assets: RunnerAssets,
+});
 
 /** Body limit: the largest source plus every asset inline. */
 const BODY_MAX_BYTES = LIMITS.bodyMaxBytes + LIMITS.assets.maxFiles * Math.ceil(LIMITS.assets.maxFileBytes / 3) * 4;
@@ -109,7 +120,8 @@ async function writeAssets(dir: string, assets: Record<string, string>): Promise
     const b64 = text.replace(/^data:[\w.+/-]+;base64,/, '');
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw badRequest('invalid_assets', `assets["${path}"] is not base64`);
     const bytes = Buffer.from(b64, 'base64');
-    if (!sniffImage(bytes)) throw badRequest('not_an_image', `assets["${path}"] is not a PNG, JPEG, WebP, GIF or SVG image`);
+    if (!sniffImage(bytes))
+      throw badRequest('not_an_image', `assets["${path}"] is not a PNG, JPEG, WebP, GIF or SVG image`);
     const file = join(dir, `asset-${n++}`);
     await writeFile(file, bytes);
     files[path] = file;
@@ -135,9 +147,13 @@ class TimedOut extends Error {}
 
 /** The 500 body: a compile failure's diagnostic code, else a render-stage code; internal detail stays in the log. */
 function failureOf(err: unknown, timeoutMs: number): { error: string; code: string; diagnostics?: unknown[] } {
-  if (err instanceof TimedOut) return { error: `render timed out after ${timeoutMs / 1000} s (the job limit)`, code: 'timeout' };
+  if (err instanceof TimedOut)
+    return { error: `render timed out after ${timeoutMs / 1000} s (the job limit)`, code: 'timeout' };
   if (err instanceof JobFailure) {
-    const out: { error: string; code: string; diagnostics?: unknown[] } = { error: err.message, code: err.code ?? 'render_failed' };
+    const out: { error: string; code: string; diagnostics?: unknown[] } = {
+      error: err.message,
+      code: err.code ?? 'render_failed',
+    };
     if (err.diagnostics) out.diagnostics = err.diagnostics;
     return out;
   }

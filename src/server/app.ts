@@ -80,7 +80,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('assetStore', assets);
 
   app.addHook('onResponse', async (req, reply) => {
-    req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    req.log.debug(
+      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
   await openCors(app);
 
@@ -92,10 +95,19 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   await registerOpenApi(app);
 
-  await app.register(jobRoutes, { jobs, assets, webhookPolicy: services.webhookPolicy, idempotency: services.idempotency });
+  await app.register(jobRoutes, {
+    jobs,
+    assets,
+    webhookPolicy: services.webhookPolicy,
+    idempotency: services.idempotency,
+  });
   await app.register(jobEventRoutes, { jobs });
   await app.register(outputRoutes, { outputs });
-  await app.register(metaRoutes, { jobs, openapi: () => app.swagger() as Record<string, unknown>, tmpDir: join(config.dataDir, 'tmp') });
+  await app.register(metaRoutes, {
+    jobs,
+    openapi: () => app.swagger() as Record<string, unknown>,
+    tmpDir: join(config.dataDir, 'tmp'),
+  });
   await app.register(checkRoutes);
   await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads), disk: services.disk });
   await app.register(pageRoutes, { dir: editorDistDir });

@@ -45,31 +45,143 @@ function int(name: string, min: number) {
   };
 }
 const str = (raw: string): string => raw;
-const list = (raw: string): string[] => raw.split(',').map((x) => x.trim()).filter(Boolean);
+const list = (raw: string): string[] =>
+  raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 function intList(name: string) {
   return (raw: string): number[] => list(raw).map((x) => int(name, 0)(x));
 }
 
 export const CONFIG_DOC: ConfigEntry[] = [
   { name: 'PORT', key: 'port', default: '3000', doc: 'TCP port the HTTP server listens on.', parse: int('PORT', 0) },
-  { name: 'HOST', key: 'host', default: '127.0.0.1 (0.0.0.0 inside a container)', doc: 'Address to bind. The Docker image sets 0.0.0.0.', parse: str },
-  { name: 'DATA_DIR', key: 'dataDir', default: './data', doc: 'Where outputs (`outputs/`), uploaded assets (`assets/`) and the job journal (`jobs.journal`) are stored.', parse: (r) => resolve(r) },
-  { name: 'RENDER_CONCURRENCY', key: 'renderConcurrency', default: '1', doc: 'How many jobs render at the same time (the hosted shape is 1).', parse: int('RENDER_CONCURRENCY', 1) },
-  { name: 'LOG_LEVEL', key: 'logLevel', default: 'info', doc: 'pino log level: fatal, error, warn, info, debug, trace or silent.', parse: str },
-  { name: 'JOB_TIMEOUT_MS', key: 'jobTimeoutMs', default: '900000', doc: 'Wall-clock limit of one job (15 minutes); past it the job ends in `error`.', parse: int('JOB_TIMEOUT_MS', 1) },
-  { name: 'RETENTION_MS', key: 'retentionMs', default: '86400000', doc: 'How long outputs, job records and assets are kept (24 hours).', parse: int('RETENTION_MS', 1) },
-  { name: 'CHROMIUM_PATH', key: 'chromiumPath', default: '/usr/bin/chromium', doc: 'The Chromium binary driven by playwright-core.', parse: str },
-  { name: 'FFMPEG_PATH', key: 'ffmpegPath', default: 'ffmpeg', doc: 'The ffmpeg binary (looked up on PATH by default).', parse: str },
-  { name: 'MAX_QUEUED_JOBS', key: 'maxQueuedJobs', default: '1000', doc: 'Jobs waiting or rendering at most; past it a new job is refused with `503` `queue_full` and `retry-after`.', parse: int('MAX_QUEUED_JOBS', 1) },
-  { name: 'OUTPUT_MAX_BYTES', key: 'outputMaxBytes', default: '10737418240', doc: 'Disk budget of `outputs/` (10 GiB). Over it the oldest outputs not held by a job younger than 24 hours go; if that is not enough, new jobs get `503` `storage_full`.', parse: int('OUTPUT_MAX_BYTES', 1) },
-  { name: 'ASSETS_MAX_BYTES', key: 'assetsMaxBytes', default: '1073741824', doc: 'Disk budget of `assets/` (1 GiB): an upload that would pass it is refused with `503` `storage_full` until uploads expire (24 hours).', parse: int('ASSETS_MAX_BYTES', 1) },
-  { name: 'DISK_MIN_FREE_BYTES', key: 'diskMinFreeBytes', default: '104857600', doc: 'Free space kept on the disk holding `DATA_DIR` (100 MiB): below it new jobs and uploads get `503` `storage_full` and `/healthz` answers 503.', parse: int('DISK_MIN_FREE_BYTES', 0) },
-  { name: 'REQUEST_TIMEOUT_MS', key: 'requestTimeoutMs', default: '60000', doc: 'Time limit to receive a whole request, headers and body (a slower client gets `408` and the connection is closed); an upload of 10 × 25 MiB needs about 4.2 MiB/s.', parse: int('REQUEST_TIMEOUT_MS', 1) },
-  { name: 'MAX_CONCURRENT_UPLOADS', key: 'maxConcurrentUploads', default: '4', doc: 'Asset uploads in progress at once; past it `503` `too_many_uploads`.', parse: int('MAX_CONCURRENT_UPLOADS', 1) },
-  { name: 'WEBHOOK_ALLOW', key: 'webhookAllow', default: '(empty)', doc: 'Comma-separated host names, addresses or CIDR ranges webhooks may reach although they are not public (private, loopback, link-local, unique-local). Empty: webhooks reach public addresses only.', parse: list },
-  { name: 'WEBHOOK_RETRY_MS', key: 'webhookRetryMs', default: '2000,5000,15000,30000,60000', doc: 'Waits between webhook delivery attempts (milliseconds); one attempt more than waits (six over about two minutes).', parse: intList('WEBHOOK_RETRY_MS') },
-  { name: 'WEBHOOK_TIMEOUT_MS', key: 'webhookTimeoutMs', default: '10000', doc: 'Time limit of one webhook delivery attempt.', parse: int('WEBHOOK_TIMEOUT_MS', 1) },
-  { name: 'SHUTDOWN_GRACE_MS', key: 'shutdownGraceMs', default: '10000', doc: 'On SIGTERM, how long the job in hand may take to finish before it is checkpointed (queued again at the next start).', parse: int('SHUTDOWN_GRACE_MS', 0) },
+  {
+    name: 'HOST',
+    key: 'host',
+    default: '127.0.0.1 (0.0.0.0 inside a container)',
+    doc: 'Address to bind. The Docker image sets 0.0.0.0.',
+    parse: str,
+  },
+  {
+    name: 'DATA_DIR',
+    key: 'dataDir',
+    default: './data',
+    doc: 'Where outputs (`outputs/`), uploaded assets (`assets/`) and the job journal (`jobs.journal`) are stored.',
+    parse: (r) => resolve(r),
+  },
+  {
+    name: 'RENDER_CONCURRENCY',
+    key: 'renderConcurrency',
+    default: '1',
+    doc: 'How many jobs render at the same time (the hosted shape is 1).',
+    parse: int('RENDER_CONCURRENCY', 1),
+  },
+  {
+    name: 'LOG_LEVEL',
+    key: 'logLevel',
+    default: 'info',
+    doc: 'pino log level: fatal, error, warn, info, debug, trace or silent.',
+    parse: str,
+  },
+  {
+    name: 'JOB_TIMEOUT_MS',
+    key: 'jobTimeoutMs',
+    default: '900000',
+    doc: 'Wall-clock limit of one job (15 minutes); past it the job ends in `error`.',
+    parse: int('JOB_TIMEOUT_MS', 1),
+  },
+  {
+    name: 'RETENTION_MS',
+    key: 'retentionMs',
+    default: '86400000',
+    doc: 'How long outputs, job records and assets are kept (24 hours).',
+    parse: int('RETENTION_MS', 1),
+  },
+  {
+    name: 'CHROMIUM_PATH',
+    key: 'chromiumPath',
+    default: '/usr/bin/chromium',
+    doc: 'The Chromium binary driven by playwright-core.',
+    parse: str,
+  },
+  {
+    name: 'FFMPEG_PATH',
+    key: 'ffmpegPath',
+    default: 'ffmpeg',
+    doc: 'The ffmpeg binary (looked up on PATH by default).',
+    parse: str,
+  },
+  {
+    name: 'MAX_QUEUED_JOBS',
+    key: 'maxQueuedJobs',
+    default: '1000',
+    doc: 'Jobs waiting or rendering at most; past it a new job is refused with `503` `queue_full` and `retry-after`.',
+    parse: int('MAX_QUEUED_JOBS', 1),
+  },
+  {
+    name: 'OUTPUT_MAX_BYTES',
+    key: 'outputMaxBytes',
+    default: '10737418240',
+    doc: 'Disk budget of `outputs/` (10 GiB). Over it the oldest outputs not held by a job younger than 24 hours go; if that is not enough, new jobs get `503` `storage_full`.',
+    parse: int('OUTPUT_MAX_BYTES', 1),
+  },
+  {
+    name: 'ASSETS_MAX_BYTES',
+    key: 'assetsMaxBytes',
+    default: '1073741824',
+    doc: 'Disk budget of `assets/` (1 GiB): an upload that would pass it is refused with `503` `storage_full` until uploads expire (24 hours).',
+    parse: int('ASSETS_MAX_BYTES', 1),
+  },
+  {
+    name: 'DISK_MIN_FREE_BYTES',
+    key: 'diskMinFreeBytes',
+    default: '104857600',
+    doc: 'Free space kept on the disk holding `DATA_DIR` (100 MiB): below it new jobs and uploads get `503` `storage_full` and `/healthz` answers 503.',
+    parse: int('DISK_MIN_FREE_BYTES', 0),
+  },
+  {
+    name: 'REQUEST_TIMEOUT_MS',
+    key: 'requestTimeoutMs',
+    default: '60000',
+    doc: 'Time limit to receive a whole request, headers and body (a slower client gets `408` and the connection is closed); an upload of 10 × 25 MiB needs about 4.2 MiB/s.',
+    parse: int('REQUEST_TIMEOUT_MS', 1),
+  },
+  {
+    name: 'MAX_CONCURRENT_UPLOADS',
+    key: 'maxConcurrentUploads',
+    default: '4',
+    doc: 'Asset uploads in progress at once; past it `503` `too_many_uploads`.',
+    parse: int('MAX_CONCURRENT_UPLOADS', 1),
+  },
+  {
+    name: 'WEBHOOK_ALLOW',
+    key: 'webhookAllow',
+    default: '(empty)',
+    doc: 'Comma-separated host names, addresses or CIDR ranges webhooks may reach although they are not public (private, loopback, link-local, unique-local). Empty: webhooks reach public addresses only.',
+    parse: list,
+  },
+  {
+    name: 'WEBHOOK_RETRY_MS',
+    key: 'webhookRetryMs',
+    default: '2000,5000,15000,30000,60000',
+    doc: 'Waits between webhook delivery attempts (milliseconds); one attempt more than waits (six over about two minutes).',
+    parse: intList('WEBHOOK_RETRY_MS'),
+  },
+  {
+    name: 'WEBHOOK_TIMEOUT_MS',
+    key: 'webhookTimeoutMs',
+    default: '10000',
+    doc: 'Time limit of one webhook delivery attempt.',
+    parse: int('WEBHOOK_TIMEOUT_MS', 1),
+  },
+  {
+    name: 'SHUTDOWN_GRACE_MS',
+    key: 'shutdownGraceMs',
+    default: '10000',
+    doc: 'On SIGTERM, how long the job in hand may take to finish before it is checkpointed (queued again at the next start).',
+    parse: int('SHUTDOWN_GRACE_MS', 0),
+  },
 ];
 
 export function defaultConfig(): Config {

@@ -9,10 +9,21 @@ import { ExportRenderer } from '../export/export-renderer.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
-const chromium = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, concurrency: config.renderConcurrency, log });
+const chromium = new ChromiumRenderer({
+  chromiumPath: config.chromiumPath,
+  ffmpegPath: config.ffmpegPath,
+  concurrency: config.renderConcurrency,
+  log,
+});
 // drawn kinds go to the page, mesh and vectorize to the export worker threads
 const exporter = new ExportRenderer({ log, maxIdle: config.renderConcurrency });
-const renderer = new RendererByKind({ frame: chromium, video: chromium, gif: chromium, mesh: exporter, vectorize: exporter });
+const renderer = new RendererByKind({
+  frame: chromium,
+  video: chromium,
+  gif: chromium,
+  mesh: exporter,
+  vectorize: exporter,
+});
 const app = await buildApp({ config, renderer, logger: log });
 const address = await app.listen({ port: config.port, host: config.host });
 log.info({ address, data_dir: config.dataDir, concurrency: config.renderConcurrency }, 'cmrender listening');

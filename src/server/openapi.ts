@@ -20,7 +20,10 @@ declare module 'fastify' {
   }
 }
 
-const PACKAGE = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string; license: string };
+const PACKAGE = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  version: string;
+  license: string;
+};
 
 const INFO = {
   title: 'cmrender',
@@ -86,7 +89,9 @@ const DOCS_PAGE: FastifySchema = {
   summary: 'Human-readable API reference',
   operationId: 'docs',
   tags: ['service'],
-  response: { 200: { description: 'HTML', content: { 'text/html': { schema: z.string(), example: '<!doctype html>…' } } } },
+  response: {
+    200: { description: 'HTML', content: { 'text/html': { schema: z.string(), example: '<!doctype html>…' } } },
+  },
 };
 
 /** Registers the document generator and the /docs page. Call before the routes, so that every route is seen. */
@@ -130,7 +135,8 @@ const routeEntry: SwaggerTransform = (input) => {
 /** operationId -> the request body's example (`bodyExample`), the same in every app built in this process. */
 const BODY_EXAMPLES = new Map<string, unknown>();
 
-const documentOf: SwaggerTransformObject = (input) => withBodyExamples(oneFormPerSchema(jsonSchemaTransformObject(input)));
+const documentOf: SwaggerTransformObject = (input) =>
+  withBodyExamples(oneFormPerSchema(jsonSchemaTransformObject(input)));
 
 type Operation = { operationId?: string; requestBody?: { content?: Record<string, { example?: unknown }> } };
 
@@ -139,7 +145,8 @@ function withBodyExamples<T extends OpenApiDocument>(doc: T): T {
   for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
     for (const op of Object.values(item)) {
       if (!op.operationId || !BODY_EXAMPLES.has(op.operationId)) continue;
-      for (const media of Object.values(op.requestBody?.content ?? {})) media.example = BODY_EXAMPLES.get(op.operationId);
+      for (const media of Object.values(op.requestBody?.content ?? {}))
+        media.example = BODY_EXAMPLES.get(op.operationId);
     }
   }
   return doc;
@@ -174,12 +181,23 @@ function oneFormPerSchema<T extends OpenApiDocument>(doc: T): T {
     all[to] = all[from];
     delete all[from];
   }
-  return { ...out, components: { ...out.components, schemas: Object.fromEntries(Object.keys(all).sort().map((k) => [k, all[k]])) } };
+  return {
+    ...out,
+    components: {
+      ...out.components,
+      schemas: Object.fromEntries(
+        Object.keys(all)
+          .sort()
+          .map((k) => [k, all[k]]),
+      ),
+    },
+  };
 }
 
 /** The component names the paths reference, directly or through other components. */
 function referencedFrom(paths: object | undefined, schemas: Record<string, object>): Set<string> {
-  const refsIn = (value: unknown) => [...JSON.stringify(value ?? null).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+  const refsIn = (value: unknown) =>
+    [...JSON.stringify(value ?? null).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
   const used = new Set<string>();
   const todo = refsIn(paths);
   for (let name = todo.pop(); name !== undefined; name = todo.pop()) {

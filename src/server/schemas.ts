@@ -9,10 +9,19 @@ const L = LIMITS;
 
 function intField(name: string, min: number, max: number, extra: string) {
   const msg = `params.${name} must be an integer from ${min} to ${max}`;
-  return z.number({ error: msg }).int({ error: msg }).min(min, { error: msg }).max(max, { error: msg }).optional().meta({ description: `${min}..${max}. ${extra}` });
+  return z
+    .number({ error: msg })
+    .int({ error: msg })
+    .min(min, { error: msg })
+    .max(max, { error: msg })
+    .optional()
+    .meta({ description: `${min}..${max}. ${extra}` });
 }
 function numField(name: string, min: number, max: number | null, extra: string) {
-  const msg = max === null ? `params.${name} must be a number of ${min} or more` : `params.${name} must be a number from ${min} to ${max}`;
+  const msg =
+    max === null
+      ? `params.${name} must be a number of ${min} or more`
+      : `params.${name} must be a number from ${min} to ${max}`;
   let s = z.number({ error: msg }).min(min, { error: msg });
   if (max !== null) s = s.max(max, { error: msg });
   return s.optional().meta({ description: extra });
@@ -22,25 +31,42 @@ export const Source = z
   .string({ error: 'source is required and must be a non-empty string' })
   .min(1, { error: 'source is required and must be a non-empty string' })
   .max(L.sourceMaxChars, { error: `source is longer than ${L.sourceMaxChars} characters` })
-  .meta({ description: `The .cm scene source, at most ${L.sourceMaxChars} characters. Should start with \`runner "<semver>";\`.` });
+  .meta({
+    description: `The .cm scene source, at most ${L.sourceMaxChars} characters. Should start with \`runner "<semver>";\`.`,
+  });
 
 export const Assets = z
   .record(
     z.string().min(1, { error: 'assets keys must be non-empty paths' }),
-    z.string({ error: 'assets values must be asset keys (asset_<32 hex>)' }).regex(ASSET_KEY_RE, { error: 'assets values must be asset keys (asset_<32 hex>)' }),
+    z
+      .string({ error: 'assets values must be asset keys (asset_<32 hex>)' })
+      .regex(ASSET_KEY_RE, { error: 'assets values must be asset keys (asset_<32 hex>)' }),
     { error: 'assets must be an object mapping in-source paths to asset keys' },
   )
   .optional()
-  .meta({ description: 'Maps an in-source path ("/img/earth.jpg") to a key returned by POST /v1/assets.', examples: [{ '/img/earth.jpg': 'asset_0123456789abcdef0123456789abcdef' }] });
+  .meta({
+    description: 'Maps an in-source path ("/img/earth.jpg") to a key returned by POST /v1/assets.',
+    examples: [{ '/img/earth.jpg': 'asset_0123456789abcdef0123456789abcdef' }],
+  });
 
 const widthField = intField('width', L.width.min, L.width.max, 'Output width in pixels. See the output size rules.');
-const heightField = intField('height', L.height.min, L.height.max, 'Output height in pixels. See the output size rules.');
+const heightField = intField(
+  'height',
+  L.height.min,
+  L.height.max,
+  'Output height in pixels. See the output size rules.',
+);
 
 export const RenderParams = z
   .object(
     {
       fps: intField('fps', L.fps.min, L.fps.max, `Frames per second, default ${L.fps.default}.`),
-      duration: numField('duration', L.duration.min, L.duration.max, `Seconds, ${L.duration.min}..${L.duration.max}; default: the scene's declared duration.`),
+      duration: numField(
+        'duration',
+        L.duration.min,
+        L.duration.max,
+        `Seconds, ${L.duration.min}..${L.duration.max}; default: the scene's declared duration.`,
+      ),
       width: widthField,
       height: heightField,
     },
@@ -65,9 +91,24 @@ export const GifParams = z
   .object(
     {
       fps: intField('fps', G.fps.min, G.fps.max, `Frames per second, default ${G.fps.default}.`),
-      duration: numField('duration', G.duration.min, G.duration.max, `Seconds, ${G.duration.min}..${G.duration.max}; default: the scene's declared duration.`),
-      width: intField('width', G.width.min, G.width.max, `Output width in pixels; default ${G.width.default} (when height is not given either).`),
-      height: intField('height', G.height.min, G.height.max, 'Output height in pixels; default: by the scene\'s aspect.'),
+      duration: numField(
+        'duration',
+        G.duration.min,
+        G.duration.max,
+        `Seconds, ${G.duration.min}..${G.duration.max}; default: the scene's declared duration.`,
+      ),
+      width: intField(
+        'width',
+        G.width.min,
+        G.width.max,
+        `Output width in pixels; default ${G.width.default} (when height is not given either).`,
+      ),
+      height: intField(
+        'height',
+        G.height.min,
+        G.height.max,
+        "Output height in pixels; default: by the scene's aspect.",
+      ),
     },
     { error: 'params must be an object' },
   )
@@ -85,7 +126,12 @@ export const MeshParams = z
     {
       depth: positiveField('depth', `Thickness along z, above 0; default ${M.defaults.depth}.`),
       size: positiveField('size', `Height of the bounding box, above 0; default ${M.defaults.size}.`),
-      round: numField('round', 0, null, `Edge bevel, 0 or more; default ${M.defaults.round}. Its xy part is in SVG user units, as in the viewer.`),
+      round: numField(
+        'round',
+        0,
+        null,
+        `Edge bevel, 0 or more; default ${M.defaults.round}. Its xy part is in SVG user units, as in the viewer.`,
+      ),
     },
     { error: 'params must be an object' },
   )
@@ -98,19 +144,43 @@ export const SvgSource = z
   .min(1, { error: 'source is required and must be a non-empty string' })
   .max(M.sourceMaxBytes, { error: SVG_TOO_LARGE })
   .refine((s) => Buffer.byteLength(s, 'utf8') <= M.sourceMaxBytes, { error: SVG_TOO_LARGE })
-  .meta({ description: `An SVG document, at most ${M.sourceMaxBytes} bytes (64 KiB) of UTF-8. A malformed or empty SVG ends the job in \`error\` with a code (\`bad_svg\`, \`empty_svg\`).` });
+  .meta({
+    description: `An SVG document, at most ${M.sourceMaxBytes} bytes (64 KiB) of UTF-8. A malformed or empty SVG ends the job in \`error\` with a code (\`bad_svg\`, \`empty_svg\`).`,
+  });
 
 const V = L.vectorize;
 const VR = V.ranges;
 export const VectorizeParams = z
   .object(
     {
-      strokeWidth: numField('strokeWidth', 0, VR.strokeWidthMax, `Stroke width of the output, above 0 and at most ${VR.strokeWidthMax}; default 6.`).refine((v) => v === undefined || v > 0, { error: `params.strokeWidth must be a number from 0 (exclusive) to ${VR.strokeWidthMax}` }),
+      strokeWidth: numField(
+        'strokeWidth',
+        0,
+        VR.strokeWidthMax,
+        `Stroke width of the output, above 0 and at most ${VR.strokeWidthMax}; default 6.`,
+      ).refine((v) => v === undefined || v > 0, {
+        error: `params.strokeWidth must be a number from 0 (exclusive) to ${VR.strokeWidthMax}`,
+      }),
       threshold: numField('threshold', 0, 1, 'Darkness that counts as ink, 0..1; default 0.5.'),
-      simplify: numField('simplify', 0, VR.simplifyMax, `Line simplification tolerance, 0..${VR.simplifyMax}; default 1.5.`),
+      simplify: numField(
+        'simplify',
+        0,
+        VR.simplifyMax,
+        `Line simplification tolerance, 0..${VR.simplifyMax}; default 1.5.`,
+      ),
       bridge: numField('bridge', 0, VR.bridgeMax, `Gap-closing passes, 0..${VR.bridgeMax}; default 2.`),
-      stitch: numField('stitch', 0, VR.stitchMax, `Largest gap joined between line ends, 0..${VR.stitchMax}; default 6.`),
-      maxDim: numField('maxDim', 1, VR.maxDimMax, `Working size (longest side, pixels) the image is traced at, 1..${VR.maxDimMax}; default 700.`),
+      stitch: numField(
+        'stitch',
+        0,
+        VR.stitchMax,
+        `Largest gap joined between line ends, 0..${VR.stitchMax}; default 6.`,
+      ),
+      maxDim: numField(
+        'maxDim',
+        1,
+        VR.maxDimMax,
+        `Working size (longest side, pixels) the image is traced at, 1..${VR.maxDimMax}; default 700.`,
+      ),
     },
     { error: 'params must be an object' },
   )
@@ -123,29 +193,53 @@ export const InlineImage = z
   .max(V.imageMaxBase64Chars, { error: IMAGE_TOO_LARGE })
   .regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: 'image must be base64 (A-Z, a-z, 0-9, +, /, = padding)' })
   .optional()
-  .meta({ description: `A PNG or JPEG inline as base64, at most ${V.imageMaxBase64Chars} characters (12 MiB). Give either this or \`source\` + \`assets\`.` });
+  .meta({
+    description: `A PNG or JPEG inline as base64, at most ${V.imageMaxBase64Chars} characters (12 MiB). Give either this or \`source\` + \`assets\`.`,
+  });
 
 const WEBHOOK_URL = 'webhook.url must be an http or https URL of at most 2048 characters';
 const WEBHOOK_SECRET = 'webhook.secret must be a string of 1 to 256 characters';
 export const Webhook = z
   .object(
     {
-      url: z.string({ error: WEBHOOK_URL }).max(2048, { error: WEBHOOK_URL }).regex(/^https?:\/\/[^\s]+$/i, { error: WEBHOOK_URL }).meta({ description: 'Where the job\'s JSON view is POSTed when it ends. A host that resolves to a non-public address is refused unless WEBHOOK_ALLOW names it.' }),
-      secret: z.string({ error: WEBHOOK_SECRET }).min(1, { error: WEBHOOK_SECRET }).max(256, { error: WEBHOOK_SECRET }).optional().meta({ description: 'Signs each delivery: `X-CMRender-Signature` = hex HMAC-SHA256(secret, `X-CMRender-Timestamp` + "." + raw body).' }),
+      url: z
+        .string({ error: WEBHOOK_URL })
+        .max(2048, { error: WEBHOOK_URL })
+        .regex(/^https?:\/\/[^\s]+$/i, { error: WEBHOOK_URL })
+        .meta({
+          description:
+            "Where the job's JSON view is POSTed when it ends. A host that resolves to a non-public address is refused unless WEBHOOK_ALLOW names it.",
+        }),
+      secret: z
+        .string({ error: WEBHOOK_SECRET })
+        .min(1, { error: WEBHOOK_SECRET })
+        .max(256, { error: WEBHOOK_SECRET })
+        .optional()
+        .meta({
+          description:
+            'Signs each delivery: `X-CMRender-Signature` = hex HMAC-SHA256(secret, `X-CMRender-Timestamp` + "." + raw body).',
+        }),
     },
     { error: 'webhook must be an object {url, secret?}' },
   )
   .meta({
     id: 'Webhook',
-    description: 'Added: called once when the job ends (ready or error), retried with backoff for about two minutes on a non-2xx answer or a network error.',
+    description:
+      'Added: called once when the job ends (ready or error), retried with backoff for about two minutes on a non-2xx answer or a network error.',
     examples: [{ url: 'https://example.com/hooks/cmrender', secret: 's3cr3t' }],
   });
 
-export const RenderRequest = z.object({ source: Source, params: RenderParams, assets: Assets, webhook: Webhook.optional() }).meta({ id: 'RenderRequest' });
-export const FrameRequest = z.object({ source: Source, params: FrameParams, assets: Assets, webhook: Webhook.optional() }).meta({ id: 'FrameRequest' });
+export const RenderRequest = z
+  .object({ source: Source, params: RenderParams, assets: Assets, webhook: Webhook.optional() })
+  .meta({ id: 'RenderRequest' });
+export const FrameRequest = z
+  .object({ source: Source, params: FrameParams, assets: Assets, webhook: Webhook.optional() })
+  .meta({ id: 'FrameRequest' });
 
-const EXAMPLE_SCENE = 'runner "0.0.3";\nuse std.shapes.*;\nscene hello() -> Frame { rect(width: 400px, height: 300px, fill: #ff6a00) }\n';
-const EXAMPLE_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><path d="M10 90 L50 10 L90 90 Z"/></svg>';
+const EXAMPLE_SCENE =
+  'runner "0.0.3";\nuse std.shapes.*;\nscene hello() -> Frame { rect(width: 400px, height: 300px, fill: #ff6a00) }\n';
+const EXAMPLE_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><path d="M10 90 L50 10 L90 90 Z"/></svg>';
 export const GifRequest = z
   .object({ source: Source, params: GifParams, assets: Assets, webhook: Webhook.optional() })
   .meta({ id: 'GifRequest', examples: [{ source: EXAMPLE_SCENE, params: { fps: 15, duration: 2, width: 480 } }] });
@@ -167,13 +261,21 @@ export const VectorizeRequest = z
     webhook: Webhook.optional(),
   })
   .superRefine((b, ctx) => {
-    if ((b.source === undefined) === (b.image === undefined)) ctx.addIssue({ code: 'custom', path: ['source'], message: EITHER_IMAGE });
+    if ((b.source === undefined) === (b.image === undefined))
+      ctx.addIssue({ code: 'custom', path: ['source'], message: EITHER_IMAGE });
   })
   .meta({
     id: 'VectorizeRequest',
     examples: [
-      { image: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGP4DwABAQEANl9ngAAAAABJRU5ErkJggg==', params: { strokeWidth: 6, threshold: 0.5 } },
-      { source: '/img/sketch.png', assets: { '/img/sketch.png': 'asset_0123456789abcdef0123456789abcdef' }, params: { maxDim: 700 } },
+      {
+        image: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGP4DwABAQEANl9ngAAAAABJRU5ErkJggg==',
+        params: { strokeWidth: 6, threshold: 0.5 },
+      },
+      {
+        source: '/img/sketch.png',
+        assets: { '/img/sketch.png': 'asset_0123456789abcdef0123456789abcdef' },
+        params: { maxDim: 700 },
+      },
     ],
   });
 export type VectorizeRequest = z.infer<typeof VectorizeRequest>;
@@ -185,7 +287,11 @@ export const EnqueueHeaders = z
       .string()
       .regex(/^[\x21-\x7e]{1,255}$/)
       .optional()
-      .meta({ description: 'Added: 1 to 255 visible ASCII characters. The same key with the same request within 24 hours answers the same job; with another request, 422 `idempotency_mismatch`.', examples: ['6f1c1a52-render-intro-v3'] }),
+      .meta({
+        description:
+          'Added: 1 to 255 visible ASCII characters. The same key with the same request within 24 hours answers the same job; with another request, 422 `idempotency_mismatch`.',
+        examples: ['6f1c1a52-render-intro-v3'],
+      }),
   })
   .loose();
 export const CheckRequest = z.object({ source: Source }).meta({ id: 'CheckRequest' });
@@ -232,8 +338,15 @@ export const JobReady = z
     completed_at: z.number().int().optional(),
     url: z.string().meta({ description: 'Relative path on this host: /v1/outputs/<job_id>.<ext>' }),
     mime: z.enum(['image/png', 'video/mp4', 'image/gif', 'model/gltf-binary', 'image/svg+xml']),
-    width: z.number().int().optional().meta({ description: 'Added: the real output width (a mesh: its bounding box in mesh units, rounded; a vectorized drawing: its image\'s pixels).' }),
-    height: z.number().int().optional().meta({ description: 'Added: the real output height (a mesh: `size`, rounded).' }),
+    width: z.number().int().optional().meta({
+      description:
+        "Added: the real output width (a mesh: its bounding box in mesh units, rounded; a vectorized drawing: its image's pixels).",
+    }),
+    height: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'Added: the real output height (a mesh: `size`, rounded).' }),
   })
   .meta({ id: 'JobReady' });
 
@@ -243,8 +356,14 @@ export const JobError = z
     status: z.literal('error'),
     created_at: z.number().int().optional(),
     completed_at: z.number().int().optional(),
-    message: z.string().meta({ description: 'A compile failure: `CODE text at line L, column C`. A render-stage failure: a short reason.' }),
-    code: z.string().nullable().optional().meta({ description: 'The diagnostic code of a compile failure, null for a render-stage failure.' }),
+    message: z.string().meta({
+      description: 'A compile failure: `CODE text at line L, column C`. A render-stage failure: a short reason.',
+    }),
+    code: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'The diagnostic code of a compile failure, null for a render-stage failure.' }),
     diagnostics: z.array(Diagnostic).optional().meta({ description: 'Added: every diagnostic of a compile failure.' }),
   })
   .meta({ id: 'JobError' });
@@ -255,8 +374,12 @@ export type JobView = z.infer<typeof Job>;
 /** Every error answer that is not a job's own (JobError): `code` is always there, the value to branch on. */
 export const ErrorEnvelope = z
   .object({
-    error: z.string().meta({ description: 'What went wrong, for people. Where the contract fixes it (404 `not_found`), the same as `code`.' }),
-    code: z.string().meta({ description: 'The machine value: `not_found`, `bad_json`, `queue_full`, ... (each operation lists its own).' }),
+    error: z.string().meta({
+      description: 'What went wrong, for people. Where the contract fixes it (404 `not_found`), the same as `code`.',
+    }),
+    code: z.string().meta({
+      description: 'The machine value: `not_found`, `bad_json`, `queue_full`, ... (each operation lists its own).',
+    }),
   })
   .meta({ id: 'ErrorEnvelope', examples: [{ error: 'not_found', code: 'not_found' }] });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
@@ -271,17 +394,30 @@ export const CheckResponse = z
   .meta({ id: 'CheckResponse' });
 
 /** The path of GET /v1/jobs/{id}. Anything else than a UUID names no job (404). */
-export const JobIdParams = z.object({ id: z.string().regex(UUID_RE).meta({ format: 'uuid', description: 'The `job_id` of a 202 answer.' }) });
+export const JobIdParams = z.object({
+  id: z.string().regex(UUID_RE).meta({ format: 'uuid', description: 'The `job_id` of a 202 answer.' }),
+});
 
 /** The path of GET /v1/outputs/{filename}. A name outside the pattern names no output (404). */
-export const OutputParams = z.object({ filename: z.string().regex(OUTPUT_FILENAME_RE).meta({ description: 'The last segment of a ready job\'s `url`.' }) });
+export const OutputParams = z.object({
+  filename: z.string().regex(OUTPUT_FILENAME_RE).meta({ description: "The last segment of a ready job's `url`." }),
+});
 
 /** The conditional and range headers GET /v1/outputs/{filename} honours; every other header passes through. */
 export const OutputRequestHeaders = z
   .object({
-    range: z.string().optional().meta({ description: 'One `bytes=` range: 206 with that range; 416 when it starts past the end; ignored when malformed or multiple.' }),
-    'if-none-match': z.string().optional().meta({ description: 'The `etag` of a copy the client holds: 304 when it matches.' }),
-    'if-range': z.string().optional().meta({ description: 'The `range` applies only while the `etag` is still this one.' }),
+    range: z.string().optional().meta({
+      description:
+        'One `bytes=` range: 206 with that range; 416 when it starts past the end; ignored when malformed or multiple.',
+    }),
+    'if-none-match': z
+      .string()
+      .optional()
+      .meta({ description: 'The `etag` of a copy the client holds: 304 when it matches.' }),
+    'if-range': z
+      .string()
+      .optional()
+      .meta({ description: 'The `range` applies only while the `etag` is still this one.' }),
   })
   .loose();
 
@@ -289,7 +425,9 @@ export const OutputRequestHeaders = z
  * The body of POST /v1/assets as documented: multipart/form-data, one file per part. The handler streams the parts
  * (Fastify's request body stays empty), so as a validator this schema accepts anything; the handler checks the files.
  */
-export const AssetUpload = z.unknown().meta({ type: 'object', additionalProperties: { type: 'string', contentEncoding: 'binary' } });
+export const AssetUpload = z
+  .unknown()
+  .meta({ type: 'object', additionalProperties: { type: 'string', contentEncoding: 'binary' } });
 
 /** A file answer (PNG, MP4): a buffer or a stream, sent as it is (Fastify serializes neither); documented as bytes. */
 export const FileBytes = z.custom<Buffer | Readable>().meta({ type: 'string', contentEncoding: 'binary' });

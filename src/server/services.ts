@@ -48,7 +48,13 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   const store = opts.store ?? journal!;
   const assets = new AssetStore(join(config.dataDir, 'assets'), config.assetsMaxBytes);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
-  const outputs = new OutputStore({ dir: join(config.dataDir, 'outputs'), store, maxBytes: config.outputMaxBytes, log, now });
+  const outputs = new OutputStore({
+    dir: join(config.dataDir, 'outputs'),
+    store,
+    maxBytes: config.outputMaxBytes,
+    log,
+    now,
+  });
   const jobs = new JobService({
     store,
     renderer: opts.renderer,
@@ -63,7 +69,14 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   });
   const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
   const webhookPolicy = new WebhookPolicy(config.webhookAllow);
-  const webhooks = new WebhookDispatcher({ store, policy: webhookPolicy, retryDelaysMs: config.webhookRetryMs, timeoutMs: config.webhookTimeoutMs, log, now });
+  const webhooks = new WebhookDispatcher({
+    store,
+    policy: webhookPolicy,
+    retryDelaysMs: config.webhookRetryMs,
+    timeoutMs: config.webhookTimeoutMs,
+    log,
+    now,
+  });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
   const idempotency = new IdempotencyIndex(now);
   await assets.init();

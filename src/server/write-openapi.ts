@@ -20,7 +20,11 @@ const noRenderer: Renderer = {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-openapi-'));
 try {
-  const app = await buildApp({ config: { ...defaultConfig(), dataDir, logLevel: 'silent' }, renderer: noRenderer, store: new MemoryJobStore() });
+  const app = await buildApp({
+    config: { ...defaultConfig(), dataDir, logLevel: 'silent' },
+    renderer: noRenderer,
+    store: new MemoryJobStore(),
+  });
   await app.ready();
   const file = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'openapi', 'openapi.json');
   writeFileSync(file, openApiText(app));

@@ -28,7 +28,10 @@ for (const l of lines) {
   stages.at(-1)?.push(l);
 }
 const [buildStage, finalStage] = stages as [string[], string[]];
-const ignored = readFileSync(join(repoRoot, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+const ignored = readFileSync(join(repoRoot, '.dockerignore'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter(Boolean);
 
 test('two stages on the same Node LTS image, at or above the engines floor', () => {
   assert.equal(stages.length, 2);

@@ -13,7 +13,10 @@ const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8'
 
 type Version = [number, number, number];
 const parse = (v: string): Version => {
-  const [a = 0, b = 0, c = 0] = v.replace(/^v/, '').split('.').map((n) => (n === 'x' || n === '*' ? 0 : Number(n)));
+  const [a = 0, b = 0, c = 0] = v
+    .replace(/^v/, '')
+    .split('.')
+    .map((n) => (n === 'x' || n === '*' ? 0 : Number(n)));
   return [a, b, c];
 };
 const cmp = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
@@ -27,12 +30,18 @@ function satisfiesOne(v: Version, c: string): boolean {
   const r = parse(ver!);
   if (ver === '*' || ver === 'x') return true;
   switch (op) {
-    case '>=': return cmp(v, r) >= 0;
-    case '>': return cmp(v, r) > 0;
-    case '<=': return cmp(v, r) <= 0;
-    case '<': return cmp(v, r) < 0;
-    case '^': return v[0] === r[0] && cmp(v, r) >= 0;
-    case '~': return v[0] === r[0] && v[1] === r[1] && cmp(v, r) >= 0;
+    case '>=':
+      return cmp(v, r) >= 0;
+    case '>':
+      return cmp(v, r) > 0;
+    case '<=':
+      return cmp(v, r) <= 0;
+    case '<':
+      return cmp(v, r) < 0;
+    case '^':
+      return v[0] === r[0] && cmp(v, r) >= 0;
+    case '~':
+      return v[0] === r[0] && v[1] === r[1] && cmp(v, r) >= 0;
     default: // `20` or `20.1`: any version with that prefix
       return v.slice(0, parts).every((n, i) => n === r[i]);
   }
@@ -42,7 +51,11 @@ function satisfiesOne(v: Version, c: string): boolean {
 function satisfies(version: string, range: string): boolean {
   const v = parse(version);
   return range.split('||').some((alt) => {
-    const comparators = alt.trim().replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1').split(/\s+/).filter(Boolean);
+    const comparators = alt
+      .trim()
+      .replace(/(>=|<=|>|<|\^|~|=)\s+/g, '$1')
+      .split(/\s+/)
+      .filter(Boolean);
     return comparators.length === 0 || comparators.every((c) => satisfiesOne(v, c));
   });
 }
@@ -66,7 +79,8 @@ test(`every locked package accepts Node ${claimed.join(' and ')} (package.json e
   for (const [path, entry] of Object.entries(lock.packages)) {
     const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
     if (!path || !range) continue;
-    for (const node of claimed) if (!satisfies(node, range)) refused.push(`${path}@${entry.version}: node ${range} refuses ${node}`);
+    for (const node of claimed)
+      if (!satisfies(node, range)) refused.push(`${path}@${entry.version}: node ${range} refuses ${node}`);
   }
   assert.deepEqual(refused, []);
 });

@@ -20,7 +20,8 @@ function importGraph(): Map<string, string[]> {
   walk(join(repoRoot, 'viewer', 'src'));
   walk(join(repoRoot, 'editor', 'src'));
   const graph = new Map<string, string[]>();
-  const spec = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
+  const spec =
+    /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
     const deps: string[] = [];
@@ -38,7 +39,8 @@ function importGraph(): Map<string, string[]> {
 }
 
 const graph = importGraph();
-const under = (p: string, ...dirs: string[]) => dirs.some((d) => p === d || p.startsWith(d.endsWith('.ts') ? d : `${d}/`));
+const under = (p: string, ...dirs: string[]) =>
+  dirs.some((d) => p === d || p.startsWith(d.endsWith('.ts') ? d : `${d}/`));
 
 /** Where each room may reach (besides itself). The first matching room decides. */
 const ROOMS: { room: string; may: string[] }[] = [
@@ -48,12 +50,27 @@ const ROOMS: { room: string; may: string[] }[] = [
   { room: 'src/paths.ts', may: [] },
   // the drawing page: only the language's value surface (the value tree, its design frame, colours, runner order)
   // and the video pixel format it converts its frames to (src/contract/yuv.ts)
-  { room: 'viewer/src', may: ['src/lang/value.ts', 'src/lang/frame.ts', 'src/lang/color.ts', 'src/lang/runners.ts', 'src/contract/yuv.ts'] },
+  {
+    room: 'viewer/src',
+    may: ['src/lang/value.ts', 'src/lang/frame.ts', 'src/lang/color.ts', 'src/lang/runners.ts', 'src/contract/yuv.ts'],
+  },
   // rendering: the language, the neutral facts, and the page API's types; never the server
   { room: 'src/render', may: ['src/lang', 'src/contract', 'src/paths.ts', 'viewer/src/page-api.ts'] },
   // the composition root builds the real renderer
   // the composition root builds the real renderers: the page's, the export worker's, and the one that picks by kind
-  { room: 'src/server/main.ts', may: ['src/server', 'src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts', 'src/render/renderer.ts', 'src/render/by-kind.ts', 'src/export/export-renderer.ts'] },
+  {
+    room: 'src/server/main.ts',
+    may: [
+      'src/server',
+      'src/contract',
+      'src/lang',
+      'src/paths.ts',
+      'src/render/types.ts',
+      'src/render/renderer.ts',
+      'src/render/by-kind.ts',
+      'src/export/export-renderer.ts',
+    ],
+  },
   // the server reaches rendering through the Renderer interface only
   { room: 'src/server', may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts'] },
   // the export library; its worker renderer implements the Renderer interface (types only from rendering)

@@ -25,7 +25,10 @@ function source(name: string, text: string): string {
 }
 /** Runs bin/cmrender.js as a child process (stdout and stderr are pipes, not a terminal). */
 function cli(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'cmrender.js'), ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  return spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'cmrender.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
 }
 
 const SYNTAX = source('syntax.cm', 'use std.shapes.*;\nscene s() -> Frame {\n  rect(width: 1px height: 2px)\n}\n');
@@ -50,13 +53,19 @@ test('check prints file:line:col: error[CODE]: message, the source line, a caret
   assert.equal(lines[3], `  | ${' '.repeat(18)}^^^^^^`);
   // the caret sits under the offending word, measured in characters of the shown line
   assert.equal(lines[3].indexOf('^') - 4, lines[2].slice(4).indexOf('height'));
-  assert.ok(lines.some((l) => l.startsWith('  = help: ')), r.stderr);
+  assert.ok(
+    lines.some((l) => l.startsWith('  = help: ')),
+    r.stderr,
+  );
   assert.equal(lines.filter((l) => l !== '').at(-1), '1 error');
 });
 
 test('the caret counts characters, not bytes, when multi-byte text comes before the error', () => {
   // "héllo ✓ ü" is 9 characters but 13 bytes: the diagnostic's column counts bytes, the caret characters.
-  const p = source('utf8.cm', 'use std.shapes.*;\nscene s() -> Frame {\n  compose [rect(fill: "héllo ✓ ü"), bogus]\n}\n');
+  const p = source(
+    'utf8.cm',
+    'use std.shapes.*;\nscene s() -> Frame {\n  compose [rect(fill: "héllo ✓ ü"), bogus]\n}\n',
+  );
   const r = cli(['check', p]);
   assert.equal(r.status, 1);
   const lines = r.stderr.split('\n');
@@ -92,7 +101,11 @@ test('two errors: both shown in order, then "2 errors"', () => {
 test('no colour codes when output is not a terminal, nor when NO_COLOR is set; colour only when asked', () => {
   assert.doesNotMatch(cli(['check', TWO]).stderr, /\x1b\[/);
   assert.doesNotMatch(cli(['check', TWO], { NO_COLOR: '1' }).stderr, /\x1b\[/);
-  const coloured = main(['check', TWO], { out: () => {}, err: (s) => assert.match(s, /\x1b\[|^\d+ errors?$/), colour: true });
+  const coloured = main(['check', TWO], {
+    out: () => {},
+    err: (s) => assert.match(s, /\x1b\[|^\d+ errors?$/),
+    colour: true,
+  });
   assert.equal(coloured, 1);
 });
 
@@ -103,7 +116,14 @@ test('check --json prints the envelope, unchanged', () => {
   assert.deepEqual(Object.keys(env), ['schemaVersion', 'ok', 'diagnostics', 'path', 'timing']);
   assert.equal(env.ok, false);
   assert.equal(env.diagnostics.length, 2);
-  assert.deepEqual(Object.keys(env.diagnostics[1]).slice(0, 6), ['severity', 'code', 'message', 'line', 'column', 'length']);
+  assert.deepEqual(Object.keys(env.diagnostics[1]).slice(0, 6), [
+    'severity',
+    'code',
+    'message',
+    'line',
+    'column',
+    'length',
+  ]);
   assert.equal(r.err, '');
 });
 

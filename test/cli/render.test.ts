@@ -47,7 +47,11 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'cmrender.js'), ...args], { cwd: dir, encoding: 'utf8', timeout: 180_000 });
+  const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'cmrender.js'), ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -55,7 +59,10 @@ test('render -o out.png: a PNG of the asked size at --at', () => {
   const r = cli('render', 'slide.cm', '-o', 'out.png', '--at', '500ms', '--width', '320');
   assert.equal(r.status, 0, r.stderr);
   const bytes = readFileSync(join(dir, 'out.png'));
-  assert.ok(bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'PNG signature');
+  assert.ok(
+    bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+    'PNG signature',
+  );
   assert.equal(bytes.toString('latin1', 12, 16), 'IHDR');
   assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], [320, 180]);
   assert.match(r.stdout, /wrote .*out\.png \(320x180/);
@@ -77,7 +84,11 @@ test('render -o out.gif: a looping GIF, 480 wide by default', async () => {
   const p = await probe(join(dir, 'out.gif'));
   assert.deepEqual([p.codec, p.width, p.height, p.frames], ['gif', 480, 270, 5]);
   assert.ok(readFileSync(join(dir, 'out.gif')).includes(Buffer.from('NETSCAPE2.0')), 'the loop extension');
-  assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('out.gif.')), [], 'no temporary file left');
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.startsWith('out.gif.')),
+    [],
+    'no temporary file left',
+  );
 });
 
 test('mesh -o out.glb: a binary glTF with no validator error', async () => {

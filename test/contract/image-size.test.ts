@@ -8,7 +8,26 @@ import { LIMITS } from '../../src/contract/limits.js';
 import { pngHeader } from '../helpers/images.js';
 
 function ffmpegImage(w: number, h: number, args: string[], ext: string): Buffer {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', `testsrc=size=${w}x${h}:rate=1`, '-frames:v', '1', ...args, '-f', 'image2', '-c:v', ext, 'pipe:1'], { maxBuffer: 1 << 26 });
+  const r = spawnSync(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc=size=${w}x${h}:rate=1`,
+      '-frames:v',
+      '1',
+      ...args,
+      '-f',
+      'image2',
+      '-c:v',
+      ext,
+      'pipe:1',
+    ],
+    { maxBuffer: 1 << 26 },
+  );
   assert.equal(r.status, 0, String(r.stderr));
   return r.stdout;
 }

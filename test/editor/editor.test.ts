@@ -6,7 +6,17 @@ import { encodePng } from '../../src/render/png.js';
 import { runJob } from '../helpers/app.js';
 import { MOVING } from '../helpers/video.js';
 import { exampleSources } from '../../scripts/build-editor.js';
-import { decodePng, differingPixels, openEditor, pixelAt, previewPixels, previewSettled, setSource, startRig, type EditorRig } from './helpers.js';
+import {
+  decodePng,
+  differingPixels,
+  openEditor,
+  pixelAt,
+  previewPixels,
+  previewSettled,
+  setSource,
+  startRig,
+  type EditorRig,
+} from './helpers.js';
 
 /** A test that outlasts this fails rather than holding up the run (each takes seconds; renders are small). */
 const LIMIT = { timeout: 180_000 };
@@ -26,26 +36,40 @@ scene s() -> Frame {
 }
 `;
 
-test('opened fresh, the page shows an example and its preview draws the scene (timings in the test log)', LIMIT, async (t) => {
-  const page = await openEditor(rig);
-  await page.waitForFunction(() => window.cmEditor.firstPreviewMs !== null, null, { timeout: 20_000 });
-  const source = await page.evaluate(() => window.cmEditor.source);
-  assert.ok(exampleSources().some((e) => e.source === source), 'the editor holds one of examples/*.cm');
-  const px = await previewPixels(page);
-  assert.ok(px.width > 100 && px.height > 50, `${px.width}x${px.height}`);
-  // the scene's background and at least one other colour: the drawer drew, not just cleared
-  const bg = pixelAt(px, 2, 2).join();
-  let other = 0;
-  for (let y = 0; y < px.height; y += 2) for (let x = 0; x < px.width; x += 2) if (pixelAt(px, x, y).join() !== bg) other++;
-  assert.ok(other > 50, `only ${other} sampled pixels differ from the background ${bg}`);
-  assert.notEqual(bg, '0,0,0,0');
-  const timing = await page.evaluate(() => {
-    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-    return { domContentLoaded: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, firstPreview: window.cmEditor.firstPreviewMs };
-  });
-  t.diagnostic(`page load ${Math.round(timing.load)} ms, DOMContentLoaded ${Math.round(timing.domContentLoaded)} ms, first preview ${Math.round(timing.firstPreview!)} ms`);
-  await page.context().close();
-});
+test(
+  'opened fresh, the page shows an example and its preview draws the scene (timings in the test log)',
+  LIMIT,
+  async (t) => {
+    const page = await openEditor(rig);
+    await page.waitForFunction(() => window.cmEditor.firstPreviewMs !== null, null, { timeout: 20_000 });
+    const source = await page.evaluate(() => window.cmEditor.source);
+    assert.ok(
+      exampleSources().some((e) => e.source === source),
+      'the editor holds one of examples/*.cm',
+    );
+    const px = await previewPixels(page);
+    assert.ok(px.width > 100 && px.height > 50, `${px.width}x${px.height}`);
+    // the scene's background and at least one other colour: the drawer drew, not just cleared
+    const bg = pixelAt(px, 2, 2).join();
+    let other = 0;
+    for (let y = 0; y < px.height; y += 2)
+      for (let x = 0; x < px.width; x += 2) if (pixelAt(px, x, y).join() !== bg) other++;
+    assert.ok(other > 50, `only ${other} sampled pixels differ from the background ${bg}`);
+    assert.notEqual(bg, '0,0,0,0');
+    const timing = await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      return {
+        domContentLoaded: nav.domContentLoadedEventEnd,
+        load: nav.loadEventEnd,
+        firstPreview: window.cmEditor.firstPreviewMs,
+      };
+    });
+    t.diagnostic(
+      `page load ${Math.round(timing.load)} ms, DOMContentLoaded ${Math.round(timing.domContentLoaded)} ms, first preview ${Math.round(timing.firstPreview!)} ms`,
+    );
+    await page.context().close();
+  },
+);
 
 test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixing it clears it', LIMIT, async (t) => {
   const page = await openEditor(rig);
@@ -66,14 +90,19 @@ test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixi
   const wrong = STILL.replace('sq]', 'sqq]');
   assert.equal(await page.evaluate(() => window.cmEditor.source), wrong);
   const served = (await rig.t.app.inject({ method: 'POST', url: '/v1/check', payload: { source: wrong } })).json();
-  assert.deepEqual(served.diagnostics.map((d: { code: string; line: number }) => [d.code, String(d.line)]), [['NAM003', '6']]);
+  assert.deepEqual(
+    served.diagnostics.map((d: { code: string; line: number }) => [d.code, String(d.line)]),
+    [['NAM003', '6']],
+  );
   assert.equal(await item.getAttribute('data-line'), '6');
   assert.equal(await item.getAttribute('data-column'), String(served.diagnostics[0].column));
   // the underline covers exactly the span /v1/check gives
   const underlined = await page.locator('.cm-lintRange-error').first().textContent();
   assert.equal(underlined, 'sqq');
   await page.keyboard.press('Backspace');
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="diagnostics"] li').length === 0, null, { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="diagnostics"] li').length === 0, null, {
+    timeout: 10_000,
+  });
   t.diagnostic(`NAM003 listed ${shownAfter} ms after the keystroke (150 ms of it the debounce)`);
   await page.context().close();
 });
@@ -86,7 +115,7 @@ test('moving the scrubber changes the preview and the time shown', LIMIT, async 
   await page.locator('[data-testid="scrubber"]').fill('0.75');
   await previewSettled(page, before);
   assert.equal(await page.evaluate(() => window.cmEditor.time), 0.75);
-  assert.match(await page.locator('#time').textContent() ?? '', /^0\.75 s/);
+  assert.match((await page.locator('#time').textContent()) ?? '', /^0\.75 s/);
   const b = await previewPixels(page);
   assert.ok(differingPixels(a, b) > 100, 'the square moved');
   await page.context().close();
@@ -108,61 +137,85 @@ test('play runs time forward and pause stops it', LIMIT, async () => {
 });
 
 for (const scale of [1, 2]) {
-  test(`the preview canvas at a time is the service frame at that time and size, pixel for pixel (device pixel ratio ${scale})`, LIMIT, async () => {
-    const page = await openEditor(rig, '', scale);
-    await setSource(page, MOVING);
-    const before = await page.evaluate(() => window.cmEditor.previews);
-    await page.locator('[data-testid="scrubber"]').fill('0.3');
-    await previewSettled(page, before);
-    const local = await previewPixels(page);
-    // as many canvas pixels as the screen shows: CSS size times the ratio
-    const cssWidth = await page.locator('[data-testid="preview"]').evaluate((c) => c.getBoundingClientRect().width);
-    assert.ok(Math.abs(local.width - cssWidth * scale) <= 1, `${local.width} pixels over ${cssWidth} CSS px`);
-    const job = await runJob(rig.t.app, '/v1/frame', { source: MOVING, params: { width: local.width, height: local.height, at: 0.3 } });
-    assert.equal(job.json().status, 'ready', job.body);
-    const served = decodePng((await rig.t.app.inject({ url: job.json().url })).rawPayload);
-    assert.deepEqual([served.width, served.height], [local.width, local.height]);
-    assert.equal(differingPixels(local, served), 0);
-    await page.context().close();
-  });
+  test(
+    `the preview canvas at a time is the service frame at that time and size, pixel for pixel (device pixel ratio ${scale})`,
+    LIMIT,
+    async () => {
+      const page = await openEditor(rig, '', scale);
+      await setSource(page, MOVING);
+      const before = await page.evaluate(() => window.cmEditor.previews);
+      await page.locator('[data-testid="scrubber"]').fill('0.3');
+      await previewSettled(page, before);
+      const local = await previewPixels(page);
+      // as many canvas pixels as the screen shows: CSS size times the ratio
+      const cssWidth = await page.locator('[data-testid="preview"]').evaluate((c) => c.getBoundingClientRect().width);
+      assert.ok(Math.abs(local.width - cssWidth * scale) <= 1, `${local.width} pixels over ${cssWidth} CSS px`);
+      const job = await runJob(rig.t.app, '/v1/frame', {
+        source: MOVING,
+        params: { width: local.width, height: local.height, at: 0.3 },
+      });
+      assert.equal(job.json().status, 'ready', job.body);
+      const served = decodePng((await rig.t.app.inject({ url: job.json().url })).rawPayload);
+      assert.deepEqual([served.width, served.height], [local.width, local.height]);
+      assert.equal(differingPixels(local, served), 0);
+      await page.context().close();
+    },
+  );
 }
 
-test('render-png shows the PNG from /v1/outputs at the current time; render-mp4 a video that plays', LIMIT, async () => {
-  const page = await openEditor(rig);
-  await setSource(page, MOVING);
-  await page.locator('#width').fill('320');
-  await page.locator('#height').fill('180');
-  await page.locator('[data-testid="render-png"]').click();
-  const img = page.locator('[data-testid="result"] img');
-  await img.waitFor({ timeout: 60_000 });
-  assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.png$/);
-  await page.waitForFunction(() => (document.querySelector('[data-testid="result"] img') as HTMLImageElement | null)?.naturalWidth === 320, null, { timeout: 10_000 });
+test(
+  'render-png shows the PNG from /v1/outputs at the current time; render-mp4 a video that plays',
+  LIMIT,
+  async () => {
+    const page = await openEditor(rig);
+    await setSource(page, MOVING);
+    await page.locator('#width').fill('320');
+    await page.locator('#height').fill('180');
+    await page.locator('[data-testid="render-png"]').click();
+    const img = page.locator('[data-testid="result"] img');
+    await img.waitFor({ timeout: 60_000 });
+    assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.png$/);
+    await page.waitForFunction(
+      () => (document.querySelector('[data-testid="result"] img') as HTMLImageElement | null)?.naturalWidth === 320,
+      null,
+      { timeout: 10_000 },
+    );
 
-  await page.locator('#fps').fill('10');
-  await page.locator('#duration').fill('1');
-  await page.locator('[data-testid="render-mp4"]').click();
-  const video = page.locator('[data-testid="result"] video');
-  await video.waitFor({ timeout: 120_000 });
-  assert.match((await video.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.mp4$/);
-  // playable: the browser decodes it and time runs
-  await page.waitForFunction(() => {
-    const v = document.querySelector('[data-testid="result"] video') as HTMLVideoElement;
-    return v.readyState >= 2 && v.videoWidth === 320 && v.currentTime > 0;
-  }, null, { timeout: 20_000 });
-  const d = await video.evaluate((v: HTMLVideoElement) => v.duration);
-  assert.ok(Math.abs(d - 1) < 0.15, `duration ${d}`);
-  await page.context().close();
-});
+    await page.locator('#fps').fill('10');
+    await page.locator('#duration').fill('1');
+    await page.locator('[data-testid="render-mp4"]').click();
+    const video = page.locator('[data-testid="result"] video');
+    await video.waitFor({ timeout: 120_000 });
+    assert.match((await video.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.mp4$/);
+    // playable: the browser decodes it and time runs
+    await page.waitForFunction(
+      () => {
+        const v = document.querySelector('[data-testid="result"] video') as HTMLVideoElement;
+        return v.readyState >= 2 && v.videoWidth === 320 && v.currentTime > 0;
+      },
+      null,
+      { timeout: 20_000 },
+    );
+    const d = await video.evaluate((v: HTMLVideoElement) => v.duration);
+    assert.ok(Math.abs(d - 1) < 0.15, `duration ${d}`);
+    await page.context().close();
+  },
+);
 
 test('Ctrl+Enter renders a PNG; a failing render shows its error with its line', LIMIT, async () => {
   const page = await openEditor(rig);
   // compiles in the page, fails in the service: an image that was never uploaded (ASS001 at its literal)
-  await page.evaluate((s) => window.cmEditor.setSource(s), STILL.replace('compose [bg, sq]', 'compose [bg, image("/img/none.png")]'));
+  await page.evaluate(
+    (s) => window.cmEditor.setSource(s),
+    STILL.replace('compose [bg, sq]', 'compose [bg, image("/img/none.png")]'),
+  );
   await page.locator('#width').fill('64');
   await page.locator('#height').fill('36');
   await page.locator('#width').press('Control+Enter');
   const status = page.locator('#job-status');
-  await page.waitForFunction(() => /failed/.test(document.getElementById('job-status')!.textContent ?? ''), null, { timeout: 60_000 });
+  await page.waitForFunction(() => /failed/.test(document.getElementById('job-status')!.textContent ?? ''), null, {
+    timeout: 60_000,
+  });
   assert.match((await status.textContent()) ?? '', /ASS001/);
   assert.equal(await status.locator('button').textContent(), 'line 6');
   await page.context().close();
@@ -170,17 +223,28 @@ test('Ctrl+Enter renders a PNG; a failing render shows its error with its line',
 
 test('an uploaded image appears in the preview and goes with the render', LIMIT, async () => {
   const page = await openEditor(rig);
-  const probe = Buffer.from(encodePng(new Uint8Array(32 * 32 * 4).map((_, i) => [0x33, 0xcc, 0x66, 255][i % 4]!), 32, 32));
+  const probe = Buffer.from(
+    encodePng(
+      new Uint8Array(32 * 32 * 4).map((_, i) => [0x33, 0xcc, 0x66, 255][i % 4]!),
+      32,
+      32,
+    ),
+  );
   // the image is the frame's background (the first layer), as in examples/image.cm
   const source = STILL.replace('compose [bg, sq]', 'compose [image("/img/probe.png").fit(cover), sq]');
   await page.evaluate((s) => window.cmEditor.setSource(s), source);
-  await page.waitForFunction(() => /ASS001/.test(document.getElementById('preview-status')!.textContent ?? ''), null, { timeout: 20_000 });
+  await page.waitForFunction(() => /ASS001/.test(document.getElementById('preview-status')!.textContent ?? ''), null, {
+    timeout: 20_000,
+  });
   const before = await page.evaluate(() => window.cmEditor.previews);
   await page.locator('#upload').setInputFiles({ name: 'probe.png', mimeType: 'image/png', buffer: probe });
   await previewSettled(page, before);
   const px = await previewPixels(page);
   const centre = pixelAt(px, px.width / 8, px.height / 2);
-  assert.ok(Math.abs(centre[0]! - 0x33) <= 2 && Math.abs(centre[1]! - 0xcc) <= 2 && Math.abs(centre[2]! - 0x66) <= 2, `centre ${centre}`);
+  assert.ok(
+    Math.abs(centre[0]! - 0x33) <= 2 && Math.abs(centre[1]! - 0xcc) <= 2 && Math.abs(centre[2]! - 0x66) <= 2,
+    `centre ${centre}`,
+  );
   assert.match((await page.locator('#assets').textContent()) ?? '', /\/img\/probe\.png → asset_[0-9a-f]{32}/);
 
   await page.locator('#width').fill('64');
@@ -190,7 +254,10 @@ test('an uploaded image appears in the preview and goes with the render', LIMIT,
   const url = await page.locator('[data-testid="result"] img').getAttribute('src');
   const out = decodePng((await rig.t.app.inject({ url: url! })).rawPayload);
   const c = pixelAt(out, 8, 18);
-  assert.ok(Math.abs(c[0]! - 0x33) <= 2 && Math.abs(c[1]! - 0xcc) <= 2 && Math.abs(c[2]! - 0x66) <= 2, `rendered centre ${c}`);
+  assert.ok(
+    Math.abs(c[0]! - 0x33) <= 2 && Math.abs(c[1]! - 0xcc) <= 2 && Math.abs(c[2]! - 0x66) <= 2,
+    `rendered centre ${c}`,
+  );
   await page.context().close();
 });
 
@@ -200,7 +267,10 @@ test('the source survives a reload (local storage) and travels in a share link',
   await page.reload();
   await page.waitForFunction(() => window.cmEditor?.source !== undefined, null, { timeout: 20_000 });
   assert.equal(await page.evaluate(() => window.cmEditor.source), STILL);
-  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']).catch(() => {});
+  await page
+    .context()
+    .grantPermissions(['clipboard-read', 'clipboard-write'])
+    .catch(() => {});
   await page.locator('#share').click();
   await page.waitForFunction(() => location.hash.startsWith('#s='), null, { timeout: 10_000 });
   const hash = await page.evaluate(() => location.hash);
@@ -220,11 +290,16 @@ test('the .cm mode: highlighting, bracket matching, comment toggling and auto-in
     }, text);
   // a keyword, a number with its unit, a hex colour and a string each have their own colour
   const colours = await Promise.all(['scene', '640px', '#102030', '"0.0.3"'].map(styleOf));
-  assert.ok(colours.every((c) => c !== null), JSON.stringify(colours));
+  assert.ok(
+    colours.every((c) => c !== null),
+    JSON.stringify(colours),
+  );
   assert.equal(new Set(colours).size, 4, JSON.stringify(colours));
   const view = (js: string) => page.evaluate(js);
   // the cursor after `{` on line 3 highlights it and its partner
-  await view(`(() => { const v = window.cmEditor.view; v.dispatch({ selection: { anchor: v.state.doc.line(3).to } }); v.focus(); })()`);
+  await view(
+    `(() => { const v = window.cmEditor.view; v.dispatch({ selection: { anchor: v.state.doc.line(3).to } }); v.focus(); })()`,
+  );
   assert.equal(await page.locator('.cm-matchingBracket').count(), 2);
   // Enter after `{` indents the new line by one level; a typed `}` dedents it again
   await page.keyboard.press('End');
@@ -232,7 +307,9 @@ test('the .cm mode: highlighting, bracket matching, comment toggling and auto-in
   assert.equal(await view('window.cmEditor.view.state.doc.line(4).text'), '  ');
   await page.keyboard.press('Control+z');
   // Ctrl+/ comments the line out and back in
-  await view(`(() => { const v = window.cmEditor.view; v.dispatch({ selection: { anchor: v.state.doc.line(5).from + 4 } }); v.focus(); })()`);
+  await view(
+    `(() => { const v = window.cmEditor.view; v.dispatch({ selection: { anchor: v.state.doc.line(5).from + 4 } }); v.focus(); })()`,
+  );
   await page.keyboard.press('Control+/');
   assert.match(String(await view('window.cmEditor.view.state.doc.line(5).text')), /^\s*\/\/ let sq/);
   await page.keyboard.press('Control+/');
@@ -256,55 +333,86 @@ test('the server preview switch shows the service frame at the scrubber time and
   assert.equal(await img.isVisible(), true);
   assert.equal(await page.locator('[data-testid="preview"]').isVisible(), false);
   assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.png$/);
-  assert.deepEqual(await img.evaluate((i: HTMLImageElement) => [i.naturalWidth, i.naturalHeight]), [size.width, size.height]);
+  assert.deepEqual(await img.evaluate((i: HTMLImageElement) => [i.naturalWidth, i.naturalHeight]), [
+    size.width,
+    size.height,
+  ]);
   await page.context().close();
 });
 
-test('every control is labelled and the keyboard reaches them in order (Esc then Tab leaves the editor)', LIMIT, async () => {
-  const page = await openEditor(rig);
-  await setSource(page, STILL);
-  const unnamed = await page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>('button, input, select, a, canvas, [contenteditable="true"]')]
-      .filter((el) => {
-        const labels = (el as HTMLInputElement).labels;
-        const name = el.getAttribute('aria-label') ?? (labels?.length ? labels[0]!.textContent : null) ?? el.textContent;
-        return !name?.trim();
-      })
-      .map((el) => el.outerHTML.slice(0, 80)),
-  );
-  assert.deepEqual(unnamed, []);
-  const order: string[] = [];
-  for (let i = 0; i < 30 && order.length < 30; i++) {
-    await page.keyboard.press('Tab');
-    const at = await page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      return el?.id || (el?.classList.contains('cm-content') ? 'source' : el?.tagName.toLowerCase()) || '';
-    });
-    order.push(at);
-    if (at === 'source') {
-      await page.keyboard.press('Escape');
+test(
+  'every control is labelled and the keyboard reaches them in order (Esc then Tab leaves the editor)',
+  LIMIT,
+  async () => {
+    const page = await openEditor(rig);
+    await setSource(page, STILL);
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('button, input, select, a, canvas, [contenteditable="true"]')]
+        .filter((el) => {
+          const labels = (el as HTMLInputElement).labels;
+          const name =
+            el.getAttribute('aria-label') ?? (labels?.length ? labels[0]!.textContent : null) ?? el.textContent;
+          return !name?.trim();
+        })
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    assert.deepEqual(unnamed, []);
+    const order: string[] = [];
+    for (let i = 0; i < 30 && order.length < 30; i++) {
+      await page.keyboard.press('Tab');
+      const at = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        return el?.id || (el?.classList.contains('cm-content') ? 'source' : el?.tagName.toLowerCase()) || '';
+      });
+      order.push(at);
+      if (at === 'source') {
+        await page.keyboard.press('Escape');
+      }
+      if (at === 'render-gif') break;
     }
-    if (at === 'render-gif') break;
-  }
-  const want = ['example', 'share', 'upload', 'source', 'play', 'scrubber', 'server-mode', 'width', 'height', 'fps', 'duration', 'render-png', 'render-mp4', 'render-gif'];
-  const seen = order.filter((id) => want.includes(id));
-  assert.deepEqual(seen, want, order.join(' '));
-  // focus is visible: the focused button draws an outline
-  assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none');
-  await page.context().close();
-});
+    const want = [
+      'example',
+      'share',
+      'upload',
+      'source',
+      'play',
+      'scrubber',
+      'server-mode',
+      'width',
+      'height',
+      'fps',
+      'duration',
+      'render-png',
+      'render-mp4',
+      'render-gif',
+    ];
+    const seen = order.filter((id) => want.includes(id));
+    assert.deepEqual(seen, want, order.join(' '));
+    // focus is visible: the focused button draws an outline
+    assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none');
+    await page.context().close();
+  },
+);
 
 test('a render behind another job shows its queue position, then its progress, then the result', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
   // a job ahead in the queue (one render at a time)
-  const ahead = await rig.t.app.inject({ method: 'POST', url: '/v1/render', payload: { source: MOVING, params: { duration: 2, fps: 30, width: 640, height: 360 } } });
+  const ahead = await rig.t.app.inject({
+    method: 'POST',
+    url: '/v1/render',
+    payload: { source: MOVING, params: { duration: 2, fps: 30, width: 640, height: 360 } },
+  });
   assert.equal(ahead.statusCode, 202);
   await page.evaluate(() => {
     // remember every status the page shows, however briefly
     const seen: string[] = ((window as unknown as { seen: string[] }).seen = []);
     const el = document.getElementById('job-status')!;
-    new MutationObserver(() => seen.push(el.textContent ?? '')).observe(el, { childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => seen.push(el.textContent ?? '')).observe(el, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
   });
   await page.locator('#width').fill('160');
   await page.locator('#height').fill('90');
@@ -313,8 +421,14 @@ test('a render behind another job shows its queue position, then its progress, t
   await page.locator('[data-testid="render-mp4"]').click();
   await page.locator('[data-testid="result"] video').waitFor({ timeout: 120_000 });
   const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
-  assert.ok(seen.some((s) => /^MP4: queue position 1$/.test(s)), seen.join(' | '));
-  assert.ok(seen.some((s) => /^MP4: rendering( \d+%)?$/.test(s)), seen.join(' | '));
+  assert.ok(
+    seen.some((s) => /^MP4: queue position 1$/.test(s)),
+    seen.join(' | '),
+  );
+  assert.ok(
+    seen.some((s) => /^MP4: rendering( \d+%)?$/.test(s)),
+    seen.join(' | '),
+  );
   assert.match(seen.at(-1)!, /^MP4: ready \(160×90\)$/);
   await page.context().close();
 });
@@ -328,7 +442,11 @@ test('an image dropped on the page is uploaded and mapped as /img/<name>', LIMIT
     document.body.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
     document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, png);
-  await page.waitForFunction(() => /\/img\/dropped\.png → asset_/.test(document.getElementById('assets')!.textContent ?? ''), null, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => /\/img\/dropped\.png → asset_/.test(document.getElementById('assets')!.textContent ?? ''),
+    null,
+    { timeout: 10_000 },
+  );
   const key = /asset_[0-9a-f]{32}/.exec((await page.locator('#assets').textContent())!)![0];
   const back = await rig.t.app.inject({ url: `/v1/assets/${key}` });
   assert.deepEqual([...back.rawPayload], png);
@@ -357,15 +475,32 @@ test('without WebGL the page says so and previews through the service', LIMIT, a
 test('render-gif shows the GIF inline (or, on a service without POST /v1/gif, says so)', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
-  for (const [field, value] of [['#width', '64'], ['#height', '36'], ['#fps', '5'], ['#duration', '1']]) await page.locator(field!).fill(value!);
+  for (const [field, value] of [
+    ['#width', '64'],
+    ['#height', '36'],
+    ['#fps', '5'],
+    ['#duration', '1'],
+  ])
+    await page.locator(field!).fill(value!);
   await page.locator('[data-testid="render-gif"]').click();
   if (rig.t.app.hasRoute({ method: 'POST', url: '/v1/gif' })) {
     const img = page.locator('[data-testid="result"] img');
     await img.waitFor({ timeout: 60_000 });
     assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.gif$/);
-    await page.waitForFunction(() => (document.querySelector('[data-testid="result"] img') as HTMLImageElement).naturalWidth === 64, null, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => (document.querySelector('[data-testid="result"] img') as HTMLImageElement).naturalWidth === 64,
+      null,
+      { timeout: 10_000 },
+    );
   } else {
-    await page.waitForFunction(() => /GIF failed: this service has no \/v1\/gif endpoint/.test(document.getElementById('job-status')!.textContent ?? ''), null, { timeout: 10_000 });
+    await page.waitForFunction(
+      () =>
+        /GIF failed: this service has no \/v1\/gif endpoint/.test(
+          document.getElementById('job-status')!.textContent ?? '',
+        ),
+      null,
+      { timeout: 10_000 },
+    );
   }
   await page.context().close();
 });

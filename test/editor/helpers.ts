@@ -39,15 +39,19 @@ export async function openEditor(rig: EditorRig, hash = '', deviceScaleFactor = 
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${rig.base}/${hash}`);
-  await page.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: 20_000 }).catch(() => {
-    throw new Error(`the editor did not start: ${errors.join('; ')}`);
-  });
+  await page
+    .waitForFunction(() => window.cmEditor !== undefined, null, { timeout: 20_000 })
+    .catch(() => {
+      throw new Error(`the editor did not start: ${errors.join('; ')}`);
+    });
   return page;
 }
 
 /** Waits until a preview drawn after `before` previews has finished. */
 export async function previewSettled(page: Page, before: number): Promise<void> {
-  await page.waitForFunction((n) => window.cmEditor.previews > n && !window.cmEditor.drawing, before, { timeout: 20_000 });
+  await page.waitForFunction((n) => window.cmEditor.previews > n && !window.cmEditor.drawing, before, {
+    timeout: 20_000,
+  });
 }
 
 /** Replaces the source and waits for its first preview. */
@@ -82,7 +86,13 @@ export function pixelAt(p: Pixels, x: number, y: number): number[] {
 export function differingPixels(a: Pixels, b: Pixels): number {
   let n = 0;
   for (let i = 0; i < a.rgba.length; i += 4) {
-    if (a.rgba[i] !== b.rgba[i] || a.rgba[i + 1] !== b.rgba[i + 1] || a.rgba[i + 2] !== b.rgba[i + 2] || a.rgba[i + 3] !== b.rgba[i + 3]) n++;
+    if (
+      a.rgba[i] !== b.rgba[i] ||
+      a.rgba[i + 1] !== b.rgba[i + 1] ||
+      a.rgba[i + 2] !== b.rgba[i + 2] ||
+      a.rgba[i + 3] !== b.rgba[i + 3]
+    )
+      n++;
   }
   return n;
 }

@@ -18,7 +18,10 @@ test('a box: valid glTF 2.0, 4-byte aligned chunks, one scene/node/mesh/material
   assert.equal(glb.readUInt32LE(20 + jsonLen) % 4, 0, 'BIN chunk padded to 4');
   const g = readGlb(glb);
   assert.equal(g.json.asset.version, '2.0');
-  assert.deepEqual([g.json.scenes.length, g.json.nodes.length, g.json.meshes.length, g.json.materials.length], [1, 1, 1, 1]);
+  assert.deepEqual(
+    [g.json.scenes.length, g.json.nodes.length, g.json.meshes.length, g.json.materials.length],
+    [1, 1, 1, 1],
+  );
   assert.deepEqual(g.json.accessors[0].min, [-1, -2, -3]);
   assert.deepEqual(g.json.accessors[0].max, [1, 2, 3]);
   assert.equal(g.json.accessors[2].componentType, 5123, 'UNSIGNED_SHORT for 24 vertices');
@@ -57,7 +60,10 @@ test('more than 65 535 vertices switch to UNSIGNED_INT indices, still valid', as
 
 test('degenerate triangles are dropped and zero normals replaced: the validator stays at 0 errors', async () => {
   const g = new THREE.BufferGeometry();
-  g.setAttribute('position', new THREE.Float32BufferAttribute([0, 0, 0, 1, 0, 0, 0, 1, 0, /* degenerate: */ 0, 0, 0, 1, 0, 0, 2, 0, 0], 3));
+  g.setAttribute(
+    'position',
+    new THREE.Float32BufferAttribute([0, 0, 0, 1, 0, 0, 0, 1, 0, /* degenerate: */ 0, 0, 0, 1, 0, 0, 2, 0, 0], 3),
+  );
   g.setAttribute('normal', new THREE.Float32BufferAttribute(new Array(18).fill(0), 3));
   const { glb, stats } = writeGlbWithStats(g);
   assert.equal(stats.triangleCount, 1);
@@ -67,7 +73,12 @@ test('degenerate triangles are dropped and zero normals replaced: the validator 
 });
 
 test('no triangle to write: ExportError empty_mesh', () => {
-  assert.throws(() => writeGlb(new THREE.BufferGeometry().setAttribute('position', new THREE.Float32BufferAttribute([], 3))),
-    (e: unknown) => e instanceof ExportError && e.code === 'empty_mesh');
-  assert.throws(() => writeGlb(new THREE.Group()), (e: unknown) => e instanceof ExportError && e.code === 'empty_mesh');
+  assert.throws(
+    () => writeGlb(new THREE.BufferGeometry().setAttribute('position', new THREE.Float32BufferAttribute([], 3))),
+    (e: unknown) => e instanceof ExportError && e.code === 'empty_mesh',
+  );
+  assert.throws(
+    () => writeGlb(new THREE.Group()),
+    (e: unknown) => e instanceof ExportError && e.code === 'empty_mesh',
+  );
 });

@@ -12,7 +12,13 @@ import { RendererByKind } from '../../src/render/by-kind.js';
 import { ExportRenderer } from '../../src/export/export-renderer.js';
 import type { JobStore } from '../../src/server/jobs/store.js';
 import { encodePng } from '../../src/render/png.js';
-import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from '../../src/render/types.js';
+import {
+  JobFailure,
+  type Renderer,
+  type RenderHooks,
+  type RenderJob,
+  type RenderOutcome,
+} from '../../src/render/types.js';
 
 import { repoRoot, sharedDir, ownExamplesDir, hasCorpus, corpusSkip } from './shared.js';
 export { repoRoot, sharedDir, hasCorpus, corpusSkip };
@@ -33,10 +39,23 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startApp(opts: { renderer: Renderer; config?: Partial<Config>; now?: () => number; ownsRenderer?: boolean; store?: JobStore }): Promise<TestApp> {
+export async function startApp(opts: {
+  renderer: Renderer;
+  config?: Partial<Config>;
+  now?: () => number;
+  ownsRenderer?: boolean;
+  store?: JobStore;
+}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-test-'));
   const config: Config = { ...defaultConfig(), dataDir, logLevel: 'silent', ...opts.config };
-  const b: BuildOptions = { config, renderer: opts.renderer, logger: silentLog, now: opts.now, ownsRenderer: opts.ownsRenderer, store: opts.store };
+  const b: BuildOptions = {
+    config,
+    renderer: opts.renderer,
+    logger: silentLog,
+    now: opts.now,
+    ownsRenderer: opts.ownsRenderer,
+    store: opts.store,
+  };
   const app = await buildApp(b);
   await app.ready();
   return {
@@ -51,7 +70,13 @@ export async function startApp(opts: { renderer: Renderer; config?: Partial<Conf
 
 /** The real renderer (warm Chromium, the built viewer, ffmpeg). */
 export function realRenderer(concurrency = 1, options: { videoReadback?: 'i420' | 'rgba' } = {}): ChromiumRenderer {
-  return new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ffmpegPath: process.env.FFMPEG_PATH, log: silentLog, concurrency, ...options });
+  return new ChromiumRenderer({
+    chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    ffmpegPath: process.env.FFMPEG_PATH,
+    log: silentLog,
+    concurrency,
+    ...options,
+  });
 }
 
 /** Mesh and vectorize as the service runs them (worker threads), without a browser. */
@@ -88,7 +113,10 @@ export class FakeRenderer implements Renderer {
     if (this.behaviour) await this.behaviour(job, hooks);
     const w = job.params.width ?? 32;
     const h = job.params.height ?? 16;
-    const bytes = job.kind === 'frame' ? encodePng(new Uint8Array(w * h * 4).fill(200), w, h) : Buffer.from(Array.from({ length: 4096 }, (_, i) => i % 251));
+    const bytes =
+      job.kind === 'frame'
+        ? encodePng(new Uint8Array(w * h * 4).fill(200), w, h)
+        : Buffer.from(Array.from({ length: 4096 }, (_, i) => i % 251));
     await writeFile(job.outPath, bytes);
     return { width: w, height: h, runner: '0.0.3', frames: 1, timings: { compile_ms: 0, render_ms: 0, encode_ms: 0 } };
   }
@@ -104,7 +132,12 @@ export function gate(): { promise: Promise<void>; open: () => void } {
 }
 
 export async function post(app: FastifyInstance, url: string, payload: unknown) {
-  return app.inject({ method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
+  return app.inject({
+    method: 'POST',
+    url,
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /** Polls GET /v1/jobs/{id} until the job leaves `pending`; returns the last response. */
@@ -133,8 +166,13 @@ export function multipart(parts: { name: string; filename?: string; type?: strin
   const chunks: Buffer[] = [];
   for (const p of parts) {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"`;
-    if (p.filename !== undefined) head += `; filename="${p.filename}"\r\nContent-Type: ${p.type ?? 'application/octet-stream'}`;
-    chunks.push(Buffer.from(head + '\r\n\r\n'), Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data), Buffer.from('\r\n'));
+    if (p.filename !== undefined)
+      head += `; filename="${p.filename}"\r\nContent-Type: ${p.type ?? 'application/octet-stream'}`;
+    chunks.push(
+      Buffer.from(head + '\r\n\r\n'),
+      Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data),
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };

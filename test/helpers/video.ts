@@ -16,7 +16,9 @@ scene moving(duration: Duration = 1s) -> Frame {
 
 /** Every frame of a video or GIF as RGB24, decoded by ffmpeg. */
 export function decodeFrames(path: string, w: number, h: number): Buffer[] {
-  const r = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 1 << 30 });
+  const r = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+    maxBuffer: 1 << 30,
+  });
   assert.equal(r.status, 0, String(r.stderr));
   const size = w * h * 3;
   const out: Buffer[] = [];

@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { colorToSrgb8, linearToSrgb8, oklchToLinearSrgb, oklabToLinearSrgb, parseHex, colorToLinear } from '../../src/lang/color';
+import {
+  colorToSrgb8,
+  linearToSrgb8,
+  oklchToLinearSrgb,
+  oklabToLinearSrgb,
+  parseHex,
+  colorToLinear,
+} from '../../src/lang/color';
 import { designFrame, imagePaths, valueSchema, type Value } from '../../src/lang/index';
 import { RUNNERS, runnerError, newestRunner, functionSince, SEMVER } from '../../src/lang/runners';
 import { evalExpr } from './helpers';
@@ -27,11 +34,18 @@ test('hex, oklab and srgb render in their colour (our policy)', () => {
   // oklab with a = b = 0 is a grey; oklab(L, a, b) equals oklch(L, hypot, atan2)
   const g = colorToSrgb8(evalExpr('oklab(0.5, 0, 0)'))!;
   assert.ok(g.r === g.g && g.g === g.b);
-  assert.deepEqual(oklabToLinearSrgb(0.6, 0.1, -0.05), oklchToLinearSrgb(0.6, Math.hypot(0.1, -0.05), (Math.atan2(-0.05, 0.1) * 180) / Math.PI));
+  assert.deepEqual(
+    oklabToLinearSrgb(0.6, 0.1, -0.05),
+    oklchToLinearSrgb(0.6, Math.hypot(0.1, -0.05), (Math.atan2(-0.05, 0.1) * 180) / Math.PI),
+  );
   assert.equal(colorToLinear({ kind: 'number', value: 1, unit: null }), null);
 });
 
-const compose = (...layers: Value[]): Value => ({ kind: 'constructed', name: 'compose', fields: [{ name: 'layers', value: { kind: 'array', elems: layers } }] });
+const compose = (...layers: Value[]): Value => ({
+  kind: 'constructed',
+  name: 'compose',
+  fields: [{ name: 'layers', value: { kind: 'array', elems: layers } }],
+});
 
 test('designFrame (viewer.md §3.2)', () => {
   assert.deepEqual(designFrame(evalExpr('compose [rect(width: 300px, height: 300px, fill: #ff3399)]')), {
@@ -48,21 +62,40 @@ test('designFrame (viewer.md §3.2)', () => {
   assert.deepEqual([zeroW.width, zeroW.height], [960, 540]);
   const nofill = designFrame(evalExpr('compose [rect(width: 10px, height: 20px)]'));
   assert.deepEqual(nofill.background, { kind: 'color', color: { kind: 'color', form: 'hex', digits: 'ffffff' } });
-  assert.deepEqual(designFrame(evalExpr('compose [image("/img/a.jpg")]')), { width: 1920, height: 1080, background: { kind: 'image', path: '/img/a.jpg' } });
-  assert.deepEqual(designFrame(evalExpr('compose [image("/img/a.jpg").fit(cover), rect(width: 1px, height: 1px)]')).background, { kind: 'image', path: '/img/a.jpg' });
-  assert.deepEqual(designFrame(evalExpr('compose [sphere(1), rect(width: 1px, height: 1px)]')), { width: 1920, height: 1080, background: null });
-  assert.deepEqual(designFrame(evalExpr('rect(width: 10px, height: 10px)')), { width: 1920, height: 1080, background: null });
+  assert.deepEqual(designFrame(evalExpr('compose [image("/img/a.jpg")]')), {
+    width: 1920,
+    height: 1080,
+    background: { kind: 'image', path: '/img/a.jpg' },
+  });
+  assert.deepEqual(
+    designFrame(evalExpr('compose [image("/img/a.jpg").fit(cover), rect(width: 1px, height: 1px)]')).background,
+    { kind: 'image', path: '/img/a.jpg' },
+  );
+  assert.deepEqual(designFrame(evalExpr('compose [sphere(1), rect(width: 1px, height: 1px)]')), {
+    width: 1920,
+    height: 1080,
+    background: null,
+  });
+  assert.deepEqual(designFrame(evalExpr('rect(width: 10px, height: 10px)')), {
+    width: 1920,
+    height: 1080,
+    background: null,
+  });
   assert.deepEqual(designFrame(compose()), { width: 1920, height: 1080, background: null });
 });
 
 test('imagePaths: every image, deduplicated, in order', () => {
-  const v = evalExpr('compose [image("/a.png").fit(cover), render3d(sphere(1).material(fill: image("/b.jpg").as_texture(projection: equirectangular)), lights: [image("/a.png")]), vectorize(image("/c.png")), { k: image("""/d.png""") }]');
+  const v = evalExpr(
+    'compose [image("/a.png").fit(cover), render3d(sphere(1).material(fill: image("/b.jpg").as_texture(projection: equirectangular)), lights: [image("/a.png")]), vectorize(image("/c.png")), { k: image("""/d.png""") }]',
+  );
   assert.deepEqual(imagePaths(v), ['/a.png', '/b.jpg', '/c.png', '""/d.png""']);
   assert.deepEqual(imagePaths(evalExpr('image(1)')), []);
 });
 
 test('value schema accepts every kind and rejects malformed trees', () => {
-  const v = evalExpr('[nil_name, 1px, "s", true, #fff, oklch(1, 2, 3), oklab(1, 2, 3), srgb(1, 2, 3), {a: 1}, |x: N| { x }, if false { 1 }, 50%]');
+  const v = evalExpr(
+    '[nil_name, 1px, "s", true, #fff, oklch(1, 2, 3), oklab(1, 2, 3), srgb(1, 2, 3), {a: 1}, |x: N| { x }, if false { 1 }, 50%]',
+  );
   assert.deepEqual(valueSchema.parse(JSON.parse(JSON.stringify(v))), v);
   assert.equal(valueSchema.safeParse({ kind: 'number', value: 1, unit: 'furlong' }).success, false);
   assert.equal(valueSchema.safeParse({ kind: 'array', elems: [{ kind: 'wat' }] }).success, false);
@@ -71,7 +104,10 @@ test('value schema accepts every kind and rejects malformed trees', () => {
 });
 
 test('runner list', () => {
-  assert.deepEqual(RUNNERS.map((r) => r.version), ['0.0.1', '0.0.2', '0.0.3', '0.0.5', '0.0.6', '0.0.7', '0.0.10', '0.0.12', '0.0.13']);
+  assert.deepEqual(
+    RUNNERS.map((r) => r.version),
+    ['0.0.1', '0.0.2', '0.0.3', '0.0.5', '0.0.6', '0.0.7', '0.0.10', '0.0.12', '0.0.13'],
+  );
   assert.equal(newestRunner(), '0.0.13');
   assert.equal(runnerError('0.0.3'), null);
   assert.match(runnerError('0.0.4')!, /^unknown runner version "0\.0\.4"/);

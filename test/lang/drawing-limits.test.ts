@@ -5,13 +5,22 @@ import assert from 'node:assert/strict';
 import { check, MAX_GLYPHS, MAX_METABALLS, MAX_PATH_POINTS, MAX_SHAPES } from '../../src/lang/index.js';
 
 const HEAD = 'runner "0.0.3";\nuse std.shapes.*;\nuse std.mesh3d.*;\nuse std.text;\nuse std.scene3d.*;\n';
-const codes = (src: string) => check(src).diagnostics.filter((d) => d.severity === 'error').map((d) => d.code);
+const codes = (src: string) =>
+  check(src)
+    .diagnostics.filter((d) => d.severity === 'error')
+    .map((d) => d.code);
 
 /** n rects as one array literal */
-const shapes = (n: number) => `${HEAD}scene s() -> Frame {\n  compose [${Array.from({ length: n }, () => 'rect(width: 2px, height: 2px)').join(', ')}]\n}\n`;
-const glyphs = (n: number) => `${HEAD}scene s() -> Frame {\n  render3d(extrude(text.glyph("${'ab'.repeat(n).slice(0, n)}", size: 20px), depth: 4px))\n}\n`;
+const shapes = (n: number) =>
+  `${HEAD}scene s() -> Frame {\n  compose [${Array.from({ length: n }, () => 'rect(width: 2px, height: 2px)').join(', ')}]\n}\n`;
+const glyphs = (n: number) =>
+  `${HEAD}scene s() -> Frame {\n  render3d(extrude(text.glyph("${'ab'.repeat(n).slice(0, n)}", size: 20px), depth: 4px))\n}\n`;
 const points = (n: number) => {
-  const pts = Array.from({ length: n }, (_, i) => `vec2(${Math.round(100 * Math.cos((2 * Math.PI * i) / n))}px, ${Math.round(100 * Math.sin((2 * Math.PI * i) / n))}px)`);
+  const pts = Array.from(
+    { length: n },
+    (_, i) =>
+      `vec2(${Math.round(100 * Math.cos((2 * Math.PI * i) / n))}px, ${Math.round(100 * Math.sin((2 * Math.PI * i) / n))}px)`,
+  );
   return `${HEAD}scene s() -> Frame {\n  render3d(extrude(path([${pts.join(', ')}]), depth: 4px))\n}\n`;
 };
 const blobs = (n: number) =>
@@ -44,5 +53,8 @@ test('a limit passed only later in a clip is reported by that frame (sceneAt), n
   const src = `${HEAD}use std.anim.*;\nscene s(duration: Duration = 2s) -> Frame {\n  let n = animate { 0s => 0, 1s => 1 };\n  render3d(extrude(text.glyph(if n > 0.5 { "${'x'.repeat(MAX_GLYPHS + 1)}" } else { "ok" }, size: 20px), depth: 4px))\n}\n`;
   const c = compile(src);
   assert.equal(c.ok, true, JSON.stringify(c.diagnostics));
-  assert.deepEqual(c.program!.sceneAt(1.5).diagnostics.map((d) => d.code), ['EVL009']);
+  assert.deepEqual(
+    c.program!.sceneAt(1.5).diagnostics.map((d) => d.code),
+    ['EVL009'],
+  );
 });

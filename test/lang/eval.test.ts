@@ -29,7 +29,14 @@ test('arithmetic and unit rules (stdlib.md §3.7, compatible units convert)', ()
   assert.deepEqual(evalExpr('5 / 0'), N(0));
   assert.deepEqual(evalExpr('-(3px)'), N(-3, 'px'));
   assert.deepEqual(evalExpr('1s < 2000ms'), { kind: 'bool', value: true });
-  assert.deepEqual(evalExpr('[1 <= 1, 2 > 1, 1 >= 2]'), { kind: 'array', elems: [{ kind: 'bool', value: true }, { kind: 'bool', value: true }, { kind: 'bool', value: false }] });
+  assert.deepEqual(evalExpr('[1 <= 1, 2 > 1, 1 >= 2]'), {
+    kind: 'array',
+    elems: [
+      { kind: 'bool', value: true },
+      { kind: 'bool', value: true },
+      { kind: 'bool', value: false },
+    ],
+  });
   const d = evalDiags('3px + 4');
   assert.equal(d[0]!.code, 'EVL002');
   assert.equal(d[0]!.message, "operator '+' mixes units: px vs <unitless>");
@@ -85,7 +92,10 @@ test('match literal patterns convert units like == (docs/compatibility.md)', () 
   assert.deepEqual(m('2', '2px'), B);
   assert.deepEqual(m('2s', '2'), B);
   assert.deepEqual(m('0.7s', '700ms'), B);
-  assert.deepEqual(evalDiags('match 1s { 1deg => "a" }').map((d) => [d.code, d.message]), [['EVL002', "match has no arm for subject of kind 'number'"]]);
+  assert.deepEqual(
+    evalDiags('match 1s { 1deg => "a" }').map((d) => [d.code, d.message]),
+    [['EVL002', "match has no arm for subject of kind 'number'"]],
+  );
 });
 
 test('if, match, blocks, records, arrays, indexing', () => {
@@ -113,17 +123,34 @@ test('if, match, blocks, records, arrays, indexing', () => {
 test('field access on constructed nodes is nil; unbound name paths are constructed names', () => {
   assert.deepEqual(evalExpr('vec3(1, 2, 3).x'), { kind: 'nil' });
   assert.deepEqual(evalExpr('easing.out_cubic'), { kind: 'constructed', name: 'easing.out_cubic', fields: [] });
-  assert.deepEqual(evalExpr('text.glyph("C")'), { kind: 'constructed', name: 'text.glyph', fields: [{ name: '', value: { kind: 'string', raw: '"C"' } }] });
+  assert.deepEqual(evalExpr('text.glyph("C")'), {
+    kind: 'constructed',
+    name: 'text.glyph',
+    fields: [{ name: '', value: { kind: 'string', raw: '"C"' } }],
+  });
   assert.deepEqual(evalExpr('forever'), { kind: 'constructed', name: 'forever', fields: [] });
 });
 
 test('calls, lambdas, method calls (stdlib.md §3.4, §3.5)', () => {
-  assert.deepEqual(evalExpr('f(1, c: 3, b: 2)', 0, 'let f = |a: Number, b: Number, c: Number| { a*100 + b*10 + c };'), N(123));
-  assert.deepEqual(evalExpr('[g(2), g(2, 5), g(b: 1, 9)]', 0, 'let g = |a: Number, b: Number = a * 10| { b };'), { kind: 'array', elems: [N(20), N(5), N(1)] });
+  assert.deepEqual(
+    evalExpr('f(1, c: 3, b: 2)', 0, 'let f = |a: Number, b: Number, c: Number| { a*100 + b*10 + c };'),
+    N(123),
+  );
+  assert.deepEqual(evalExpr('[g(2), g(2, 5), g(b: 1, 9)]', 0, 'let g = |a: Number, b: Number = a * 10| { b };'), {
+    kind: 'array',
+    elems: [N(20), N(5), N(1)],
+  });
   assert.equal(evalDiags('f(q: 1)', 0, 'let f = |a: Number| { a };')[0]!.message, "missing required argument 'a'");
-  assert.equal(evalDiags('c()', 0, 'component c() -> Frame { 1 }')[0]!.message, "value of kind 'number' is not callable");
+  assert.equal(
+    evalDiags('c()', 0, 'component c() -> Frame { 1 }')[0]!.message,
+    "value of kind 'number' is not callable",
+  );
   // snapshot capture: no recursion, the inner name stays an unknown constructed node
-  assert.deepEqual(evalExpr('f(2)', 0, 'let f = |n: Number| { f(n) };'), { kind: 'constructed', name: 'f', fields: [{ name: '', value: N(2) }] });
+  assert.deepEqual(evalExpr('f(2)', 0, 'let f = |n: Number| { f(n) };'), {
+    kind: 'constructed',
+    name: 'f',
+    fields: [{ name: '', value: N(2) }],
+  });
   // method call on a record builds a node, it does not call the lambda
   const v = evalExpr('r.f(4)', 0, 'let r = { f: |a: Number| { a } };');
   assert.equal(v.kind, 'constructed');
@@ -179,7 +206,10 @@ test('keyframes: ordering, n = 1, equal times, holds, units, stepping (stdlib.md
   assert.deepEqual(at('animate { 0s => "a", 1s => "b" }', 1), { kind: 'string', raw: '"b"' });
   // nested animation and arithmetic on animated values
   close(numberOf(at('animate { 0s => 0, 2s => animate { 0s => 10, 2s => 20 } }', 1)), 7.5);
-  close(numberOf(evalExpr('rot * 2', 1.5, 'let rot = animate { 0s => 0deg, 6s => 360deg } with { repeat: forever };')), 180);
+  close(
+    numberOf(evalExpr('rot * 2', 1.5, 'let rot = animate { 0s => 0deg, 6s => 360deg } with { repeat: forever };')),
+    180,
+  );
   // malformed (string time) passes through unresolved
   assert.equal((at('animate { "a" => 1 }', 0) as { name: string }).name, 'animate');
 });
@@ -221,7 +251,10 @@ test('bounce (stdlib.md §4.7)', () => {
     ],
   });
   close(numberOf(evalExpr(b + '.position', 0.25)), 100);
-  assert.deepEqual(evalExpr(b + '.impacts', 3.3), { kind: 'array', elems: [N(1, 's'), N(2, 's'), N(3, 's'), N(4, 's')] });
+  assert.deepEqual(evalExpr(b + '.impacts', 3.3), {
+    kind: 'array',
+    elems: [N(1, 's'), N(2, 's'), N(3, 's'), N(4, 's')],
+  });
   // field_of (stdlib.md §4.8): a missing field of a signal is nil, not an error
   assert.deepEqual(evalExpr(b + '.nope'), { kind: 'nil' });
   assert.deepEqual(evalDiags(b + '.nope'), []);
@@ -238,7 +271,13 @@ test('on_event (stdlib.md §4.9)', () => {
   close(numberOf(evalExpr('on_event(events: [1, 2], decay: 200ms, peak: 2px)', 0.5)), 0);
   assert.deepEqual(evalExpr('on_event([1s], decay: 1s, peak: 2px)', 0.5), N(0, 'px'));
   close(numberOf(evalExpr('on_event([1s, "x", 2000ms], decay: 1s, peak: 1)', 3)), Math.exp(-1));
-  close(numberOf(evalExpr('on_event(bounce(height: 760px, period: 1.2s, floor: -540px).impacts, decay: 0.18s, peak: 0.35)', 0.3)), 0.35 * Math.exp(-0.3 / 0.18), 1e-6);
+  close(
+    numberOf(
+      evalExpr('on_event(bounce(height: 760px, period: 1.2s, floor: -540px).impacts, decay: 0.18s, peak: 0.35)', 0.3),
+    ),
+    0.35 * Math.exp(-0.3 / 0.18),
+    1e-6,
+  );
   assert.equal((evalExpr('on_event([1], decay: 0s, peak: 1)', 2) as { kind: string }).kind, 'constructed');
 });
 
@@ -265,15 +304,24 @@ test('time is floored to whole nanoseconds', () => {
 test('hostile sources give diagnostics quickly and never throw', () => {
   const cases: [string, string][] = [
     ['let f = |g: Fn| { g(g) }; scene s() -> F { f(f) }', 'EVL007'],
-    ['let f = |g: Fn, n: Number| { if n > 0 { [g(g, n - 1), g(g, n - 1)] } else { 0 } }; scene s() -> F { f(f, 60) }', 'EVL006'],
-    ['let f = |g: Fn, n: Number| { if n > 0 { let x = g(g, n - 1); [x, x] } else { 0 } }; scene s() -> F { f(f, 60) }', 'EVL008'],
+    [
+      'let f = |g: Fn, n: Number| { if n > 0 { [g(g, n - 1), g(g, n - 1)] } else { 0 } }; scene s() -> F { f(f, 60) }',
+      'EVL006',
+    ],
+    [
+      'let f = |g: Fn, n: Number| { if n > 0 { let x = g(g, n - 1); [x, x] } else { 0 } }; scene s() -> F { f(f, 60) }',
+      'EVL008',
+    ],
   ];
   for (const [src, code] of cases) {
     const t0 = performance.now();
     const c = compile(src);
     assert.ok(performance.now() - t0 < 3000, `${code} took too long`);
     assert.equal(c.ok, false);
-    assert.ok(c.diagnostics.some((d) => d.code === code), JSON.stringify(c.diagnostics.map((d) => d.code)));
+    assert.ok(
+      c.diagnostics.some((d) => d.code === code),
+      JSON.stringify(c.diagnostics.map((d) => d.code)),
+    );
   }
   const big = 'scene s() -> F { [' + '1, '.repeat(20000) + '] }';
   const c = compile(big);
@@ -311,7 +359,13 @@ test('evaluation diagnostics come in evaluation order (receiver before arguments
   assert.equal(d.length, 2);
   assert.ok(d[0]!.column < d[1]!.column);
   const p = compile('scene s() -> F {\n  [1 + true, 2s + 1px]\n}').program!.sceneAt(0).diagnostics;
-  assert.deepEqual(p.map((x) => [x.code, x.line, x.column, x.length]), [['EVL002', 2, 4, 8], ['EVL002', 2, 14, 8]]);
+  assert.deepEqual(
+    p.map((x) => [x.code, x.line, x.column, x.length]),
+    [
+      ['EVL002', 2, 4, 8],
+      ['EVL002', 2, 14, 8],
+    ],
+  );
   assert.ok(p.every((x) => x.help.length > 0));
 });
 

@@ -6,7 +6,11 @@ import { compile, valueSchema, designFrame, imagePaths, formatJobMessage } from 
 import { examplesDir as exDir, hasCorpus, corpusSkip } from '../helpers/shared';
 
 // The corpus's examples (../shared/examples); our own are checked in own-examples.test.ts.
-const examples = hasCorpus ? readdirSync(exDir).filter((f) => f.endsWith('.cm')).sort() : [];
+const examples = hasCorpus
+  ? readdirSync(exDir)
+      .filter((f) => f.endsWith('.cm'))
+      .sort()
+  : [];
 const skip = corpusSkip('its examples and errors/');
 
 test('the example corpus is present', { skip }, () => {
@@ -38,7 +42,11 @@ test('examples: design frames, images, durations, runners', { skip }, () => {
   const load = (f: string) => compile(readFileSync(path.join(exDir, f), 'utf8'));
   const ball = load('bouncing-ball.cm');
   const v = ball.program!.sceneAt(0).value;
-  assert.deepEqual(designFrame(v), { width: 1920, height: 1080, background: { kind: 'image', path: '/img/starry_night.jpg' } });
+  assert.deepEqual(designFrame(v), {
+    width: 1920,
+    height: 1080,
+    background: { kind: 'image', path: '/img/starry_night.jpg' },
+  });
   assert.deepEqual(imagePaths(v), ['/img/starry_night.jpg', '/img/earth_4k.jpg']);
   const pl = load('plinken-svg.cm');
   const f = designFrame(pl.program!.sceneAt(0).value);
@@ -95,7 +103,10 @@ test('errors: message details', { skip }, () => {
   const msg = (f: string) => compile(readFileSync(path.join(exDir, 'errors', f), 'utf8')).diagnostics[0]!;
   assert.equal(msg('syntax.cm').message, "syntax error: expected ',' or ')', found 'fill'");
   assert.equal(msg('unknown-ident.cm').message, "unknown identifier 'fgg'; did you mean 'fg'?");
-  assert.match(msg('unknown-runner.cm').message, /^unknown runner version "9\.9\.9" \(available: 0\.0\.1, .*0\.0\.13\)$/);
+  assert.match(
+    msg('unknown-runner.cm').message,
+    /^unknown runner version "9\.9\.9" \(available: 0\.0\.1, .*0\.0\.13\)$/,
+  );
   assert.equal(msg('extrude-circle.cm').length, 'circle(r: 100px)'.length);
   // missing-image.cm is a valid source: the service (not the language) fails it with ASS001
   const mi = compile(readFileSync(path.join(exDir, 'errors', 'missing-image.cm'), 'utf8'));

@@ -9,7 +9,10 @@ import { compile, valueSchema } from '../../src/lang/index';
 import { lex } from '../../src/lang/lexer';
 import { examplesDir, ownExamplesDir, hasCorpus } from '../helpers/shared';
 
-const sources = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.cm')).map((f) => readFileSync(path.join(dir, f), 'utf8'));
+const sources = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.cm'))
+    .map((f) => readFileSync(path.join(dir, f), 'utf8'));
 // Seeds for mutation: our own examples always (so the test runs in a lone clone), the corpus and its errors when present.
 const corpus = [
   ...sources(ownExamplesDir),
@@ -28,7 +31,11 @@ function exercise(src: string): void {
     assert.ok(d.help.length > 0 && d.repair.id.length > 0 && d.repair.summary.length > 0, JSON.stringify(d));
   }
   if (c.ok) assert.ok(c.program, 'ok implies a program');
-  else assert.ok(c.diagnostics.some((d) => d.severity === 'error'), 'not ok implies an error');
+  else
+    assert.ok(
+      c.diagnostics.some((d) => d.severity === 'error'),
+      'not ok implies an error',
+    );
   if (c.program) {
     for (const t of [0, 1.5, 7]) {
       const r = c.program.sceneAt(t);
@@ -39,11 +46,58 @@ function exercise(src: string): void {
 }
 
 // token-level pieces for mutations
-const PIECES = ['(', ')', '[', ']', '{', '}', ',', ';', ':', '.', '=>', '->', '|', '||', '**', '-', '!', '%', '"', '"""', '/*', '*/', '//', '\n', 'let', 'if', 'else', 'match', 'animate', 'with', 'compose', 'scene', 'x', '1', '2s', '#fff', 'oklch(1,2,3)', 'f(f)', '10 ** 400', '1 + "a"', '\u00e9', '\uFEFF'];
+const PIECES = [
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ';',
+  ':',
+  '.',
+  '=>',
+  '->',
+  '|',
+  '||',
+  '**',
+  '-',
+  '!',
+  '%',
+  '"',
+  '"""',
+  '/*',
+  '*/',
+  '//',
+  '\n',
+  'let',
+  'if',
+  'else',
+  'match',
+  'animate',
+  'with',
+  'compose',
+  'scene',
+  'x',
+  '1',
+  '2s',
+  '#fff',
+  'oklch(1,2,3)',
+  'f(f)',
+  '10 ** 400',
+  '1 + "a"',
+  '\u00e9',
+  '\uFEFF',
+];
 
 const mutation = fc.oneof(
   fc.record({ op: fc.constant('delete' as const), at: fc.nat(), len: fc.integer({ min: 1, max: 8 }) }),
-  fc.record({ op: fc.constant('insert' as const), at: fc.nat(), text: fc.oneof(fc.constantFrom(...PIECES), fc.string({ maxLength: 4 })) }),
+  fc.record({
+    op: fc.constant('insert' as const),
+    at: fc.nat(),
+    text: fc.oneof(fc.constantFrom(...PIECES), fc.string({ maxLength: 4 })),
+  }),
   fc.record({ op: fc.constant('swap' as const), at: fc.nat(), at2: fc.nat() }),
   fc.record({ op: fc.constant('dropToken' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('dupToken' as const), at: fc.nat() }),
@@ -73,7 +127,9 @@ function apply(src: string, m: Mutation): string {
       const toks = lex(src).filter((t) => t.kind !== 'eof' && t.kind !== 'error');
       if (toks.length === 0) return src;
       const t = toks[m.at % toks.length]!;
-      return m.op === 'dropToken' ? src.slice(0, t.start) + src.slice(t.end) : src.slice(0, t.end) + ' ' + t.text + src.slice(t.end);
+      return m.op === 'dropToken'
+        ? src.slice(0, t.start) + src.slice(t.end)
+        : src.slice(0, t.end) + ' ' + t.text + src.slice(t.end);
     }
   }
 }
@@ -91,10 +147,32 @@ test('mutated examples never throw and stay within the time bound', () => {
 
 test('random token soup and random strings never throw', () => {
   fc.assert(
-    fc.property(fc.array(fc.constantFrom(...PIECES, ' ', 'rect', 'width', 'px', '0', 'use', 'std', '*', 'runner', '"0.0.3"', '=', '<', '>', '>='), { maxLength: 60 }), (parts) => {
-      exercise(parts.join(' '));
-      exercise(parts.join(''));
-    }),
+    fc.property(
+      fc.array(
+        fc.constantFrom(
+          ...PIECES,
+          ' ',
+          'rect',
+          'width',
+          'px',
+          '0',
+          'use',
+          'std',
+          '*',
+          'runner',
+          '"0.0.3"',
+          '=',
+          '<',
+          '>',
+          '>=',
+        ),
+        { maxLength: 60 },
+      ),
+      (parts) => {
+        exercise(parts.join(' '));
+        exercise(parts.join(''));
+      },
+    ),
     { numRuns: 1500, seed: 7 },
   );
   fc.assert(
@@ -107,8 +185,23 @@ test('programs built from valid fragments evaluate or report, never throw', () =
   const expr: fc.Arbitrary<string> = fc.letrec((tie) => ({
     e: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
-      fc.constantFrom('1', '2px', '500ms', '1s', '90deg', '"s"', 'true', '#f0f', 'x', 'forever', 'vec3(1,2,3)', 'bounce(height: 1px, period: 1s, floor: 0px)'),
-      fc.tuple(tie('e'), fc.constantFrom('+', '-', '*', '/', '%', '**', '<', '==', '&&', '||'), tie('e')).map(([a, o, b]) => `(${a} ${o} ${b})`),
+      fc.constantFrom(
+        '1',
+        '2px',
+        '500ms',
+        '1s',
+        '90deg',
+        '"s"',
+        'true',
+        '#f0f',
+        'x',
+        'forever',
+        'vec3(1,2,3)',
+        'bounce(height: 1px, period: 1s, floor: 0px)',
+      ),
+      fc
+        .tuple(tie('e'), fc.constantFrom('+', '-', '*', '/', '%', '**', '<', '==', '&&', '||'), tie('e'))
+        .map(([a, o, b]) => `(${a} ${o} ${b})`),
       tie('e').map((a) => `[${a}, ${a}]`),
       tie('e').map((a) => `{ k: ${a} }.k`),
       tie('e').map((a) => `animate { 0s => ${a}, 2s => ${a} } with { repeat: forever, easing: easing.in_out_cubic }`),
@@ -122,7 +215,11 @@ test('programs built from valid fragments evaluate or report, never throw', () =
     ),
   })).e;
   fc.assert(
-    fc.property(expr, (e) => exercise(`let x = 3; scene s() -> Frame { let y = ${e}; compose [rect(width: 10px, height: 10px, fill: #000), y] }`)),
+    fc.property(expr, (e) =>
+      exercise(
+        `let x = 3; scene s() -> Frame { let y = ${e}; compose [rect(width: 10px, height: 10px, fill: #000), y] }`,
+      ),
+    ),
     { numRuns: 1500, seed: 3 },
   );
 });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { lex } from '../../src/lang/lexer';
 import { compile } from '../../src/lang/index';
 
-const kinds = (s: string) => lex(s).map((t) => (t.kind === 'number' ? `num:${t.digits}|${t.unit}` : `${t.kind}:${t.text}`));
+const kinds = (s: string) =>
+  lex(s).map((t) => (t.kind === 'number' ? `num:${t.digits}|${t.unit}` : `${t.kind}:${t.text}`));
 
 test('unit suffix is taken even when letters follow (10pxx, 2sin, 10rads, 10bar, 10m)', () => {
   assert.deepEqual(kinds('10pxx'), ['num:10|px', 'ident:x', 'eof:']);
@@ -12,18 +13,36 @@ test('unit suffix is taken even when letters follow (10pxx, 2sin, 10rads, 10bar,
   assert.deepEqual(kinds('10bar'), ['num:10|', 'ident:bar', 'eof:']);
   assert.deepEqual(kinds('10m'), ['num:10|', 'ident:m', 'eof:']);
   assert.deepEqual(kinds('500ms 3khz 2beats 1bars 120bpm 0.5turn 5us 7ns 2hz'), [
-    'num:500|ms', 'num:3|khz', 'num:2|beats', 'num:1|bars', 'num:120|bpm', 'num:0.5|turn', 'num:5|us', 'num:7|ns', 'num:2|hz', 'eof:',
+    'num:500|ms',
+    'num:3|khz',
+    'num:2|beats',
+    'num:1|bars',
+    'num:120|bpm',
+    'num:0.5|turn',
+    'num:5|us',
+    'num:7|ns',
+    'num:2|hz',
+    'eof:',
   ]);
 });
 
 test('5%3 is a percent number then 3; x%3 is a remainder', () => {
   assert.deepEqual(kinds('5%3'), ['num:5|%', 'num:3|', 'eof:']);
   assert.deepEqual(kinds('x%3'), ['ident:x', 'punct:%', 'num:3|', 'eof:']);
-  assert.deepEqual(compile('let a = 5%3; scene s() -> F { a }').diagnostics.map((d) => d.code), ['PAR100']);
+  assert.deepEqual(
+    compile('let a = 5%3; scene s() -> F { a }').diagnostics.map((d) => d.code),
+    ['PAR100'],
+  );
 });
 
 test('underscores and fractions', () => {
-  assert.deepEqual(kinds('1_000 1__2 1_ 1_000.000_1px'), ['num:1_000|', 'num:1__2|', 'num:1_|', 'num:1_000.000_1|px', 'eof:']);
+  assert.deepEqual(kinds('1_000 1__2 1_ 1_000.000_1px'), [
+    'num:1_000|',
+    'num:1__2|',
+    'num:1_|',
+    'num:1_000.000_1|px',
+    'eof:',
+  ]);
   assert.deepEqual(kinds('1.abs'), ['num:1|', 'punct:.', 'ident:abs', 'eof:']);
   for (const bad of ['.5', '1.', '3e5', '0x10', '2Hz', '10 px'])
     assert.equal(compile(`let a = ${bad}; scene s() -> F { a }`).diagnostics[0]?.code, 'PAR100', bad);
@@ -90,5 +109,9 @@ test('comments: line, block, not nestable, unterminated', () => {
 test('hex colours: longest match, # alone is an error', () => {
   assert.deepEqual(kinds('#fffz'), ['hex:#fff', 'ident:z', 'eof:']);
   assert.equal(compile('scene s() -> F { # fff }').diagnostics[0]!.code, 'PAR100');
-  assert.deepEqual(compile('scene s() -> F { #AbC123 }').program!.sceneAt(0).value, { kind: 'color', form: 'hex', digits: 'AbC123' });
+  assert.deepEqual(compile('scene s() -> F { #AbC123 }').program!.sceneAt(0).value, {
+    kind: 'color',
+    form: 'hex',
+    digits: 'AbC123',
+  });
 });

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { compile, valueSchema, imagePaths } from '../../src/lang/index';
 import { ownExamplesDir } from '../helpers/shared';
 
-const files = readdirSync(ownExamplesDir).filter((f) => f.endsWith('.cm')).sort();
+const files = readdirSync(ownExamplesDir)
+  .filter((f) => f.endsWith('.cm'))
+  .sort();
 const load = (f: string) => compile(readFileSync(path.join(ownExamplesDir, f), 'utf8'));
 
 test('examples/ holds a dozen scenes, each listed in examples/README.md', () => {
@@ -25,7 +27,11 @@ for (const f of files) {
     for (const t of [0, half]) {
       const { value, diagnostics } = c.program.sceneAt(t);
       assert.deepEqual(diagnostics, [], `t=${t}`);
-      assert.deepEqual(valueSchema.parse(JSON.parse(JSON.stringify(value))), value, `t=${t}: the viewer's input schema`);
+      assert.deepEqual(
+        valueSchema.parse(JSON.parse(JSON.stringify(value))),
+        value,
+        `t=${t}: the viewer's input schema`,
+      );
       assert.equal((value as { name?: string }).name, 'compose', `t=${t}: a composed frame`);
       // every time signal resolved to a value
       assert.doesNotMatch(JSON.stringify(value), /"name":"(animate|wave|bounce|on_event|field_of)"/, `t=${t}`);

@@ -97,7 +97,15 @@ test('precedence and associativity', () => {
 });
 
 test('hostile nesting is PAR101, quickly, without overflowing the stack', () => {
-  for (const src of ['let a = ' + '('.repeat(10000) + '1' + ')'.repeat(10000) + ';', 'let a = ' + '['.repeat(65536), '{'.repeat(65536), 'let a = ' + '-('.repeat(20000), 'let a = 1' + ' + 1'.repeat(20000) + ';', 'let a = x' + '.y'.repeat(20000) + ';', 'let x: ' + 'List<'.repeat(20000)]) {
+  for (const src of [
+    'let a = ' + '('.repeat(10000) + '1' + ')'.repeat(10000) + ';',
+    'let a = ' + '['.repeat(65536),
+    '{'.repeat(65536),
+    'let a = ' + '-('.repeat(20000),
+    'let a = 1' + ' + 1'.repeat(20000) + ';',
+    'let a = x' + '.y'.repeat(20000) + ';',
+    'let x: ' + 'List<'.repeat(20000),
+  ]) {
     const t0 = performance.now();
     const c = compile(src);
     assert.ok(performance.now() - t0 < 1000);

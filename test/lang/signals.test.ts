@@ -33,7 +33,10 @@ test('a missing field of a time signal is nil, not an error (stdlib.md §4.8 fie
   assert.deepEqual(letX(`${bounce}.impacts.first`, 0.25), NIL);
   // many signal values in one frame (the marks move from a short list to a set)
   const waves = Array.from({ length: 40 }, (_, i) => `wave(amplitude: ${i}px, period: 1s)`).join(', ');
-  assert.deepEqual(evalExpr('[ws[0].x, ws[39].x, ws[39] * 1]', 0.25, `let ws = [${waves}];`), { kind: 'array', elems: [NIL, NIL, N(39, 'px')] });
+  assert.deepEqual(evalExpr('[ws[0].x, ws[39].x, ws[39] * 1]', 0.25, `let ws = [${waves}];`), {
+    kind: 'array',
+    elems: [NIL, NIL, N(39, 'px')],
+  });
   assert.equal(evalDiags('{a: ws[39]}.b', 0.25, `let ws = [${waves}];`)[0]!.message, "record has no field 'b'");
 });
 
@@ -52,16 +55,28 @@ test('a field that exists is the field value at t', () => {
 
 test('field access on ordinary values still fails with EVL002 at the field expression', () => {
   const d = evalDiags('{a: 1}.b'); // line 2, after `scene s() -> Frame { `
-  assert.deepEqual(d.map((x) => [x.code, x.message, x.line, x.column, x.length]), [['EVL002', "record has no field 'b'", 2, 22, 8]]);
+  assert.deepEqual(
+    d.map((x) => [x.code, x.message, x.line, x.column, x.length]),
+    [['EVL002', "record has no field 'b'", 2, 22, 8]],
+  );
   assert.equal(evalDiags('(1).x')[0]!.message, 'field access expected record, got number');
   // a value computed from a signal is an ordinary number again
-  assert.equal(evalDiags('(wave(amplitude: 1, period: 4s) * 2).x', 1)[0]!.message, 'field access expected record, got number');
+  assert.equal(
+    evalDiags('(wave(amplitude: 1, period: 4s) * 2).x', 1)[0]!.message,
+    'field access expected record, got number',
+  );
   // a record that an animate holds is still an ordinary record where it is bound
   const held = evalDiags('[animate { 0s => r }, r.b]', 0, 'let r = {a: 1};');
-  assert.deepEqual(held.map((x) => [x.code, x.message]), [['EVL002', "record has no field 'b'"]]);
+  assert.deepEqual(
+    held.map((x) => [x.code, x.message]),
+    [['EVL002', "record has no field 'b'"]],
+  );
   // ... and so is a record read from a held one
   const read = evalDiags('[animate { 0s => r }.a.nope, q.nope]', 0, 'let q = {z: 1}; let r = {a: q};');
-  assert.deepEqual(read.map((x) => [x.code, x.message, x.column]), [['EVL002', "record has no field 'nope'", 51]]);
+  assert.deepEqual(
+    read.map((x) => [x.code, x.message, x.column]),
+    [['EVL002', "record has no field 'nope'", 51]],
+  );
 });
 
 test('a lambda held by an animate stays callable', () => {
@@ -92,10 +107,19 @@ test('a repeated named argument of wave, bounce or on_event: the last numeric on
 test('a time signal as a parameter of another signal is resolved first, at the same t (docs/compatibility.md)', () => {
   assert.deepEqual(letX('wave(amplitude: animate { 0s => 0px, 2s => 20px }, period: 4s)', 1), N(10, 'px'));
   // no phase accumulation: A·sin(2πt / P(t)), here P(1) = 6 s
-  close(numberOf(letX('wave(amplitude: 10px, period: animate { 0s => 4s, 2s => 8s })', 1)), 10 * Math.sin((2 * Math.PI) / 6));
-  close(numberOf(letX('bounce(height: wave(amplitude: 100px, period: 4s), period: 1s, floor: 0px).position', 0.5)), 100 * Math.sin(Math.PI / 4));
+  close(
+    numberOf(letX('wave(amplitude: 10px, period: animate { 0s => 4s, 2s => 8s })', 1)),
+    10 * Math.sin((2 * Math.PI) / 6),
+  );
+  close(
+    numberOf(letX('bounce(height: wave(amplitude: 100px, period: 4s), period: 1s, floor: 0px).position', 0.5)),
+    100 * Math.sin(Math.PI / 4),
+  );
   close(numberOf(letX('on_event([0s], decay: animate { 0s => 1s, 1s => 2s }, peak: 1)', 1)), Math.exp(-0.5));
   close(numberOf(letX('animate { 0s => 0, wave(amplitude: 2s, period: 8s) => 10 }', 1)), 10 / Math.SQRT2);
   // with a repeated argument the animated (last) one counts
-  assert.deepEqual(letX('wave(amplitude: 5px, period: 4s, amplitude: animate { 0s => 0px, 2s => 20px })', 1), N(10, 'px'));
+  assert.deepEqual(
+    letX('wave(amplitude: 5px, period: 4s, amplitude: animate { 0s => 0px, 2s => 20px })', 1),
+    N(10, 'px'),
+  );
 });

@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { lex } from '../../src/lang/lexer';
 import { parseAt } from '../../src/cli/main';
 import { compile, valueSchema } from '../../src/lang/index';
-import { CANONICAL_SUFFIX, NUMBER_TYPES, UNIT_SUFFIXES, UNIT_TAGS, convertUnit, suffixDimension, toSeconds, unitTag } from '../../src/lang/units';
+import {
+  CANONICAL_SUFFIX,
+  NUMBER_TYPES,
+  UNIT_SUFFIXES,
+  UNIT_TAGS,
+  convertUnit,
+  suffixDimension,
+  toSeconds,
+  unitTag,
+} from '../../src/lang/units';
 
 test('one units table: every suffix lexes, evaluates to its tag and passes the value schema', () => {
   assert.equal(UNIT_SUFFIXES.length, 14);
@@ -16,14 +25,30 @@ test('one units table: every suffix lexes, evaluates to its tag and passes the v
   }
   assert.equal(unitTag('%'), 'percent');
   assert.equal(unitTag(''), null);
-  assert.deepEqual([...UNIT_TAGS].sort(), ['bars', 'beats', 'bpm', 'deg', 'hz', 'khz', 'ms', 'ns', 'percent', 'px', 'rad', 's', 'turn', 'us']);
+  assert.deepEqual([...UNIT_TAGS].sort(), [
+    'bars',
+    'beats',
+    'bpm',
+    'deg',
+    'hz',
+    'khz',
+    'ms',
+    'ns',
+    'percent',
+    'px',
+    'rad',
+    's',
+    'turn',
+    'us',
+  ]);
 });
 
 test('the checker reads dimensions and suggested units from the table', () => {
   for (const [type, dim] of NUMBER_TYPES) {
     const d = compile(`let x: ${type} = 5; scene s() -> F { x }`).diagnostics;
     if (dim === null) assert.deepEqual(d, [], type);
-    else assert.equal(d[0]!.message, `missing unit: '${type}' requires a ${dim} unit (e.g. '5${CANONICAL_SUFFIX[dim]}')`);
+    else
+      assert.equal(d[0]!.message, `missing unit: '${type}' requires a ${dim} unit (e.g. '5${CANONICAL_SUFFIX[dim]}')`);
   }
   assert.equal(suffixDimension('khz'), 'Frequency');
   assert.equal(suffixDimension('m'), undefined);

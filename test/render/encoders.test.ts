@@ -29,7 +29,12 @@ test('crc32 matches the standard check value', () => {
 });
 
 test('encodePng round-trips through pngjs: RGB when opaque, RGBA otherwise; same input, same bytes', () => {
-  for (const [w, h, alpha] of [[1, 1, 255], [17, 9, 255], [64, 33, 128], [300, 2, 0]] as const) {
+  for (const [w, h, alpha] of [
+    [1, 1, 255],
+    [17, 9, 255],
+    [64, 33, 128],
+    [300, 2, 0],
+  ] as const) {
     const px = pattern(w, h, alpha);
     const png = encodePng(px, w, h);
     const back = PNG.sync.read(png);
@@ -42,19 +47,48 @@ test('encodePng round-trips through pngjs: RGB when opaque, RGBA otherwise; same
 });
 
 test('rgbaToI420 gives exactly what ffmpeg gives (bt709, limited range) on flat 2x2 blocks', () => {
-  const colours = [[255, 255, 255], [0, 0, 0], [255, 0x33, 0x99], [255, 0, 0], [0, 255, 0], [0, 0, 255], [17, 200, 99], [128, 128, 128]];
+  const colours = [
+    [255, 255, 255],
+    [0, 0, 0],
+    [255, 0x33, 0x99],
+    [255, 0, 0],
+    [0, 255, 0],
+    [0, 0, 255],
+    [17, 200, 99],
+    [128, 128, 128],
+  ];
   const w = colours.length * 2;
   const h = 2;
   const rgba = new Uint8Array(w * h * 4);
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) rgba.set([...colours[x >> 1], 255], (y * w + x) * 4);
   const ours = rgbaToI420(rgba, w, h);
-  const ff = spawnSync('ffmpeg', ['-v', 'error', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${w}x${h}`, '-i', 'pipe:0', '-vf', 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p', '-f', 'rawvideo', 'pipe:1'], { input: Buffer.from(rgba) });
+  const ff = spawnSync(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgba',
+      '-s',
+      `${w}x${h}`,
+      '-i',
+      'pipe:0',
+      '-vf',
+      'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p',
+      '-f',
+      'rawvideo',
+      'pipe:1',
+    ],
+    { input: Buffer.from(rgba) },
+  );
   assert.equal(ff.status, 0, String(ff.stderr));
   assert.ok(ours.equals(ff.stdout), `ours ${[...ours]} ffmpeg ${[...ff.stdout]}`);
   assert.throws(() => rgbaToI420(new Uint8Array(12), 3, 1), /even/);
 });
 
-test('decodeRle reads the page format: runs and literals; a picture of 4n + 2 bytes drops the last word\'s padding', () => {
+test("decodeRle reads the page format: runs and literals; a picture of 4n + 2 bytes drops the last word's padding", () => {
   const words = new Uint32Array([0x80000000 + 3, 0x11223344, 2, 1, 2, 0x80000000 + 1, 9]);
   const out = decodeRle(new Uint8Array(words.buffer), 24);
   assert.deepEqual([...new Uint32Array(out.buffer, out.byteOffset, 6)], [0x11223344, 0x11223344, 0x11223344, 1, 2, 9]);

@@ -5,10 +5,13 @@ import { pageReason, stageReason, isNoSpace } from '../../src/render/failure-rea
 
 const INTERNAL = /Invalid array length|RangeError|at \w+ \(|\.ts:|\.js:|\/work\/|ENOSPC/;
 
-test('the page\'s own exceptions become plain reasons', () => {
+test("the page's own exceptions become plain reasons", () => {
   const cases = [
     { code: 'draw_failed', message: 'Invalid array length' },
-    { code: 'draw_failed', message: 'RangeError: Array buffer allocation failed\n    at new ArrayBuffer (<anonymous>)' },
+    {
+      code: 'draw_failed',
+      message: 'RangeError: Array buffer allocation failed\n    at new ArrayBuffer (<anonymous>)',
+    },
     { code: 'draw_failed', message: "Cannot read properties of undefined (reading 'x')" },
     { code: 'context_lost', message: 'WebGL context lost: reload the page' },
     { code: 'bad_value', message: 'not a value tree' },
@@ -21,11 +24,17 @@ test('the page\'s own exceptions become plain reasons', () => {
   assert.match(pageReason(cases[0]!), /too large to draw/);
 });
 
-test('Node\'s errors become plain reasons; a full disk is said so', () => {
-  const enospc = Object.assign(new Error("ENOSPC: no space left on device, write '/data/outputs/x.mp4.tmp'"), { code: 'ENOSPC' });
+test("Node's errors become plain reasons; a full disk is said so", () => {
+  const enospc = Object.assign(new Error("ENOSPC: no space left on device, write '/data/outputs/x.mp4.tmp'"), {
+    code: 'ENOSPC',
+  });
   assert.equal(isNoSpace(enospc), true);
   assert.equal(stageReason(enospc), 'render failed: the service ran out of disk space');
-  assert.equal(stageReason(new RangeError('Invalid array length')), 'render failed: the job needs more memory than the service has');
+  assert.equal(
+    stageReason(new RangeError('Invalid array length')),
+    'render failed: the job needs more memory than the service has',
+  );
   assert.equal(stageReason(new Error('something at /work/src/x.ts:12:3')), 'render failed: internal error');
-  for (const e of [enospc, new RangeError('Invalid array length'), new Error('boom\n    at f (/x.js:1:1)')]) assert.doesNotMatch(stageReason(e), INTERNAL);
+  for (const e of [enospc, new RangeError('Invalid array length'), new Error('boom\n    at f (/x.js:1:1)')])
+    assert.doesNotMatch(stageReason(e), INTERNAL);
 });

@@ -64,10 +64,17 @@ after(async () => {
 let seq = 0;
 function job(kind: RenderJob['kind'], source: string, params: RenderParams, outDir = dir): RenderJob {
   const n = ++seq;
-  return { id: `gif-test-${n}`, kind, source, params, assets: {}, outPath: join(outDir, `out-${n}.${kind === 'frame' ? 'png' : kind === 'gif' ? 'gif' : 'mp4'}`) };
+  return {
+    id: `gif-test-${n}`,
+    kind,
+    source,
+    params,
+    assets: {},
+    outPath: join(outDir, `out-${n}.${kind === 'frame' ? 'png' : kind === 'gif' ? 'gif' : 'mp4'}`),
+  };
 }
-const render = (j: RenderJob, onProgress?: (p: number) => void, signal = new AbortController().signal) => renderer.render(j, { signal, onProgress });
-
+const render = (j: RenderJob, onProgress?: (p: number) => void, signal = new AbortController().signal) =>
+  renderer.render(j, { signal, onProgress });
 
 function psnr(rgb: Buffer, png: PNG): number {
   let se = 0;
@@ -90,7 +97,10 @@ function loopCount(gif: Buffer): number | null {
   return gif.readUInt16LE(b + 2);
 }
 
-for (const [name, source] of [['3D (extruded glyph)', SPIN], ['2D (sliding rectangles)', SLIDE]] as const) {
+for (const [name, source] of [
+  ['3D (extruded glyph)', SPIN],
+  ['2D (sliding rectangles)', SLIDE],
+] as const) {
   test(`${name}: round(duration × fps) frames, loops for ever, every frame within 30 dB of the PNG of its time`, async (t) => {
     const fps = 10;
     const duration = 1;
@@ -104,7 +114,10 @@ for (const [name, source] of [['3D (extruded glyph)', SPIN], ['2D (sliding recta
     const p = await probe(g.outPath);
     assert.equal(p.codec, 'gif');
     assert.deepEqual([p.width, p.height, p.frames], [480, 270, Math.round(duration * fps)]);
-    assert.ok(progress.length > 0 && progress.every((v, i) => i === 0 || v >= progress[i - 1]!), 'progress only goes forward');
+    assert.ok(
+      progress.length > 0 && progress.every((v, i) => i === 0 || v >= progress[i - 1]!),
+      'progress only goes forward',
+    );
     assert.equal(progress.at(-1), 1);
 
     const frames = decodeFrames(g.outPath, 480, 270);
@@ -130,11 +143,18 @@ test('the same GIF twice: the same bytes', async () => {
 });
 
 test('aborting a GIF while drawing or while encoding leaves no file behind', async () => {
-  for (const [when, at] of [['drawing (pass 1)', 0.2], ['encoding (pass 2)', GIF_PASS1_SHARE + 0.01]] as const) {
+  for (const [when, at] of [
+    ['drawing (pass 1)', 0.2],
+    ['encoding (pass 2)', GIF_PASS1_SHARE + 0.01],
+  ] as const) {
     const own = mkdtempSync(join(dir, 'abort-'));
     const ctl = new AbortController();
     const j = job('gif', SLIDE, { fps: 30, duration: 2 }, own);
-    await assert.rejects(render(j, (p) => p >= at && ctl.abort(), ctl.signal), (e) => e instanceof Aborted, `aborted while ${when}`);
+    await assert.rejects(
+      render(j, (p) => p >= at && ctl.abort(), ctl.signal),
+      (e) => e instanceof Aborted,
+      `aborted while ${when}`,
+    );
     assert.deepEqual(readdirSync(own), [], `nothing left after an abort while ${when}`);
   }
   // and the renderer still works afterwards
@@ -146,7 +166,11 @@ test('aborting a GIF while drawing or while encoding leaves no file behind', asy
 test('GIF limits: at the edge accepted, just past it refused, where the renderer sees them', () => {
   const plan = (params: RenderParams, source = SLIDE) => prepare(job('gif', source, params));
   const refused = (params: RenderParams, what: RegExp, source = SLIDE) =>
-    assert.throws(() => plan(params, source), (e: unknown) => e instanceof JobFailure && e.code === null && what.test(e.message), JSON.stringify(params));
+    assert.throws(
+      () => plan(params, source),
+      (e: unknown) => e instanceof JobFailure && e.code === null && what.test(e.message),
+      JSON.stringify(params),
+    );
   assert.equal(plan({ fps: 30, duration: 1 }).frames, 30);
   assert.equal(plan({ fps: 1, duration: 1 }).frames, 1);
   refused({ fps: 31 }, /fps 31 is outside 1\.\.30/);

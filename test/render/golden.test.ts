@@ -11,7 +11,18 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { startApp, realRenderer, runJob, example, exampleImage, multipart, repoRoot, hasCorpus, corpusSkip, type TestApp } from '../helpers/app.js';
+import {
+  startApp,
+  realRenderer,
+  runJob,
+  example,
+  exampleImage,
+  multipart,
+  repoRoot,
+  hasCorpus,
+  corpusSkip,
+  type TestApp,
+} from '../helpers/app.js';
 import { RUNNERS } from '../../src/lang/runners.js';
 
 const GOLDEN_FILE = join(repoRoot, 'test', 'render', 'golden-hashes.json');
@@ -56,7 +67,9 @@ before(async () => {
   const { payload, headers } = multipart(files.map((f) => ({ name: 'file', filename: f, data: exampleImage(f) })));
   const r = await t.app.inject({ method: 'POST', url: '/v1/assets', payload, headers });
   assert.equal(r.statusCode, 200, r.body);
-  assets = Object.fromEntries(Object.entries(r.json().assets as Record<string, string>).map(([f, k]) => [`/img/${f}`, k]));
+  assets = Object.fromEntries(
+    Object.entries(r.json().assets as Record<string, string>).map(([f, k]) => [`/img/${f}`, k]),
+  );
 });
 
 after(async () => {
@@ -69,7 +82,8 @@ after(async () => {
 
 test('every available runner version has golden frames', () => {
   const covered = new Set(CASES.map((c) => c.runner));
-  for (const r of RUNNERS.filter((v) => v.available)) assert.ok(covered.has(r.version), `runner ${r.version} has no golden frame`);
+  for (const r of RUNNERS.filter((v) => v.available))
+    assert.ok(covered.has(r.version), `runner ${r.version} has no golden frame`);
 });
 
 test('golden hashes were recorded with this Chromium', { skip: UPDATE }, () => {
@@ -80,15 +94,23 @@ test('golden hashes were recorded with this Chromium', { skip: UPDATE }, () => {
 
 for (const c of CASES) {
   const key = `${c.runner}/${c.example}@${c.at}/${c.width}x${c.height}`;
-  test(`runner ${c.runner}: ${c.example} at ${c.at}s renders its golden bytes`, { skip: corpusSkip(`examples/${c.example}.cm`) }, async () => {
-    const source = repin(example(`${c.example}.cm`), c.runner);
-    const r = await runJob(t.app, '/v1/frame', { source, params: { at: c.at, width: c.width, height: c.height }, assets });
-    assert.equal(r.statusCode, 200, r.body);
-    const png = (await t.app.inject({ url: r.json().url })).rawPayload;
-    const hash = createHash('sha256').update(png).digest('hex');
-    recorded.frames[key] = hash;
-    if (!UPDATE) assert.equal(hash, golden.frames[key], `${key}: the PNG bytes changed`);
-  });
+  test(
+    `runner ${c.runner}: ${c.example} at ${c.at}s renders its golden bytes`,
+    { skip: corpusSkip(`examples/${c.example}.cm`) },
+    async () => {
+      const source = repin(example(`${c.example}.cm`), c.runner);
+      const r = await runJob(t.app, '/v1/frame', {
+        source,
+        params: { at: c.at, width: c.width, height: c.height },
+        assets,
+      });
+      assert.equal(r.statusCode, 200, r.body);
+      const png = (await t.app.inject({ url: r.json().url })).rawPayload;
+      const hash = createHash('sha256').update(png).digest('hex');
+      recorded.frames[key] = hash;
+      if (!UPDATE) assert.equal(hash, golden.frames[key], `${key}: the PNG bytes changed`);
+    },
+  );
 }
 
 test('versions that draw a feature differently give different bytes (the pin is honoured)', { skip: UPDATE }, () => {

@@ -6,11 +6,21 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { startApp, realRenderer, runJob, multipart, ownExample, ownExampleImage, type TestApp } from '../helpers/app.js';
+import {
+  startApp,
+  realRenderer,
+  runJob,
+  multipart,
+  ownExample,
+  ownExampleImage,
+  type TestApp,
+} from '../helpers/app.js';
 import { ownExamplesDir } from '../helpers/shared.js';
 import { compile } from '../../src/lang/index.js';
 
-const files = readdirSync(ownExamplesDir).filter((f) => f.endsWith('.cm')).sort();
+const files = readdirSync(ownExamplesDir)
+  .filter((f) => f.endsWith('.cm'))
+  .sort();
 const OUT = process.env.OWN_EXAMPLES_OUT;
 
 let t: TestApp;
@@ -22,7 +32,9 @@ before(async () => {
   const { payload, headers } = multipart(images.map((f) => ({ name: 'file', filename: f, data: ownExampleImage(f) })));
   const r = await t.app.inject({ method: 'POST', url: '/v1/assets', payload, headers });
   assert.equal(r.statusCode, 200, r.body);
-  assets = Object.fromEntries(Object.entries(r.json().assets as Record<string, string>).map(([f, k]) => [`/img/${f}`, k]));
+  assets = Object.fromEntries(
+    Object.entries(r.json().assets as Record<string, string>).map(([f, k]) => [`/img/${f}`, k]),
+  );
   if (OUT) mkdirSync(OUT, { recursive: true });
 });
 after(() => t.close());
@@ -53,7 +65,10 @@ for (const f of files) {
       const { colours, notBackground } = inspect(png);
       assert.ok(colours > 1, `${f} at ${at}: a single colour`);
       // something besides the background covers at least 1 % of the frame
-      assert.ok(notBackground > 0.01, `${f} at ${at}: only ${(notBackground * 100).toFixed(2)} % differs from the background`);
+      assert.ok(
+        notBackground > 0.01,
+        `${f} at ${at}: only ${(notBackground * 100).toFixed(2)} % differs from the background`,
+      );
     }
   });
 }

@@ -12,9 +12,18 @@ test('output size: neither given -> the design frame; one given -> aspect follow
   assert.deepEqual(outputSize({ width: 300, height: 300 }, {}, false), { width: 300, height: 300 });
   assert.deepEqual(outputSize({ width: 1920, height: 1080 }, { width: 960 }, false), { width: 960, height: 540 });
   assert.deepEqual(outputSize({ width: 1920, height: 1080 }, { height: 720 }, false), { width: 1280, height: 720 });
-  assert.deepEqual(outputSize({ width: 1080, height: 1080 }, { width: 1920, height: 1080 }, false), { width: 1920, height: 1080 });
-  assert.deepEqual(outputSize({ width: 1920, height: 1080 }, { width: 101, height: 51 }, true), { width: 102, height: 52 });
-  assert.deepEqual(outputSize({ width: 1920, height: 1080 }, { width: 101, height: 51 }, false), { width: 101, height: 51 });
+  assert.deepEqual(outputSize({ width: 1080, height: 1080 }, { width: 1920, height: 1080 }, false), {
+    width: 1920,
+    height: 1080,
+  });
+  assert.deepEqual(outputSize({ width: 1920, height: 1080 }, { width: 101, height: 51 }, true), {
+    width: 102,
+    height: 52,
+  });
+  assert.deepEqual(outputSize({ width: 1920, height: 1080 }, { width: 101, height: 51 }, false), {
+    width: 101,
+    height: 51,
+  });
   assert.deepEqual(outputSize({ width: 1920, height: 1080 }, { width: 333 }, true), { width: 334, height: 188 });
   // clamped to the limits: a square design frame asked 3840 wide cannot be 3840 tall
   assert.deepEqual(outputSize({ width: 1000, height: 1000 }, { width: 3840 }, false), { width: 3840, height: 2160 });
@@ -45,8 +54,16 @@ test('ASS001 position: line and UTF-8 column of the first literal with the path'
   assert.equal(normalizeAssetPath('/img/a%20b.jpg'), '/img/a b.jpg');
 });
 
-const SRC = (extra = '') => `runner "0.0.3";\nuse std.shapes.*;\nscene s(${extra}) -> Frame {\n  let bg = rect(width: 1080px, height: 1080px, fill: #204060);\n  compose [bg]\n}\n`;
-const job = (source: string, kind: 'frame' | 'video', params = {}, assets = {}) => ({ id: 'x', kind, source, params, assets, outPath: '/nonexistent' });
+const SRC = (extra = '') =>
+  `runner "0.0.3";\nuse std.shapes.*;\nscene s(${extra}) -> Frame {\n  let bg = rect(width: 1080px, height: 1080px, fill: #204060);\n  compose [bg]\n}\n`;
+const job = (source: string, kind: 'frame' | 'video', params = {}, assets = {}) => ({
+  id: 'x',
+  kind,
+  source,
+  params,
+  assets,
+  outPath: '/nonexistent',
+});
 
 test('frame plan: frames = round(duration x fps), duration from params, else the scene, else 6 s', () => {
   assert.equal(prepare(job(SRC(), 'video')).frames, 180);
@@ -55,8 +72,14 @@ test('frame plan: frames = round(duration x fps), duration from params, else the
   assert.equal(prepare(job(SRC(), 'video', { duration: 0.1, fps: 1 })).frames, 1);
   assert.equal(prepare(job(SRC(), 'video', { duration: 1.25, fps: 10 })).frames, 13);
   // a declared duration past the 300 s limit fails the video at once instead of rendering for ever
-  assert.throws(() => prepare(job(SRC('duration: Duration = 301s'), 'video')), (e: unknown) => e instanceof JobFailure && e.code === null && /over the 300 s limit/.test(e.message));
-  assert.throws(() => prepare(job(SRC('duration: Duration = 1000000000s'), 'video', { fps: 5 })), /over the 300 s limit/);
+  assert.throws(
+    () => prepare(job(SRC('duration: Duration = 301s'), 'video')),
+    (e: unknown) => e instanceof JobFailure && e.code === null && /over the 300 s limit/.test(e.message),
+  );
+  assert.throws(
+    () => prepare(job(SRC('duration: Duration = 1000000000s'), 'video', { fps: 5 })),
+    /over the 300 s limit/,
+  );
   assert.equal(prepare(job(SRC('duration: Duration = 300s'), 'video', { fps: 1 })).frames, 300);
   assert.equal(prepare(job(SRC('duration: Duration = 1000000000s'), 'video', { duration: 1, fps: 5 })).frames, 5);
   assert.equal(prepare(job(SRC('duration: Duration = 1000000000s'), 'frame')).frames, 1);
@@ -75,7 +98,13 @@ test('prepare: compile failures and unmapped images are JobFailures with codes',
   assert.ok(bad instanceof JobFailure);
   assert.equal(bad.code, 'RUN001');
   const img = 'runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [image("img/x.png")]\n}\n';
-  assert.throws(() => prepare(job(img, 'frame')), (e: unknown) => e instanceof JobFailure && e.code === 'ASS001' && e.message === 'ASS001 image "img/x.png" is not an uploaded asset of this job at line 4, column 18');
+  assert.throws(
+    () => prepare(job(img, 'frame')),
+    (e: unknown) =>
+      e instanceof JobFailure &&
+      e.code === 'ASS001' &&
+      e.message === 'ASS001 image "img/x.png" is not an uploaded asset of this job at line 4, column 18',
+  );
   // mapped either as written or as the URL path the page will request
   assert.equal(prepare(job(img, 'frame', {}, { 'img/x.png': '/f' })).assets.byUrlPath.get('/img/x.png'), '/f');
   assert.equal(prepare(job(img, 'frame', {}, { '/img/x.png': '/f' })).assets.byUrlPath.get('/img/x.png'), '/f');

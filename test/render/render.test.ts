@@ -5,7 +5,20 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { startApp, realRenderer, runJob, post, waitJob, example, ownExample, ownExampleImage, sharedDir, corpusSkip, multipart, type TestApp } from '../helpers/app.js';
+import {
+  startApp,
+  realRenderer,
+  runJob,
+  post,
+  waitJob,
+  example,
+  ownExample,
+  ownExampleImage,
+  sharedDir,
+  corpusSkip,
+  multipart,
+  type TestApp,
+} from '../helpers/app.js';
 import { ownExamplesDir } from '../helpers/shared.js';
 import { MOVING, decodeFrames } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
@@ -56,20 +69,30 @@ test('hello.cm as a frame: 1920x1080 PNG, centre #ff3399, corner the background'
   assert.deepEqual([png.width, png.height], [1920, 1080]);
   assert.deepEqual(pixel(png, 960, 540), [0xff, 0x33, 0x99, 255]);
   const bg = backgroundOf(QUICK);
-  for (const [x, y] of [[0, 0], [1919, 0], [0, 1079], [1919, 1079]]) near(pixel(png, x, y), [...bg, 255], 1, `corner ${x},${y}`);
+  for (const [x, y] of [
+    [0, 0],
+    [1919, 0],
+    [0, 1079],
+    [1919, 1079],
+  ])
+    near(pixel(png, x, y), [...bg, 255], 1, `corner ${x},${y}`);
   // the 300px square spans 300 output px: just inside its edge is pink, just outside is background
   near(pixel(png, 960 - 148, 540), [0xff, 0x33, 0x99, 255], 1, 'inside left edge');
   near(pixel(png, 960 - 153, 540), [...bg, 255], 1, 'outside left edge');
 });
 
-test("docs-api-quick: the reference runner's frame agrees on the corner and the centre", { skip: corpusSkip('examples/docs-api-quick.cm and its reference frame') }, async () => {
-  const job = (await runJob(t.app, '/v1/frame', { source: example('docs-api-quick.cm') })).json();
-  assert.equal(job.status, 'ready', JSON.stringify(job));
-  const png = PNG.sync.read(await download(job.url));
-  const ref = PNG.sync.read(readFileSync(join(sharedDir, 'reference', 'docs-api-quick@0.0.png')));
-  near(pixel(png, 0, 0), pixel(ref, 0, 0), 2, 'corner vs reference');
-  near(pixel(png, 960, 540), pixel(ref, 960, 540), 2, 'centre vs reference');
-});
+test(
+  "docs-api-quick: the reference runner's frame agrees on the corner and the centre",
+  { skip: corpusSkip('examples/docs-api-quick.cm and its reference frame') },
+  async () => {
+    const job = (await runJob(t.app, '/v1/frame', { source: example('docs-api-quick.cm') })).json();
+    assert.equal(job.status, 'ready', JSON.stringify(job));
+    const png = PNG.sync.read(await download(job.url));
+    const ref = PNG.sync.read(readFileSync(join(sharedDir, 'reference', 'docs-api-quick@0.0.png')));
+    near(pixel(png, 0, 0), pixel(ref, 0, 0), 2, 'corner vs reference');
+    near(pixel(png, 960, 540), pixel(ref, 960, 540), 2, 'centre vs reference');
+  },
+);
 
 test('hello.cm as a 2 s video: h264, yuv420p, 60 frames, 2.0 s, bt709, +faststart', async () => {
   const r = await runJob(t.app, '/v1/render', { source: QUICK, params: { duration: 2 } });
@@ -96,7 +119,10 @@ test('hello.cm as a 2 s video: h264, yuv420p, 60 frames, 2.0 s, bt709, +faststar
 });
 
 test('the same request twice gives identical bytes (frame and video)', async () => {
-  for (const [url, body] of [['/v1/frame', { source: QUICK, params: { at: 0.5 } }], ['/v1/render', { source: MOVING, params: { fps: 12, width: 640, height: 360 } }]] as const) {
+  for (const [url, body] of [
+    ['/v1/frame', { source: QUICK, params: { at: 0.5 } }],
+    ['/v1/render', { source: MOVING, params: { fps: 12, width: 640, height: 360 } }],
+  ] as const) {
     const a = (await runJob(t.app, url, body)).json();
     const b = (await runJob(t.app, url, body)).json();
     assert.equal(a.status, 'ready');
@@ -106,7 +132,9 @@ test('the same request twice gives identical bytes (frame and video)', async () 
 });
 
 test('an animated scene: every video frame is drawn at its own time (the square moves right)', async () => {
-  const job = (await runJob(t.app, '/v1/render', { source: MOVING, params: { fps: 10, width: 640, height: 360 } })).json();
+  const job = (
+    await runJob(t.app, '/v1/render', { source: MOVING, params: { fps: 10, width: 640, height: 360 } })
+  ).json();
   assert.equal(job.status, 'ready', JSON.stringify(job));
   const frames = decodeFrames(outputPath(job), 640, 360);
   assert.equal(frames.length, 10);
@@ -114,7 +142,7 @@ test('an animated scene: every video frame is drawn at its own time (the square 
     let sum = 0;
     let n = 0;
     const y = 180;
-    for (let x = 0; x < 640; x++) if (f[(y * 640 + x) * 3] > 128) (sum += x), n++;
+    for (let x = 0; x < 640; x++) if (f[(y * 640 + x) * 3] > 128) ((sum += x), n++);
     return n ? sum / n : NaN;
   });
   for (let i = 1; i < centroids.length; i++) assert.ok(centroids[i] > centroids[i - 1] + 5, `frame ${i}: ${centroids}`);
@@ -148,49 +176,58 @@ test('output size rules: one side follows the aspect, both fit inside with backg
   // the 300/1080 square is 100 px tall in a 360 px frame
   near(pixel(png, 320, 180 - 48), [0xff, 0x33, 0x99, 255], 1, 'inside top edge');
   near(pixel(png, 320, 180 - 53), [0x20, 0x40, 0x60, 255], 1, 'outside top edge');
-  const odd = (await runJob(t.app, '/v1/render', { source: QUICK, params: { width: 101, height: 51, duration: 0.1, fps: 10 } })).json();
+  const odd = (
+    await runJob(t.app, '/v1/render', { source: QUICK, params: { width: 101, height: 51, duration: 0.1, fps: 10 } })
+  ).json();
   assert.deepEqual([odd.width, odd.height], [102, 52]);
   const p = await probe(outputPath(odd));
   assert.deepEqual([p.width, p.height, p.frames], [102, 52, 1]);
 });
 
-test('compile errors end the job in error with CODE text at line L, column C, the code and the diagnostics', { skip: corpusSkip('examples/errors') }, async () => {
-  const r = await runJob(t.app, '/v1/frame', { source: example('errors/syntax.cm') });
-  assert.equal(r.statusCode, 500);
-  const j = r.json();
-  assert.equal(j.status, 'error');
-  assert.equal(j.code, 'PAR100');
-  assert.match(j.message, /^PAR100 .+ at line 5, column \d+$/);
-  assert.ok(Array.isArray(j.diagnostics) && j.diagnostics[0].code === 'PAR100' && j.diagnostics[0].line === 5);
-  const expected: Record<string, string> = {
-    'syntax.cm': 'PAR100',
-    'unknown-ident.cm': 'NAM003',
-    'unknown-function.cm': 'NAM003',
-    'forward-ref.cm': 'NAM004',
-    'extrude-circle.cm': 'NAM007',
-    'type-mismatch.cm': 'TYP002',
-    'unit-mismatch.cm': 'UNT001',
-    'unknown-runner.cm': 'RUN001',
-    'missing-image.cm': 'ASS001',
-  };
-  const files = readdirSync(join(sharedDir, 'examples', 'errors')).filter((f) => f.endsWith('.cm'));
-  assert.deepEqual(files.sort(), Object.keys(expected).sort());
-  for (const f of files) {
-    for (const url of ['/v1/frame', '/v1/render']) {
-      const e = (await runJob(t.app, url, { source: example(`errors/${f}`) })).json();
-      assert.equal(e.status, 'error', `${f} ${url}`);
-      assert.equal(e.code, expected[f], `${f}: ${e.message}`);
-      assert.match(e.message, new RegExp(`^${expected[f]} .+ at line \\d+, column \\d+$`), f);
+test(
+  'compile errors end the job in error with CODE text at line L, column C, the code and the diagnostics',
+  { skip: corpusSkip('examples/errors') },
+  async () => {
+    const r = await runJob(t.app, '/v1/frame', { source: example('errors/syntax.cm') });
+    assert.equal(r.statusCode, 500);
+    const j = r.json();
+    assert.equal(j.status, 'error');
+    assert.equal(j.code, 'PAR100');
+    assert.match(j.message, /^PAR100 .+ at line 5, column \d+$/);
+    assert.ok(Array.isArray(j.diagnostics) && j.diagnostics[0].code === 'PAR100' && j.diagnostics[0].line === 5);
+    const expected: Record<string, string> = {
+      'syntax.cm': 'PAR100',
+      'unknown-ident.cm': 'NAM003',
+      'unknown-function.cm': 'NAM003',
+      'forward-ref.cm': 'NAM004',
+      'extrude-circle.cm': 'NAM007',
+      'type-mismatch.cm': 'TYP002',
+      'unit-mismatch.cm': 'UNT001',
+      'unknown-runner.cm': 'RUN001',
+      'missing-image.cm': 'ASS001',
+    };
+    const files = readdirSync(join(sharedDir, 'examples', 'errors')).filter((f) => f.endsWith('.cm'));
+    assert.deepEqual(files.sort(), Object.keys(expected).sort());
+    for (const f of files) {
+      for (const url of ['/v1/frame', '/v1/render']) {
+        const e = (await runJob(t.app, url, { source: example(`errors/${f}`) })).json();
+        assert.equal(e.status, 'error', `${f} ${url}`);
+        assert.equal(e.code, expected[f], `${f}: ${e.message}`);
+        assert.match(e.message, new RegExp(`^${expected[f]} .+ at line \\d+, column \\d+$`), f);
+      }
     }
-  }
-});
+  },
+);
 
 test('a missing asset: ASS001 naming the path and its position', async () => {
   const source = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  let bg = image("/img/does-not-exist.jpg").fit(cover);\n  compose [bg]\n}\n`;
   const j = (await runJob(t.app, '/v1/frame', { source })).json();
   assert.equal(j.status, 'error');
   assert.equal(j.code, 'ASS001');
-  assert.equal(j.message, 'ASS001 image "/img/does-not-exist.jpg" is not an uploaded asset of this job at line 4, column 18');
+  assert.equal(
+    j.message,
+    'ASS001 image "/img/does-not-exist.jpg" is not an uploaded asset of this job at line 4, column 18',
+  );
   assert.equal(j.diagnostics[0].code, 'ASS001');
 });
 
@@ -200,11 +237,14 @@ test('an uploaded asset mapped to its in-source path is drawn', async () => {
   assert.equal(up.statusCode, 200);
   const key = up.json().assets['sunset.png'];
   const source = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  let bg = image("/img/sunset.png").fit(cover);\n  compose [bg]\n}\n`;
-  const j = (await runJob(t.app, '/v1/frame', { source, assets: { '/img/sunset.png': key }, params: { width: 320 } })).json();
+  const j = (
+    await runJob(t.app, '/v1/frame', { source, assets: { '/img/sunset.png': key }, params: { width: 320 } })
+  ).json();
   assert.equal(j.status, 'ready', JSON.stringify(j));
   const png = PNG.sync.read(await download(j.url));
   const seen = new Set<string>();
-  for (let y = 0; y < png.height; y += 17) for (let x = 0; x < png.width; x += 13) seen.add(pixel(png, x, y).slice(0, 3).join(','));
+  for (let y = 0; y < png.height; y += 17)
+    for (let x = 0; x < png.width; x += 13) seen.add(pixel(png, x, y).slice(0, 3).join(','));
   assert.ok(seen.size > 50, `the image was not drawn (${seen.size} distinct colours)`);
   // without the mapping the same source is ASS001
   const e = (await runJob(t.app, '/v1/frame', { source })).json();
@@ -212,13 +252,26 @@ test('an uploaded asset mapped to its in-source path is drawn', async () => {
 });
 
 test('two jobs mapping the same path to different uploads each get their own image', async () => {
-  const solid = (rgb: number[]) => encodePng(new Uint8Array(64 * 64 * 4).map((_, i) => (i % 4 === 3 ? 255 : rgb[i % 4])), 64, 64);
+  const solid = (rgb: number[]) =>
+    encodePng(
+      new Uint8Array(64 * 64 * 4).map((_, i) => (i % 4 === 3 ? 255 : rgb[i % 4])),
+      64,
+      64,
+    );
   const source = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [image("/img/a.png").fit(cover)]\n}\n`;
-  const colours = [[230, 20, 20], [20, 20, 230], [230, 20, 20]];
+  const colours = [
+    [230, 20, 20],
+    [20, 20, 230],
+    [230, 20, 20],
+  ];
   for (const rgb of colours) {
     const m = multipart([{ name: 'f', filename: 'a.png', data: solid(rgb) }]);
-    const key = (await t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers })).json().assets['a.png'];
-    const j = (await runJob(t.app, '/v1/frame', { source, assets: { '/img/a.png': key }, params: { width: 64 } })).json();
+    const key = (
+      await t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers })
+    ).json().assets['a.png'];
+    const j = (
+      await runJob(t.app, '/v1/frame', { source, assets: { '/img/a.png': key }, params: { width: 64 } })
+    ).json();
     assert.equal(j.status, 'ready', JSON.stringify(j));
     const png = PNG.sync.read(await download(j.url));
     near(pixel(png, 32, 18), [...rgb, 255], 3, `image ${rgb}`);
@@ -228,10 +281,15 @@ test('two jobs mapping the same path to different uploads each get their own ima
 test('an upload with image magic but a broken body fails its job with ASS001 "could not be loaded"; the next job renders', async () => {
   const bad = Buffer.concat([encodePng(new Uint8Array(16).fill(255), 2, 2).subarray(0, 16), Buffer.alloc(2000, 0x5a)]);
   const m = multipart([{ name: 'f', filename: 'bad.png', data: bad }]);
-  const key = (await t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers })).json().assets['bad.png'];
+  const key = (await t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers })).json()
+    .assets['bad.png'];
   const source = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [image("/img/bad.png").fit(cover)]\n}\n`;
   for (const url of ['/v1/frame', '/v1/render']) {
-    const r = await runJob(t.app, url, { source, assets: { '/img/bad.png': key }, params: { width: 64, height: 64, ...(url === '/v1/render' ? { duration: 0.2, fps: 10 } : {}) } });
+    const r = await runJob(t.app, url, {
+      source,
+      assets: { '/img/bad.png': key },
+      params: { width: 64, height: 64, ...(url === '/v1/render' ? { duration: 0.2, fps: 10 } : {}) },
+    });
     assert.equal(r.statusCode, 500);
     assert.equal(r.json().code, 'ASS001');
     assert.match(r.json().message, /^ASS001 image "\/img\/bad\.png" could not be loaded at line 4, column 18$/);
@@ -266,7 +324,17 @@ test('the viewer page reaches only its own files and the job assets: every other
         ws: await new Promise((res) => { try { const w = new WebSocket('ws://127.0.0.1:9/'); w.onopen = () => res('open'); w.onerror = () => res('refused'); w.onclose = () => res('refused'); } catch { res('refused'); } }),
       };
     })()`)) as Record<string, unknown>;
-    assert.deepEqual(results, { own: 200, external: 'refused', loopback: 'refused', unmapped: 'refused', data: 'refused', post: 'refused', dataImage: 'refused', blobImage: 'refused', ws: 'refused' });
+    assert.deepEqual(results, {
+      own: 200,
+      external: 'refused',
+      loopback: 'refused',
+      unmapped: 'refused',
+      data: 'refused',
+      post: 'refused',
+      dataImage: 'refused',
+      blobImage: 'refused',
+      ws: 'refused',
+    });
   } finally {
     renderer.browser.release(page, false);
   }
@@ -287,7 +355,9 @@ test('a job never pays a browser launch; when Chromium dies it is relaunched and
 });
 
 test('pending video jobs report progress and queue positions while they wait', async () => {
-  const first = (await post(t.app, '/v1/render', { source: MOVING, params: { fps: 30, duration: 3, width: 320, height: 180 } })).json().job_id;
+  const first = (
+    await post(t.app, '/v1/render', { source: MOVING, params: { fps: 30, duration: 3, width: 320, height: 180 } })
+  ).json().job_id;
   const second = (await post(t.app, '/v1/frame', { source: QUICK, params: { width: 64 } })).json().job_id;
   const seen = new Set<number>();
   let pos2: number | undefined;
@@ -300,20 +370,43 @@ test('pending video jobs report progress and queue positions while they wait', a
     await new Promise((r) => setTimeout(r, 20));
   }
   assert.equal(pos2, 1);
-  assert.ok([...seen].some((p) => p > 0 && p < 1), `progress values seen: ${[...seen]}`);
+  assert.ok(
+    [...seen].some((p) => p > 0 && p < 1),
+    `progress values seen: ${[...seen]}`,
+  );
   assert.equal((await waitJob(t.app, second)).json().status, 'ready');
 });
 
 test('a render says where its time went: per-stage timings for a frame and a video (npm run bench prints them)', async () => {
   const dir = join(t.dataDir, 'stage-times');
   const hooks = { signal: new AbortController().signal };
-  const frame = await renderer.render({ id: 'stages-frame', kind: 'frame', source: MOVING, params: { width: 320, height: 180 }, assets: {}, outPath: join(dir, 'f.png') }, hooks);
+  const frame = await renderer.render(
+    {
+      id: 'stages-frame',
+      kind: 'frame',
+      source: MOVING,
+      params: { width: 320, height: 180 },
+      assets: {},
+      outPath: join(dir, 'f.png'),
+    },
+    hooks,
+  );
   for (const k of ['draw_ms', 'read_ms', 'pack_ms', 'transfer_ms', 'decode_ms', 'encode_ms', 'write_ms'] as const) {
     assert.equal(typeof frame.timings[k], 'number', `frame ${k}`);
     assert.ok(frame.timings[k]! >= 0, `frame ${k}`);
   }
   assert.equal(frame.timings.convert_ms, undefined, 'a PNG converts nothing to I420');
-  const video = await renderer.render({ id: 'stages-video', kind: 'video', source: MOVING, params: { width: 320, height: 180, duration: 1, fps: 10 }, assets: {}, outPath: join(dir, 'v.mp4') }, hooks);
+  const video = await renderer.render(
+    {
+      id: 'stages-video',
+      kind: 'video',
+      source: MOVING,
+      params: { width: 320, height: 180, duration: 1, fps: 10 },
+      assets: {},
+      outPath: join(dir, 'v.mp4'),
+    },
+    hooks,
+  );
   for (const k of ['evaluate_ms', 'draw_ms', 'read_ms', 'transfer_ms', 'decode_ms', 'encode_ms', 'write_ms'] as const) {
     assert.equal(typeof video.timings[k], 'number', `video ${k}`);
   }
@@ -329,19 +422,38 @@ test('video frames converted to I420 in the page (GPU) give the same MP4 bytes a
     const dir = join(t.dataDir, 'i420');
     const hooks = { signal: new AbortController().signal };
     const cases = [
-      { name: 'glyphs-3d', source: ownExample('glyphs-3d.cm'), params: { width: 640, height: 360, duration: 0.5, fps: 10 } },
+      {
+        name: 'glyphs-3d',
+        source: ownExample('glyphs-3d.cm'),
+        params: { width: 640, height: 360, duration: 0.5, fps: 10 },
+      },
       { name: 'moving 2D', source: MOVING, params: { width: 322, height: 182, duration: 0.5, fps: 10 } },
-      { name: 'image', source: ownExample('image.cm'), params: { width: 480, height: 270, duration: 0.3, fps: 10 }, assets: { '/img/sunset.png': join(ownExamplesDir, 'img', 'sunset.png') } },
+      {
+        name: 'image',
+        source: ownExample('image.cm'),
+        params: { width: 480, height: 270, duration: 0.3, fps: 10 },
+        assets: { '/img/sunset.png': join(ownExamplesDir, 'img', 'sunset.png') },
+      },
     ];
     for (const c of cases) {
       const id = c.name.replace(/\W/g, '_');
-      const job = (side: string) => ({ id: `${id}-${side}`, kind: 'video' as const, source: c.source, params: c.params, assets: c.assets ?? {}, outPath: join(dir, `${id}-${side}.mp4`) });
+      const job = (side: string) => ({
+        id: `${id}-${side}`,
+        kind: 'video' as const,
+        source: c.source,
+        params: c.params,
+        assets: c.assets ?? {},
+        outPath: join(dir, `${id}-${side}.mp4`),
+      });
       await renderer.render(job('page'), hooks);
       await nodeSide.render(job('node'), hooks);
       const page = readFileSync(join(dir, `${id}-page.mp4`));
       const node = readFileSync(join(dir, `${id}-node.mp4`));
       assert.ok(page.length > 1000, c.name);
-      assert.ok(page.equals(node), `${c.name}: the page's I420 differs from Node's (${page.length} vs ${node.length} bytes)`);
+      assert.ok(
+        page.equals(node),
+        `${c.name}: the page's I420 differs from Node's (${page.length} vs ${node.length} bytes)`,
+      );
     }
   } finally {
     await nodeSide.close();

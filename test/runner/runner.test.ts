@@ -45,14 +45,29 @@ after(() => {
 
 async function run(body: unknown): Promise<{ status: number; type: string; bytes: Buffer }> {
   const res = await fetch(`${base}/`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
-  return { status: res.status, type: res.headers.get('content-type') ?? '', bytes: Buffer.from(await res.arrayBuffer()) };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    bytes: Buffer.from(await res.arrayBuffer()),
+  };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'cmrender-runner-test-'));
 function framesOf(bytes: Buffer, ext: string): number {
   const file = join(work, `probe.${ext}`);
   writeFileSync(file, bytes);
-  const r = spawnSync('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', file]);
+  const r = spawnSync('ffprobe', [
+    '-v',
+    'error',
+    '-count_frames',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=nb_read_frames',
+    '-of',
+    'csv=p=0',
+    file,
+  ]);
   assert.equal(r.status, 0, String(r.stderr));
   return Number(String(r.stdout).trim());
 }
@@ -81,9 +96,18 @@ test('POST / frame, gif and video: 200 with the bytes and the right content type
 });
 
 test('POST / with an image inline in assets (base64) draws it', async () => {
-  const res = await run({ source: ownExample('image.cm'), kind: 'frame', params: { width: 64 }, assets: Object.fromEntries(imagePaths().map((p) => [p, ownExampleImage('sunset.png').toString('base64')])) });
+  const res = await run({
+    source: ownExample('image.cm'),
+    kind: 'frame',
+    params: { width: 64 },
+    assets: Object.fromEntries(imagePaths().map((p) => [p, ownExampleImage('sunset.png').toString('base64')])),
+  });
   assert.equal(res.status, 200, res.bytes.toString());
-  const notImage = await run({ source: ownExample('image.cm'), kind: 'frame', assets: { '/img/x.png': Buffer.from('hello').toString('base64') } });
+  const notImage = await run({
+    source: ownExample('image.cm'),
+    kind: 'frame',
+    assets: { '/img/x.png': Buffer.from('hello').toString('base64') },
+  });
   assert.equal(notImage.status, 400);
   assert.equal(JSON.parse(notImage.bytes.toString()).code, 'not_an_image');
 });
@@ -93,7 +117,7 @@ function imagePaths(): string[] {
   return [...ownExample('image.cm').matchAll(/image\(\s*"([^"]+)"/g)].map((m) => m[1]);
 }
 
-test('POST / bad requests: 400 with the error envelope and the service\'s codes', async () => {
+test("POST / bad requests: 400 with the error envelope and the service's codes", async () => {
   const cases: [unknown, string][] = [
     ['not json', 'bad_json'],
     [[1, 2], 'bad_json'],
@@ -127,37 +151,79 @@ async function assertFailure(source: string, name: string, code?: RegExp): Promi
 
 test('POST / our own broken sources: 500 {error, code}', async () => {
   const hello = ownExample('hello.cm');
-  await assertFailure('runner "0.0.3";\nscene a() -> Frame { rect(width: 10px height: 10px) }\n', 'syntax', /^PAR\d{3}$/);
+  await assertFailure(
+    'runner "0.0.3";\nscene a() -> Frame { rect(width: 10px height: 10px) }\n',
+    'syntax',
+    /^PAR\d{3}$/,
+  );
   await assertFailure(hello.replace(/runner "[^"]+"/, 'runner "9.9.9"'), 'unknown runner');
-  await assertFailure('runner "0.0.3";\nuse std.shapes.*;\nscene a() -> Frame { nothing_here(1) }\n', 'unknown function');
-  await assertFailure('runner "0.0.3";\nuse std.shapes.*;\nuse std.media.*;\nscene a() -> Frame { image("/img/absent.png") }\n', 'missing image');
+  await assertFailure(
+    'runner "0.0.3";\nuse std.shapes.*;\nscene a() -> Frame { nothing_here(1) }\n',
+    'unknown function',
+  );
+  await assertFailure(
+    'runner "0.0.3";\nuse std.shapes.*;\nuse std.media.*;\nscene a() -> Frame { image("/img/absent.png") }\n',
+    'missing image',
+  );
 });
 
 const ERRORS = join(examplesDir, 'errors');
-test('POST / every error example of the corpus: 500 {error, code}', { skip: corpusSkip('examples/errors') }, async () => {
-  const files = readdirSync(ERRORS).filter((f) => f.endsWith('.cm')).sort();
-  assert.ok(files.length > 0);
-  for (const f of files) await assertFailure(readFileSync(join(ERRORS, f), 'utf8'), f);
-});
+test(
+  'POST / every error example of the corpus: 500 {error, code}',
+  { skip: corpusSkip('examples/errors') },
+  async () => {
+    const files = readdirSync(ERRORS)
+      .filter((f) => f.endsWith('.cm'))
+      .sort();
+    assert.ok(files.length > 0);
+    for (const f of files) await assertFailure(readFileSync(join(ERRORS, f), 'utf8'), f);
+  },
+);
 
 test('POST / a few hundred seeded fuzzed bodies: each answered 400 or 500 with an envelope, never a crash', async () => {
   const hello = ownExample('hello.cm');
   // truncated sources never parse (the scene's closing brace is last), so none of them renders for long
   const broken = fc.integer({ min: 0, max: hello.length - 3 }).map((k) => hello.slice(0, k));
-  const kind = fc.oneof(fc.constantFrom('frame', 'video', 'gif', 'mesh', 'vectorize', ''), fc.integer(), fc.constant(null));
+  const kind = fc.oneof(
+    fc.constantFrom('frame', 'video', 'gif', 'mesh', 'vectorize', ''),
+    fc.integer(),
+    fc.constant(null),
+  );
   const params = fc.oneof(
     fc.jsonValue(),
-    fc.record({ fps: fc.oneof(fc.integer(), fc.double()), duration: fc.double(), width: fc.integer({ min: -100, max: 9000 }), height: fc.oneof(fc.integer(), fc.string()), at: fc.double() }, { requiredKeys: [] }),
+    fc.record(
+      {
+        fps: fc.oneof(fc.integer(), fc.double()),
+        duration: fc.double(),
+        width: fc.integer({ min: -100, max: 9000 }),
+        height: fc.oneof(fc.integer(), fc.string()),
+        at: fc.double(),
+      },
+      { requiredKeys: [] },
+    ),
   );
   const body = fc.oneof(
-    fc.record({ source: fc.oneof(broken, fc.string({ maxLength: 300 }), fc.jsonValue()), kind, params, assets: fc.oneof(fc.jsonValue(), fc.dictionary(fc.string(), fc.string())) }, { requiredKeys: [] }).map((b) => JSON.stringify(b)),
+    fc
+      .record(
+        {
+          source: fc.oneof(broken, fc.string({ maxLength: 300 }), fc.jsonValue()),
+          kind,
+          params,
+          assets: fc.oneof(fc.jsonValue(), fc.dictionary(fc.string(), fc.string())),
+        },
+        { requiredKeys: [] },
+      )
+      .map((b) => JSON.stringify(b)),
     fc.jsonValue().map((v) => JSON.stringify(v)),
     fc.string({ maxLength: 500 }),
   );
   const bodies = fc.sample(body, { seed: 9090, numRuns: 300 });
   for (const [i, b] of bodies.entries()) {
     const r = await run(b);
-    assert.ok(r.status === 400 || r.status === 500, `#${i} ${b.slice(0, 200)} -> ${r.status} ${r.bytes.toString().slice(0, 200)}`);
+    assert.ok(
+      r.status === 400 || r.status === 500,
+      `#${i} ${b.slice(0, 200)} -> ${r.status} ${r.bytes.toString().slice(0, 200)}`,
+    );
     const env = JSON.parse(r.bytes.toString());
     assert.equal(typeof env.error, 'string', `#${i}`);
     assert.equal(typeof env.code, 'string', `#${i} ${r.bytes.toString().slice(0, 200)}`);
@@ -166,7 +232,15 @@ test('POST / a few hundred seeded fuzzed bodies: each answered 400 or 500 with a
 
 test('a client that hangs up mid-render does not take the runner down', async () => {
   const ctl = new AbortController();
-  const pending = fetch(`${base}/`, { method: 'POST', body: JSON.stringify({ source: ownExample('hello.cm'), kind: 'video', params: { width: 320, fps: 30, duration: 2 } }), signal: ctl.signal });
+  const pending = fetch(`${base}/`, {
+    method: 'POST',
+    body: JSON.stringify({
+      source: ownExample('hello.cm'),
+      kind: 'video',
+      params: { width: 320, fps: 30, duration: 2 },
+    }),
+    signal: ctl.signal,
+  });
   await new Promise((r) => setTimeout(r, 300));
   ctl.abort();
   await assert.rejects(pending);

@@ -63,7 +63,10 @@ test('compiled server: `node dist/app/server.js` listens, renders a PNG, exits 0
   try {
     assert.equal(await (await fetch(`${base}/healthz`)).text(), 'ok\n');
     const source = readFileSync(join(ownExamplesDir, 'hello.cm'), 'utf8');
-    const posted = await fetch(`${base}/v1/frame`, { method: 'POST', body: JSON.stringify({ source, params: { width: 320 } }) });
+    const posted = await fetch(`${base}/v1/frame`, {
+      method: 'POST',
+      body: JSON.stringify({ source, params: { width: 320 } }),
+    });
     assert.equal(posted.status, 202);
     const { job_id } = (await posted.json()) as { job_id: string };
     let job: { status: string; url?: string };

@@ -15,10 +15,19 @@ before(async () => {
 after(() => t.close());
 
 const PNG = encodePng(new Uint8Array(4 * 4 * 4).fill(255), 4, 4);
-const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xd9]);
+const JPEG = Buffer.from([
+  0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xd9,
+]);
 const GIF = Buffer.concat([Buffer.from('GIF89a'), Buffer.from([1, 0, 1, 0, 0, 0, 0, 0x3b])]);
-const WEBP = Buffer.concat([Buffer.from('RIFF'), Buffer.from([26, 0, 0, 0]), Buffer.from('WEBPVP8L'), Buffer.alloc(14)]);
-const SVG = Buffer.from('<?xml version="1.0"?>\n<!-- drawn -->\n<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>');
+const WEBP = Buffer.concat([
+  Buffer.from('RIFF'),
+  Buffer.from([26, 0, 0, 0]),
+  Buffer.from('WEBPVP8L'),
+  Buffer.alloc(14),
+]);
+const SVG = Buffer.from(
+  '<?xml version="1.0"?>\n<!-- drawn -->\n<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>',
+);
 const KEY = /^asset_[0-9a-f]{32}$/;
 
 async function upload(parts: Parameters<typeof multipart>[0]) {
@@ -116,7 +125,10 @@ test('a render request maps in-source paths to uploaded keys; the renderer gets 
   assert.deepEqual(Object.keys(job.assets), ['/img/earth.jpg']);
   assert.equal(job.assets['/img/earth.jpg'], join(t.dataDir, 'assets', key));
   assert.ok(existsSync(job.assets['/img/earth.jpg']));
-  const f = await post(t.app, '/v1/frame', { source: 'x', assets: { '/img/earth.jpg': key, '/img/other.jpg': 'asset_' + 'f'.repeat(32) } });
+  const f = await post(t.app, '/v1/frame', {
+    source: 'x',
+    assets: { '/img/earth.jpg': key, '/img/other.jpg': 'asset_' + 'f'.repeat(32) },
+  });
   assert.equal(f.statusCode, 400);
   assert.equal(f.json().code, 'unknown_asset');
 });
@@ -131,7 +143,10 @@ test('assets expire with retention', async () => {
 });
 
 test('GET /v1/assets/{key}: the uploaded bytes with their sniffed type; SVG sandboxed; unknown or malformed keys 404', async () => {
-  const up = await upload([{ name: 'a', filename: 'a.png', data: PNG }, { name: 'b', filename: 'b.svg', data: SVG }]);
+  const up = await upload([
+    { name: 'a', filename: 'a.png', data: PNG },
+    { name: 'b', filename: 'b.svg', data: SVG },
+  ]);
   const keys = up.json().assets as Record<string, string>;
   const png = await t.app.inject({ url: `/v1/assets/${keys['a.png']}` });
   assert.equal(png.statusCode, 200);
@@ -141,7 +156,12 @@ test('GET /v1/assets/{key}: the uploaded bytes with their sniffed type; SVG sand
   const svg = await t.app.inject({ url: `/v1/assets/${keys['b.svg']}` });
   assert.equal(svg.headers['content-type'], 'image/svg+xml');
   assert.match(String(svg.headers['content-security-policy']), /sandbox/);
-  for (const key of ['asset_' + '0'.repeat(32), 'asset_' + '0'.repeat(31), '..%2Fjobs.journal', keys['a.png']!.toUpperCase()]) {
+  for (const key of [
+    'asset_' + '0'.repeat(32),
+    'asset_' + '0'.repeat(31),
+    '..%2Fjobs.journal',
+    keys['a.png']!.toUpperCase(),
+  ]) {
     const r = await t.app.inject({ url: `/v1/assets/${key}` });
     assert.equal(r.statusCode, 404, key);
     assert.equal(r.body, '{"error":"not_found","code":"not_found"}');

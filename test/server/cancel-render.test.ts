@@ -10,7 +10,6 @@ import { startApp, realRenderer, post, waitJob, type TestApp } from '../helpers/
 import { MOVING } from '../helpers/video.js';
 import type { ChromiumRenderer } from '../../src/render/renderer.js';
 
-
 let t: TestApp;
 let renderer: ChromiumRenderer;
 before(async () => {
@@ -22,7 +21,10 @@ after(() => t.close());
 /** The names of this process's child processes (Chromium, ffmpeg). */
 function children(): string[] {
   try {
-    return execFileSync('ps', ['-o', 'comm=', '--ppid', String(process.pid)], { encoding: 'utf8' }).split('\n').map((s) => s.trim()).filter(Boolean);
+    return execFileSync('ps', ['-o', 'comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
   } catch {
     return []; // ps exits 1 when there are none
   }
@@ -34,8 +36,12 @@ test('cancelling a rendering video stops it, frees its encoder and page, leaves 
   assert.equal((await waitJob(t.app, warm)).json().status, 'ready');
   const launches = renderer.browser.launches;
 
-  const id = (await post(t.app, '/v1/render', { source: MOVING, params: { fps: 30, duration: 60, width: 320, height: 180 } })).json().job_id;
-  const next = (await post(t.app, '/v1/render', { source: MOVING, params: { fps: 10, duration: 0.5, width: 64, height: 36 } })).json().job_id;
+  const id = (
+    await post(t.app, '/v1/render', { source: MOVING, params: { fps: 30, duration: 60, width: 320, height: 180 } })
+  ).json().job_id;
+  const next = (
+    await post(t.app, '/v1/render', { source: MOVING, params: { fps: 10, duration: 0.5, width: 64, height: 36 } })
+  ).json().job_id;
   // wait (bounded) until frames are being encoded: the page and ffmpeg are in use
   for (let i = 0; ; i++) {
     const v = (await t.app.inject({ url: `/v1/jobs/${id}` })).json();
@@ -50,7 +56,11 @@ test('cancelling a rendering video stops it, frees its encoder and page, leaves 
   assert.equal(r.statusCode, 200);
   assert.deepEqual([r.json().status, r.json().code], ['error', 'cancelled']);
   const outputs = join(t.dataDir, 'outputs');
-  assert.deepEqual(readdirSync(outputs).filter((f) => f.endsWith('.tmp') || f.startsWith(id)), [], 'no partial file');
+  assert.deepEqual(
+    readdirSync(outputs).filter((f) => f.endsWith('.tmp') || f.startsWith(id)),
+    [],
+    'no partial file',
+  );
 
   const after = (await waitJob(t.app, next)).json();
   assert.equal(after.status, 'ready', JSON.stringify(after));
@@ -58,6 +68,9 @@ test('cancelling a rendering video stops it, frees its encoder and page, leaves 
   for (let i = 0; i < 250 && renderer.browser.idleCount < 1; i++) await new Promise((res) => setTimeout(res, 20));
   assert.equal(renderer.browser.idleCount, 1, 'the page pool is whole again');
   assert.ok(!children().includes('ffmpeg'), 'no encoder left running');
-  assert.deepEqual(readdirSync(outputs).filter((f) => f.endsWith('.tmp')), []);
+  assert.deepEqual(
+    readdirSync(outputs).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
   assert.equal((await t.app.inject({ url: `/v1/jobs/${id}` })).statusCode, 500, 'it stays cancelled');
 });

@@ -48,7 +48,11 @@ test('cancelling a waiting job: 200 with the error view, code cancelled; it neve
   g.open();
   assert.equal((await waitJob(t.app, first)).json().status, 'ready');
   assert.equal((await waitJob(t.app, third)).json().status, 'ready');
-  assert.deepEqual(fake.calls.map((c) => c.id), [first, third], 'the cancelled job never reached the renderer');
+  assert.deepEqual(
+    fake.calls.map((c) => c.id),
+    [first, third],
+    'the cancelled job never reached the renderer',
+  );
   const again = await t.app.inject({ url: `/v1/jobs/${second}` });
   assert.equal(again.statusCode, 500);
   assert.equal(again.json().code, 'cancelled');

@@ -13,7 +13,12 @@ before(async () => {
 after(() => t.close());
 
 function assertCors(r: LightMyRequestResponse, what: string) {
-  for (const h of ['access-control-allow-origin', 'access-control-allow-headers', 'access-control-allow-methods', 'access-control-expose-headers']) {
+  for (const h of [
+    'access-control-allow-origin',
+    'access-control-allow-headers',
+    'access-control-allow-methods',
+    'access-control-expose-headers',
+  ]) {
     assert.equal(r.headers[h], '*', `${what}: ${h} = ${r.headers[h]} (status ${r.statusCode})`);
   }
 }
@@ -30,7 +35,11 @@ test('every route and every status carries the four CORS headers = *', async () 
   const cases: [string, LightMyRequestResponse, number][] = [
     ['POST /v1/render 202', await post(t.app, '/v1/render', { source: 'x' }), 202],
     ['POST /v1/render 400', await post(t.app, '/v1/render', '{'), 400],
-    ['POST /v1/render 400 body_too_large', await post(t.app, '/v1/render', JSON.stringify({ source: 'x'.repeat(1_100_000) })), 400],
+    [
+      'POST /v1/render 400 body_too_large',
+      await post(t.app, '/v1/render', JSON.stringify({ source: 'x'.repeat(1_100_000) })),
+      400,
+    ],
     ['POST /v1/frame 202', await post(t.app, '/v1/frame', { source: 'x' }), 202],
     ['POST /v1/frame 400', await post(t.app, '/v1/frame', {}), 400],
     ['GET job 200', await t.app.inject({ url: `/v1/jobs/${ready.job_id}` }), 200],
@@ -47,13 +56,21 @@ test('every route and every status carries the four CORS headers = *', async () 
     ['GET /test', await t.app.inject({ url: '/test' }), 200],
     ['POST /v1/check 200', await post(t.app, '/v1/check', { source: 'runner "0.0.3";' }), 200],
     ['POST /v1/check 400', await post(t.app, '/v1/check', {}), 400],
-    ['POST /v1/assets 200', await t.app.inject({ method: 'POST', url: '/v1/assets', payload: up.payload, headers: up.headers }), 200],
+    [
+      'POST /v1/assets 200',
+      await t.app.inject({ method: 'POST', url: '/v1/assets', payload: up.payload, headers: up.headers }),
+      200,
+    ],
     ['POST /v1/assets 400', await t.app.inject({ method: 'POST', url: '/v1/assets' }), 400],
     ['GET unknown route 404', await t.app.inject({ url: '/nope' }), 404],
     ['DELETE /v1/render 404', await t.app.inject({ method: 'DELETE', url: '/v1/render' }), 404],
     // answered before routing (frameworkErrors)
     ['GET undecodable URL 400', await t.app.inject({ url: '/v1/jobs/%zz' }), 400],
-    ['GET path parameter over the length limit 404', await t.app.inject({ url: `/v1/outputs/${'a'.repeat(5000)}.png` }), 404],
+    [
+      'GET path parameter over the length limit 404',
+      await t.app.inject({ url: `/v1/outputs/${'a'.repeat(5000)}.png` }),
+      404,
+    ],
   ];
   for (const [what, r, status] of cases) {
     assert.equal(r.statusCode, status, `${what}: ${r.body.slice(0, 120)}`);
@@ -62,8 +79,27 @@ test('every route and every status carries the four CORS headers = *', async () 
 });
 
 test('OPTIONS preflights answer 204 with the CORS headers on every path, known or not', async () => {
-  for (const url of ['/v1/render', '/v1/frame', '/v1/jobs/00000000-0000-4000-8000-000000000000', '/v1/outputs/x.png', '/healthz', '/openapi.json', '/v1/check', '/v1/assets', '/test', '/anything']) {
-    const r = await t.app.inject({ method: 'OPTIONS', url, headers: { origin: 'https://example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-custom' } });
+  for (const url of [
+    '/v1/render',
+    '/v1/frame',
+    '/v1/jobs/00000000-0000-4000-8000-000000000000',
+    '/v1/outputs/x.png',
+    '/healthz',
+    '/openapi.json',
+    '/v1/check',
+    '/v1/assets',
+    '/test',
+    '/anything',
+  ]) {
+    const r = await t.app.inject({
+      method: 'OPTIONS',
+      url,
+      headers: {
+        origin: 'https://example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, x-custom',
+      },
+    });
     assert.equal(r.statusCode, 204, url);
     assertCors(r, `OPTIONS ${url}`);
     const plain = await t.app.inject({ method: 'OPTIONS', url });

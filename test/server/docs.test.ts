@@ -13,8 +13,19 @@ test('README configuration table equals configTable() from src/server/config.ts'
   const m = /<!-- config-table:start -->\n([\s\S]*?)\n<!-- config-table:end -->/.exec(readme);
   assert.ok(m, 'markers present');
   assert.equal(m[1], configTable());
-  for (const name of ['PORT', 'HOST', 'DATA_DIR', 'RENDER_CONCURRENCY', 'LOG_LEVEL', 'JOB_TIMEOUT_MS', 'RETENTION_MS']) {
-    assert.ok(CONFIG_DOC.some((e) => e.name === name), name);
+  for (const name of [
+    'PORT',
+    'HOST',
+    'DATA_DIR',
+    'RENDER_CONCURRENCY',
+    'LOG_LEVEL',
+    'JOB_TIMEOUT_MS',
+    'RETENTION_MS',
+  ]) {
+    assert.ok(
+      CONFIG_DOC.some((e) => e.name === name),
+      name,
+    );
   }
 });
 
@@ -24,12 +35,17 @@ test('every env var in src/ is in CONFIG_DOC', () => {
     for (const f of readdirSync(d)) {
       const p = join(d, f);
       if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts')) for (const m of readFileSync(p, 'utf8').matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]);
+      else if (p.endsWith('.ts'))
+        for (const m of readFileSync(p, 'utf8').matchAll(/process\.env\.([A-Z_]+)/g)) names.add(m[1]);
     }
   };
   walk(join(repoRoot, 'src', 'server'));
   walk(join(repoRoot, 'src', 'render'));
-  for (const n of names) assert.ok(CONFIG_DOC.some((e) => e.name === n), `${n} is read but not documented`);
+  for (const n of names)
+    assert.ok(
+      CONFIG_DOC.some((e) => e.name === n),
+      `${n} is read but not documented`,
+    );
 });
 
 test('configuration: defaults and parsing', () => {
@@ -39,13 +55,33 @@ test('configuration: defaults and parsing', () => {
   assert.equal(d.jobTimeoutMs, 15 * 60 * 1000);
   assert.equal(d.retentionMs, 24 * 3600 * 1000);
   assert.equal(d.host, defaultConfig().host);
-  const c = loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', RENDER_CONCURRENCY: '3', LOG_LEVEL: 'warn', JOB_TIMEOUT_MS: '1000' });
-  assert.deepEqual([c.port, c.host, c.dataDir, c.renderConcurrency, c.logLevel, c.jobTimeoutMs], [8080, '0.0.0.0', '/tmp/x', 3, 'warn', 1000]);
+  const c = loadConfig({
+    PORT: '8080',
+    HOST: '0.0.0.0',
+    DATA_DIR: '/tmp/x',
+    RENDER_CONCURRENCY: '3',
+    LOG_LEVEL: 'warn',
+    JOB_TIMEOUT_MS: '1000',
+  });
+  assert.deepEqual(
+    [c.port, c.host, c.dataDir, c.renderConcurrency, c.logLevel, c.jobTimeoutMs],
+    [8080, '0.0.0.0', '/tmp/x', 3, 'warn', 1000],
+  );
   assert.throws(() => loadConfig({ RENDER_CONCURRENCY: '0' }), /RENDER_CONCURRENCY/);
   assert.throws(() => loadConfig({ PORT: 'abc' }), /PORT/);
-  assert.deepEqual([d.webhookAllow, d.webhookRetryMs, d.webhookTimeoutMs], [[], [2000, 5000, 15000, 30000, 60000], 10000]);
-  const w = loadConfig({ WEBHOOK_ALLOW: '127.0.0.0/8, localhost,,', WEBHOOK_RETRY_MS: '10,20', WEBHOOK_TIMEOUT_MS: '500' });
-  assert.deepEqual([w.webhookAllow, w.webhookRetryMs, w.webhookTimeoutMs], [['127.0.0.0/8', 'localhost'], [10, 20], 500]);
+  assert.deepEqual(
+    [d.webhookAllow, d.webhookRetryMs, d.webhookTimeoutMs],
+    [[], [2000, 5000, 15000, 30000, 60000], 10000],
+  );
+  const w = loadConfig({
+    WEBHOOK_ALLOW: '127.0.0.0/8, localhost,,',
+    WEBHOOK_RETRY_MS: '10,20',
+    WEBHOOK_TIMEOUT_MS: '500',
+  });
+  assert.deepEqual(
+    [w.webhookAllow, w.webhookRetryMs, w.webhookTimeoutMs],
+    [['127.0.0.0/8', 'localhost'], [10, 20], 500],
+  );
   assert.throws(() => loadConfig({ WEBHOOK_RETRY_MS: '10,x' }), /WEBHOOK_RETRY_MS/);
 });
 
@@ -55,7 +91,9 @@ test('README test command is exactly what .ci/run runs, and the workflow runs .c
   const [start, tests] = blocks;
   assert.match(start, /apt-get install -y .*chromium ffmpeg.*npm ci && npm start$/);
   assert.equal(tests, 'npm test');
-  const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8').trim().split('\n');
+  const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8')
+    .trim()
+    .split('\n');
   assert.equal(ci[ci.length - 1], 'npm test </dev/null');
   assert.match(ci.join('\n'), /set -euo pipefail/);
   assert.match(ci.join('\n'), /npm ci/);

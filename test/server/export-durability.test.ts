@@ -18,11 +18,21 @@ test('a vectorize job over the time limit ends in error, leaves no partial file,
   try {
     // all ink at the largest working size: many seconds of tracing
     const side = 2048;
-    const ink = encodePng(new Uint8Array(side * side * 4).map((_, i) => (i % 4 === 3 ? 255 : 0)), side, side);
-    const r = await runJob(t.app, '/v1/vectorize', { image: ink.toString('base64'), params: { maxDim: 2048, bridge: 64 } });
+    const ink = encodePng(
+      new Uint8Array(side * side * 4).map((_, i) => (i % 4 === 3 ? 255 : 0)),
+      side,
+      side,
+    );
+    const r = await runJob(t.app, '/v1/vectorize', {
+      image: ink.toString('base64'),
+      params: { maxDim: 2048, bridge: 64 },
+    });
     assert.equal(r.json().status, 'error', r.body);
     assert.match(r.json().message, /timed out after 3 s/);
-    assert.deepEqual((await readdir(join(t.dataDir, 'outputs'))).filter((n) => n.endsWith('.tmp')), []);
+    assert.deepEqual(
+      (await readdir(join(t.dataDir, 'outputs'))).filter((n) => n.endsWith('.tmp')),
+      [],
+    );
     const next = await runJob(t.app, '/v1/mesh', { source: MARK_SVG });
     assert.equal(next.json().status, 'ready', next.body);
   } finally {
@@ -40,11 +50,28 @@ test('mesh and vectorize jobs waiting when the service stops render after the re
     const blocker = await post(a.app, '/v1/frame', { source: ownExample('hello.cm') });
     assert.equal(blocker.statusCode, 202);
     const mesh = await post(a.app, '/v1/mesh', { source: MARK_SVG, params: { size: 30 } });
-    const image = drawPng([[[10, 10], [90, 90]], [[10, 90], [90, 10]]], 5, 100, 100).png.toString('base64');
+    const image = drawPng(
+      [
+        [
+          [10, 10],
+          [90, 90],
+        ],
+        [
+          [10, 90],
+          [90, 10],
+        ],
+      ],
+      5,
+      100,
+      100,
+    ).png.toString('base64');
     const vec = await post(a.app, '/v1/vectorize', { image });
     for (const r of [mesh, vec]) {
       assert.equal(r.statusCode, 202, r.body);
-      assert.equal((await a.app.inject({ url: `/v1/jobs/${r.json().job_id}` })).json().queue_position, 1 + [mesh, vec].indexOf(r));
+      assert.equal(
+        (await a.app.inject({ url: `/v1/jobs/${r.json().job_id}` })).json().queue_position,
+        1 + [mesh, vec].indexOf(r),
+      );
     }
     await a.app.close();
 
@@ -68,8 +95,15 @@ test('DELETE on a rendering vectorize job stops its worker thread at once: cance
   const t = await startApp({ renderer: exportRenderer() });
   try {
     const side = 2048;
-    const ink = encodePng(new Uint8Array(side * side * 4).map((_, i) => (i % 4 === 3 ? 255 : 0)), side, side);
-    const r = await post(t.app, '/v1/vectorize', { image: ink.toString('base64'), params: { maxDim: 2048, bridge: 64 } });
+    const ink = encodePng(
+      new Uint8Array(side * side * 4).map((_, i) => (i % 4 === 3 ? 255 : 0)),
+      side,
+      side,
+    );
+    const r = await post(t.app, '/v1/vectorize', {
+      image: ink.toString('base64'),
+      params: { maxDim: 2048, bridge: 64 },
+    });
     assert.equal(r.statusCode, 202, r.body);
     const id = r.json().job_id;
     // wait until it is in hand (queue_position 0), then cancel
@@ -81,7 +115,10 @@ test('DELETE on a rendering vectorize job stops its worker thread at once: cance
     const del = await t.app.inject({ method: 'DELETE', url: `/v1/jobs/${id}` });
     assert.equal(del.statusCode, 200, del.body);
     assert.equal(del.json().code, 'cancelled');
-    assert.deepEqual((await readdir(join(t.dataDir, 'outputs'))).filter((n) => !n.endsWith('.glb')), []);
+    assert.deepEqual(
+      (await readdir(join(t.dataDir, 'outputs'))).filter((n) => !n.endsWith('.glb')),
+      [],
+    );
     const next = await runJob(t.app, '/v1/mesh', { source: MARK_SVG });
     assert.equal(next.json().status, 'ready', next.body);
   } finally {

@@ -5,8 +5,31 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startApp, exportRenderer, post, waitJob, runJob, multipart, ownExample, type TestApp } from '../helpers/app.js';
-import { validate, errorsOf, readGlb, extent, drawPng, corpusSvgs, strokeMask, svgPolylines, iou, dilate, SKIP_CORPUS, HANDDRAWN_JPG, type Pt } from '../export/helpers.js';
+import {
+  startApp,
+  exportRenderer,
+  post,
+  waitJob,
+  runJob,
+  multipart,
+  ownExample,
+  type TestApp,
+} from '../helpers/app.js';
+import {
+  validate,
+  errorsOf,
+  readGlb,
+  extent,
+  drawPng,
+  corpusSvgs,
+  strokeMask,
+  svgPolylines,
+  iou,
+  dilate,
+  SKIP_CORPUS,
+  HANDDRAWN_JPG,
+  type Pt,
+} from '../export/helpers.js';
 import { encodePng } from '../../src/render/png.js';
 import { LIMITS } from '../../src/contract/limits.js';
 
@@ -42,9 +65,23 @@ async function meshOf(svg: string, params: Record<string, number> = {}) {
 
 /** A line drawing of known strokes: a square outline, a diagonal and a zig-zag, 6 px black on white. */
 const LINES: Pt[][] = [
-  [[40, 40], [200, 40], [200, 200], [40, 200], [40, 40]],
-  [[60, 60], [180, 180]],
-  [[230, 60], [260, 120], [290, 60], [320, 120]],
+  [
+    [40, 40],
+    [200, 40],
+    [200, 200],
+    [40, 200],
+    [40, 40],
+  ],
+  [
+    [60, 60],
+    [180, 180],
+  ],
+  [
+    [230, 60],
+    [260, 120],
+    [290, 60],
+    [320, 120],
+  ],
 ];
 const drawing = () => drawPng(LINES, 6, 360, 240).png;
 
@@ -96,7 +133,11 @@ test('POST /v1/mesh: every SVG of the examples gives a valid glTF', { skip: SKIP
 test('POST /v1/mesh: a malformed, an empty or a non-SVG source ends the job in error with a clear message and code', async () => {
   const cases = [
     { source: '<svg xmlns="http://www.w3.org/2000/svg"><path d="M0 0 L10 0 L10 10 Z"', code: 'bad_svg', text: /SVG/ },
-    { source: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"></svg>', code: 'empty_svg', text: /nothing to extrude/ },
+    {
+      source: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"></svg>',
+      code: 'empty_svg',
+      text: /nothing to extrude/,
+    },
     { source: 'hello, not an svg', code: 'bad_svg', text: /not an SVG document/ },
   ];
   for (const c of cases) {
@@ -134,8 +175,13 @@ test('POST /v1/mesh: the SVG may be 64 KiB of UTF-8, not a byte more (multi-byte
 
 test('POST /v1/mesh: depth and size above 0, round 0 or more (at and just past each edge)', async () => {
   const cases: [Record<string, unknown>, number][] = [
-    [{ depth: 0 }, 400], [{ depth: 0.001 }, 202], [{ size: 0 }, 400], [{ size: 0.001 }, 202],
-    [{ round: -0.001 }, 400], [{ round: 0 }, 202], [{ depth: '5' }, 400],
+    [{ depth: 0 }, 400],
+    [{ depth: 0.001 }, 202],
+    [{ size: 0 }, 400],
+    [{ size: 0.001 }, 202],
+    [{ round: -0.001 }, 400],
+    [{ round: 0 }, 202],
+    [{ depth: '5' }, 400],
   ];
   for (const [params, status] of cases) {
     const r = await post(t.app, '/v1/mesh', { source: MARK_SVG, params });
@@ -165,7 +211,11 @@ test('POST /v1/vectorize: an inline line drawing gives a centreline SVG covering
 });
 
 test('POST /v1/vectorize: source + assets names an uploaded image; a path that is not in assets is 400 unknown_asset', async () => {
-  const up = await t.app.inject({ method: 'POST', url: '/v1/assets', ...multipart([{ name: 'f', filename: 'sketch.png', type: 'image/png', data: drawing() }]) });
+  const up = await t.app.inject({
+    method: 'POST',
+    url: '/v1/assets',
+    ...multipart([{ name: 'f', filename: 'sketch.png', type: 'image/png', data: drawing() }]),
+  });
   assert.equal(up.statusCode, 200, up.body);
   const key = up.json().assets['sketch.png'];
   const r = await runJob(t.app, '/v1/vectorize', { source: '/img/sketch.png', assets: { '/img/sketch.png': key } });
@@ -174,7 +224,11 @@ test('POST /v1/vectorize: source + assets names an uploaded image; a path that i
   assert.equal(missing.statusCode, 400);
   assert.equal(missing.json().code, 'unknown_asset');
   // an uploaded SVG is an image, but not one the tracer reads
-  const svgUp = await t.app.inject({ method: 'POST', url: '/v1/assets', ...multipart([{ name: 'f', filename: 'm.svg', type: 'image/svg+xml', data: MARK_SVG }]) });
+  const svgUp = await t.app.inject({
+    method: 'POST',
+    url: '/v1/assets',
+    ...multipart([{ name: 'f', filename: 'm.svg', type: 'image/svg+xml', data: MARK_SVG }]),
+  });
   const svgKey = svgUp.json().assets['m.svg'];
   const notRaster = await post(t.app, '/v1/vectorize', { source: '/m.svg', assets: { '/m.svg': svgKey } });
   assert.equal(notRaster.statusCode, 400);
@@ -218,12 +272,23 @@ test('POST /v1/vectorize: parameter ranges at and just past each edge', async ()
   const R = LIMITS.vectorize.ranges;
   const image = drawing().toString('base64');
   const cases: [Record<string, number>, number][] = [
-    [{ threshold: 1 }, 202], [{ threshold: 1.001 }, 400], [{ threshold: 0 }, 202], [{ threshold: -0.001 }, 400],
-    [{ maxDim: R.maxDimMax }, 202], [{ maxDim: R.maxDimMax + 1 }, 400], [{ maxDim: 1 }, 202], [{ maxDim: 0.999 }, 400],
-    [{ strokeWidth: R.strokeWidthMax }, 202], [{ strokeWidth: R.strokeWidthMax + 0.001 }, 400], [{ strokeWidth: 0 }, 400],
-    [{ simplify: R.simplifyMax }, 202], [{ simplify: R.simplifyMax + 0.001 }, 400],
-    [{ bridge: R.bridgeMax }, 202], [{ bridge: R.bridgeMax + 1 }, 400],
-    [{ stitch: R.stitchMax }, 202], [{ stitch: R.stitchMax + 1 }, 400],
+    [{ threshold: 1 }, 202],
+    [{ threshold: 1.001 }, 400],
+    [{ threshold: 0 }, 202],
+    [{ threshold: -0.001 }, 400],
+    [{ maxDim: R.maxDimMax }, 202],
+    [{ maxDim: R.maxDimMax + 1 }, 400],
+    [{ maxDim: 1 }, 202],
+    [{ maxDim: 0.999 }, 400],
+    [{ strokeWidth: R.strokeWidthMax }, 202],
+    [{ strokeWidth: R.strokeWidthMax + 0.001 }, 400],
+    [{ strokeWidth: 0 }, 400],
+    [{ simplify: R.simplifyMax }, 202],
+    [{ simplify: R.simplifyMax + 0.001 }, 400],
+    [{ bridge: R.bridgeMax }, 202],
+    [{ bridge: R.bridgeMax + 1 }, 400],
+    [{ stitch: R.stitchMax }, 202],
+    [{ stitch: R.stitchMax + 1 }, 400],
   ];
   for (const [params, status] of cases) {
     const r = await post(t.app, '/v1/vectorize', { image, params });
@@ -247,15 +312,22 @@ test('POST /v1/vectorize: a blank page ends the job in error empty_drawing', asy
 
 test('mesh and vectorize jobs leave no partial file behind', async () => {
   const names = await readdir(join(t.dataDir, 'outputs'));
-  assert.deepEqual(names.filter((n) => n.endsWith('.tmp')), []);
+  assert.deepEqual(
+    names.filter((n) => n.endsWith('.tmp')),
+    [],
+  );
 });
 
-test('POST /v1/vectorize: the gallery\'s hand-drawn image gives an SVG that POST /v1/mesh turns into a valid glb', { skip: SKIP_CORPUS }, async () => {
-  const jpg = readFileSync(HANDDRAWN_JPG);
-  const r = await runJob(t.app, '/v1/vectorize', { image: jpg.toString('base64') });
-  assert.equal(r.json().status, 'ready', r.body);
-  const svg = (await output(r.json().url)).bytes.toString('utf8');
-  const { glb } = await meshOf(svg, { round: 2 });
-  const report = await validate(glb);
-  assert.equal(report.issues.numErrors, 0, errorsOf(report));
-});
+test(
+  "POST /v1/vectorize: the gallery's hand-drawn image gives an SVG that POST /v1/mesh turns into a valid glb",
+  { skip: SKIP_CORPUS },
+  async () => {
+    const jpg = readFileSync(HANDDRAWN_JPG);
+    const r = await runJob(t.app, '/v1/vectorize', { image: jpg.toString('base64') });
+    assert.equal(r.json().status, 'ready', r.body);
+    const svg = (await output(r.json().url)).bytes.toString('utf8');
+    const { glb } = await meshOf(svg, { round: 2 });
+    const report = await validate(glb);
+    assert.equal(report.issues.numErrors, 0, errorsOf(report));
+  },
+);

@@ -9,8 +9,15 @@ before(async () => {
 });
 after(() => t.close());
 
-const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1c0b3d90000000049454e44ae426082', 'hex');
-const within = <T>(p: Promise<T>, ms: number, what: string) => Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what}: no answer in ${ms} ms`)), ms))]);
+const png = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1c0b3d90000000049454e44ae426082',
+  'hex',
+);
+const within = <T>(p: Promise<T>, ms: number, what: string) =>
+  Promise.race([
+    p,
+    new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what}: no answer in ${ms} ms`)), ms)),
+  ]);
 
 test('an undecodable URL is a CORS-open 400 ErrorEnvelope', async () => {
   for (const url of ['/%zz', '/v1/jobs/%E0%A4%A', '/v1/outputs/%']) {
@@ -41,7 +48,11 @@ test('a file part without a file name is skipped without stalling the upload (no
     { name: 'f', filename: 'a.png', data: png },
   ]);
   for (let i = 0; i < 6; i++) {
-    const r = await within(t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers }), 5000, 'upload');
+    const r = await within(
+      t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers }),
+      5000,
+      'upload',
+    );
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(Object.keys(r.json().assets), ['a.png']);
   }

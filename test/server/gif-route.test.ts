@@ -7,7 +7,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readdir, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, realRenderer, post, waitJob, runJob, silentLog, FakeRenderer, type TestApp } from '../helpers/app.js';
+import {
+  startApp,
+  realRenderer,
+  post,
+  waitJob,
+  runJob,
+  silentLog,
+  FakeRenderer,
+  type TestApp,
+} from '../helpers/app.js';
 import { MOVING } from '../helpers/video.js';
 import { ChromiumRenderer } from '../../src/render/renderer.js';
 import { LIMITS } from '../../src/contract/limits.js';
@@ -26,7 +35,18 @@ const work = mkdtempSync(join(tmpdir(), 'cmrender-gif-route-'));
 function framesOf(gif: Buffer): number {
   const file = join(work, `probe-${Math.random().toString(36).slice(2)}.gif`);
   writeFileSync(file, gif);
-  const r = spawnSync('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', file]);
+  const r = spawnSync('ffprobe', [
+    '-v',
+    'error',
+    '-count_frames',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'stream=nb_read_frames',
+    '-of',
+    'csv=p=0',
+    file,
+  ]);
   assert.equal(r.status, 0, String(r.stderr));
   return Number(String(r.stdout).trim());
 }
@@ -43,7 +63,8 @@ async function partials(dataDir: string): Promise<string[]> {
 }
 
 test('POST /v1/gif: kind gif, 480 wide by default, round(duration x fps) frames, loops for ever', async () => {
-  const fps = 10, duration = 1.3;
+  const fps = 10,
+    duration = 1.3;
   const r = await post(t.app, '/v1/gif', { source: MOVING, params: { fps, duration } });
   assert.equal(r.statusCode, 202, r.body);
   assert.equal(r.json().kind, 'gif');
@@ -63,7 +84,10 @@ test('POST /v1/gif: kind gif, 480 wide by default, round(duration x fps) frames,
 });
 
 test('POST /v1/gif: the shortest clip (0.1 s) at the lowest size (16 x 16) renders', async () => {
-  const r = await runJob(t.app, '/v1/gif', { source: MOVING, params: { fps: G.fps.max, duration: G.duration.min, width: G.width.min, height: G.height.min } });
+  const r = await runJob(t.app, '/v1/gif', {
+    source: MOVING,
+    params: { fps: G.fps.max, duration: G.duration.min, width: G.width.min, height: G.height.min },
+  });
   const done = r.json();
   assert.equal(done.status, 'ready', r.body);
   assert.deepEqual([done.width, done.height], [16, 16]);
@@ -73,10 +97,19 @@ test('POST /v1/gif: the shortest clip (0.1 s) at the lowest size (16 x 16) rende
 
 test('POST /v1/gif: fps, duration, width and height at and just past each edge', async () => {
   const cases: [Record<string, number>, number][] = [
-    [{ fps: G.fps.max }, 202], [{ fps: G.fps.max + 1 }, 400], [{ fps: G.fps.min }, 202], [{ fps: G.fps.min - 1 }, 400],
-    [{ duration: G.duration.max }, 202], [{ duration: G.duration.max + 0.001 }, 400], [{ duration: G.duration.min - 0.001 }, 400],
-    [{ width: G.width.max }, 202], [{ width: G.width.max + 1 }, 400], [{ width: G.width.min - 1 }, 400],
-    [{ height: G.height.max }, 202], [{ height: G.height.max + 1 }, 400], [{ height: G.height.min - 1 }, 400],
+    [{ fps: G.fps.max }, 202],
+    [{ fps: G.fps.max + 1 }, 400],
+    [{ fps: G.fps.min }, 202],
+    [{ fps: G.fps.min - 1 }, 400],
+    [{ duration: G.duration.max }, 202],
+    [{ duration: G.duration.max + 0.001 }, 400],
+    [{ duration: G.duration.min - 0.001 }, 400],
+    [{ width: G.width.max }, 202],
+    [{ width: G.width.max + 1 }, 400],
+    [{ width: G.width.min - 1 }, 400],
+    [{ height: G.height.max }, 202],
+    [{ height: G.height.max + 1 }, 400],
+    [{ height: G.height.min - 1 }, 400],
   ];
   for (const [params, status] of cases) {
     const r = await post(t.app, '/v1/gif', { source: MOVING, params });
@@ -93,7 +126,11 @@ test('POST /v1/gif: fps, duration, width and height at and just past each edge',
 });
 
 test('a GIF whose encoder fails ends in error "GIF encoder failed", with no partial file', async () => {
-  const broken = new ChromiumRenderer({ chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ffmpegPath: '/bin/false', log: silentLog });
+  const broken = new ChromiumRenderer({
+    chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    ffmpegPath: '/bin/false',
+    log: silentLog,
+  });
   const b = await startApp({ renderer: broken });
   try {
     const r = await runJob(b.app, '/v1/gif', { source: MOVING, params: { fps: 5, duration: 0.4 } });
@@ -110,7 +147,8 @@ test('at start the service removes partial files an earlier run left (GIF frames
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-partials-'));
   await mkdir(join(dataDir, 'outputs'), { recursive: true });
   const id = '0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90';
-  for (const s of ['.gif.frames.deflate', '.gif.palette.png', '.gif.tmp']) await writeFile(join(dataDir, 'outputs', id + s), 'left by a crash');
+  for (const s of ['.gif.frames.deflate', '.gif.palette.png', '.gif.tmp'])
+    await writeFile(join(dataDir, 'outputs', id + s), 'left by a crash');
   const b = await startApp({ renderer: new FakeRenderer(), config: { dataDir } });
   try {
     assert.deepEqual(await partials(dataDir), []);

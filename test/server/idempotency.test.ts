@@ -16,7 +16,12 @@ after(async () => {
 });
 
 function postKeyed(app: FastifyInstance, url: string, body: unknown, key?: string) {
-  return app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) } });
+  return app.inject({
+    method: 'POST',
+    url,
+    payload: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
+  });
 }
 
 test('10 identical POSTs with one key at once make one job; all answer 202 with its id and Location', async () => {
@@ -24,7 +29,9 @@ test('10 identical POSTs with one key at once make one job; all answer 202 with 
   const t = await startApp({ renderer: fake });
   apps.push(t);
   const body = { source: SRC, params: { width: 40, height: 20 } };
-  const answers = await Promise.all(Array.from({ length: 10 }, () => postKeyed(t.app, '/v1/frame', body, 'key-concurrent-1')));
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, () => postKeyed(t.app, '/v1/frame', body, 'key-concurrent-1')),
+  );
   for (const r of answers) assert.equal(r.statusCode, 202, r.body);
   const ids = new Set(answers.map((r) => r.json().job_id));
   assert.equal(ids.size, 1);
@@ -33,7 +40,12 @@ test('10 identical POSTs with one key at once make one job; all answer 202 with 
   assert.equal((await waitJob(t.app, id)).json().status, 'ready');
   assert.equal(fake.calls.length, 1);
   // later, with the job ended, the same request still answers the same job; the same body with its keys reordered too
-  const again = await postKeyed(t.app, '/v1/frame', { params: { height: 20, width: 40 }, source: SRC }, 'key-concurrent-1');
+  const again = await postKeyed(
+    t.app,
+    '/v1/frame',
+    { params: { height: 20, width: 40 }, source: SRC },
+    'key-concurrent-1',
+  );
   assert.equal(again.statusCode, 202);
   assert.equal(again.json().job_id, id);
   assert.equal(fake.calls.length, 1);
@@ -46,7 +58,10 @@ test('the same key with a different body (or route) is 422 idempotency_mismatch;
   const t = await startApp({ renderer: new FakeRenderer() });
   apps.push(t);
   assert.equal((await postKeyed(t.app, '/v1/frame', { source: SRC }, 'k1')).statusCode, 202);
-  for (const [url, body] of [['/v1/frame', { source: SRC, params: { at: 1 } }], ['/v1/render', { source: SRC }]] as const) {
+  for (const [url, body] of [
+    ['/v1/frame', { source: SRC, params: { at: 1 } }],
+    ['/v1/render', { source: SRC }],
+  ] as const) {
     const r = await postKeyed(t.app, url, body, 'k1');
     assert.equal(r.statusCode, 422, url);
     assert.equal(r.json().code, 'idempotency_mismatch');
@@ -71,7 +86,12 @@ test('a key lives 24 hours: after that the same key and body make a new job', as
   clock += 24 * 3600 * 1000 - 1000;
   assert.equal((await postKeyed(t.app, '/v1/frame', { source: SRC }, 'day-key')).json().job_id, first);
   clock += 2000;
-  const later = await postKeyed(t.app, '/v1/frame', { source: 'runner "0.0.3";\nscene t() -> Frame { compose [] }\n' }, 'day-key');
+  const later = await postKeyed(
+    t.app,
+    '/v1/frame',
+    { source: 'runner "0.0.3";\nscene t() -> Frame { compose [] }\n' },
+    'day-key',
+  );
   assert.equal(later.statusCode, 202, 'an expired key binds no body any more');
   assert.notEqual(later.json().job_id, first);
 });

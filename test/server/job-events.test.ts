@@ -31,7 +31,10 @@ async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<Sse> {
       const lines = block.split('\n').filter((l) => !l.startsWith(':'));
       if (!lines.length) continue;
       const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-      const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+      const data = lines
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
       yield { event, data: JSON.parse(data) };
     }
   }
@@ -40,7 +43,10 @@ async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<Sse> {
 /** The next event, or a failure after a bounded wait. */
 async function next(it: AsyncGenerator<Sse>, ms = 10_000): Promise<Sse | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const r = await Promise.race([it.next(), new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error('no event in time')), ms)))]);
+  const r = await Promise.race([
+    it.next(),
+    new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error('no event in time')), ms))),
+  ]);
   clearTimeout(timer);
   return r.done ? undefined : r.value;
 }
@@ -63,7 +69,9 @@ test('progress events as the job waits and renders, then the final view, then th
   const id = (await post(t.app, '/v1/frame', { source: SRC })).json().job_id;
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const port = (t.app.server.address() as AddressInfo).port;
-  const res = await fetch(`http://127.0.0.1:${port}/v1/jobs/${id}/events`, { headers: { origin: 'https://example.com' } });
+  const res = await fetch(`http://127.0.0.1:${port}/v1/jobs/${id}/events`, {
+    headers: { origin: 'https://example.com' },
+  });
   assert.equal(res.status, 200);
   assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
   assert.equal(res.headers.get('access-control-allow-origin'), '*');
@@ -72,7 +80,10 @@ test('progress events as the job waits and renders, then the final view, then th
 
   const waiting = await next(it);
   assert.equal(waiting?.event, 'progress');
-  assert.deepEqual([waiting!.data.job_id, waiting!.data.status, waiting!.data.queue_position, waiting!.data.progress], [id, 'pending', 1, 0]);
+  assert.deepEqual(
+    [waiting!.data.job_id, waiting!.data.status, waiting!.data.queue_position, waiting!.data.progress],
+    [id, 'pending', 1, 0],
+  );
   g1.open();
   await rendering.promise;
   const started = await next(it);
@@ -101,14 +112,23 @@ test('an ended job: the final event at once; an error job carries its error view
   assert.equal(r.body, `event: end\ndata: ${JSON.stringify(view)}\n\n`);
 
   const g = gate();
-  fake.behaviour = (_job, hooks) => new Promise<void>((_, reject) => hooks.signal.addEventListener('abort', () => reject(new Error('aborted')))).finally(g.open);
+  fake.behaviour = (_job, hooks) =>
+    new Promise<void>((_, reject) =>
+      hooks.signal.addEventListener('abort', () => reject(new Error('aborted'))),
+    ).finally(g.open);
   const doomed = (await post(t.app, '/v1/frame', { source: SRC })).json().job_id;
   const stream = t.app.inject({ url: `/v1/jobs/${doomed}/events` });
   await t.app.inject({ method: 'DELETE', url: `/v1/jobs/${doomed}` });
   const body = (await stream).body;
   const last = body.trim().split('\n\n').at(-1)!;
   assert.match(last, /^event: end\ndata: /);
-  assert.deepEqual([JSON.parse(last.slice(last.indexOf('data: ') + 6)).status, JSON.parse(last.slice(last.indexOf('data: ') + 6)).code], ['error', 'cancelled']);
+  assert.deepEqual(
+    [
+      JSON.parse(last.slice(last.indexOf('data: ') + 6)).status,
+      JSON.parse(last.slice(last.indexOf('data: ') + 6)).code,
+    ],
+    ['error', 'cancelled'],
+  );
 
   for (const u of ['00000000-0000-4000-8000-000000000000', 'nope']) {
     const n = await t.app.inject({ url: `/v1/jobs/${u}/events` });

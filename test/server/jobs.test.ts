@@ -21,7 +21,13 @@ async function fresh(config = {}, now?: () => number) {
 
 test('unknown ids answer 404 {"error":"not_found","code":"not_found"}, UUID or not, leaking nothing', async () => {
   const { t } = await fresh();
-  for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', '..%2F..%2Fetc%2Fpasswd', '%00', 'A'.repeat(300)]) {
+  for (const id of [
+    '00000000-0000-4000-8000-000000000000',
+    'not-a-uuid',
+    '..%2F..%2Fetc%2Fpasswd',
+    '%00',
+    'A'.repeat(300),
+  ]) {
     const r = await t.app.inject({ url: `/v1/jobs/${id}` });
     assert.equal(r.statusCode, 404, id);
     assert.equal(r.body, '{"error":"not_found","code":"not_found"}');
@@ -69,7 +75,17 @@ test('pending: required fields plus queue_position and progress; ready: url, mim
   const done = await waitJob(t.app, a.job_id);
   assert.equal(done.statusCode, 200);
   const v = done.json();
-  assert.deepEqual(Object.keys(v).sort(), ['completed_at', 'created_at', 'height', 'job_id', 'kind', 'mime', 'status', 'url', 'width']);
+  assert.deepEqual(Object.keys(v).sort(), [
+    'completed_at',
+    'created_at',
+    'height',
+    'job_id',
+    'kind',
+    'mime',
+    'status',
+    'url',
+    'width',
+  ]);
   assert.equal(v.status, 'ready');
   assert.equal(v.url, `/v1/outputs/${a.job_id}.png`);
   assert.equal(v.mime, 'image/png');
@@ -84,14 +100,26 @@ test('pending: required fields plus queue_position and progress; ready: url, mim
 test('error: HTTP 500 with the job body; a compile failure carries code and diagnostics, a render failure code null', async () => {
   const { t, fake } = await fresh();
   fake.behaviour = (job) => {
-    if (job.source.includes('COMPILE')) throw new JobFailure('PAR100 syntax error at line 1, column 2', 'PAR100', [{ code: 'PAR100', message: 'syntax error', line: 1, column: 2 }]);
+    if (job.source.includes('COMPILE'))
+      throw new JobFailure('PAR100 syntax error at line 1, column 2', 'PAR100', [
+        { code: 'PAR100', message: 'syntax error', line: 1, column: 2 },
+      ]);
     if (job.source.includes('CRASH')) throw new JobFailure('browser crashed during the render', null);
     throw new Error('secret internal detail /etc/shadow');
   };
   const c = await waitJob(t.app, (await post(t.app, '/v1/frame', { source: 'COMPILE' })).json().job_id);
   assert.equal(c.statusCode, 500);
   const vc = c.json();
-  assert.deepEqual(Object.keys(vc).sort(), ['code', 'completed_at', 'created_at', 'diagnostics', 'job_id', 'kind', 'message', 'status']);
+  assert.deepEqual(Object.keys(vc).sort(), [
+    'code',
+    'completed_at',
+    'created_at',
+    'diagnostics',
+    'job_id',
+    'kind',
+    'message',
+    'status',
+  ]);
   assert.equal(vc.status, 'error');
   assert.equal(vc.message, 'PAR100 syntax error at line 1, column 2');
   assert.equal(vc.code, 'PAR100');
@@ -120,7 +148,10 @@ test('jobs run first in, first out, one at a time by default', async () => {
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push((await post(t.app, '/v1/frame', { source: `${SRC}// ${i}` })).json().job_id);
   await t.app.jobs.queue.onIdle();
-  assert.deepEqual(fake.calls.map((c) => c.id), ids);
+  assert.deepEqual(
+    fake.calls.map((c) => c.id),
+    ids,
+  );
   assert.equal(maxRunning, 1);
 });
 

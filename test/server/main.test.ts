@@ -42,7 +42,10 @@ test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, 
     const base = await listening;
     assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(await (await fetch(`${base}/healthz`)).text(), 'ok\n');
-    const r = await fetch(`${base}/v1/frame`, { method: 'POST', body: JSON.stringify({ source: ownExample('hello.cm'), params: { width: 320 } }) });
+    const r = await fetch(`${base}/v1/frame`, {
+      method: 'POST',
+      body: JSON.stringify({ source: ownExample('hello.cm'), params: { width: 320 } }),
+    });
     assert.equal(r.status, 202);
     const { job_id } = (await r.json()) as { job_id: string };
     let job: { status: string; url?: string };
@@ -58,7 +61,8 @@ test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, 
     const events = lines.filter((l) => l.job_id === job_id).map((l) => l.event);
     assert.deepEqual(events, ['job_created', 'job_started', 'job_ready']);
     const ready = lines.find((l) => l.job_id === job_id && l.event === 'job_ready')!;
-    for (const k of ['queue_wait_ms', 'compile_ms', 'render_ms', 'encode_ms', 'total_ms']) assert.equal(typeof ready[k], 'number', k);
+    for (const k of ['queue_wait_ms', 'compile_ms', 'render_ms', 'encode_ms', 'total_ms'])
+      assert.equal(typeof ready[k], 'number', k);
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     assert.equal(code, 0, stderr);
@@ -72,7 +76,10 @@ test('a job past JOB_TIMEOUT_MS with the real renderer ends in error, and the ne
   const renderer = realRenderer();
   const t = await startApp({ renderer, config: { jobTimeoutMs: 2500 } });
   try {
-    const long = await runJob(t.app, '/v1/render', { source: ownExample('hello.cm'), params: { duration: 300, fps: 60 } });
+    const long = await runJob(t.app, '/v1/render', {
+      source: ownExample('hello.cm'),
+      params: { duration: 300, fps: 60 },
+    });
     const j = long.json();
     assert.equal(long.statusCode, 500);
     assert.equal(j.code, null);

@@ -30,7 +30,9 @@ const operations = [...Object.values(doc.paths), ...Object.values(doc.webhooks)]
 test("Redocly's recommended rules find nothing that is not accepted in .redocly.lint-ignore.yaml", async () => {
   const config = await loadConfig({ configPath: join(repoRoot, 'redocly.yaml') });
   const problems = await lint({ ref: docPath, config });
-  const open = problems.filter((p) => !p.ignored).map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+  const open = problems
+    .filter((p) => !p.ignored)
+    .map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
   assert.deepEqual(open, []);
 });
 
@@ -40,7 +42,8 @@ test("info.version is the package's version; a servers entry; every operation ta
   const declared = new Set(doc.tags.map((t) => t.name));
   for (const op of operations) {
     assert.ok(op.tags?.length, `${op.operationId} has no tag`);
-    for (const tag of op.tags!) assert.ok(declared.has(tag), `${op.operationId}: tag ${tag} is not in the top-level tags`);
+    for (const tag of op.tags!)
+      assert.ok(declared.has(tag), `${op.operationId}: tag ${tag} is not in the top-level tags`);
   }
 });
 
@@ -48,13 +51,15 @@ test('every request body and every JSON or text answer has an example', () => {
   const missing: string[] = [];
   for (const op of operations) {
     for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
-      if (media.example === undefined && media.examples === undefined) missing.push(`${op.operationId} request ${type} (bodyExample)`);
+      if (media.example === undefined && media.examples === undefined)
+        missing.push(`${op.operationId} request ${type} (bodyExample)`);
     }
     for (const [status, answer] of Object.entries(op.responses)) {
       for (const [type, media] of Object.entries(answer.content ?? {})) {
         if (!/^application\/json|^text\//.test(type)) continue; // files: PNG, MP4, GIF bytes
         const schemaExamples = (media.schema as { examples?: unknown[] } | undefined)?.examples;
-        if (media.example === undefined && media.examples === undefined && !schemaExamples) missing.push(`${op.operationId} ${status} ${type}`);
+        if (media.example === undefined && media.examples === undefined && !schemaExamples)
+          missing.push(`${op.operationId} ${status} ${type}`);
       }
     }
   }
@@ -80,19 +85,31 @@ before(async () => {
 });
 after(() => t.close());
 
-test('on the wire: 400 (ours and the framework\'s) and 404 (route, job, output) answers all carry `code`', async () => {
+test("on the wire: 400 (ours and the framework's) and 404 (route, job, output) answers all carry `code`", async () => {
   const answers = [
     await post(t.app, '/v1/frame', '[1]'),
     await t.app.inject({ url: '/nope' }),
     await t.app.inject({ url: '/v1/jobs/0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90' }),
     await t.app.inject({ url: '/v1/outputs/0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90.png' }),
     // a framework refusal with no code of its own: the generic `bad_request`
-    await t.app.inject({ method: 'POST', url: '/v1/check', payload: '{"source":"a"}', headers: { 'content-type': 'application/json', 'content-length': '3' } }),
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/check',
+      payload: '{"source":"a"}',
+      headers: { 'content-type': 'application/json', 'content-length': '3' },
+    }),
     await t.app.inject({ url: '/%zz' }),
   ];
   assert.deepEqual(
     answers.map((r) => [r.statusCode, r.json().code]),
-    [[400, 'bad_json'], [404, 'not_found'], [404, 'not_found'], [404, 'not_found'], [400, 'bad_request'], [400, 'bad_url']],
+    [
+      [400, 'bad_json'],
+      [404, 'not_found'],
+      [404, 'not_found'],
+      [404, 'not_found'],
+      [400, 'bad_request'],
+      [400, 'bad_url'],
+    ],
   );
   for (const r of answers) {
     const body = r.json() as Record<string, unknown>;

@@ -121,7 +121,13 @@ test('unknown names, names that break the pattern and traversal attempts are 404
     assert.equal(r.statusCode, 404, name);
     assert.equal(r.body, NOT_FOUND, name);
   }
-  for (const url of ['/v1/outputs/../secret.txt', '/v1/outputs/../../package.json', '/v1/outputs/sub/x.png', '/v1/outputs/', '/v1/outputs']) {
+  for (const url of [
+    '/v1/outputs/../secret.txt',
+    '/v1/outputs/../../package.json',
+    '/v1/outputs/sub/x.png',
+    '/v1/outputs/',
+    '/v1/outputs',
+  ]) {
     const r = await t.app.inject({ url });
     assert.equal(r.statusCode, 404, url);
     assert.equal(r.body, NOT_FOUND, url);

@@ -21,7 +21,17 @@ test('GET / is the editor page: HTML that loads only this origin, with the test 
   assert.equal(r.statusCode, 200);
   assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
   assert.match(String(r.headers['content-security-policy']), /default-src 'self'/);
-  for (const id of ['editor', 'preview', 'diagnostics', 'scrubber', 'render-png', 'render-mp4', 'render-gif', 'play', 'result']) {
+  for (const id of [
+    'editor',
+    'preview',
+    'diagnostics',
+    'scrubber',
+    'render-png',
+    'render-mp4',
+    'render-gif',
+    'play',
+    'result',
+  ]) {
     assert.match(r.body, new RegExp(`data-testid="${id}"`), id);
   }
   assert.match(r.body, /href="\/docs"/);
@@ -38,7 +48,13 @@ test('GET /editor/{file}: the bundle, the stylesheet and the font with their typ
   const font = await t.app.inject({ url: `/editor/${FONT_SERVED_NAME}` });
   assert.equal(font.headers['content-type'], 'font/woff');
   assert.equal(font.rawPayload.subarray(0, 4).toString('latin1'), 'wOFF');
-  for (const url of ['/editor/missing.js', '/editor/index', '/editor/..%2F..%2Fpackage.json', '/editor/.env', '/editor/x.exe']) {
+  for (const url of [
+    '/editor/missing.js',
+    '/editor/index',
+    '/editor/..%2F..%2Fpackage.json',
+    '/editor/.env',
+    '/editor/x.exe',
+  ]) {
     const r = await t.app.inject({ url });
     assert.equal(r.statusCode, 404, url);
   }

@@ -12,9 +12,24 @@ after(() => t.close());
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 
-async function expect400(url: string, payload: unknown, code: string, error?: string | RegExp, headers?: Record<string, string>) {
-  const r = await t.app.inject({ method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: headers ?? { 'content-type': 'application/json' } });
-  assert.equal(r.statusCode, 400, `${url} ${JSON.stringify(payload).slice(0, 80)} -> ${r.statusCode} ${r.body.slice(0, 200)}`);
+async function expect400(
+  url: string,
+  payload: unknown,
+  code: string,
+  error?: string | RegExp,
+  headers?: Record<string, string>,
+) {
+  const r = await t.app.inject({
+    method: 'POST',
+    url,
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    headers: headers ?? { 'content-type': 'application/json' },
+  });
+  assert.equal(
+    r.statusCode,
+    400,
+    `${url} ${JSON.stringify(payload).slice(0, 80)} -> ${r.statusCode} ${r.body.slice(0, 200)}`,
+  );
   const body = r.json();
   assert.deepEqual(Object.keys(body).sort(), ['code', 'error']);
   assert.equal(body.code, code, r.body);
@@ -25,12 +40,20 @@ async function expect400(url: string, payload: unknown, code: string, error?: st
 }
 
 async function expect202(url: string, payload: unknown, headers?: Record<string, string>) {
-  const r = await t.app.inject({ method: 'POST', url, payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: headers ?? { 'content-type': 'application/json' } });
+  const r = await t.app.inject({
+    method: 'POST',
+    url,
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    headers: headers ?? { 'content-type': 'application/json' },
+  });
   assert.equal(r.statusCode, 202, `${url} -> ${r.statusCode} ${r.body.slice(0, 200)}`);
   return r.json();
 }
 
-for (const [url, kind] of [['/v1/render', 'video'], ['/v1/frame', 'frame']] as const) {
+for (const [url, kind] of [
+  ['/v1/render', 'video'],
+  ['/v1/frame', 'frame'],
+] as const) {
   test(`${url}: 202 EnqueueResponse with a UUID v4 and kind ${kind}`, async () => {
     const body = await expect202(url, { source: SRC });
     assert.deepEqual(Object.keys(body).sort(), ['job_id', 'kind', 'status']);
@@ -42,7 +65,16 @@ for (const [url, kind] of [['/v1/render', 'video'], ['/v1/frame', 'frame']] as c
   });
 
   test(`${url}: JSON is parsed whatever the content-type`, async () => {
-    for (const ct of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream', 'application/json; charset=utf-8', 'weird/type', '', ';;;', 'json']) {
+    for (const ct of [
+      'application/x-www-form-urlencoded',
+      'text/plain',
+      'application/octet-stream',
+      'application/json; charset=utf-8',
+      'weird/type',
+      '',
+      ';;;',
+      'json',
+    ]) {
       await expect202(url, { source: SRC }, { 'content-type': ct });
     }
     const r = await t.app.inject({ method: 'POST', url, payload: JSON.stringify({ source: SRC }) });
@@ -53,7 +85,12 @@ for (const [url, kind] of [['/v1/render', 'video'], ['/v1/frame', 'frame']] as c
     await expect400(url, '{"source": "x"', 'bad_json');
     await expect400(url, 'source=abc', 'bad_json', undefined, { 'content-type': 'application/x-www-form-urlencoded' });
     for (const v of ['[]', '"text"', '42', 'null', 'true']) await expect400(url, v, 'bad_json');
-    const empty = await t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '' });
+    const empty = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     assert.equal(empty.statusCode, 400);
     assert.equal(empty.json().code, 'bad_json');
     const none = await t.app.inject({ method: 'POST', url });
@@ -62,7 +99,15 @@ for (const [url, kind] of [['/v1/render', 'video'], ['/v1/frame', 'frame']] as c
   });
 
   test(`${url}: missing_source when source is missing, not a string or empty`, async () => {
-    for (const body of [{}, { source: null }, { source: 5 }, { source: ['x'] }, { source: {} }, { source: '' }, { params: {} }]) {
+    for (const body of [
+      {},
+      { source: null },
+      { source: 5 },
+      { source: ['x'] },
+      { source: {} },
+      { source: '' },
+      { params: {} },
+    ]) {
       await expect400(url, body, 'missing_source');
     }
   });
@@ -89,21 +134,39 @@ for (const [url, kind] of [['/v1/render', 'video'], ['/v1/frame', 'frame']] as c
   });
 
   test(`${url}: params must be an object`, async () => {
-    for (const params of [null, 5, 'x', [1]]) await expect400(url, { source: SRC, params }, 'invalid_params', 'params must be an object');
+    for (const params of [null, 5, 'x', [1]])
+      await expect400(url, { source: SRC, params }, 'invalid_params', 'params must be an object');
   });
 
   test(`${url}: width 16..3840 and height 16..2160, integers`, async () => {
     for (const width of [16, 3840]) await expect202(url, { source: SRC, params: { width } });
     for (const height of [16, 2160]) await expect202(url, { source: SRC, params: { height } });
-    for (const width of [15, 3841, 100.5, '100', null, true]) await expect400(url, { source: SRC, params: { width } }, 'invalid_params', 'params.width must be an integer from 16 to 3840');
-    for (const height of [15, 2161, 99.9, '100']) await expect400(url, { source: SRC, params: { height } }, 'invalid_params', 'params.height must be an integer from 16 to 2160');
+    for (const width of [15, 3841, 100.5, '100', null, true])
+      await expect400(
+        url,
+        { source: SRC, params: { width } },
+        'invalid_params',
+        'params.width must be an integer from 16 to 3840',
+      );
+    for (const height of [15, 2161, 99.9, '100'])
+      await expect400(
+        url,
+        { source: SRC, params: { height } },
+        'invalid_params',
+        'params.height must be an integer from 16 to 2160',
+      );
   });
 
   test(`${url}: assets must map paths to asset keys; a well-formed unknown key is unknown_asset`, async () => {
     for (const assets of [5, 'x', [1], null]) await expect400(url, { source: SRC, assets }, 'invalid_assets');
     await expect400(url, { source: SRC, assets: { '/img/a.jpg': 'not-a-key' } }, 'invalid_assets');
     await expect400(url, { source: SRC, assets: { '/img/a.jpg': 7 } }, 'invalid_assets');
-    await expect400(url, { source: SRC, assets: { '/img/a.jpg': 'asset_0123456789abcdef0123456789abcdef' } }, 'unknown_asset', /asset_0123456789abcdef0123456789abcdef/);
+    await expect400(
+      url,
+      { source: SRC, assets: { '/img/a.jpg': 'asset_0123456789abcdef0123456789abcdef' } },
+      'unknown_asset',
+      /asset_0123456789abcdef0123456789abcdef/,
+    );
     await expect202(url, { source: SRC, assets: {} });
   });
 
@@ -116,17 +179,35 @@ for (const [url, kind] of [['/v1/render', 'video'], ['/v1/frame', 'frame']] as c
 
 test('/v1/render: fps is an integer from 1 to 60', async () => {
   for (const fps of [1, 60, 30]) await expect202('/v1/render', { source: SRC, params: { fps } });
-  for (const fps of [0, 61, -1, 29.97, '30', null]) await expect400('/v1/render', { source: SRC, params: { fps } }, 'invalid_params', 'params.fps must be an integer from 1 to 60');
+  for (const fps of [0, 61, -1, 29.97, '30', null])
+    await expect400(
+      '/v1/render',
+      { source: SRC, params: { fps } },
+      'invalid_params',
+      'params.fps must be an integer from 1 to 60',
+    );
 });
 
 test('/v1/render: duration is a number from 0.1 to 300', async () => {
   for (const duration of [0.1, 300, 2.5]) await expect202('/v1/render', { source: SRC, params: { duration } });
-  for (const duration of [0.09, 300.001, 0, -1, '2']) await expect400('/v1/render', { source: SRC, params: { duration } }, 'invalid_params', 'params.duration must be a number from 0.1 to 300');
+  for (const duration of [0.09, 300.001, 0, -1, '2'])
+    await expect400(
+      '/v1/render',
+      { source: SRC, params: { duration } },
+      'invalid_params',
+      'params.duration must be a number from 0.1 to 300',
+    );
 });
 
 test('/v1/frame: at is a number of 0 or more', async () => {
   for (const at of [0, 0.5, 1000]) await expect202('/v1/frame', { source: SRC, params: { at } });
-  for (const at of [-0.001, -1, '1', null]) await expect400('/v1/frame', { source: SRC, params: { at } }, 'invalid_params', 'params.at must be a number of 0 or more');
+  for (const at of [-0.001, -1, '1', null])
+    await expect400(
+      '/v1/frame',
+      { source: SRC, params: { at } },
+      'invalid_params',
+      'params.at must be a number of 0 or more',
+    );
 });
 
 test('/v1/frame ignores video params and /v1/render ignores at (unknown fields)', async () => {

@@ -5,24 +5,30 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { startApp, FakeRenderer } from '../helpers/app.js';
 
-test('a body sent too slowly: 408 and the connection closed; a complete request on time is served', { timeout: 30_000 }, async () => {
-  const t = await startApp({ renderer: new FakeRenderer(), config: { requestTimeoutMs: 1500 } });
-  try {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (t.app.server.address() as { port: number }).port;
-    const sock = connect(port, '127.0.0.1');
-    let answer = '';
-    sock.on('data', (d) => (answer += d.toString()));
-    const closed = new Promise<void>((r) => sock.on('close', () => r()));
-    sock.write('POST /v1/frame HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"source": "');
-    // a byte now and then, never the whole body
-    const drip = setInterval(() => sock.writable && sock.write('a'), 200);
-    await closed;
-    clearInterval(drip);
-    assert.match(answer, /^HTTP\/1\.1 408 /);
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`);
-    assert.equal(ok.status, 200);
-  } finally {
-    await t.close();
-  }
-});
+test(
+  'a body sent too slowly: 408 and the connection closed; a complete request on time is served',
+  { timeout: 30_000 },
+  async () => {
+    const t = await startApp({ renderer: new FakeRenderer(), config: { requestTimeoutMs: 1500 } });
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.server.address() as { port: number }).port;
+      const sock = connect(port, '127.0.0.1');
+      let answer = '';
+      sock.on('data', (d) => (answer += d.toString()));
+      const closed = new Promise<void>((r) => sock.on('close', () => r()));
+      sock.write(
+        'POST /v1/frame HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"source": "',
+      );
+      // a byte now and then, never the whole body
+      const drip = setInterval(() => sock.writable && sock.write('a'), 200);
+      await closed;
+      clearInterval(drip);
+      assert.match(answer, /^HTTP\/1\.1 408 /);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`);
+      assert.equal(ok.status, 200);
+    } finally {
+      await t.close();
+    }
+  },
+);

@@ -28,14 +28,21 @@ let built = false;
 /** The drawing page as the service serves it (npm run build -> dist/viewer), built once per test process. */
 export function bundle(): string {
   if (!built) {
-    execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'build-viewer.ts')], { stdio: 'inherit' });
+    execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'build-viewer.ts')], {
+      stdio: 'inherit',
+    });
     built = true;
   }
   return viewerDistDir;
 }
 
 const MIME: Record<string, string> = {
-  '.html': 'text/html', '.js': 'text/javascript', '.woff': 'font/woff', '.jpg': 'image/jpeg', '.png': 'image/png', '.svg': 'image/svg+xml',
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.woff': 'font/woff',
+  '.jpg': 'image/jpeg',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
 };
 
 export function launch(): Promise<Browser> {
@@ -53,14 +60,19 @@ export async function openViewerFrom(browser: Browser, dir: string, width: numbe
   await page.route('**/*', async (route) => {
     const url = new URL(route.request().url());
     let file: string | null = null;
-    if (url.origin === ORIGIN && url.pathname.startsWith('/viewer/')) file = join(dir, url.pathname.slice('/viewer/'.length));
+    if (url.origin === ORIGIN && url.pathname.startsWith('/viewer/'))
+      file = join(dir, url.pathname.slice('/viewer/'.length));
     else if (url.origin === ORIGIN && url.pathname.startsWith('/img/')) {
       // The corpus's images first (its sources name them), else the ones shipped with our own examples.
       const name = url.pathname.slice('/img/'.length);
       file = existsSync(join(IMG_DIR, name)) ? join(IMG_DIR, name) : join(OWN_IMG_DIR, name);
     }
     if (file && !file.includes('..') && existsSync(file)) {
-      await route.fulfill({ status: 200, body: readFileSync(file), contentType: MIME[extname(file)] ?? 'application/octet-stream' });
+      await route.fulfill({
+        status: 200,
+        body: readFileSync(file),
+        contentType: MIME[extname(file)] ?? 'application/octet-stream',
+      });
     } else if (file) await route.fulfill({ status: 404, body: 'not found' });
     else await route.abort();
   });
@@ -113,7 +125,11 @@ export async function load(page: Page, source: string, width: number, height: nu
   return { ok: true, duration: program.durationSeconds, width: r.width, height: r.height, runner: r.runner };
 }
 
-export interface Frame { width: number; height: number; data: Uint8Array }
+export interface Frame {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
 
 /** Draws a value tree directly (its JSON text is the key), resolving with the page's DrawResult. */
 export function drawValue(page: Page, value: unknown): Promise<any> {
@@ -165,7 +181,12 @@ export const n = (value: number, unit: string | null = null) => ({ kind: 'number
 export const hex = (digits: string) => ({ kind: 'color', form: 'hex', digits });
 export const s = (text: string) => ({ kind: 'string', raw: JSON.stringify(text) });
 export const node = (name: string, named: Record<string, any> = {}, ...pos: any[]) => ({
-  kind: 'constructed', name, fields: [...pos.map((v) => ({ name: '', value: v })), ...Object.entries(named).map(([k, v]) => ({ name: k, value: v }))],
+  kind: 'constructed',
+  name,
+  fields: [
+    ...pos.map((v) => ({ name: '', value: v })),
+    ...Object.entries(named).map(([k, v]) => ({ name: k, value: v })),
+  ],
 });
 export const arr = (...elems: any[]) => ({ kind: 'array', elems });
 export const compose = (...layers: any[]) => node('compose', { layers: arr(...layers) });

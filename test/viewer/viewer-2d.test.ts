@@ -8,8 +8,13 @@ import { FONT_SERVED_NAME } from '../../viewer/src/font-file';
 
 let browser: Browser;
 let page: Page;
-before(async () => { browser = await launch(); page = await openViewer(browser, 1920, 1080); });
-after(async () => { await browser?.close(); });
+before(async () => {
+  browser = await launch();
+  page = await openViewer(browser, 1920, 1080);
+});
+after(async () => {
+  await browser?.close();
+});
 
 const oklch = (l: number, c: number, h: number) => ({ kind: 'color', form: 'oklch', l: n(l), c: n(c), h: n(h) });
 const bgRect = (w: number, h: number, fill: unknown) => node('rect', { width: n(w, 'px'), height: n(h, 'px'), fill });
@@ -24,9 +29,18 @@ async function draw(tree: unknown, w = 1920, h = 1080, t = 0) {
 
 test('docs-api-quick: centre #ff3399, background oklch(0.10, 0.04, 280) = (2, 2, 16)', async () => {
   const f = await draw(compose(bgRect(1920, 1080, oklch(0.1, 0.04, 280)), rect(300, 300, hex('ff3399'))));
-  assert.equal(f.width, 1920); assert.equal(f.height, 1080); assert.equal(f.data.length, 1920 * 1080 * 4);
+  assert.equal(f.width, 1920);
+  assert.equal(f.height, 1080);
+  assert.equal(f.data.length, 1920 * 1080 * 4);
   assert.deepEqual(px(f, 960, 540).slice(0, 3), [255, 51, 153]);
-  for (const [x, y] of [[0, 0], [1919, 0], [0, 1079], [1919, 1079], [700, 540]]) assert.ok(near(px(f, x, y), [2, 2, 16], 2), `(${x},${y}) ${px(f, x, y)}`);
+  for (const [x, y] of [
+    [0, 0],
+    [1919, 0],
+    [0, 1079],
+    [1919, 1079],
+    [700, 540],
+  ])
+    assert.ok(near(px(f, x, y), [2, 2, 16], 2), `(${x},${y}) ${px(f, x, y)}`);
   // the 300 px square spans columns 810..1109 and rows 390..689
   assert.ok(near(px(f, 812, 392), [255, 51, 153], 2));
   assert.ok(near(px(f, 807, 540), [2, 2, 16], 2));
@@ -34,13 +48,26 @@ test('docs-api-quick: centre #ff3399, background oklch(0.10, 0.04, 280) = (2, 2,
 });
 
 test('load result and API state', async () => {
-  const r = await load(page, JSON.stringify({ duration: 2.5, frames: [[0, compose(bgRect(1920, 1080, hex('102030')))]] }), 640, 360);
+  const r = await load(
+    page,
+    JSON.stringify({ duration: 2.5, frames: [[0, compose(bgRect(1920, 1080, hex('102030')))]] }),
+    640,
+    360,
+  );
   assert.deepEqual(r, { ok: true, duration: 2.5, width: 640, height: 360, runner: '0.0.13' });
-  const st = await page.evaluate(() => { const v = (window as any).cmViewer; return { ready: v.ready, error: v.error, w: v.width, h: v.height, runner: v.runner, drawn: v.stats.drawn }; });
+  const st = await page.evaluate(() => {
+    const v = (window as any).cmViewer;
+    return { ready: v.ready, error: v.error, w: v.width, h: v.height, runner: v.runner, drawn: v.stats.drawn };
+  });
   assert.deepEqual(st, { ready: true, error: null, w: 640, h: 360, runner: '0.0.13', drawn: 0 }, 'load draws nothing');
   const f = await frameAt(page, 0);
   assert.equal(f.data.length, 640 * 360 * 4);
-  for (const [x, y] of [[0, 0], [639, 359], [320, 180]]) assert.deepEqual(px(f, x, y), [16, 32, 48, 255]);
+  for (const [x, y] of [
+    [0, 0],
+    [639, 359],
+    [320, 180],
+  ])
+    assert.deepEqual(px(f, x, y), [16, 32, 48, 255]);
 });
 
 test('a 1080x1080 scene at 1920x1080 is a centred square with background margins', async () => {
@@ -60,14 +87,20 @@ test('a portrait scene is fitted by height, centred', async () => {
   assert.ok(near(px(f, 1270, 540), BG, 1));
 });
 
-test('compose order is painter\'s order among coplanar layers', async () => {
-  const a = await draw(compose(bgRect(1920, 1080, hex('102030')), rect(400, 400, hex('ff0000')), rect(200, 200, hex('00ff00'))));
+test("compose order is painter's order among coplanar layers", async () => {
+  const a = await draw(
+    compose(bgRect(1920, 1080, hex('102030')), rect(400, 400, hex('ff0000')), rect(200, 200, hex('00ff00'))),
+  );
   assert.deepEqual(px(a, 960, 540).slice(0, 3), [0, 255, 0]);
   assert.deepEqual(px(a, 960 + 150, 540).slice(0, 3), [255, 0, 0]);
-  const b = await draw(compose(bgRect(1920, 1080, hex('102030')), rect(200, 200, hex('00ff00')), rect(400, 400, hex('ff0000'))));
+  const b = await draw(
+    compose(bgRect(1920, 1080, hex('102030')), rect(200, 200, hex('00ff00')), rect(400, 400, hex('ff0000'))),
+  );
   assert.deepEqual(px(b, 960, 540).slice(0, 3), [255, 0, 0]);
   // nested compose keeps the order inside it
-  const c = await draw(compose(bgRect(1920, 1080, hex('102030')), compose(rect(400, 400, hex('ff0000')), rect(200, 200, hex('0000ff')))));
+  const c = await draw(
+    compose(bgRect(1920, 1080, hex('102030')), compose(rect(400, 400, hex('ff0000')), rect(200, 200, hex('0000ff')))),
+  );
   assert.deepEqual(px(c, 960, 540).slice(0, 3), [0, 0, 255]);
 });
 
@@ -85,7 +118,11 @@ test('translate: a point at (x, y) px lands at (W/2 + x·Hc/H, Hc/2 − y·Hc/H)
   assert.deepEqual(px(g, 680, 170).slice(0, 3), [255, 255, 255]);
   assert.ok(near(px(g, 650, 170), BG, 1));
   // translates add up; a unitless translate is world units (1 world = 360.97 px at H = 1080)
-  const twice = node('translate', { x: n(-200, 'px') }, node('translate', { x: n(-200, 'px') }, rect(50, 50, hex('ffffff'))));
+  const twice = node(
+    'translate',
+    { x: n(-200, 'px') },
+    node('translate', { x: n(-200, 'px') }, rect(50, 50, hex('ffffff'))),
+  );
   const h = await draw(compose(bgRect(1920, 1080, hex('102030')), twice));
   assert.deepEqual(px(h, 560, 540).slice(0, 3), [255, 255, 255]);
   const world = node('translate', { y: n(1) }, rect(40, 40, hex('ffffff')));
@@ -100,13 +137,19 @@ test('rotate sets, scale sets, squash multiplies (T·R·S)', async () => {
   assert.deepEqual(px(rot, 960, 540 - 180).slice(0, 3), [255, 255, 255]);
   assert.ok(near(px(rot, 960 + 180, 540), BG, 1));
   // an outer rotate replaces the inner one entirely
-  const rr = await draw(compose(bgRect(1920, 1080, hex('102030')), node('rotate', { x: n(0) }, node('rotate', { z: n(90, 'deg') }, bar))));
+  const rr = await draw(
+    compose(bgRect(1920, 1080, hex('102030')), node('rotate', { x: n(0) }, node('rotate', { z: n(90, 'deg') }, bar))),
+  );
   assert.deepEqual(px(rr, 960 + 180, 540).slice(0, 3), [255, 255, 255]);
-  const sc = await draw(compose(bgRect(1920, 1080, hex('102030')), node('scale', {}, rect(100, 100, hex('ffffff')), n(2))));
+  const sc = await draw(
+    compose(bgRect(1920, 1080, hex('102030')), node('scale', {}, rect(100, 100, hex('ffffff')), n(2))),
+  );
   assert.deepEqual(px(sc, 960 + 95, 540).slice(0, 3), [255, 255, 255]);
   assert.ok(near(px(sc, 960 + 105, 540), BG, 1));
   // squash(0.5): y × 0.5, x × √2
-  const sq = await draw(compose(bgRect(1920, 1080, hex('102030')), node('squash', { factor: n(0.5) }, rect(200, 200, hex('ffffff')))));
+  const sq = await draw(
+    compose(bgRect(1920, 1080, hex('102030')), node('squash', { factor: n(0.5) }, rect(200, 200, hex('ffffff')))),
+  );
   assert.deepEqual(px(sq, 960 + 138, 540).slice(0, 3), [255, 255, 255]);
   assert.ok(near(px(sq, 960 + 146, 540), BG, 1));
   assert.ok(near(px(sq, 960, 540 - 55), BG, 1));
@@ -114,10 +157,14 @@ test('rotate sets, scale sets, squash multiplies (T·R·S)', async () => {
 });
 
 test('circle reads radius: only; unknown names draw nothing', async () => {
-  const f = await draw(compose(bgRect(1920, 1080, hex('102030')),
-    node('circle', { radius: n(100, 'px'), fill: hex('ffffff') }),
-    node('translate', { x: n(500, 'px') }, node('circle', { r: n(100, 'px'), fill: hex('ffffff') })),
-    node('ellipse', { radius: n(300, 'px') })));
+  const f = await draw(
+    compose(
+      bgRect(1920, 1080, hex('102030')),
+      node('circle', { radius: n(100, 'px'), fill: hex('ffffff') }),
+      node('translate', { x: n(500, 'px') }, node('circle', { r: n(100, 'px'), fill: hex('ffffff') })),
+      node('ellipse', { radius: n(300, 'px') }),
+    ),
+  );
   assert.deepEqual(px(f, 960 + 95, 540).slice(0, 3), [255, 255, 255]);
   assert.ok(near(px(f, 960 + 72, 540 - 72), BG, 1)); // outside the disc, inside its square
   assert.ok(near(px(f, 1460, 540), BG, 1));
@@ -126,12 +173,24 @@ test('circle reads radius: only; unknown names draw nothing', async () => {
 });
 
 test('colours: 8-digit hex, oklab and srgb render in their colour; missing fill is white', async () => {
-  const f = await draw(compose(bgRect(1920, 1080, hex('102030')),
-    node('translate', { x: n(-600, 'px') }, rect(100, 100, hex('ff3399cc'))),
-    node('translate', { x: n(-300, 'px') }, rect(100, 100, { kind: 'color', form: 'srgb', r: n(0), g: n(1), b: n(0) })),
-    node('translate', { x: n(0, 'px') }, rect(100, 100, { kind: 'color', form: 'oklab', l: n(0.627955), a: n(0.224863), b: n(0.125846) })),
-    node('translate', { x: n(300, 'px') }, node('rect', { width: n(100, 'px'), height: n(100, 'px') })),
-    node('translate', { x: n(600, 'px') }, rect(100, 100, hex('abc')))));
+  const f = await draw(
+    compose(
+      bgRect(1920, 1080, hex('102030')),
+      node('translate', { x: n(-600, 'px') }, rect(100, 100, hex('ff3399cc'))),
+      node(
+        'translate',
+        { x: n(-300, 'px') },
+        rect(100, 100, { kind: 'color', form: 'srgb', r: n(0), g: n(1), b: n(0) }),
+      ),
+      node(
+        'translate',
+        { x: n(0, 'px') },
+        rect(100, 100, { kind: 'color', form: 'oklab', l: n(0.627955), a: n(0.224863), b: n(0.125846) }),
+      ),
+      node('translate', { x: n(300, 'px') }, node('rect', { width: n(100, 'px'), height: n(100, 'px') })),
+      node('translate', { x: n(600, 'px') }, rect(100, 100, hex('abc'))),
+    ),
+  );
   assert.deepEqual(px(f, 360, 540).slice(0, 3), [255, 51, 153]);
   assert.deepEqual(px(f, 660, 540).slice(0, 3), [0, 255, 0]);
   assert.ok(near(px(f, 960, 540), [255, 0, 0], 2), `${px(f, 960, 540)}`);
@@ -141,15 +200,32 @@ test('colours: 8-digit hex, oklab and srgb render in their colour; missing fill 
 
 test('a bare rect (no compose) gets the 16:9 defaults and fills the frame; a number draws black', async () => {
   const f = await draw(rect(1920, 1080, hex('ff3399')), 640, 360);
-  for (const [x, y] of [[0, 0], [639, 359], [320, 180]]) assert.deepEqual(px(f, x, y).slice(0, 3), [255, 51, 153]);
+  for (const [x, y] of [
+    [0, 0],
+    [639, 359],
+    [320, 180],
+  ])
+    assert.deepEqual(px(f, x, y).slice(0, 3), [255, 51, 153]);
   const g = await draw(n(1), 640, 360);
-  for (const [x, y] of [[0, 0], [320, 180]]) assert.deepEqual(px(g, x, y).slice(0, 3), [0, 0, 0]);
+  for (const [x, y] of [
+    [0, 0],
+    [320, 180],
+  ])
+    assert.deepEqual(px(g, x, y).slice(0, 3), [0, 0, 0]);
 });
 
 test('same t gives the same pixels; frames follow t', async () => {
-  const tree = { duration: 2, frames: [[0, compose(bgRect(1920, 1080, hex('102030')), rect(100, 100, hex('ff0000')))], [1, compose(bgRect(1920, 1080, hex('102030')), rect(100, 100, hex('00ff00')))]] };
+  const tree = {
+    duration: 2,
+    frames: [
+      [0, compose(bgRect(1920, 1080, hex('102030')), rect(100, 100, hex('ff0000')))],
+      [1, compose(bgRect(1920, 1080, hex('102030')), rect(100, 100, hex('00ff00')))],
+    ],
+  };
   await load(page, JSON.stringify(tree), 320, 180);
-  const a = await frameAt(page, 0.5), b = await frameAt(page, 1.5), c = await frameAt(page, 0.5);
+  const a = await frameAt(page, 0.5),
+    b = await frameAt(page, 1.5),
+    c = await frameAt(page, 0.5);
   assert.deepEqual(px(a, 160, 90).slice(0, 3), [255, 0, 0]);
   assert.deepEqual(px(b, 160, 90).slice(0, 3), [0, 255, 0]);
   assert.deepEqual(Buffer.from(a.data), Buffer.from(c.data));
@@ -167,7 +243,10 @@ test('errors come back as data, never as a throw: draw before load, a value that
   assert.equal((await load(p, JSON.stringify(compose(bgRect(1920, 1080, hex('102030')))), 320, 180)).ok, true);
   const notTree = await p.evaluate(() => (window as any).cmViewer.draw(42));
   assert.deepEqual(notTree, { ok: false, error: { code: 'bad_value', message: 'not a value tree' } });
-  assert.deepEqual(await p.evaluate(() => (window as any).cmViewer.error), { code: 'bad_value', message: 'not a value tree' });
+  assert.deepEqual(await p.evaluate(() => (window as any).cmViewer.error), {
+    code: 'bad_value',
+    message: 'not a value tree',
+  });
   // the page still draws after an error
   const f = await frameAt(p, 0);
   assert.deepEqual(px(f, 160, 90), [16, 32, 48, 255]);
@@ -179,8 +258,14 @@ test('a missing image fails the draw with ASS001 and its path', async () => {
   const r = await load(page, JSON.stringify(tree), 320, 180);
   assert.equal(r.ok, true);
   const d = await drawValue(page, tree);
-  assert.deepEqual(d, { ok: false, error: { code: 'ASS001', message: 'image "/img/nope.jpg" could not be loaded', path: '/img/nope.jpg' } });
-  const st = await page.evaluate(() => ({ ready: (window as any).cmViewer.ready, code: (window as any).cmViewer.error?.code }));
+  assert.deepEqual(d, {
+    ok: false,
+    error: { code: 'ASS001', message: 'image "/img/nope.jpg" could not be loaded', path: '/img/nope.jpg' },
+  });
+  const st = await page.evaluate(() => ({
+    ready: (window as any).cmViewer.ready,
+    code: (window as any).cmViewer.error?.code,
+  }));
   assert.deepEqual(st, { ready: true, code: 'ASS001' });
 });
 void arr;

@@ -5,14 +5,33 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launch, openViewer, load, frameAt, px, near, readPng, writePng, EXAMPLES, realLang, viewerSkip, type Frame } from './helper';
+import {
+  launch,
+  openViewer,
+  load,
+  frameAt,
+  px,
+  near,
+  readPng,
+  writePng,
+  EXAMPLES,
+  realLang,
+  viewerSkip,
+  type Frame,
+} from './helper';
 import { join } from 'node:path';
 import { referenceDir, ownExamplesDir } from '../helpers/shared';
 
 let browser: Browser;
 let page: Page;
-before(async () => { if (!realLang) return; browser = await launch(); page = await openViewer(browser, 1920, 1080); });
-after(async () => { await browser?.close(); });
+before(async () => {
+  if (!realLang) return;
+  browser = await launch();
+  page = await openViewer(browser, 1920, 1080);
+});
+after(async () => {
+  await browser?.close();
+});
 
 const src = (name: string) => readFileSync(`${EXAMPLES}/${name}.cm`, 'utf8');
 /** One of our own examples (examples/), named `own/NAME` where a test takes a name. */
@@ -24,20 +43,31 @@ async function render(name: string, t: number, w = 1920, h = 1080): Promise<Fram
   return frameAt(page, t);
 }
 function compare(a: Frame, b: Frame): { mean: number; bad: number } {
-  assert.equal(a.width, b.width); assert.equal(a.height, b.height);
-  let sum = 0, bad = 0;
+  assert.equal(a.width, b.width);
+  assert.equal(a.height, b.height);
+  let sum = 0,
+    bad = 0;
   for (let i = 0; i < a.data.length; i += 4) {
     let d = 0;
     for (let c = 0; c < 3; c++) d += Math.abs(a.data[i + c] - b.data[i + c]);
-    sum += d; if (d > 48) bad++;
+    sum += d;
+    if (d > 48) bad++;
   }
   return { mean: sum / (a.data.length / 4) / 3, bad: bad / (a.data.length / 4) };
 }
 function inkExtent(f: Frame, isInk: (p: number[]) => boolean) {
-  let x0 = f.width, x1 = -1, y0 = f.height, y1 = -1;
-  for (let y = 0; y < f.height; y++) for (let x = 0; x < f.width; x++) if (isInk(px(f, x, y))) {
-    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
-  }
+  let x0 = f.width,
+    x1 = -1,
+    y0 = f.height,
+    y1 = -1;
+  for (let y = 0; y < f.height; y++)
+    for (let x = 0; x < f.width; x++)
+      if (isInk(px(f, x, y))) {
+        x0 = Math.min(x0, x);
+        x1 = Math.max(x1, x);
+        y0 = Math.min(y0, y);
+        y1 = Math.max(y1, y);
+      }
   return { x0, x1, y0, y1 };
 }
 
@@ -47,7 +77,11 @@ const corpus = (needs: string) => ({ skip: viewerSkip(needs) });
 test('examples/hello.cm at 1920x1080: centre #ff3399, corner #14213d', opts, async () => {
   const f = await render('own/hello', 0);
   assert.deepEqual(px(f, 960, 540).slice(0, 3), [255, 51, 153]);
-  for (const [x, y] of [[0, 0], [1919, 1079]]) assert.ok(near(px(f, x, y), [0x14, 0x21, 0x3d], 2), `${px(f, x, y)}`);
+  for (const [x, y] of [
+    [0, 0],
+    [1919, 1079],
+  ])
+    assert.ok(near(px(f, x, y), [0x14, 0x21, 0x3d], 2), `${px(f, x, y)}`);
   writePng(f, '/tmp/cm-viewer-hello.png');
 });
 
@@ -55,30 +89,58 @@ test('examples/hello.cm at 1920x1080: centre #ff3399, corner #14213d', opts, asy
 // viewer/src/meshes): those frames get a looser budget of pixels off by more than 16 per channel.
 const GLYPH_BUDGET: Record<string, number> = { 'homepage@0': 0.012, 'title@0': 0.012 };
 const cases: [string, number, number, number][] = [
-  ['docs-api-quick', 0, 1920, 1080], ['fixture-wasm-parity', 1.5, 1920, 1080], ['bouncing-ball', 0, 1920, 1080],
-  ['bouncing-ball', 1.5, 1920, 1080], ['homepage', 0, 1920, 1080], ['homepage', 1.5, 1920, 1080], ['title', 0, 1920, 1080],
-  ['extrude-path', 1.5, 1920, 1080], ['plinken-svg', 0, 1080, 1080], ['handdrawn', 0, 1080, 1080], ['lava-lamp', 0, 1920, 1080],
+  ['docs-api-quick', 0, 1920, 1080],
+  ['fixture-wasm-parity', 1.5, 1920, 1080],
+  ['bouncing-ball', 0, 1920, 1080],
+  ['bouncing-ball', 1.5, 1920, 1080],
+  ['homepage', 0, 1920, 1080],
+  ['homepage', 1.5, 1920, 1080],
+  ['title', 0, 1920, 1080],
+  ['extrude-path', 1.5, 1920, 1080],
+  ['plinken-svg', 0, 1080, 1080],
+  ['handdrawn', 0, 1080, 1080],
+  ['lava-lamp', 0, 1920, 1080],
 ];
 for (const [name, t, w, h] of cases) {
-  test(`${name}@${t} matches the reference frame`, corpus(`examples/${name}.cm and reference/${name}@${t.toFixed(1)}.png`), async () => {
-    const f = await render(name, t, w, h);
-    const ref = readPng(join(referenceDir, `${name}@${t.toFixed(1)}.png`));
-    const { mean, bad } = compare(f, ref);
-    assert.ok(mean < 1.5 && bad < (GLYPH_BUDGET[`${name}@${t}`] ?? 0.005), `mean abs diff ${mean.toFixed(3)}, ${(bad * 100).toFixed(3)} % pixels off by > 16/channel`);
-  });
+  test(
+    `${name}@${t} matches the reference frame`,
+    corpus(`examples/${name}.cm and reference/${name}@${t.toFixed(1)}.png`),
+    async () => {
+      const f = await render(name, t, w, h);
+      const ref = readPng(join(referenceDir, `${name}@${t.toFixed(1)}.png`));
+      const { mean, bad } = compare(f, ref);
+      assert.ok(
+        mean < 1.5 && bad < (GLYPH_BUDGET[`${name}@${t}`] ?? 0.005),
+        `mean abs diff ${mean.toFixed(3)}, ${(bad * 100).toFixed(3)} % pixels off by > 16/channel`,
+      );
+    },
+  );
 }
 
-test('§10 oracles: homepage C extent and colour, bouncing ball extent, title ink extent', corpus('examples/homepage.cm and title.cm'), async () => {
-  const home = await render('homepage', 0);
-  const bgc = px(home, 0, 0);
-  const e = inkExtent(home, (p) => Math.abs(p[0] - bgc[0]) + Math.abs(p[1] - bgc[1]) + Math.abs(p[2] - bgc[2]) > 30);
-  assert.ok(Math.abs(e.y0 - 164) <= 2 && Math.abs(e.y1 - 915) <= 2 && Math.abs(e.x0 - 619) <= 2 && Math.abs(e.x1 - 1300) <= 2, JSON.stringify(e));
-  assert.ok(near(px(home, 700, 540), [138, 140, 248], 4), `${px(home, 700, 540)}`);
-  const title = await render('title', 0);
-  const te = inkExtent(title, (p) => Math.abs(p[0] - 247) + Math.abs(p[1] - 245) + Math.abs(p[2] - 236) > 30);
-  assert.ok(Math.abs(te.y0 - 376) <= 3 && Math.abs(te.y1 - 657) <= 3 && Math.abs(te.x0 - 289) <= 3 && Math.abs(te.x1 - 1630) <= 3, JSON.stringify(te));
-  assert.ok(near(px(title, 5, 5), [247, 245, 236], 1));
-});
+test(
+  '§10 oracles: homepage C extent and colour, bouncing ball extent, title ink extent',
+  corpus('examples/homepage.cm and title.cm'),
+  async () => {
+    const home = await render('homepage', 0);
+    const bgc = px(home, 0, 0);
+    const e = inkExtent(home, (p) => Math.abs(p[0] - bgc[0]) + Math.abs(p[1] - bgc[1]) + Math.abs(p[2] - bgc[2]) > 30);
+    assert.ok(
+      Math.abs(e.y0 - 164) <= 2 && Math.abs(e.y1 - 915) <= 2 && Math.abs(e.x0 - 619) <= 2 && Math.abs(e.x1 - 1300) <= 2,
+      JSON.stringify(e),
+    );
+    assert.ok(near(px(home, 700, 540), [138, 140, 248], 4), `${px(home, 700, 540)}`);
+    const title = await render('title', 0);
+    const te = inkExtent(title, (p) => Math.abs(p[0] - 247) + Math.abs(p[1] - 245) + Math.abs(p[2] - 236) > 30);
+    assert.ok(
+      Math.abs(te.y0 - 376) <= 3 &&
+        Math.abs(te.y1 - 657) <= 3 &&
+        Math.abs(te.x0 - 289) <= 3 &&
+        Math.abs(te.x1 - 1630) <= 3,
+      JSON.stringify(te),
+    );
+    assert.ok(near(px(title, 5, 5), [247, 245, 236], 1));
+  },
+);
 
 test('a page screenshot of the canvas shows exactly pixels()', opts, async () => {
   const f = await render('own/glyphs-3d', 1.5);
@@ -94,8 +156,11 @@ test('a page screenshot of the canvas shows exactly pixels()', opts, async () =>
 test('an image the page cannot load fails the draw with ASS001 naming the path', opts, async () => {
   const missing = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [image("/img/does-not-exist.jpg").fit(cover)]\n}\n`;
   const r = await load(page, missing, 320, 180);
-  assert.equal(r.ok, true, 'load only sizes the canvas: the image is the draw\'s business');
-  await assert.rejects(frameAt(page, 0), (e: any) => e.drawError?.code === 'ASS001' && typeof e.drawError.path === 'string' && e.drawError.path.length > 0);
+  assert.equal(r.ok, true, "load only sizes the canvas: the image is the draw's business");
+  await assert.rejects(
+    frameAt(page, 0),
+    (e: any) => e.drawError?.code === 'ASS001' && typeof e.drawError.path === 'string' && e.drawError.path.length > 0,
+  );
 });
 
 test('resources are built once per job and reused across seeks', opts, async () => {
@@ -115,7 +180,7 @@ test('resources are built once per job and reused across seeks', opts, async () 
       assert.equal(s.programs, first.programs, `${name}: programs stay`);
       assert.equal(s.geometriesBuilt, first.geometriesBuilt, `${name}: no geometry is rebuilt`);
     }
-      }
+  }
 });
 
 test('a frame whose sampled tree equals the one on screen is not redrawn, and its pixels stay', opts, async () => {
@@ -127,7 +192,8 @@ test('a frame whose sampled tree equals the one on screen is not redrawn, and it
   assert.equal(st.drawn, 1, JSON.stringify(st)); // load draws nothing; 0.5 draws, 2.5 is the same tree
   assert.equal(st.skipped, 1);
   await load(page, ownSrc('easings'), 640, 360);
-  await frameAt(page, 0.5); await frameAt(page, 1.5);
+  await frameAt(page, 0.5);
+  await frameAt(page, 1.5);
   const st2 = await page.evaluate(() => (window as any).cmViewer.stats);
   assert.equal(st2.drawn, 2, JSON.stringify(st2));
 });

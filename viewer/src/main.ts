@@ -4,7 +4,9 @@ import * as THREE from 'three';
 import { createPageApi, type CmViewerApi, type DrawError } from './page-api';
 
 declare global {
-  interface Window { cmViewer: CmViewerApi }
+  interface Window {
+    cmViewer: CmViewerApi;
+  }
 }
 
 const canvas = document.createElement('canvas');
@@ -13,13 +15,21 @@ try {
   window.cmViewer = createPageApi(canvas, THREE.REVISION);
 } catch (e) {
   // no WebGL (or another boot fault): still install the API, so the driver gets an error instead of a hang
-  const error: DrawError = { code: 'context_lost', message: `viewer could not start: ${e instanceof Error ? e.message : String(e)}` };
+  const error: DrawError = {
+    code: 'context_lost',
+    message: `viewer could not start: ${e instanceof Error ? e.message : String(e)}`,
+  };
   window.cmViewer = {
     load: async () => ({ ok: false, error }),
     draw: async () => ({ ok: false, error }),
     pixels: () => new Uint8Array(0),
     pixelsI420: () => new Uint8Array(0),
-    ready: false, error, width: 0, height: 0, runner: '', warnings: [],
+    ready: false,
+    error,
+    width: 0,
+    height: 0,
+    runner: '',
+    warnings: [],
     versions: { three: THREE.REVISION },
     stats: { geometries: 0, textures: 0, programs: 0, geometriesBuilt: 0, lastDrawMs: 0, drawn: 0, skipped: 0 },
   };

@@ -114,7 +114,8 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
       return fail({ code: 'bad_runner', message: `unknown runner version ${JSON.stringify(o?.runner)}` });
     }
     viewer.reset(width, height, o.runner);
-    for (const [path, url] of Object.entries(o.assets ?? {})) if (typeof url === 'string') viewer.images.urls.set(path, url);
+    for (const [path, url] of Object.entries(o.assets ?? {}))
+      if (typeof url === 'string') viewer.images.urls.set(path, url);
     const fontBuf = await fetchFont();
     if (seq !== loadSeq) return fail({ code: 'not_loaded', message: 'superseded by a newer load' });
     if (!viewer.font && fontBuf) {
@@ -125,7 +126,8 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
       }
     }
     // text is part of every runner: a page without its font would silently drop glyphs
-    if (!viewer.font) return fail({ code: 'font_unavailable', message: `viewer font ${FONT_SERVED_NAME} could not be loaded` });
+    if (!viewer.font)
+      return fail({ code: 'font_unavailable', message: `viewer font ${FONT_SERVED_NAME} could not be loaded` });
     ready = true;
     return { ok: true, width, height, runner: o.runner };
   }
@@ -136,7 +138,9 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
     const waiting = paths.filter((p) => !viewer.images.settledPath(p));
     if (waiting.length) {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), IMAGE_WAIT_MS); });
+      const timeout = new Promise<'timeout'>((r) => {
+        timer = setTimeout(() => r('timeout'), IMAGE_WAIT_MS);
+      });
       const done = await Promise.race([viewer.images.loadAll(waiting), timeout]);
       clearTimeout(timer);
       if (done === 'timeout') {
@@ -170,12 +174,24 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
     draw,
     pixels: () => viewer.pixels(),
     pixelsI420: () => viewer.pixelsI420(),
-    get ready() { return ready; },
-    get error() { return error; },
-    get width() { return viewer.width; },
-    get height() { return viewer.height; },
-    get runner() { return viewer.runner; },
-    get warnings() { return viewer.warnings; },
+    get ready() {
+      return ready;
+    },
+    get error() {
+      return error;
+    },
+    get width() {
+      return viewer.width;
+    },
+    get height() {
+      return viewer.height;
+    },
+    get runner() {
+      return viewer.runner;
+    },
+    get warnings() {
+      return viewer.warnings;
+    },
     versions: { three: threeRevision },
     get stats() {
       const info = viewer.renderer.info;

@@ -14,12 +14,21 @@ import { buildTopLayers } from './build/builder';
 import type { BloomSettings, BuildContext } from './build/context';
 import { I420Readback } from './readback-i420';
 
-export interface Box { x: number; y: number; w: number; h: number }
+export interface Box {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
 
 /** The largest box of the scene aspect inside width × height, centred (service.md output size rule). */
 export function fitBox(width: number, height: number, aspect: number): Box {
-  let w = width, h = width / aspect;
-  if (h > height) { h = height; w = height * aspect; }
+  let w = width,
+    h = width / aspect;
+  if (h > height) {
+    h = height;
+    w = height * aspect;
+  }
   w = Math.min(width, Math.max(1, Math.round(w)));
   h = Math.min(height, Math.max(1, Math.round(h)));
   return { x: Math.round((width - w) / 2), y: Math.round((height - h) / 2), w, h };
@@ -67,7 +76,8 @@ export class Viewer {
     uniforms: { tCache: { value: null as THREE.Texture | null }, uOffset: { value: new THREE.Vector2() } },
     vertexShader: 'void main() { gl_Position = vec4(position.xy, 0.0, 1.0); }',
     // the stored 8-bit values, unfiltered and unconverted: v/255 written back to an 8-bit target is v again
-    fragmentShader: 'uniform sampler2D tCache;\nuniform vec2 uOffset;\nvoid main() { gl_FragColor = texelFetch(tCache, ivec2(gl_FragCoord.xy - uOffset), 0); }',
+    fragmentShader:
+      'uniform sampler2D tCache;\nuniform vec2 uOffset;\nvoid main() { gl_FragColor = texelFetch(tCache, ivec2(gl_FragCoord.xy - uOffset), 0); }',
     depthTest: false,
     depthWrite: false,
     toneMapped: false,
@@ -80,7 +90,9 @@ export class Viewer {
     this.renderer.toneMapping = THREE.NoToneMapping;
     this.camera.position.set(0, 0, CAM_Z);
     this.camera.lookAt(0, 0, 0);
-    canvas.addEventListener('webglcontextlost', () => { this.contextLost = true; });
+    canvas.addEventListener('webglcontextlost', () => {
+      this.contextLost = true;
+    });
     const quad = new THREE.Mesh(new THREE.PlaneGeometry(2, 2), this.bgCopyMaterial);
     quad.frustumCulled = false;
     this.bgCopyScene.add(quad);
@@ -154,8 +166,13 @@ export class Viewer {
       camera: null,
       materials: [],
       metaballIndex: 0,
-      track: (m) => { ctx.materials.push(m); return m; },
-      warn: (msg) => { warnings.push(msg); },
+      track: (m) => {
+        ctx.materials.push(m);
+        return m;
+      },
+      warn: (msg) => {
+        warnings.push(msg);
+      },
     };
     const root = buildTopLayers(frame.layers, ctx);
     this.warnings = warnings;
@@ -306,7 +323,8 @@ export class Viewer {
 
   /** RGBA of the drawing buffer, top row first (a copy of the last read when nothing was drawn since). */
   pixels(): Uint8Array {
-    const w = this.width, h = this.height;
+    const w = this.width,
+      h = this.height;
     // the cache holds the buffer as read (bottom row first); every call returns a fresh flipped copy of it, so
     // one read costs one copy (not a flip plus a second copy kept for later calls)
     if (!(this.pixelCache && this.pixelCacheKey === this.drawCount && this.pixelCache.length === w * h * 4)) {

@@ -30,7 +30,8 @@ export function animateAt(keys: readonly Keyframe[], opts: readonly Field[] | nu
   if (opts) {
     const r = firstNamed(opts, 'repeat');
     if (r?.kind === 'constructed' && r.name === 'forever' && r.fields.length === 0) repeat = 'forever';
-    else if (r?.kind === 'number' && Number.isFinite(r.value) && r.unit === null) repeat = Math.max(1, Math.floor(r.value));
+    else if (r?.kind === 'number' && Number.isFinite(r.value) && r.unit === null)
+      repeat = Math.max(1, Math.floor(r.value));
     const ez = firstNamed(opts, 'easing');
     if (ez?.kind === 'constructed') ease = easingNamed(ez.name) ?? ease;
   }
@@ -43,14 +44,30 @@ export function animateNode(keys: readonly Keyframe[], opts: Field[] | null): Va
     kind: 'constructed',
     name: 'animate',
     fields: [
-      { name: 'keyframes', value: { kind: 'array', elems: keys.map((k) => ({ kind: 'record', fields: [{ name: 'at', value: k.at }, { name: 'value', value: k.value }] })) } },
+      {
+        name: 'keyframes',
+        value: {
+          kind: 'array',
+          elems: keys.map((k) => ({
+            kind: 'record',
+            fields: [
+              { name: 'at', value: k.at },
+              { name: 'value', value: k.value },
+            ],
+          })),
+        },
+      },
       { name: 'opts', value: opts ? { kind: 'record', fields: opts } : NIL },
     ],
   };
 }
 
 /** Keyframe interpolation (stdlib.md §4.4) plus `repeat: N`; keyframe times in seconds, in source order. */
-export function interpolate(keys: { at: number; value: Value }[], t: number, opts: { repeat: Repeat; ease: Easing }): Value {
+export function interpolate(
+  keys: { at: number; value: Value }[],
+  t: number,
+  opts: { repeat: Repeat; ease: Easing },
+): Value {
   const n = keys.length;
   if (n === 1) return keys[0]!.value;
   const tmin = keys[0]!.at;

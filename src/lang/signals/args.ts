@@ -26,7 +26,10 @@ export function lastNamed(fields: readonly Field[], name: string): Value | undef
 }
 
 /** The last field with this name whose value is a number: the sampler skips the others. */
-export function lastNamedNumber(fields: readonly Field[], name: string): Extract<Value, { kind: 'number' }> | undefined {
+export function lastNamedNumber(
+  fields: readonly Field[],
+  name: string,
+): Extract<Value, { kind: 'number' }> | undefined {
   for (let i = fields.length - 1; i >= 0; i--) {
     const f = fields[i]!;
     if (f.name === name && f.value.kind === 'number') return f.value;

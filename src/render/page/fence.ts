@@ -43,7 +43,10 @@ export function readPageFiles(dir = viewerDistDir): Map<string, PageFile> {
   const files = new Map<string, PageFile>();
   for (const name of names) {
     const ext = name.slice(name.lastIndexOf('.') + 1);
-    files.set(PAGE_PREFIX + name, { body: readFileSync(join(dir, name)), type: PAGE_FILE_MIME[ext] ?? 'application/octet-stream' });
+    files.set(PAGE_PREFIX + name, {
+      body: readFileSync(join(dir, name)),
+      type: PAGE_FILE_MIME[ext] ?? 'application/octet-stream',
+    });
   }
   if (!files.has(PAGE_PREFIX + 'index.html')) throw new Error(`${dir}/index.html missing: run \`npm run build\``);
   return files;
@@ -53,7 +56,11 @@ export function readPageFiles(dir = viewerDistDir): Map<string, PageFile> {
  * Answers one request of a page: its own files, or an asset of the job holding the page (URL path -> file).
  * Returns whether an asset was served (the page must then be reloaded before another job uses it).
  */
-export async function answerPageRequest(route: Route, files: Map<string, PageFile>, assets: ReadonlyMap<string, string>): Promise<boolean> {
+export async function answerPageRequest(
+  route: Route,
+  files: Map<string, PageFile>,
+  assets: ReadonlyMap<string, string>,
+): Promise<boolean> {
   const req = route.request();
   let url: URL;
   try {
@@ -75,7 +82,12 @@ export async function answerPageRequest(route: Route, files: Map<string, PageFil
   }
   const f = files.get(path);
   if (f) {
-    await route.fulfill({ status: 200, body: f.body, contentType: f.type, headers: { 'content-security-policy': VIEWER_CSP, 'x-content-type-options': 'nosniff' } });
+    await route.fulfill({
+      status: 200,
+      body: f.body,
+      contentType: f.type,
+      headers: { 'content-security-policy': VIEWER_CSP, 'x-content-type-options': 'nosniff' },
+    });
     return false;
   }
   const asset = assets.get(path);

@@ -31,13 +31,19 @@ export class ViewerPage {
    * the given format (a video takes I420, converted in the page). With a clock, adds
    * the page's draw, read and pack times, the transfer (the round trip less the page's work) and the decode.
    */
-  async draw(json: string, width: number, height: number, clock?: StageClock, format: PixelFormat = 'rgba'): Promise<Drawn> {
+  async draw(
+    json: string,
+    width: number,
+    height: number,
+    clock?: StageClock,
+    format: PixelFormat = 'rgba',
+  ): Promise<Drawn> {
     const t0 = performance.now();
     type DrawFn = { __cmrDraw(j: string, f: PixelFormat): Promise<unknown> };
-    const r = (await this.page.evaluate(([j, f]) => (window as unknown as DrawFn).__cmrDraw(j, f), [json, format] as const)) as
-      | { px: Uint8Array; t: [number, number, number] }
-      | null
-      | { error: DrawError };
+    const r = (await this.page.evaluate(([j, f]) => (window as unknown as DrawFn).__cmrDraw(j, f), [
+      json,
+      format,
+    ] as const)) as { px: Uint8Array; t: [number, number, number] } | null | { error: DrawError };
     const t1 = performance.now();
     if (r === null) return { unchanged: true };
     if ('error' in r) return { error: r.error };

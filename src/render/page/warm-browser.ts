@@ -67,7 +67,13 @@ export class WarmBrowser {
 
   private async newPage(): Promise<ViewerPage> {
     const browser = await this.getBrowser();
-    const context = await browser.newContext({ serviceWorkers: 'block', viewport: { width: 640, height: 360 }, deviceScaleFactor: 1, javaScriptEnabled: true, acceptDownloads: false });
+    const context = await browser.newContext({
+      serviceWorkers: 'block',
+      viewport: { width: 640, height: 360 },
+      deviceScaleFactor: 1,
+      javaScriptEnabled: true,
+      acceptDownloads: false,
+    });
     const page = await context.newPage();
     const vp = new ViewerPage(context, page);
     await context.route('**/*', async (route) => {
@@ -94,7 +100,9 @@ export class WarmBrowser {
   /** (Re)loads the drawing page: a new document keeps no image of an earlier job. */
   private async openViewer(vp: ViewerPage): Promise<void> {
     await vp.page.goto(PAGE_URL, { waitUntil: 'load' });
-    await vp.page.waitForFunction(`typeof window.cmViewer === 'object' && window.cmViewer !== null`, undefined, { timeout: 30_000 });
+    await vp.page.waitForFunction(`typeof window.cmViewer === 'object' && window.cmViewer !== null`, undefined, {
+      timeout: 30_000,
+    });
     await vp.page.evaluate(DRAW_SCRIPT);
     vp.servedAssets = false;
   }

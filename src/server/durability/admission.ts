@@ -38,27 +38,51 @@ export function sendRefusal(reply: FastifyReply, r: Refusal): FastifyReply {
 
 /** The refusal for a full queue: the wait hint grows with the backlog (about one second per queued job, 1..60 s). */
 export function queueFull(queued: number, cap: number): Refusal {
-  return { code: 'queue_full', error: `the render queue is full (${queued} of ${cap} jobs waiting); retry later`, retryAfterSeconds: Math.min(60, Math.max(1, Math.ceil(queued / 10))) };
+  return {
+    code: 'queue_full',
+    error: `the render queue is full (${queued} of ${cap} jobs waiting); retry later`,
+    retryAfterSeconds: Math.min(60, Math.max(1, Math.ceil(queued / 10))),
+  };
 }
 
 export function storageFull(usedBytes: number, capBytes: number): Refusal {
-  return { code: 'storage_full', error: `output storage is full (${usedBytes} of ${capBytes} bytes held by jobs younger than 24 hours); retry later`, retryAfterSeconds: 60 };
+  return {
+    code: 'storage_full',
+    error: `output storage is full (${usedBytes} of ${capBytes} bytes held by jobs younger than 24 hours); retry later`,
+    retryAfterSeconds: 60,
+  };
 }
 
 export function assetsFull(usedBytes: number, incomingBytes: number, capBytes: number): Refusal {
-  return { code: 'storage_full', error: `asset storage is full (${usedBytes} of ${capBytes} bytes held by uploads younger than 24 hours, ${incomingBytes} more asked); retry later`, retryAfterSeconds: 60 };
+  return {
+    code: 'storage_full',
+    error: `asset storage is full (${usedBytes} of ${capBytes} bytes held by uploads younger than 24 hours, ${incomingBytes} more asked); retry later`,
+    retryAfterSeconds: 60,
+  };
 }
 
 export function diskFull(freeBytes: number, minFreeBytes: number): Refusal {
-  return { code: 'storage_full', error: `the disk holding the service's data is full (${Math.max(0, freeBytes)} bytes free, ${minFreeBytes} kept free); retry later`, retryAfterSeconds: 60 };
+  return {
+    code: 'storage_full',
+    error: `the disk holding the service's data is full (${Math.max(0, freeBytes)} bytes free, ${minFreeBytes} kept free); retry later`,
+    retryAfterSeconds: 60,
+  };
 }
 
 export function journalUnwritable(): Refusal {
-  return { code: 'storage_full', error: 'the job journal cannot be written (the disk is full); retry later', retryAfterSeconds: 60 };
+  return {
+    code: 'storage_full',
+    error: 'the job journal cannot be written (the disk is full); retry later',
+    retryAfterSeconds: 60,
+  };
 }
 
 export function tooManyUploads(max: number): Refusal {
-  return { code: 'too_many_uploads', error: `too many uploads at once (at most ${max}); retry shortly`, retryAfterSeconds: 1 };
+  return {
+    code: 'too_many_uploads',
+    error: `too many uploads at once (at most ${max}); retry shortly`,
+    retryAfterSeconds: 1,
+  };
 }
 
 export function shuttingDown(): Refusal {

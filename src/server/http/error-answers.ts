@@ -8,15 +8,23 @@ import { HttpError, NOT_FOUND } from './http-error.js';
 import { CORS_HEADERS } from './cors.js';
 
 /** The 400 codes of the framework's own refusals (body and multipart limits). */
-const FRAMEWORK_400 = new Map<string, ErrorEnvelope>(Object.entries({
-  // the specification says 400, not 413
-  FST_ERR_CTP_BODY_TOO_LARGE: { error: `request body is larger than ${LIMITS.bodyMaxBytes} bytes`, code: 'body_too_large' },
-  FST_REQ_FILE_TOO_LARGE: { error: `a file is larger than ${LIMITS.assets.maxFileBytes} bytes`, code: 'file_too_large' },
-  FST_FILES_LIMIT: { error: `at most ${LIMITS.assets.maxFiles} files per upload`, code: 'too_many_files' },
-  FST_INVALID_MULTIPART_CONTENT_TYPE: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
-  FST_PARTS_LIMIT: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
-  FST_FIELDS_LIMIT: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
-}));
+const FRAMEWORK_400 = new Map<string, ErrorEnvelope>(
+  Object.entries({
+    // the specification says 400, not 413
+    FST_ERR_CTP_BODY_TOO_LARGE: {
+      error: `request body is larger than ${LIMITS.bodyMaxBytes} bytes`,
+      code: 'body_too_large',
+    },
+    FST_REQ_FILE_TOO_LARGE: {
+      error: `a file is larger than ${LIMITS.assets.maxFileBytes} bytes`,
+      code: 'file_too_large',
+    },
+    FST_FILES_LIMIT: { error: `at most ${LIMITS.assets.maxFiles} files per upload`, code: 'too_many_files' },
+    FST_INVALID_MULTIPART_CONTENT_TYPE: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
+    FST_PARTS_LIMIT: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
+    FST_FIELDS_LIMIT: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
+  }),
+);
 
 /** The codes of the framework's other 4xx answers (a route's own errors are HttpErrors with their own codes). */
 const CLIENT_ERROR_CODES: Record<number, string> = {
@@ -33,7 +41,8 @@ export function answerError(err: FastifyError | HttpError, req: FastifyRequest, 
   if (known) return sendEnvelope(reply, 400, known);
   const status = err.statusCode ?? 500;
   if (status === 404) return sendEnvelope(reply, 404, NOT_FOUND);
-  if (status >= 400 && status < 500) return sendEnvelope(reply, status, { error: err.message, code: CLIENT_ERROR_CODES[status] ?? 'bad_request' });
+  if (status >= 400 && status < 500)
+    return sendEnvelope(reply, status, { error: err.message, code: CLIENT_ERROR_CODES[status] ?? 'bad_request' });
   req.log.error({ err }, 'unhandled error');
   return sendEnvelope(reply, 500, { error: 'internal_error', code: 'internal_error' });
 }

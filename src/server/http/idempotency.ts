@@ -22,12 +22,20 @@ export class IdempotencyIndex {
   private readonly entries = new Map<string, Entry>();
   private claims = 0;
 
-  constructor(private readonly now: () => number, private readonly ttlMs = IDEMPOTENCY_TTL_MS) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly ttlMs = IDEMPOTENCY_TTL_MS,
+  ) {}
 
   /** Rebuilds the index from the stored records (at start). */
   seed(records: readonly JobRecord[]): void {
     for (const r of records) {
-      if (r.idempotency && this.now() - r.created_at < this.ttlMs) this.entries.set(r.idempotency.key, { hash: r.idempotency.hash, at: r.created_at, jobId: Promise.resolve(r.job_id) });
+      if (r.idempotency && this.now() - r.created_at < this.ttlMs)
+        this.entries.set(r.idempotency.key, {
+          hash: r.idempotency.hash,
+          at: r.created_at,
+          jobId: Promise.resolve(r.job_id),
+        });
     }
   }
 
@@ -73,5 +81,8 @@ function canonicalJson(v: unknown): string {
 }
 
 function mismatch(): HttpError {
-  return new HttpError(422, { error: 'this Idempotency-Key was used with a different request in the last 24 hours', code: 'idempotency_mismatch' });
+  return new HttpError(422, {
+    error: 'this Idempotency-Key was used with a different request in the last 24 hours',
+    code: 'idempotency_mismatch',
+  });
 }

@@ -18,7 +18,11 @@ export function acceptJsonBodies(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, parseJson);
 }
 
-function parseJson(_req: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void): void {
+function parseJson(
+  _req: FastifyRequest,
+  body: string | Buffer,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   try {
     done(null, JSON.parse(text));

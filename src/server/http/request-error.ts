@@ -14,18 +14,30 @@ import { HttpError, badRequest, notFound } from './http-error.js';
 /** The request part that failed (Fastify does not export the name of this type). */
 type RequestPart = NonNullable<FastifyError['validationContext']>;
 
-const BODY_RULES = ['bad_json', 'missing_source', 'source_too_large', 'image_too_large', 'invalid_image', 'invalid_kind', 'invalid_params', 'invalid_assets', 'bad_webhook'] as const;
+const BODY_RULES = [
+  'bad_json',
+  'missing_source',
+  'source_too_large',
+  'image_too_large',
+  'invalid_image',
+  'invalid_kind',
+  'invalid_params',
+  'invalid_assets',
+  'bad_webhook',
+] as const;
 type BodyRule = (typeof BODY_RULES)[number];
 
 export function requestError(issues: FastifySchemaValidationError[], part: RequestPart): HttpError {
   if (part === 'params') return notFound();
   // the only header a route checks is Idempotency-Key
-  if (part === 'headers') return badRequest('bad_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  if (part === 'headers')
+    return badRequest('bad_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
   if (part !== 'body') return badRequest('bad_request', `${part}: ${issues[0]?.message ?? 'invalid'}`);
   let first: { rule: BodyRule; message: string } | undefined;
   for (const issue of issues) {
     const rule = ruleOf(issue);
-    if (!first || BODY_RULES.indexOf(rule) < BODY_RULES.indexOf(first.rule)) first = { rule, message: issue.message ?? 'invalid request body' };
+    if (!first || BODY_RULES.indexOf(rule) < BODY_RULES.indexOf(first.rule))
+      first = { rule, message: issue.message ?? 'invalid request body' };
   }
   if (!first || first.rule === 'bad_json') return badRequest('bad_json', 'request body must be a JSON object');
   return badRequest(first.rule, first.message);
@@ -36,7 +48,10 @@ function ruleOf(issue: FastifySchemaValidationError): BodyRule {
   const field = issue.instancePath.split('/')[1] ?? '';
   if (field === '') return 'bad_json';
   // a mesh's SVG is counted in bytes by a refinement (a custom issue): its message says "larger than"
-  if (field === 'source') return issue.keyword === 'too_big' || /larger than/.test(issue.message ?? '') ? 'source_too_large' : 'missing_source';
+  if (field === 'source')
+    return issue.keyword === 'too_big' || /larger than/.test(issue.message ?? '')
+      ? 'source_too_large'
+      : 'missing_source';
   if (field === 'image') return issue.keyword === 'too_big' ? 'image_too_large' : 'invalid_image';
   if (field === 'kind') return 'invalid_kind'; // the standalone runner's body
   if (field === 'params') return 'invalid_params';

@@ -10,7 +10,9 @@ export function limitRequestTime(app: FastifyInstance, ms: number): void {
     const timer = setTimeout(() => {
       if (raw.complete || reply.raw.headersSent) return;
       reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
-      reply.raw.end(JSON.stringify({ error: `the request was not received within ${ms / 1000} s`, code: 'request_timeout' }));
+      reply.raw.end(
+        JSON.stringify({ error: `the request was not received within ${ms / 1000} s`, code: 'request_timeout' }),
+      );
       raw.socket?.destroySoon();
     }, ms);
     timer.unref();

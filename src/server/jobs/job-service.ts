@@ -100,9 +100,17 @@ export class JobService {
       // the cut render left at most a partial file: it goes (a requeued job writes it again)
       await this.o.outputs.discard(rec.job_id, rec.kind);
     }
-    for (const id of plan.failed) this.o.log.warn({ job_id: id, status: 'error', event: 'job_interrupted' }, 'job interrupted twice: ended in error');
+    for (const id of plan.failed)
+      this.o.log.warn(
+        { job_id: id, status: 'error', event: 'job_interrupted' },
+        'job interrupted twice: ended in error',
+      );
     this.recovered = plan.requeue;
-    if (plan.requeue.length || plan.failed.length) this.o.log.info({ requeued: plan.requeue.length, failed: plan.failed.length, event: 'jobs_recovered' }, 'jobs recovered from the journal');
+    if (plan.requeue.length || plan.failed.length)
+      this.o.log.info(
+        { requeued: plan.requeue.length, failed: plan.failed.length, event: 'jobs_recovered' },
+        'jobs recovered from the journal',
+      );
   }
 
   /** Queues the jobs recovered at init, in their order (called once the renderer has started). */
@@ -129,13 +137,17 @@ export class JobService {
   async shutdown(graceMs: number): Promise<void> {
     this.stopping = true;
     const dropped = this.queue.clear();
-    if (dropped) this.o.log.info({ jobs: dropped, event: 'queue_checkpointed' }, 'waiting jobs stay pending for the next start');
+    if (dropped)
+      this.o.log.info({ jobs: dropped, event: 'queue_checkpointed' }, 'waiting jobs stay pending for the next start');
     const inHand = [...this.running.values()].map((r) => r.done);
     if (!inHand.length) return;
     if (await settle(Promise.allSettled(inHand), graceMs)) return;
     this.checkpointing = true;
     for (const [id, r] of this.running) {
-      this.o.log.warn({ job_id: id, event: 'job_checkpointed' }, 'shutdown grace over: the job in hand is checkpointed for the next start');
+      this.o.log.warn(
+        { job_id: id, event: 'job_checkpointed' },
+        'shutdown grace over: the job in hand is checkpointed for the next start',
+      );
       r.ctl.abort(new Error('shutdown'));
     }
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
@@ -168,7 +180,12 @@ export class JobService {
    * The job's estimated work (the renderer's estimate: frames x pixels x cost class), and the refusal when it cannot
    * finish inside the job limit. No estimate (the source does not compile, ...): no refusal, the job fails on its own.
    */
-  estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): { seconds?: number; refusal?: string } {
+  estimate(
+    kind: JobKind,
+    source: string,
+    params: JobParams,
+    assets: Record<string, string>,
+  ): { seconds?: number; refusal?: string } {
     const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
     const e = this.o.renderer.estimate?.({ kind, source, params, assets: files });
     if (!e) return {};
@@ -186,8 +203,24 @@ export class JobService {
    * between): the job holds its place against MAX_QUEUED_JOBS from its first line. costSeconds: its estimate, for the
    * queue's order.
    */
-  async create(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>, extras: JobExtras = {}, costSeconds = 0): Promise<JobRecord> {
-    const rec: JobRecord = { job_id: randomUUID(), kind, status: 'pending', created_at: this.o.now(), source, params, assets, ...extras };
+  async create(
+    kind: JobKind,
+    source: string,
+    params: JobParams,
+    assets: Record<string, string>,
+    extras: JobExtras = {},
+    costSeconds = 0,
+  ): Promise<JobRecord> {
+    const rec: JobRecord = {
+      job_id: randomUUID(),
+      kind,
+      status: 'pending',
+      created_at: this.o.now(),
+      source,
+      params,
+      assets,
+      ...extras,
+    };
     this.reserved++;
     try {
       await this.o.store.put(rec);
@@ -216,14 +249,25 @@ export class JobService {
       await running.done;
       const after = (await this.o.store.get(id)) ?? rec;
       // the render may have finished in the same instant: then the job is ready and the cancel came too late
-      return after.status === 'error' && after.code === 'cancelled' ? { ok: true, rec: after } : { ok: false, reason: 'ended', rec: after };
+      return after.status === 'error' && after.code === 'cancelled'
+        ? { ok: true, rec: after }
+        : { ok: false, reason: 'ended', rec: after };
     }
     this.queue.remove(id);
     const now = this.o.now();
-    Object.assign(rec, { status: 'error', completed_at: now, message: CANCELLED, code: 'cancelled', timings: { total_ms: now - rec.created_at } } satisfies Partial<JobRecord>);
+    Object.assign(rec, {
+      status: 'error',
+      completed_at: now,
+      message: CANCELLED,
+      code: 'cancelled',
+      timings: { total_ms: now - rec.created_at },
+    } satisfies Partial<JobRecord>);
     delete rec.progress;
     await this.o.store.put(rec);
-    this.o.log.info({ job_id: id, kind: rec.kind, status: 'error', event: 'job_cancelled' }, 'job cancelled while waiting');
+    this.o.log.info(
+      { job_id: id, kind: rec.kind, status: 'error', event: 'job_cancelled' },
+      'job cancelled while waiting',
+    );
     this.events.emit('queue');
     this.events.emit('ended', rec);
     return { ok: true, rec };
@@ -258,7 +302,9 @@ export class JobService {
   }
 
   private enqueue(id: string, costSeconds = 0): void {
-    void this.queue.add(id, () => this.run(id), costSeconds).catch((err) => this.o.log.error({ err, job_id: id }, 'job runner crashed'));
+    void this.queue
+      .add(id, () => this.run(id), costSeconds)
+      .catch((err) => this.o.log.error({ err, job_id: id }, 'job runner crashed'));
   }
 
   private run(id: string): Promise<void> {
@@ -276,7 +322,10 @@ export class JobService {
     rec.started_at = started;
     await this.o.store.put(rec);
     const queueWait = started - rec.created_at;
-    this.o.log.info({ job_id: id, kind: rec.kind, status: 'rendering', event: 'job_started', queue_wait_ms: queueWait }, 'job started');
+    this.o.log.info(
+      { job_id: id, kind: rec.kind, status: 'rendering', event: 'job_started', queue_wait_ms: queueWait },
+      'job started',
+    );
     this.events.emit('queue');
 
     let timedOut = false;
@@ -287,18 +336,28 @@ export class JobService {
     }, this.o.jobTimeoutMs);
     // the time limit and a stop end the job even when the renderer ignores the abort
     const aborted = new Promise<never>((_, reject) => {
-      const fail = () => reject(new JobFailure(timedOut ? limitText(this.o.jobTimeoutMs) : cancelled() ? CANCELLED : INTERRUPTED));
+      const fail = () =>
+        reject(new JobFailure(timedOut ? limitText(this.o.jobTimeoutMs) : cancelled() ? CANCELLED : INTERRUPTED));
       if (ctl.signal.aborted) fail();
       else ctl.signal.addEventListener('abort', fail, { once: true });
     });
     aborted.catch(() => {});
     let rendering: Promise<unknown> | undefined;
     try {
-      const assetFiles = Object.fromEntries(Object.entries(rec.assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
+      const assetFiles = Object.fromEntries(
+        Object.entries(rec.assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]),
+      );
       this.progress.set(id, 0);
       const outcome = await Promise.race([
         (rendering = this.o.renderer.render(
-          { id, kind: rec.kind, source: rec.source, params: rec.params, assets: assetFiles, outPath: this.o.outputs.pathOf(id, rec.kind) },
+          {
+            id,
+            kind: rec.kind,
+            source: rec.source,
+            params: rec.params,
+            assets: assetFiles,
+            outPath: this.o.outputs.pathOf(id, rec.kind),
+          },
           { signal: ctl.signal, onProgress: (p) => this.setProgress(id, p) },
         )),
         aborted,
@@ -317,7 +376,19 @@ export class JobService {
       await this.o.store.put(fresh);
       this.events.emit('ended', fresh);
       this.o.log.info(
-        { job_id: id, kind: rec.kind, status: 'ready', event: 'job_ready', queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at, width: outcome.width, height: outcome.height, frames: outcome.frames, bytes: output.bytes },
+        {
+          job_id: id,
+          kind: rec.kind,
+          status: 'ready',
+          event: 'job_ready',
+          queue_wait_ms: queueWait,
+          ...outcome.timings,
+          total_ms: done - rec.created_at,
+          width: outcome.width,
+          height: outcome.height,
+          frames: outcome.frames,
+          bytes: output.bytes,
+        },
         'job ready',
       );
     } catch (err) {
@@ -335,7 +406,12 @@ export class JobService {
         await this.o.outputs.discard(id, rec.kind);
         return;
       }
-      Object.assign(fresh, cancelled() ? { message: CANCELLED, code: 'cancelled' } : failureOf(err, { timedOut, aborted: ctl.signal.aborted, limitMs: this.o.jobTimeoutMs }));
+      Object.assign(
+        fresh,
+        cancelled()
+          ? { message: CANCELLED, code: 'cancelled' }
+          : failureOf(err, { timedOut, aborted: ctl.signal.aborted, limitMs: this.o.jobTimeoutMs }),
+      );
       delete fresh.progress;
       fresh.status = 'error';
       fresh.completed_at = done;
@@ -349,7 +425,17 @@ export class JobService {
       }
       const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
       this.o.log[level](
-        { job_id: id, kind: rec.kind, status: 'error', event: 'job_error', code: fresh.code, message: fresh.message, queue_wait_ms: queueWait, total_ms: done - rec.created_at, ...(err instanceof JobFailure ? {} : { err }) },
+        {
+          job_id: id,
+          kind: rec.kind,
+          status: 'error',
+          event: 'job_error',
+          code: fresh.code,
+          message: fresh.message,
+          queue_wait_ms: queueWait,
+          total_ms: done - rec.created_at,
+          ...(err instanceof JobFailure ? {} : { err }),
+        },
         'job error',
       );
     } finally {
@@ -363,10 +449,16 @@ export class JobService {
 }
 
 /** What a failed job tells its client: a JobFailure speaks for itself; anything else is not for the client's eyes. */
-function failureOf(err: unknown, how: { timedOut: boolean; aborted: boolean; limitMs: number }): Pick<JobRecord, 'message' | 'code' | 'diagnostics'> {
+function failureOf(
+  err: unknown,
+  how: { timedOut: boolean; aborted: boolean; limitMs: number },
+): Pick<JobRecord, 'message' | 'code' | 'diagnostics'> {
   if (how.timedOut) return { message: limitText(how.limitMs), code: null };
   if (how.aborted) return { message: INTERRUPTED, code: null };
-  if (err instanceof JobFailure) return err.diagnostics ? { message: err.message, code: err.code, diagnostics: err.diagnostics } : { message: err.message, code: err.code };
+  if (err instanceof JobFailure)
+    return err.diagnostics
+      ? { message: err.message, code: err.code, diagnostics: err.diagnostics }
+      : { message: err.message, code: err.code };
   if (isNoSpace(err)) return { message: NO_SPACE, code: 'storage_full' };
   return { message: 'render failed: internal error', code: null };
 }
@@ -374,7 +466,13 @@ function failureOf(err: unknown, how: { timedOut: boolean; aborted: boolean; lim
 /** Waits for p to settle, at most ms; true when it settled in time. */
 async function settle(p: Promise<unknown>, ms: number): Promise<boolean> {
   let t: NodeJS.Timeout | undefined;
-  const ok = await Promise.race([p.then(() => true, () => true), new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms)))]);
+  const ok = await Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms))),
+  ]);
   clearTimeout(t);
   return ok;
 }

@@ -30,7 +30,14 @@ export function jobView(rec: JobRecord, live: LiveJobState): JobView {
       height: rec.output.height,
     };
   }
-  const v: JobView = { ...base, status: 'error', created_at: rec.created_at, completed_at: rec.completed_at, message: rec.message ?? 'render failed', code: rec.code ?? null };
+  const v: JobView = {
+    ...base,
+    status: 'error',
+    created_at: rec.created_at,
+    completed_at: rec.completed_at,
+    message: rec.message ?? 'render failed',
+    code: rec.code ?? null,
+  };
   if (rec.diagnostics) v.diagnostics = rec.diagnostics;
   return v;
 }

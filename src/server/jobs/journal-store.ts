@@ -50,7 +50,8 @@ export function decodeLine(line: Buffer): JournalEntry | null {
   }
   if (!e || typeof e !== 'object') return null;
   const o = e as Record<string, unknown>;
-  if (o.op === 'put' && o.rec && typeof o.rec === 'object' && typeof (o.rec as JobRecord).job_id === 'string') return o as JournalEntry;
+  if (o.op === 'put' && o.rec && typeof o.rec === 'object' && typeof (o.rec as JobRecord).job_id === 'string')
+    return o as JournalEntry;
   if (o.op === 'del' && typeof o.id === 'string') return o as JournalEntry;
   return null;
 }
@@ -142,7 +143,10 @@ export class JournalJobStore implements JobStore {
   private readonly st = { dropped: 0, replayed: 0, compactions: 0, batches: 0 };
   readonly path: string;
 
-  private constructor(private readonly o: Required<JournalStoreOptions>, replayed: ReplayResult) {
+  private constructor(
+    private readonly o: Required<JournalStoreOptions>,
+    replayed: ReplayResult,
+  ) {
     this.path = join(o.dir, o.file);
     this.map = replayed.records;
     this.st.dropped = replayed.dropped;
@@ -152,7 +156,13 @@ export class JournalJobStore implements JobStore {
 
   /** Opens (or creates) the journal in dir, replays it into memory and compacts it. */
   static async open(opts: JournalStoreOptions): Promise<JournalJobStore> {
-    const o: Required<JournalStoreOptions> = { file: 'jobs.journal', compactRatio: 4, compactMinBytes: 1024 * 1024, fsync: true, ...opts };
+    const o: Required<JournalStoreOptions> = {
+      file: 'jobs.journal',
+      compactRatio: 4,
+      compactMinBytes: 1024 * 1024,
+      fsync: true,
+      ...opts,
+    };
     await mkdir(o.dir, { recursive: true });
     const path = join(o.dir, o.file);
     const bytes = await readFile(path).catch((e: NodeJS.ErrnoException) => {

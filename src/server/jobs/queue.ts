@@ -34,7 +34,15 @@ export class RenderQueue {
   /** Runs task when a slot frees up and the policy picks it; resolves/rejects with the task. costSeconds: its estimate. */
   add<T>(id: string, task: () => Promise<T>, costSeconds = 0): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ id, task, cost: Number.isFinite(costSeconds) ? Math.max(0, costSeconds) : 0, since: this.now(), seq: this.seq++, resolve: resolve as (v: unknown) => void, reject });
+      this.waiting.push({
+        id,
+        task,
+        cost: Number.isFinite(costSeconds) ? Math.max(0, costSeconds) : 0,
+        since: this.now(),
+        seq: this.seq++,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       this.pump();
     });
   }

@@ -25,7 +25,10 @@ export class Retention {
 
   /** Sweeps every minute until stop(). */
   start(): void {
-    this.timer = setInterval(() => void this.sweep().catch((e) => this.o.log.warn({ err: e }, 'retention sweep failed')), SWEEP_EVERY_MS);
+    this.timer = setInterval(
+      () => void this.sweep().catch((e) => this.o.log.warn({ err: e }, 'retention sweep failed')),
+      SWEEP_EVERY_MS,
+    );
     this.timer.unref();
   }
 

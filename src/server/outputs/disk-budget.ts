@@ -33,7 +33,13 @@ export interface EvictionPlan {
   after: number;
 }
 
-export function planEviction(files: readonly OutputFile[], refs: readonly OutputRef[], budgetBytes: number, now: number, protectMs = PROTECT_MS): EvictionPlan {
+export function planEviction(
+  files: readonly OutputFile[],
+  refs: readonly OutputRef[],
+  budgetBytes: number,
+  now: number,
+  protectMs = PROTECT_MS,
+): EvictionPlan {
   const byName = new Map<string, OutputRef>();
   for (const r of refs) byName.set(r.filename, r);
   const total = files.reduce((s, f) => s + f.bytes, 0);

@@ -65,9 +65,18 @@ export class OutputStore {
     const path = join(this.dir, filename);
     const st = await stat(path);
     const sha256 = await sha256File(path);
-    const output: JobOutput = { filename, mime: OUTPUT_MIME[KIND_EXT[kind]], bytes: st.size, sha256, width: size.width, height: size.height, written_at: this.o.now() };
+    const output: JobOutput = {
+      filename,
+      mime: OUTPUT_MIME[KIND_EXT[kind]],
+      bytes: st.size,
+      sha256,
+      width: size.width,
+      height: size.height,
+      written_at: this.o.now(),
+    };
     this.bytes += st.size;
-    if (this.o.maxBytes !== undefined && this.bytes > this.o.maxBytes) await this.enforceBudget().catch((e) => this.o.log.warn({ err: e }, 'disk budget enforcement failed'));
+    if (this.o.maxBytes !== undefined && this.bytes > this.o.maxBytes)
+      await this.enforceBudget().catch((e) => this.o.log.warn({ err: e }, 'disk budget enforcement failed'));
     return output;
   }
 
@@ -150,8 +159,15 @@ export class OutputStore {
     }
     const refs: OutputRef[] = [];
     for (const rec of await this.o.store.list()) {
-      if (rec.status === 'ready' && rec.output) refs.push({ filename: rec.output.filename, job_id: rec.job_id, at: rec.output.written_at });
-      else if (rec.status === 'pending') refs.push({ filename: OutputStore.nameOf(rec.job_id, rec.kind), job_id: rec.job_id, at: rec.created_at, rendering: true });
+      if (rec.status === 'ready' && rec.output)
+        refs.push({ filename: rec.output.filename, job_id: rec.job_id, at: rec.output.written_at });
+      else if (rec.status === 'pending')
+        refs.push({
+          filename: OutputStore.nameOf(rec.job_id, rec.kind),
+          job_id: rec.job_id,
+          at: rec.created_at,
+          rendering: true,
+        });
     }
     const plan = planEviction(files, refs, budget, this.o.now());
     for (const name of plan.evict) await rm(join(this.dir, name), { force: true });
@@ -160,7 +176,11 @@ export class OutputStore {
       this.o.log.info({ job_id: id, event: 'job_evicted' }, 'output evicted by the disk budget');
     }
     this.bytes = plan.after;
-    if (plan.after > budget) this.o.log.warn({ bytes: plan.after, budget, event: 'storage_full' }, 'outputs over budget and all held by jobs younger than 24 h: new jobs are refused');
+    if (plan.after > budget)
+      this.o.log.warn(
+        { bytes: plan.after, budget, event: 'storage_full' },
+        'outputs over budget and all held by jobs younger than 24 h: new jobs are refused',
+      );
   }
 
   private names(): Promise<string[]> {

@@ -33,10 +33,19 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
     description: `multipart/form-data; every part with a filename is stored. At most ${LIMITS.assets.maxFiles} files of ${LIMITS.assets.maxFileBytes / 1024 / 1024} MiB each; PNG, JPEG, WebP, GIF or SVG, judged by their bytes. Assets expire after 24 hours. Pass the keys in the \`assets\` field of a render or frame request.`,
     consumes: ['multipart/form-data'],
     body: AssetUpload,
-    bodyExample: { 'earth.jpg': '(the file\'s bytes)' },
+    bodyExample: { 'earth.jpg': "(the file's bytes)" },
     response: {
-      200: json(AssetsResponse, 'Filename -> asset key.', { assets: { 'earth.jpg': 'asset_0123456789abcdef0123456789abcdef' } }),
-      400: badRequestAnswer(['no_file', 'too_many_files', 'file_too_large', 'not_an_image', 'image_too_large', 'bad_multipart']),
+      200: json(AssetsResponse, 'Filename -> asset key.', {
+        assets: { 'earth.jpg': 'asset_0123456789abcdef0123456789abcdef' },
+      }),
+      400: badRequestAnswer([
+        'no_file',
+        'too_many_files',
+        'file_too_large',
+        'not_an_image',
+        'image_too_large',
+        'bad_multipart',
+      ]),
       503: refusalAnswer(['too_many_uploads', 'storage_full']),
     },
   };
@@ -81,10 +90,16 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
 };
 
 /** Reads every file part, checks that each is an image, then stores them all: filename -> asset key. */
-async function upload(req: FastifyRequest, assets: AssetStore, disk: DiskSpace | undefined): Promise<{ keys: Record<string, string> } | { refusal: Refusal }> {
+async function upload(
+  req: FastifyRequest,
+  assets: AssetStore,
+  disk: DiskSpace | undefined,
+): Promise<{ keys: Record<string, string> } | { refusal: Refusal }> {
   const files: { name: string; bytes: Buffer }[] = [];
   try {
-    for await (const part of req.parts({ limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } })) {
+    for await (const part of req.parts({
+      limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes },
+    })) {
       if (part.type !== 'file') continue;
       if (!part.filename) {
         // a file part without a name is skipped, but its bytes must still be read or the parser waits forever
@@ -102,7 +117,8 @@ async function upload(req: FastifyRequest, assets: AssetStore, disk: DiskSpace |
   }
   if (files.length === 0) throw noFile();
   for (const f of files) {
-    if (!sniffImage(f.bytes)) throw badRequest('not_an_image', `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
+    if (!sniffImage(f.bytes))
+      throw badRequest('not_an_image', `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
     const size = imageSize(f.bytes);
     const tooLarge = size && imageSizeRefusal(size, LIMITS.image);
     if (tooLarge) throw badRequest('image_too_large', `file "${f.name}" is too large to draw: ${tooLarge}`);

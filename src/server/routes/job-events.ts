@@ -44,7 +44,10 @@ export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = asyn
           'Added. `progress` events (data: the pending job view with `queue_position` and `progress`) at once and whenever they change, then one `end` event (data: the final job view, ready or error) and the stream closes. An ended job: the `end` event at once.',
         params: JobIdParams,
         response: {
-          200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string().meta({ examples: [EXAMPLE] }) } } },
+          200: {
+            description: 'An event stream.',
+            content: { 'text/event-stream': { schema: z.string().meta({ examples: [EXAMPLE] }) } },
+          },
           404: notFoundAnswer('Unknown job id'),
         },
       },

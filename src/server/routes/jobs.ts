@@ -1,7 +1,20 @@
 // POST /v1/render, POST /v1/frame, GET /v1/jobs/{id}, DELETE /v1/jobs/{id}
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { EnqueueHeaders, EnqueueResponse, FrameRequest, GifRequest, JobError, JobIdParams, JobPending, JobReady, MeshRequest, RenderRequest, VectorizeRequest, type JobKind } from '../schemas.js';
+import {
+  EnqueueHeaders,
+  EnqueueResponse,
+  FrameRequest,
+  GifRequest,
+  JobError,
+  JobIdParams,
+  JobPending,
+  JobReady,
+  MeshRequest,
+  RenderRequest,
+  VectorizeRequest,
+  type JobKind,
+} from '../schemas.js';
 import { vectorizeInput } from './vectorize-input.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { JobService } from '../jobs/job-service.js';
@@ -23,8 +36,10 @@ export interface JobRoutesOptions {
 }
 
 const G = LIMITS.gif;
-const EXAMPLE_SOURCE = 'runner "0.0.3";\nuse std.shapes.*;\nscene quick() -> Frame {\n  compose [rect(width: 300px, height: 300px, fill: #ff3399)]\n}\n';
-const EXAMPLE_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><path d="M10 10 H90 V90 H10 Z"/></svg>';
+const EXAMPLE_SOURCE =
+  'runner "0.0.3";\nuse std.shapes.*;\nscene quick() -> Frame {\n  compose [rect(width: 300px, height: 300px, fill: #ff3399)]\n}\n';
+const EXAMPLE_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><path d="M10 10 H90 V90 H10 Z"/></svg>';
 
 /** The enqueueing routes: each kind's URL, body schema, example and what it adds (the rest is shared). */
 const ENQUEUE = [
@@ -84,7 +99,18 @@ const ENQUEUE = [
   },
 ] as const;
 
-const BAD_REQUEST = ['bad_json', 'missing_source', 'source_too_large', 'body_too_large', 'invalid_params', 'invalid_assets', 'unknown_asset', 'bad_webhook', 'webhook_not_allowed', 'bad_idempotency_key'];
+const BAD_REQUEST = [
+  'bad_json',
+  'missing_source',
+  'source_too_large',
+  'body_too_large',
+  'invalid_params',
+  'invalid_assets',
+  'unknown_asset',
+  'bad_webhook',
+  'webhook_not_allowed',
+  'bad_idempotency_key',
+];
 /** what is drawn has an estimate: too_much_work when it cannot finish inside the job limit */
 const DRAWN = [...BAD_REQUEST.slice(0, 7), 'too_much_work', ...BAD_REQUEST.slice(7)];
 const BAD_REQUEST_OF: Record<JobKind, string[]> = {
@@ -99,12 +125,27 @@ const BAD_REQUEST_OF: Record<JobKind, string[]> = {
 export const jobPath = (id: string) => `/v1/jobs/${id}`;
 
 const EXAMPLE_ID = '0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90';
-const LOCATION_HEADER = { location: { description: 'Added: the job\'s URL, `/v1/jobs/{job_id}`.', type: 'string', examples: [`/v1/jobs/${EXAMPLE_ID}`] } };
+const LOCATION_HEADER = {
+  location: {
+    description: "Added: the job's URL, `/v1/jobs/{job_id}`.",
+    type: 'string',
+    examples: [`/v1/jobs/${EXAMPLE_ID}`],
+  },
+};
 const RETRY_AFTER_HEADER = {
-  'retry-after': { description: 'Added, pending jobs only: seconds to wait before polling again (1 or 2 while rendering; 2 per job ahead while waiting, at most 30).', type: 'integer', minimum: 1, examples: [2] },
+  'retry-after': {
+    description:
+      'Added, pending jobs only: seconds to wait before polling again (1 or 2 while rendering; 2 per job ahead while waiting, at most 30).',
+    type: 'integer',
+    minimum: 1,
+    examples: [2],
+  },
 };
 
-export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { jobs, assets, webhookPolicy, idempotency }) => {
+export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
+  app,
+  { jobs, assets, webhookPolicy, idempotency },
+) => {
   // the asset map as the client sent it: validation re-shapes records and would drop an in-source path "__proto__"
   const sentAssets = new WeakMap<object, unknown>();
   app.addHook('preValidation', async (req) => {
@@ -125,14 +166,21 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       bodyExample,
       response: {
         202: {
-          ...json(EnqueueResponse, `Queued; \`kind\` = \`${kind}\`. With an \`Idempotency-Key\` seen before (same body): the same job again.`, { job_id: EXAMPLE_ID, status: 'pending', kind }),
+          ...json(
+            EnqueueResponse,
+            `Queued; \`kind\` = \`${kind}\`. With an \`Idempotency-Key\` seen before (same body): the same job again.`,
+            { job_id: EXAMPLE_ID, status: 'pending', kind },
+          ),
           headers: LOCATION_HEADER,
         },
         400: badRequestAnswer(BAD_REQUEST_OF[kind]),
-        422: errorAnswer('`idempotency_mismatch`: the `Idempotency-Key` was used with a different request in the last 24 hours.', {
-          error: 'this Idempotency-Key was used with a different request in the last 24 hours',
-          code: 'idempotency_mismatch',
-        }),
+        422: errorAnswer(
+          '`idempotency_mismatch`: the `Idempotency-Key` was used with a different request in the last 24 hours.',
+          {
+            error: 'this Idempotency-Key was used with a different request in the last 24 hours',
+            code: 'idempotency_mismatch',
+          },
+        ),
         503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down']),
       },
     };
@@ -141,22 +189,39 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     const bodyLimit = kind === 'vectorize' ? LIMITS.vectorize.bodyMaxBytes : undefined;
     app.post(url, { schema, bodyLimit }, async (req, reply) => {
       const create = async (): Promise<string> => {
-        const b = req.body as { source?: string; image?: string; params?: Record<string, number>; assets?: Record<string, string>; webhook?: { url: string; secret?: string } };
-        const assetMap = await knownAssets(assets, (sentAssets.get(req) as Record<string, string> | undefined) ?? b.assets);
+        const b = req.body as {
+          source?: string;
+          image?: string;
+          params?: Record<string, number>;
+          assets?: Record<string, string>;
+          webhook?: { url: string; secret?: string };
+        };
+        const assetMap = await knownAssets(
+          assets,
+          (sentAssets.get(req) as Record<string, string> | undefined) ?? b.assets,
+        );
         const webhook = await checkedWebhook(webhookPolicy, b.webhook);
         const storage = await jobs.storageRefusal();
         if (storage) throw new Refused(storage);
         const early = jobs.admission();
         if (early) throw new Refused(early);
         // vectorize: the image is checked by its bytes and an inline one is stored as an asset (the journal keeps keys)
-        const input = kind === 'vectorize' ? await vectorizeInput(assets, b, assetMap) : { source: b.source!, assets: assetMap };
+        const input =
+          kind === 'vectorize' ? await vectorizeInput(assets, b, assetMap) : { source: b.source!, assets: assetMap };
         const work = jobs.estimate(kind, input.source, { ...b.params }, input.assets);
         if (work.refusal) throw badRequest('too_much_work', work.refusal);
         // no await between this check and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();
         if (refusal) throw new Refused(refusal);
         try {
-          const rec = await jobs.create(kind, input.source, { ...b.params }, input.assets, { webhook, idempotency: key ? { key, hash } : undefined }, work.seconds);
+          const rec = await jobs.create(
+            kind,
+            input.source,
+            { ...b.params },
+            input.assets,
+            { webhook, idempotency: key ? { key, hash } : undefined },
+            work.seconds,
+          );
           return rec.job_id;
         } catch (err) {
           // the journal could not take the record: nothing was queued, the client may retry once space returns
@@ -173,7 +238,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         if (err instanceof Refused) return sendRefusal(reply, err.refusal);
         throw err;
       }
-      return reply.code(202).header('location', jobPath(jobId)).send({ job_id: jobId, status: 'pending', kind: kind as JobKind });
+      return reply
+        .code(202)
+        .header('location', jobPath(jobId))
+        .send({ job_id: jobId, status: 'pending', kind: kind as JobKind });
     });
   }
 
@@ -236,7 +304,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           'Added. Ends a pending or rendering job in `error` with `code` = `cancelled` (GET answers it with 500 from then on, like every failed job). A rendering job is stopped, its page and encoder freed and its partial file removed before this answers.',
         params: JobIdParams,
         response: {
-          200: json(JobError, 'Cancelled: the job\'s final view.', {
+          200: json(JobError, "Cancelled: the job's final view.", {
             job_id: EXAMPLE_ID,
             kind: 'video',
             status: 'error',
@@ -246,13 +314,20 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
             code: 'cancelled',
           }),
           404: notFoundAnswer('Unknown job id'),
-          409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.', { error: 'the job has already ended (ready)', code: 'job_ended' }),
+          409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.', {
+            error: 'the job has already ended (ready)',
+            code: 'job_ended',
+          }),
         },
       },
     },
     async (req, reply) => {
       const r = await jobs.cancel(req.params.id);
-      if (r.ok) return reply.code(200).header('cache-control', 'no-store').send(jobs.view(r.rec) as z.infer<typeof JobError>);
+      if (r.ok)
+        return reply
+          .code(200)
+          .header('cache-control', 'no-store')
+          .send(jobs.view(r.rec) as z.infer<typeof JobError>);
       if (r.reason === 'not_found') return reply.code(404).send(NOT_FOUND);
       throw new HttpError(409, { error: `the job has already ended (${r.rec?.status})`, code: 'job_ended' });
     },
@@ -267,10 +342,17 @@ class Refused extends Error {
 }
 
 /** The request's asset map, once every key is known to the asset store (else 400 unknown_asset). */
-async function knownAssets(assets: AssetStore, map: Record<string, string> | undefined): Promise<Record<string, string>> {
+async function knownAssets(
+  assets: AssetStore,
+  map: Record<string, string> | undefined,
+): Promise<Record<string, string>> {
   const out: [string, string][] = [];
   for (const [path, key] of Object.entries(map ?? {})) {
-    if (!(await assets.exists(key))) throw badRequest('unknown_asset', `assets["${path}"]: unknown asset key "${key}" (upload the file with POST /v1/assets)`);
+    if (!(await assets.exists(key)))
+      throw badRequest(
+        'unknown_asset',
+        `assets["${path}"]: unknown asset key "${key}" (upload the file with POST /v1/assets)`,
+      );
     out.push([path, key]);
   }
   // in-source paths are keys, never properties (Object.fromEntries defines "__proto__" as an own key)
@@ -278,7 +360,10 @@ async function knownAssets(assets: AssetStore, map: Record<string, string> | und
 }
 
 /** The webhook to store, once its host resolves to addresses this service may call (else 400 with the reason's code). */
-async function checkedWebhook(policy: WebhookPolicy, hook: { url: string; secret?: string } | undefined): Promise<WebhookState | undefined> {
+async function checkedWebhook(
+  policy: WebhookPolicy,
+  hook: { url: string; secret?: string } | undefined,
+): Promise<WebhookState | undefined> {
   if (!hook) return undefined;
   try {
     await policy.check(hook.url);

@@ -36,7 +36,10 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         operationId: 'healthz',
         tags: ['service'],
         response: {
-          200: { description: '`ok` and a newline.', content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } } },
+          200: {
+            description: '`ok` and a newline.',
+            content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } },
+          },
           503: refusalAnswer(['storage_full', 'shutting_down']),
         },
       },
@@ -56,7 +59,13 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         summary: 'This document',
         operationId: 'openapi',
         tags: ['service'],
-        response: { 200: json(z.looseObject({}), 'OpenAPI 3.1', { openapi: '3.1.0', info: { title: 'cmrender', version: '0.1.0' }, paths: {} }) },
+        response: {
+          200: json(z.looseObject({}), 'OpenAPI 3.1', {
+            openapi: '3.1.0',
+            info: { title: 'cmrender', version: '0.1.0' },
+            paths: {},
+          }),
+        },
       },
     },
     async (_req, reply) => reply.send(openapi()),
@@ -71,7 +80,10 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         tags: ['service'],
         response: {
           200: fileAnswer('The PNG.', ['image/png']),
-          500: errorAnswer('The render failed: `render_failed`.', { error: 'chromium did not start', code: 'render_failed' }),
+          500: errorAnswer('The render failed: `render_failed`.', {
+            error: 'chromium did not start',
+            code: 'render_failed',
+          }),
         },
       },
     },
@@ -84,7 +96,9 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         return reply.header('content-type', 'image/png').header('cache-control', 'no-store').send(png);
       } catch (err) {
         app.log.warn({ err }, 'GET /test failed');
-        return reply.code(500).send({ error: err instanceof JobFailure ? err.message : 'render failed', code: 'render_failed' });
+        return reply
+          .code(500)
+          .send({ error: err instanceof JobFailure ? err.message : 'render failed', code: 'render_failed' });
       } finally {
         await rm(out, { force: true });
       }

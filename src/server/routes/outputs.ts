@@ -62,7 +62,11 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     if (rangeHeader && (!ifRange || ifRange === etag)) {
       const r = parseRange(rangeHeader, size);
       if (r === 'unsatisfiable') {
-        return reply.code(416).header('content-range', `bytes */${size}`).header('content-type', 'application/json; charset=utf-8').send({ error: 'range_not_satisfiable', code: 'range_not_satisfiable' });
+        return reply
+          .code(416)
+          .header('content-range', `bytes */${size}`)
+          .header('content-type', 'application/json; charset=utf-8')
+          .send({ error: 'range_not_satisfiable', code: 'range_not_satisfiable' });
       }
       if (r) {
         start = r.start;

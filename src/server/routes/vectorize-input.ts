@@ -28,7 +28,11 @@ export async function vectorizeInput(
   }
   const source = body.source!;
   const key = assetMap[source];
-  if (!key) throw badRequest('unknown_asset', `source "${source}" is not a path of assets: map it to the key of an uploaded image`);
+  if (!key)
+    throw badRequest(
+      'unknown_asset',
+      `source "${source}" is not a path of assets: map it to the key of an uploaded image`,
+    );
   traceable(await head(assets.pathOf(key)), `assets["${source}"]`);
   return { source, assets: { [source]: key } };
 }
@@ -37,7 +41,10 @@ export async function vectorizeInput(
 function traceable(bytes: Buffer, what: string): void {
   const type = sniffImage(bytes);
   if (type === 'image/png' || type === 'image/jpeg') return;
-  throw badRequest('not_an_image', `${what} is ${type ? `a ${type} image` : 'not an image'}: vectorize reads PNG or JPEG line drawings`);
+  throw badRequest(
+    'not_an_image',
+    `${what} is ${type ? `a ${type} image` : 'not an image'}: vectorize reads PNG or JPEG line drawings`,
+  );
 }
 
 async function head(path: string): Promise<Buffer> {

@@ -19,22 +19,28 @@ for (const [net, bits] of [
   ['198.18.0.0', 15], // benchmarking
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) NOT_PUBLIC.addSubnet(net, bits, 'ipv4');
+] as const)
+  NOT_PUBLIC.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
   ['fc00::', 7], // unique-local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
-] as const) NOT_PUBLIC.addSubnet(net, bits, 'ipv6');
+] as const)
+  NOT_PUBLIC.addSubnet(net, bits, 'ipv6');
 
 export type Lookup = (host: string) => Promise<string[]>;
 
 /** Every address a name resolves to (A and AAAA). */
-export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+export const systemLookup: Lookup = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 export class WebhookRefused extends Error {
-  constructor(readonly code: 'bad_webhook' | 'webhook_not_allowed', message: string) {
+  constructor(
+    readonly code: 'bad_webhook' | 'webhook_not_allowed',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -44,7 +50,10 @@ export class WebhookPolicy {
   private readonly ranges = new BlockList();
 
   /** allow: WEBHOOK_ALLOW's entries, each a host name, an address or a CIDR range. */
-  constructor(allow: readonly string[], private readonly lookup: Lookup = systemLookup) {
+  constructor(
+    allow: readonly string[],
+    private readonly lookup: Lookup = systemLookup,
+  ) {
     for (const raw of allow) {
       const e = raw.trim().toLowerCase();
       if (!e) continue;
@@ -68,8 +77,10 @@ export class WebhookPolicy {
     } catch {
       throw new WebhookRefused('bad_webhook', 'webhook.url is not a URL');
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new WebhookRefused('bad_webhook', 'webhook.url must be http or https');
-    if (u.username || u.password) throw new WebhookRefused('bad_webhook', 'webhook.url must not carry credentials (use webhook.secret)');
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new WebhookRefused('bad_webhook', 'webhook.url must be http or https');
+    if (u.username || u.password)
+      throw new WebhookRefused('bad_webhook', 'webhook.url must not carry credentials (use webhook.secret)');
     const host = unbracket(u.hostname.toLowerCase());
     if (this.hosts.has(host)) return u;
     let addresses: string[];
@@ -78,9 +89,14 @@ export class WebhookPolicy {
     } catch {
       throw new WebhookRefused('bad_webhook', `webhook.url: the host name ${host} does not resolve`);
     }
-    if (!addresses.length) throw new WebhookRefused('bad_webhook', `webhook.url: the host name ${host} does not resolve`);
+    if (!addresses.length)
+      throw new WebhookRefused('bad_webhook', `webhook.url: the host name ${host} does not resolve`);
     for (const a of addresses) {
-      if (!this.allows(a)) throw new WebhookRefused('webhook_not_allowed', `webhook.url: ${host} resolves to ${a}, a non-public address this service does not call (see WEBHOOK_ALLOW)`);
+      if (!this.allows(a))
+        throw new WebhookRefused(
+          'webhook_not_allowed',
+          `webhook.url: ${host} resolves to ${a}, a non-public address this service does not call (see WEBHOOK_ALLOW)`,
+        );
     }
     return u;
   }

@@ -89,7 +89,11 @@ export class WebhookDispatcher {
       const url = await this.o.policy.check(hook.url);
       const body = JSON.stringify(jobView(rec, {}));
       const timestamp = Math.floor(this.o.now() / 1000);
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'cmrender-webhook', [TIMESTAMP_HEADER]: String(timestamp) };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': 'cmrender-webhook',
+        [TIMESTAMP_HEADER]: String(timestamp),
+      };
       if (hook.secret) headers[SIGNATURE_HEADER] = signWebhook(hook.secret, timestamp, body);
       const res = await fetch(url, {
         method: 'POST',

@@ -29,7 +29,10 @@ test('3840x2160, 60 fps, 300 s is refused with 400 too_much_work naming the job 
     await t.close();
   }
   const seconds = estimateWork({ kind: 'video', ...UHD, assets: {} })!.seconds;
-  for (const [limitMs, status] of [[Math.ceil(seconds * 1000), 202], [Math.floor(seconds * 1000) - 1, 400]] as const) {
+  for (const [limitMs, status] of [
+    [Math.ceil(seconds * 1000), 202],
+    [Math.floor(seconds * 1000) - 1, 400],
+  ] as const) {
     const r2 = new EstimatingRenderer();
     r2.behaviour = () => new Promise(() => {}); // never renders: only admission is looked at
     const t2 = await startApp({ renderer: r2, config: { jobTimeoutMs: limitMs } });
@@ -45,10 +48,20 @@ test('3840x2160, 60 fps, 300 s is refused with 400 too_much_work naming the job 
 
 test('a scene that reads no time signal is estimated as one drawn frame: the same long video of it is admitted', () => {
   const still = MOVING.replace('animate { 0s => -400px, 1s => 400px }', '0px');
-  const e = estimateWork({ kind: 'video', source: still, params: { width: 1920, height: 1080, fps: 60, duration: 300 }, assets: {} })!;
+  const e = estimateWork({
+    kind: 'video',
+    source: still,
+    params: { width: 1920, height: 1080, fps: 60, duration: 300 },
+    assets: {},
+  })!;
   assert.equal(e.drawnFrames, 1);
   assert.ok(e.seconds < 900, `${e.seconds} s`);
-  const moving = estimateWork({ kind: 'video', source: MOVING, params: { width: 1920, height: 1080, fps: 60, duration: 300 }, assets: {} })!;
+  const moving = estimateWork({
+    kind: 'video',
+    source: MOVING,
+    params: { width: 1920, height: 1080, fps: 60, duration: 300 },
+    assets: {},
+  })!;
   assert.equal(moving.drawnFrames, 18000);
 });
 
@@ -58,7 +71,9 @@ test('MAX_QUEUED_JOBS is exact under 200 concurrent POSTs: 50 admitted, 150 refu
   r.behaviour = () => hold.promise;
   const t = await startApp({ renderer: r, config: { maxQueuedJobs: 50 } });
   try {
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => post(t.app, '/v1/frame', { source: `// ${i}\n${MOVING}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => post(t.app, '/v1/frame', { source: `// ${i}\n${MOVING}` })),
+    );
     const by = (s: number) => answers.filter((a) => a.statusCode === s).length;
     assert.equal(by(202), 50);
     assert.equal(by(503), 150);
@@ -94,7 +109,12 @@ test('fair queue: short jobs overtake a long one only until it has waited its ow
     await enqueue('f2', '/v1/frame', small);
     const pos = async (id: string) => (await t.app.inject({ url: `/v1/jobs/${id}` })).json().queue_position;
     assert.equal(await pos(long), 3, 'two frames went before the long video');
-    const cost = estimateWork({ kind: 'video', source: MOVING, params: { width: 1280, height: 720, fps: 30, duration: 60 }, assets: {} })!.seconds;
+    const cost = estimateWork({
+      kind: 'video',
+      source: MOVING,
+      params: { width: 1280, height: 720, fps: 30, duration: 60 },
+      assets: {},
+    })!.seconds;
     clock += Math.ceil(cost * 1000); // the video has now waited as long as its estimate
     const late = await enqueue('f3', '/v1/frame', small);
     assert.equal(await pos(long), 3);

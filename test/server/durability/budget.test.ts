@@ -69,7 +69,7 @@ test('queue_full refusal: code, message and a bounded retry hint', () => {
   assert.equal(queueFull(100000, 100000).retryAfterSeconds, 60);
 });
 
-test('eviction: a rendering GIF\'s frames and palette are its own (never evicted); those of a vanished job are strays', () => {
+test("eviction: a rendering GIF's frames and palette are its own (never evicted); those of a vanished job are strays", () => {
   const files = [
     { name: 'a.gif.frames.deflate', bytes: 500, mtimeMs: 0 },
     { name: 'a.gif.palette.png', bytes: 1, mtimeMs: 0 },

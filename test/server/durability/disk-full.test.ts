@@ -37,73 +37,96 @@ async function fill(dir: string): Promise<string> {
   return p;
 }
 
-const tmpFiles = (dir: string): string[] => readdirSync(dir, { recursive: true }).map(String).filter((n) => n.endsWith('.tmp'));
+const tmpFiles = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((n) => n.endsWith('.tmp'));
 
-test('a full disk: 503 storage_full with no partial file, /healthz 503, nothing ready lost, recovery without a restart', { skip: canMount ? false : 'needs root to mount a tmpfs (mount -t tmpfs)', timeout: 60_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cmrender-diskfull-'));
-  assert.ok(tryMount(dir, '8m'));
-  const r = new FakeRenderer();
-  const t = await startApp({ renderer: r, config: { dataDir: dir, diskMinFreeBytes: 256 * 1024 } });
-  try {
-    const ready = await waitJob(t.app, (await post(t.app, '/v1/frame', { source: SOURCE })).json().job_id);
-    assert.equal(ready.json().status, 'ready');
-    const before = (await t.app.inject({ url: ready.json().url })).rawPayload;
+test(
+  'a full disk: 503 storage_full with no partial file, /healthz 503, nothing ready lost, recovery without a restart',
+  { skip: canMount ? false : 'needs root to mount a tmpfs (mount -t tmpfs)', timeout: 60_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cmrender-diskfull-'));
+    assert.ok(tryMount(dir, '8m'));
+    const r = new FakeRenderer();
+    const t = await startApp({ renderer: r, config: { dataDir: dir, diskMinFreeBytes: 256 * 1024 } });
+    try {
+      const ready = await waitJob(t.app, (await post(t.app, '/v1/frame', { source: SOURCE })).json().job_id);
+      assert.equal(ready.json().status, 'ready');
+      const before = (await t.app.inject({ url: ready.json().url })).rawPayload;
 
-    // a job accepted before the disk fills, writing its output after
-    const hold = gate();
-    r.behaviour = () => hold.promise;
-    const inFlight = (await post(t.app, '/v1/render', { source: SOURCE, params: { duration: 1 } })).json().job_id;
+      // a job accepted before the disk fills, writing its output after
+      const hold = gate();
+      r.behaviour = () => hold.promise;
+      const inFlight = (await post(t.app, '/v1/render', { source: SOURCE, params: { duration: 1 } })).json().job_id;
 
-    const filler = await fill(dir);
-    t.app.jobs['o'].disk?.forget();
+      const filler = await fill(dir);
+      t.app.jobs['o'].disk?.forget();
 
-    const png = encodePng(new Uint8Array(64 * 64 * 4).fill(255), 64, 64);
-    const up = await t.app.inject({ method: 'POST', url: '/v1/assets', ...multipart([{ name: 'f', filename: 'a.png', data: png }]) });
-    assert.equal(up.statusCode, 503, up.body);
-    assert.equal(up.json().code, 'storage_full');
-    const job = await post(t.app, '/v1/frame', { source: SOURCE });
-    assert.equal(job.statusCode, 503, job.body);
-    assert.equal(job.json().code, 'storage_full');
-    const health = await t.app.inject({ url: '/healthz' });
-    assert.equal(health.statusCode, 503);
-    assert.equal(health.json().code, 'storage_full');
-    assert.match(health.json().error, /disk holding the service's data is full/);
+      const png = encodePng(new Uint8Array(64 * 64 * 4).fill(255), 64, 64);
+      const up = await t.app.inject({
+        method: 'POST',
+        url: '/v1/assets',
+        ...multipart([{ name: 'f', filename: 'a.png', data: png }]),
+      });
+      assert.equal(up.statusCode, 503, up.body);
+      assert.equal(up.json().code, 'storage_full');
+      const job = await post(t.app, '/v1/frame', { source: SOURCE });
+      assert.equal(job.statusCode, 503, job.body);
+      assert.equal(job.json().code, 'storage_full');
+      const health = await t.app.inject({ url: '/healthz' });
+      assert.equal(health.statusCode, 503);
+      assert.equal(health.json().code, 'storage_full');
+      assert.match(health.json().error, /disk holding the service's data is full/);
 
-    hold.open();
-    r.behaviour = null;
-    const failed = await waitJob(t.app, inFlight);
-    assert.equal(failed.json().code, 'storage_full', failed.body);
-    assert.equal(failed.json().message, 'render failed: the service ran out of disk space');
-    assert.deepEqual(tmpFiles(dir), [], 'no partial file is left');
-    const again = await t.app.inject({ url: ready.json().url });
-    assert.equal(again.statusCode, 200);
-    assert.ok(again.rawPayload.equals(before), 'the ready output is intact');
+      hold.open();
+      r.behaviour = null;
+      const failed = await waitJob(t.app, inFlight);
+      assert.equal(failed.json().code, 'storage_full', failed.body);
+      assert.equal(failed.json().message, 'render failed: the service ran out of disk space');
+      assert.deepEqual(tmpFiles(dir), [], 'no partial file is left');
+      const again = await t.app.inject({ url: ready.json().url });
+      assert.equal(again.statusCode, 200);
+      assert.ok(again.rawPayload.equals(before), 'the ready output is intact');
 
-    // space returns: no restart
-    await rm(filler);
-    t.app.jobs['o'].disk?.forget();
-    await new Promise((res) => setTimeout(res, 1100)); // the journal retries at most once a second
-    assert.equal((await t.app.inject({ url: '/healthz' })).statusCode, 200);
-    const after = await post(t.app, '/v1/frame', { source: SOURCE });
-    assert.equal(after.statusCode, 202, after.body);
-    assert.equal((await waitJob(t.app, after.json().job_id)).json().status, 'ready');
-    const up2 = await t.app.inject({ method: 'POST', url: '/v1/assets', ...multipart([{ name: 'f', filename: 'a.png', data: png }]) });
-    assert.equal(up2.statusCode, 200, up2.body);
-    // the journal on disk holds every job, the failed one with its end
-    const journal = await readFile(join(dir, 'jobs.journal'), 'utf8');
-    assert.match(journal, new RegExp(`"job_id":"${inFlight}"[^\\n]*"code":"storage_full"`));
-  } finally {
-    await t.close().catch(() => {});
-    spawnSync('umount', [dir]);
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+      // space returns: no restart
+      await rm(filler);
+      t.app.jobs['o'].disk?.forget();
+      await new Promise((res) => setTimeout(res, 1100)); // the journal retries at most once a second
+      assert.equal((await t.app.inject({ url: '/healthz' })).statusCode, 200);
+      const after = await post(t.app, '/v1/frame', { source: SOURCE });
+      assert.equal(after.statusCode, 202, after.body);
+      assert.equal((await waitJob(t.app, after.json().job_id)).json().status, 'ready');
+      const up2 = await t.app.inject({
+        method: 'POST',
+        url: '/v1/assets',
+        ...multipart([{ name: 'f', filename: 'a.png', data: png }]),
+      });
+      assert.equal(up2.statusCode, 200, up2.body);
+      // the journal on disk holds every job, the failed one with its end
+      const journal = await readFile(join(dir, 'jobs.journal'), 'utf8');
+      assert.match(journal, new RegExp(`"job_id":"${inFlight}"[^\\n]*"code":"storage_full"`));
+    } finally {
+      await t.close().catch(() => {});
+      spawnSync('umount', [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('ASSETS_MAX_BYTES: uploads up to the budget exactly are stored, the one that would pass it is 503 storage_full; "__proto__" and "constructor" are keys', async () => {
   const png = encodePng(new Uint8Array(8 * 8 * 4).fill(255), 8, 8);
-  const t = await startApp({ renderer: new FakeRenderer(), config: { assetsMaxBytes: png.length * 3, diskMinFreeBytes: 0 } });
+  const t = await startApp({
+    renderer: new FakeRenderer(),
+    config: { assetsMaxBytes: png.length * 3, diskMinFreeBytes: 0 },
+  });
   try {
-    const upload = (names: string[]) => t.app.inject({ method: 'POST', url: '/v1/assets', ...multipart(names.map((n, i) => ({ name: `f${i}`, filename: n, data: png }))) });
+    const upload = (names: string[]) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/assets',
+        ...multipart(names.map((n, i) => ({ name: `f${i}`, filename: n, data: png }))),
+      });
     const a = await upload(['__proto__', 'constructor']);
     assert.equal(a.statusCode, 200, a.body);
     assert.deepEqual(Object.keys(a.json().assets).sort(), ['__proto__', 'constructor']);

@@ -7,7 +7,16 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, SQUARE, MOVING, until, browserProcess, rendererProcesses, ffmpegProcesses, sleep } from './helpers/service.js';
+import {
+  ServiceProcess,
+  SQUARE,
+  MOVING,
+  until,
+  browserProcess,
+  rendererProcesses,
+  ffmpegProcesses,
+  sleep,
+} from './helpers/service.js';
 
 let s: ServiceProcess;
 let dir: string;
@@ -48,75 +57,99 @@ function killAll(pids: number[]) {
   }
 }
 
-test('the browser process is SIGKILLed mid-render: that job fails with a clear message, the next renders on a fresh browser', { timeout: 120_000 }, async () => {
-  const id = await startLong();
-  const b = browserProcess(s.pid);
-  assert.ok(b, 'found the Chromium browser process');
-  const queued = await s.enqueue('/v1/frame', FRAME);
-  killAll([b.pid]);
-  const e = await s.waitJob(id, 30_000);
-  assert.equal(e.status, 500);
-  assert.equal(e.body.status, 'error');
-  assert.equal(e.body.code, null);
-  assert.match(e.body.message, /browser crashed/);
-  // the job queued behind it did not pay for the crash
-  assert.equal((await s.waitJob(queued, 60_000)).body.status, 'ready');
-  const nb = browserProcess(s.pid);
-  assert.ok(nb && nb.pid !== b.pid, 'a new browser process runs');
-  await expectNextJobsWork();
-});
+test(
+  'the browser process is SIGKILLed mid-render: that job fails with a clear message, the next renders on a fresh browser',
+  { timeout: 120_000 },
+  async () => {
+    const id = await startLong();
+    const b = browserProcess(s.pid);
+    assert.ok(b, 'found the Chromium browser process');
+    const queued = await s.enqueue('/v1/frame', FRAME);
+    killAll([b.pid]);
+    const e = await s.waitJob(id, 30_000);
+    assert.equal(e.status, 500);
+    assert.equal(e.body.status, 'error');
+    assert.equal(e.body.code, null);
+    assert.match(e.body.message, /browser crashed/);
+    // the job queued behind it did not pay for the crash
+    assert.equal((await s.waitJob(queued, 60_000)).body.status, 'ready');
+    const nb = browserProcess(s.pid);
+    assert.ok(nb && nb.pid !== b.pid, 'a new browser process runs');
+    await expectNextJobsWork();
+  },
+);
 
-test('the page renderer process is killed (a tab OOM): only that job fails; idle pages killed with it are replaced', { timeout: 120_000 }, async () => {
-  const id = await startLong();
-  const renderers = rendererProcesses(s.pid);
-  assert.ok(renderers.length >= 1, 'found renderer processes');
-  // every renderer: the busy page's and the warm idle page's
-  killAll(renderers.map((r) => r.pid));
-  const e = await s.waitJob(id, 30_000);
-  assert.equal(e.body.status, 'error', e.text);
-  assert.equal(e.body.code, null);
-  assert.match(e.body.message, /browser crashed/);
-  await expectNextJobsWork();
-  await expectNextJobsWork();
-});
+test(
+  'the page renderer process is killed (a tab OOM): only that job fails; idle pages killed with it are replaced',
+  { timeout: 120_000 },
+  async () => {
+    const id = await startLong();
+    const renderers = rendererProcesses(s.pid);
+    assert.ok(renderers.length >= 1, 'found renderer processes');
+    // every renderer: the busy page's and the warm idle page's
+    killAll(renderers.map((r) => r.pid));
+    const e = await s.waitJob(id, 30_000);
+    assert.equal(e.body.status, 'error', e.text);
+    assert.equal(e.body.code, null);
+    assert.match(e.body.message, /browser crashed/);
+    await expectNextJobsWork();
+    await expectNextJobsWork();
+  },
+);
 
-test('the renderer of the warm idle page dies between jobs: the next job does not inherit the dead page', { timeout: 60_000 }, async () => {
-  await expectNextJobsWork();
-  await until(() => rendererProcesses(s.pid).length >= 1, 10_000, 'a warm page');
-  await sleep(300);
-  killAll(rendererProcesses(s.pid).map((r) => r.pid));
-  await sleep(300);
-  await expectNextJobsWork();
-});
+test(
+  'the renderer of the warm idle page dies between jobs: the next job does not inherit the dead page',
+  { timeout: 60_000 },
+  async () => {
+    await expectNextJobsWork();
+    await until(() => rendererProcesses(s.pid).length >= 1, 10_000, 'a warm page');
+    await sleep(300);
+    killAll(rendererProcesses(s.pid).map((r) => r.pid));
+    await sleep(300);
+    await expectNextJobsWork();
+  },
+);
 
-test('ffmpeg is SIGKILLed mid-encode: that job fails as an encoder failure, the next video encodes', { timeout: 120_000 }, async () => {
-  const id = await startLong();
-  const ff = ffmpegProcesses(s.pid);
-  assert.equal(ff.length, 1, 'one ffmpeg per video job');
-  killAll([ff[0].pid]);
-  const e = await s.waitJob(id, 30_000);
-  assert.equal(e.status, 500);
-  assert.equal(e.body.code, null);
-  assert.equal(e.body.message, 'video encoder failed');
-  await until(() => ffmpegProcesses(s.pid).length === 0, 5_000, 'no ffmpeg left');
-  await expectNextJobsWork();
-});
+test(
+  'ffmpeg is SIGKILLed mid-encode: that job fails as an encoder failure, the next video encodes',
+  { timeout: 120_000 },
+  async () => {
+    const id = await startLong();
+    const ff = ffmpegProcesses(s.pid);
+    assert.equal(ff.length, 1, 'one ffmpeg per video job');
+    killAll([ff[0].pid]);
+    const e = await s.waitJob(id, 30_000);
+    assert.equal(e.status, 500);
+    assert.equal(e.body.code, null);
+    assert.equal(e.body.message, 'video encoder failed');
+    await until(() => ffmpegProcesses(s.pid).length === 0, 5_000, 'no ffmpeg left');
+    await expectNextJobsWork();
+  },
+);
 
-test('a job past its wall-clock limit ends in error; its ffmpeg and its page are gone; the next job starts', { timeout: 120_000 }, async () => {
-  await expectNextJobsWork();
-  await sleep(500);
-  const pagesBefore = rendererProcesses(s.pid).length;
-  const id = await s.enqueue('/v1/render', LONG);
-  const next = await s.enqueue('/v1/frame', FRAME);
-  const t0 = Date.now();
-  const e = await s.waitJob(id, 30_000);
-  const took = Date.now() - t0;
-  assert.equal(e.status, 500);
-  assert.equal(e.body.code, null);
-  assert.match(e.body.message, /timed out after 8 s/);
-  assert.ok(took >= 7_000 && took < 20_000, `ended after ${took} ms`);
-  // by the time the job reads as failed, its encoder has been killed (gone within moments) and its page closed
-  await until(() => ffmpegProcesses(s.pid).length === 0, 2_000, 'the timed-out job\'s ffmpeg to be gone');
-  assert.equal((await s.waitJob(next, 30_000)).body.status, 'ready');
-  await until(() => rendererProcesses(s.pid).length <= pagesBefore, 10_000, `renderer processes back to ${pagesBefore} (now ${rendererProcesses(s.pid).length})`);
-});
+test(
+  'a job past its wall-clock limit ends in error; its ffmpeg and its page are gone; the next job starts',
+  { timeout: 120_000 },
+  async () => {
+    await expectNextJobsWork();
+    await sleep(500);
+    const pagesBefore = rendererProcesses(s.pid).length;
+    const id = await s.enqueue('/v1/render', LONG);
+    const next = await s.enqueue('/v1/frame', FRAME);
+    const t0 = Date.now();
+    const e = await s.waitJob(id, 30_000);
+    const took = Date.now() - t0;
+    assert.equal(e.status, 500);
+    assert.equal(e.body.code, null);
+    assert.match(e.body.message, /timed out after 8 s/);
+    assert.ok(took >= 7_000 && took < 20_000, `ended after ${took} ms`);
+    // by the time the job reads as failed, its encoder has been killed (gone within moments) and its page closed
+    await until(() => ffmpegProcesses(s.pid).length === 0, 2_000, "the timed-out job's ffmpeg to be gone");
+    assert.equal((await s.waitJob(next, 30_000)).body.status, 'ready');
+    await until(
+      () => rendererProcesses(s.pid).length <= pagesBefore,
+      10_000,
+      `renderer processes back to ${pagesBefore} (now ${rendererProcesses(s.pid).length})`,
+    );
+  },
+);

@@ -15,7 +15,16 @@ const here = dirname(fileURLToPath(import.meta.url));
 const tmp = () => mkdtempSync(join(tmpdir(), 'cmrender-journal-'));
 
 function rec(i: number, extra: Partial<JobRecord> = {}): JobRecord {
-  return { job_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, kind: 'frame', status: 'pending', created_at: 1_000 + i, source: `scene ${i}`, params: { width: 64 }, assets: {}, ...extra };
+  return {
+    job_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    kind: 'frame',
+    status: 'pending',
+    created_at: 1_000 + i,
+    source: `scene ${i}`,
+    params: { width: 64 },
+    assets: {},
+    ...extra,
+  };
 }
 
 test('crc32 matches the standard check value', () => {
@@ -162,37 +171,43 @@ test('puts of the same tick share one write and one fsync (group commit)', async
   }
 });
 
-test('SIGKILL during a write storm (with compactions): every acknowledged put is found after reopening', { timeout: 60_000 }, async () => {
-  for (const delay of [150, 400, 900]) {
-    const dir = tmp();
-    try {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'fixtures', 'journal-writer.ts'), dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-      child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-      // wait for the first acknowledgements, then kill at a point that moves with `delay`
-      for (let i = 0; i < 400 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
-      assert.ok(out.length > 0, `writer never acknowledged a put: ${err}`);
-      await new Promise((r) => setTimeout(r, delay));
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
-      const acked = out.split('\n').slice(0, -1);
-      assert.ok(acked.length > 20, `only ${acked.length} acknowledgements`);
-      const s = await JournalJobStore.open({ dir });
-      for (const a of acked) {
-        const [id, status] = a.split(':');
-        const r = await s.get(id);
-        assert.ok(r, `acknowledged ${id} is lost (delay ${delay})`);
-        if (status) assert.equal(r.status, 'ready', `acknowledged update of ${id} is lost`);
+test(
+  'SIGKILL during a write storm (with compactions): every acknowledged put is found after reopening',
+  { timeout: 60_000 },
+  async () => {
+    for (const delay of [150, 400, 900]) {
+      const dir = tmp();
+      try {
+        const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'fixtures', 'journal-writer.ts'), dir], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+        child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+        // wait for the first acknowledgements, then kill at a point that moves with `delay`
+        for (let i = 0; i < 400 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
+        assert.ok(out.length > 0, `writer never acknowledged a put: ${err}`);
+        await new Promise((r) => setTimeout(r, delay));
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGKILL');
+        await exited;
+        const acked = out.split('\n').slice(0, -1);
+        assert.ok(acked.length > 20, `only ${acked.length} acknowledgements`);
+        const s = await JournalJobStore.open({ dir });
+        for (const a of acked) {
+          const [id, status] = a.split(':');
+          const r = await s.get(id);
+          assert.ok(r, `acknowledged ${id} is lost (delay ${delay})`);
+          if (status) assert.equal(r.status, 'ready', `acknowledged update of ${id} is lost`);
+        }
+        await s.close();
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-      await s.close();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
     }
-  }
-});
+  },
+);
 
 test('a failed write is reported to its caller, leaves no new record in the index, and the journal recovers by itself', async () => {
   const dir = tmp();
@@ -209,7 +224,10 @@ test('a failed write is reported to its caller, leaves no new record in the inde
     assert.ok(await s.get(rec(1).job_id), 'an acknowledged record is still there');
     await s.close();
     const t = await JournalJobStore.open({ dir });
-    assert.deepEqual((await t.list()).map((r) => r.job_id), [rec(1).job_id, rec(3).job_id]);
+    assert.deepEqual(
+      (await t.list()).map((r) => r.job_id),
+      [rec(1).job_id, rec(3).job_id],
+    );
     await t.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -53,8 +53,14 @@ test('the output disk budget: over it, the oldest outputs of jobs older than 24 
   let now = Date.now();
   const r = new FakeRenderer();
   // each output is a 16x16 PNG of ~100 bytes; the budget holds about three
-  const one = PNG.sync.write(Object.assign(new PNG({ width: 16, height: 16 }), { data: Buffer.alloc(16 * 16 * 4, 200) })).length;
-  const t = await startApp({ renderer: r, now: () => now, config: { outputMaxBytes: one * 3 + 10, retentionMs: 72 * H } });
+  const one = PNG.sync.write(
+    Object.assign(new PNG({ width: 16, height: 16 }), { data: Buffer.alloc(16 * 16 * 4, 200) }),
+  ).length;
+  const t = await startApp({
+    renderer: r,
+    now: () => now,
+    config: { outputMaxBytes: one * 3 + 10, retentionMs: 72 * H },
+  });
   try {
     const run = async () => {
       const a = await post(t.app, '/v1/frame', FRAME);
@@ -104,7 +110,13 @@ test('concurrent uploads are capped: one more answers 503 too_many_uploads; afte
   const m = multipart([{ name: 'f', filename: 'a.png', data: png }]);
   // two uploads that send their headers and half their body, then stall
   const stalled = [0, 1].map(() => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/assets', headers: { ...m.headers, 'content-length': m.payload.length } });
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/v1/assets',
+      headers: { ...m.headers, 'content-length': m.payload.length },
+    });
     const answer = new Promise<number>((res, rej) => {
       req.on('response', (r) => {
         r.resume();
@@ -132,45 +144,52 @@ test('concurrent uploads are capped: one more answers 503 too_many_uploads; afte
   }
 });
 
-test('memory does not grow across hundreds of jobs: once their records expire, nothing of 400 jobs is left on the heap', { timeout: 120_000 }, async () => {
-  const r = new FakeRenderer();
-  let now = Date.now();
-  const t = await startApp({ renderer: r, now: () => now });
-  // 32 KiB sources: a job retained anywhere (a closure, a map, the queue) would show as megabytes
-  const big = { ...FRAME, source: `${FRAME.source}// ${'x'.repeat(32 * 1024)}\n` };
-  try {
-    const batch = async (n: number) => {
-      const ids: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const a = await post(t.app, '/v1/frame', { ...big, source: big.source + `// ${i}\n` });
-        assert.equal(a.statusCode, 202);
-        ids.push(a.json().job_id);
-      }
-      for (const id of ids) assert.equal((await waitJob(t.app, id)).json().status, 'ready');
-      r.calls.length = 0; // the fake renderer's own call log is not the service's memory
-    };
-    const expireAll = async () => {
-      now += 25 * H;
-      await t.app.retention.sweep();
-    };
-    const heap = () => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
-    await batch(100);
-    await expireAll();
-    const h0 = heap();
-    await batch(400);
-    const h1 = heap();
-    assert.ok(h1 - h0 > 400 * 32 * 1024 * 0.9, 'the live records hold their sources (the measure sees them)');
-    await expireAll();
-    const h2 = heap();
-    assert.equal(t.app.jobs.queue.size, 0);
-    assert.equal(readdirSync(join(t.dataDir, 'outputs')).length, 0);
-    console.log(`heap: ${h0} -> ${h1} with 400 records -> ${h2} after expiry`);
-    assert.ok(h2 - h0 < 2 * 1024 * 1024, `heap grew ${h2 - h0} bytes over 400 jobs (${h0} -> ${h1} with records -> ${h2} after expiry)`);
-  } finally {
-    await t.close();
-  }
-});
+test(
+  'memory does not grow across hundreds of jobs: once their records expire, nothing of 400 jobs is left on the heap',
+  { timeout: 120_000 },
+  async () => {
+    const r = new FakeRenderer();
+    let now = Date.now();
+    const t = await startApp({ renderer: r, now: () => now });
+    // 32 KiB sources: a job retained anywhere (a closure, a map, the queue) would show as megabytes
+    const big = { ...FRAME, source: `${FRAME.source}// ${'x'.repeat(32 * 1024)}\n` };
+    try {
+      const batch = async (n: number) => {
+        const ids: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const a = await post(t.app, '/v1/frame', { ...big, source: big.source + `// ${i}\n` });
+          assert.equal(a.statusCode, 202);
+          ids.push(a.json().job_id);
+        }
+        for (const id of ids) assert.equal((await waitJob(t.app, id)).json().status, 'ready');
+        r.calls.length = 0; // the fake renderer's own call log is not the service's memory
+      };
+      const expireAll = async () => {
+        now += 25 * H;
+        await t.app.retention.sweep();
+      };
+      const heap = () => {
+        gc();
+        gc();
+        return process.memoryUsage().heapUsed;
+      };
+      await batch(100);
+      await expireAll();
+      const h0 = heap();
+      await batch(400);
+      const h1 = heap();
+      assert.ok(h1 - h0 > 400 * 32 * 1024 * 0.9, 'the live records hold their sources (the measure sees them)');
+      await expireAll();
+      const h2 = heap();
+      assert.equal(t.app.jobs.queue.size, 0);
+      assert.equal(readdirSync(join(t.dataDir, 'outputs')).length, 0);
+      console.log(`heap: ${h0} -> ${h1} with 400 records -> ${h2} after expiry`);
+      assert.ok(
+        h2 - h0 < 2 * 1024 * 1024,
+        `heap grew ${h2 - h0} bytes over 400 jobs (${h0} -> ${h1} with records -> ${h2} after expiry)`,
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);

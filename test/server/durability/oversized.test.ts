@@ -28,44 +28,73 @@ scene words() -> Frame {
 }
 `;
 
-test('finding 2: a 62 KB text.glyph frame and a 2,000-character one end at once with EVL009, never "Invalid array length"', { timeout: 60_000 }, async () => {
-  for (const n of [62_000, 2000, MAX_GLYPHS + 1]) {
-    const r = await post(t.app, '/v1/frame', { source: glyphScene('x'.repeat(n)) });
-    assert.equal(r.statusCode, 202, r.body);
-    const e = await waitJob(t.app, r.json().job_id, 30_000);
-    assert.equal(e.json().status, 'error', e.body);
-    assert.equal(e.json().code, 'EVL009', e.body);
-    assert.doesNotMatch(e.body, /Invalid array length/);
-  }
-});
+test(
+  'finding 2: a 62 KB text.glyph frame and a 2,000-character one end at once with EVL009, never "Invalid array length"',
+  { timeout: 60_000 },
+  async () => {
+    for (const n of [62_000, 2000, MAX_GLYPHS + 1]) {
+      const r = await post(t.app, '/v1/frame', { source: glyphScene('x'.repeat(n)) });
+      assert.equal(r.statusCode, 202, r.body);
+      const e = await waitJob(t.app, r.json().job_id, 30_000);
+      assert.equal(e.json().status, 'error', e.body);
+      assert.equal(e.json().code, 'EVL009', e.body);
+      assert.doesNotMatch(e.body, /Invalid array length/);
+    }
+  },
+);
 
 test(`finding 2: ${MAX_GLYPHS} glyphs (the limit) still render`, { timeout: 180_000 }, async () => {
-  const r = await post(t.app, '/v1/frame', { source: glyphScene('ab'.repeat(MAX_GLYPHS / 2)), params: { width: 320, height: 180 } });
+  const r = await post(t.app, '/v1/frame', {
+    source: glyphScene('ab'.repeat(MAX_GLYPHS / 2)),
+    params: { width: 320, height: 180 },
+  });
   const e = await waitJob(t.app, r.json().job_id, 170_000);
   assert.equal(e.json().status, 'ready', e.body);
 });
 
-test('finding 5: an image that decodes to 20000x20000 is refused at upload (400 image_too_large), at the limit it is stored', { timeout: 30_000 }, async () => {
-  const side = LIMITS.image.side;
-  const over = await t.app.inject({ method: 'POST', url: '/v1/assets', ...multipart([{ name: 'f', filename: 'huge.png', data: pngHeader(20000, 20000) }]) });
-  assert.equal(over.statusCode, 400, over.body);
-  assert.equal(over.json().code, 'image_too_large');
-  assert.match(over.json().error, /20000x20000/);
-  const past = await t.app.inject({ method: 'POST', url: '/v1/assets', ...multipart([{ name: 'f', filename: 'p.png', data: pngHeader(side, Math.floor(LIMITS.image.pixels / side) + 1) }]) });
-  assert.equal(past.json().code, 'image_too_large');
-  const edge = await t.app.inject({ method: 'POST', url: '/v1/assets', ...multipart([{ name: 'f', filename: 'e.png', data: pngHeader(side, Math.floor(LIMITS.image.pixels / side)) }]) });
-  assert.equal(edge.statusCode, 200, edge.body);
-});
+test(
+  'finding 5: an image that decodes to 20000x20000 is refused at upload (400 image_too_large), at the limit it is stored',
+  { timeout: 30_000 },
+  async () => {
+    const side = LIMITS.image.side;
+    const over = await t.app.inject({
+      method: 'POST',
+      url: '/v1/assets',
+      ...multipart([{ name: 'f', filename: 'huge.png', data: pngHeader(20000, 20000) }]),
+    });
+    assert.equal(over.statusCode, 400, over.body);
+    assert.equal(over.json().code, 'image_too_large');
+    assert.match(over.json().error, /20000x20000/);
+    const past = await t.app.inject({
+      method: 'POST',
+      url: '/v1/assets',
+      ...multipart([
+        { name: 'f', filename: 'p.png', data: pngHeader(side, Math.floor(LIMITS.image.pixels / side) + 1) },
+      ]),
+    });
+    assert.equal(past.json().code, 'image_too_large');
+    const edge = await t.app.inject({
+      method: 'POST',
+      url: '/v1/assets',
+      ...multipart([{ name: 'f', filename: 'e.png', data: pngHeader(side, Math.floor(LIMITS.image.pixels / side)) }]),
+    });
+    assert.equal(edge.statusCode, 200, edge.body);
+  },
+);
 
-test('finding 5: a job whose stored image declares more than the pixel limit ends in ASS002 before the page decodes it', { timeout: 60_000 }, async () => {
-  // stored before the limit existed: put straight into the asset store
-  const key = `asset_${'ab'.repeat(16)}`;
-  await writeFile(join(t.dataDir, 'assets', key), pngHeader(20000, 20000));
-  const source = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [rect(width: 64px, height: 64px), image("/img/huge.png")]\n}\n`;
-  const r = await post(t.app, '/v1/frame', { source, assets: { '/img/huge.png': key } });
-  assert.equal(r.statusCode, 202, r.body);
-  const e = await waitJob(t.app, r.json().job_id, 30_000);
-  assert.equal(e.json().code, 'ASS002', e.body);
-  assert.match(e.json().message, /too large to draw: 20000x20000/);
-  assert.equal(e.json().diagnostics[0].line, 4);
-});
+test(
+  'finding 5: a job whose stored image declares more than the pixel limit ends in ASS002 before the page decodes it',
+  { timeout: 60_000 },
+  async () => {
+    // stored before the limit existed: put straight into the asset store
+    const key = `asset_${'ab'.repeat(16)}`;
+    await writeFile(join(t.dataDir, 'assets', key), pngHeader(20000, 20000));
+    const source = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [rect(width: 64px, height: 64px), image("/img/huge.png")]\n}\n`;
+    const r = await post(t.app, '/v1/frame', { source, assets: { '/img/huge.png': key } });
+    assert.equal(r.statusCode, 202, r.body);
+    const e = await waitJob(t.app, r.json().job_id, 30_000);
+    assert.equal(e.json().code, 'ASS002', e.body);
+    assert.match(e.json().message, /too large to draw: 20000x20000/);
+    assert.equal(e.json().diagnostics[0].line, 4);
+  },
+);

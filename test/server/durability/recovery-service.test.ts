@@ -13,7 +13,16 @@ import { INTERRUPTED_MESSAGE, type RecoverableRecord } from '../../../src/server
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 function rec(n: number, extra: Partial<RecoverableRecord> = {}): RecoverableRecord {
-  return { job_id: id(n), kind: 'frame', status: 'pending', created_at: 1_000_000 + n, source: `scene ${n}`, params: { width: 16, height: 16 }, assets: {}, ...extra };
+  return {
+    job_id: id(n),
+    kind: 'frame',
+    status: 'pending',
+    created_at: 1_000_000 + n,
+    source: `scene ${n}`,
+    params: { width: 16, height: 16 },
+    assets: {},
+    ...extra,
+  };
 }
 
 test('a journal left by a stopped service: jobs render again in created_at order, the twice-interrupted one ends in error', async () => {
@@ -25,7 +34,22 @@ test('a journal left by a stopped service: jobs render again in created_at order
     await j.put(rec(2, { created_at: now - 8000, started_at: now - 7000, progress: 0.5 })); // was rendering
     await j.put(rec(9, { created_at: now - 9000, started_at: now - 8500, interrupted: 1 })); // rendering again when it stopped again
     await j.put(rec(3, { created_at: now - 6000 }));
-    await j.put(rec(7, { created_at: now - 10_000, status: 'ready', completed_at: now - 9000, output: { filename: `${id(7)}.png`, mime: 'image/png', bytes: 3, sha256: 'x', width: 16, height: 16, written_at: now - 9000 } }));
+    await j.put(
+      rec(7, {
+        created_at: now - 10_000,
+        status: 'ready',
+        completed_at: now - 9000,
+        output: {
+          filename: `${id(7)}.png`,
+          mime: 'image/png',
+          bytes: 3,
+          sha256: 'x',
+          width: 16,
+          height: 16,
+          written_at: now - 9000,
+        },
+      }),
+    );
     await j.close();
     mkdirSync(join(dir, 'outputs'));
     writeFileSync(join(dir, 'outputs', `${id(7)}.png`), 'png');
@@ -35,7 +59,11 @@ test('a journal left by a stopped service: jobs render again in created_at order
     const t = await startApp({ renderer: r, config: { dataDir: dir } });
     try {
       for (const n of [2, 3, 5]) assert.equal((await waitJob(t.app, id(n))).json().status, 'ready', `job ${n}`);
-      assert.deepEqual(r.calls.map((c) => c.source), ['scene 2', 'scene 3', 'scene 5'], 'rendered again, oldest first');
+      assert.deepEqual(
+        r.calls.map((c) => c.source),
+        ['scene 2', 'scene 3', 'scene 5'],
+        'rendered again, oldest first',
+      );
       const e = await t.app.inject({ url: `/v1/jobs/${id(9)}` });
       assert.equal(e.statusCode, 500);
       assert.equal(e.json().message, INTERRUPTED_MESSAGE);
@@ -70,7 +98,11 @@ test('shutdown(grace): waiting jobs stay pending; the job in hand finishes withi
     const r = new FakeRenderer();
     const g = gate();
     r.behaviour = async (job, hooks) => {
-      if (job.source === 'slow') await Promise.race([g.promise, new Promise((_, rej) => hooks.signal.addEventListener('abort', () => rej(new Error('aborted'))))]);
+      if (job.source === 'slow')
+        await Promise.race([
+          g.promise,
+          new Promise((_, rej) => hooks.signal.addEventListener('abort', () => rej(new Error('aborted')))),
+        ]);
     };
     const t = await startApp({ renderer: r, config: { dataDir: dir } });
     const a = (await post(t.app, '/v1/frame', { source: 'slow' })).json().job_id;
@@ -99,7 +131,10 @@ test('shutdown(grace): waiting jobs stay pending; the job in hand finishes withi
     try {
       assert.equal((await waitJob(t2.app, a)).json().status, 'ready');
       assert.equal((await waitJob(t2.app, b)).json().status, 'ready');
-      assert.deepEqual(r2.calls.map((c) => c.source), ['slow', 'waits']);
+      assert.deepEqual(
+        r2.calls.map((c) => c.source),
+        ['slow', 'waits'],
+      );
       // a job in hand that finishes within the grace is simply ready
       const r3 = (await post(t2.app, '/v1/frame', { source: 'quick' })).json().job_id;
       await t2.app.jobs.shutdown(5000);

@@ -20,7 +20,10 @@ test('equal created_at: a stable order by job_id', () => {
 });
 
 test('the job that was rendering is queued again once, in its place, with the interruption counted', () => {
-  const p = planRecovery([r('later', 20), r('was-rendering', 10, { started_at: 15, progress: 0.4 }), r('last', 30)], NOW);
+  const p = planRecovery(
+    [r('later', 20), r('was-rendering', 10, { started_at: 15, progress: 0.4 }), r('last', 30)],
+    NOW,
+  );
   assert.deepEqual(p.requeue, ['was-rendering', 'later', 'last']);
   assert.equal(p.updates.length, 1);
   const u = p.updates[0];
@@ -58,7 +61,10 @@ test('ready and error records are left alone; inputs are not mutated', () => {
   const snapshot = structuredClone(input);
   const p = planRecovery(input, NOW);
   assert.deepEqual(p.requeue, ['run']);
-  assert.deepEqual(p.updates.map((u) => u.job_id), ['run']);
+  assert.deepEqual(
+    p.updates.map((u) => u.job_id),
+    ['run'],
+  );
   assert.deepEqual(input, snapshot);
 });
 
@@ -66,7 +72,13 @@ test('every pending record is accounted for: requeued or failed, never dropped',
   const recs: RecoverableRecord[] = [];
   for (let i = 0; i < 200; i++) {
     const kind = i % 3;
-    recs.push(r(`j${i}`, (i * 7919) % 1000, kind === 0 ? {} : kind === 1 ? { started_at: 1 } : { started_at: 1, interrupted: 1 }));
+    recs.push(
+      r(
+        `j${i}`,
+        (i * 7919) % 1000,
+        kind === 0 ? {} : kind === 1 ? { started_at: 1 } : { started_at: 1, interrupted: 1 },
+      ),
+    );
   }
   const p = planRecovery(recs, NOW);
   assert.equal(p.requeue.length + p.failed.length, 200);

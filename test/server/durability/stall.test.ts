@@ -16,10 +16,17 @@ const LIMIT_MS = 8000;
 
 /** 2^levels rects built by doubling (a graph: each level uses the one below twice); `animated` moves the whole. */
 export function rectGraph(levels: number, animated = false): string {
-  const lines = ['runner "0.0.3";', 'use std.shapes.*;', 'use std.anim.*;', 'scene graph(duration: Duration = 300s) -> Frame {'];
+  const lines = [
+    'runner "0.0.3";',
+    'use std.shapes.*;',
+    'use std.anim.*;',
+    'scene graph(duration: Duration = 300s) -> Frame {',
+  ];
   lines.push('  let l0 = rect(width: 4px, height: 4px);');
   for (let i = 1; i <= levels; i++) lines.push(`  let l${i} = compose [l${i - 1}, l${i - 1}];`);
-  lines.push(animated ? `  compose [l${levels}.translate(x: animate { 0s => 0px, 300s => 100px })]` : `  compose [l${levels}]`);
+  lines.push(
+    animated ? `  compose [l${levels}.translate(x: animate { 0s => 0px, 300s => 100px })]` : `  compose [l${levels}]`,
+  );
   lines.push('}');
   return lines.join('\n') + '\n';
 }
@@ -59,38 +66,64 @@ function probeHealth(stop: () => boolean) {
 
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.99 * (xs.length - 1))] ?? 0;
 
-test('the 16,384-rect graph of the report is refused with EVL012 before anything is drawn', { timeout: 60_000 }, async () => {
-  const c = await s.req('POST', '/v1/check', { source: rectGraph(14) });
-  assert.deepEqual(c.body.diagnostics.map((d: { code: string }) => d.code), ['EVL012']);
-  const e = await s.waitJob(await s.enqueue('/v1/render', { source: rectGraph(14), params: { fps: 60, duration: 300 } }), 30_000);
-  assert.equal(e.body.code, 'EVL012', e.text);
-});
+test(
+  'the 16,384-rect graph of the report is refused with EVL012 before anything is drawn',
+  { timeout: 60_000 },
+  async () => {
+    const c = await s.req('POST', '/v1/check', { source: rectGraph(14) });
+    assert.deepEqual(
+      c.body.diagnostics.map((d: { code: string }) => d.code),
+      ['EVL012'],
+    );
+    const e = await s.waitJob(
+      await s.enqueue('/v1/render', { source: rectGraph(14), params: { fps: 60, duration: 300 } }),
+      30_000,
+    );
+    assert.equal(e.body.code, 'EVL012', e.text);
+  },
+);
 
-test('the same graph as a 1920x1080 video needs about 300 s: refused at the door with 400 too_much_work', { timeout: 60_000 }, async () => {
-  const r = await s.req('POST', '/v1/render', { source: rectGraph(12), params: { fps: 60, duration: 300 } });
-  assert.equal(r.status, 400, r.text);
-  assert.equal(r.body.code, 'too_much_work');
-  assert.match(r.body.error, /over the job limit of 8 s \(JOB_TIMEOUT_MS\)/);
-});
+test(
+  'the same graph as a 1920x1080 video needs about 300 s: refused at the door with 400 too_much_work',
+  { timeout: 60_000 },
+  async () => {
+    const r = await s.req('POST', '/v1/render', { source: rectGraph(12), params: { fps: 60, duration: 300 } });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.body.code, 'too_much_work');
+    assert.match(r.body.error, /over the job limit of 8 s \(JOB_TIMEOUT_MS\)/);
+  },
+);
 
-test('a moving 4,096-rect graph: admitted, drawing it takes longer than the limit; /healthz answers throughout, the job ends on its limit, the next job runs', { timeout: 120_000 }, async () => {
-  // 10 frames: the estimate (frames x pixels) lets it in; each frame rebuilds 4,096 shapes in the page, about a second
-  // apiece here, so the 8 s limit ends it mid-draw
-  const hostile = await s.enqueue('/v1/render', { source: rectGraph(12, true), params: { width: 640, height: 360, fps: 10, duration: 1 } });
-  const next = await s.enqueue('/v1/frame', { source: SQUARE(), params: { width: 64, height: 64 } });
-  let ended = false;
-  const probe = probeHealth(() => ended);
-  const e = await s.waitJob(hostile, 60_000);
-  ended = true;
-  await probe.done;
-  assert.equal(e.status, 500, e.text);
-  assert.equal(e.body.message, `render timed out after ${LIMIT_MS / 1000} s (the job limit)`);
-  const took = e.body.completed_at - e.body.created_at;
-  assert.ok(took >= LIMIT_MS && took < LIMIT_MS + 1000, `ended ${took} ms after it was created (limit ${LIMIT_MS} ms)`);
-  // no probe failed or waited a second; the p99 is printed for the record (wall-clock numbers are not asserted tightly)
-  const p = p99(probe.latencies);
-  console.log(`healthz: ${probe.latencies.length} probes, p99 ${p.toFixed(1)} ms, max ${Math.max(...probe.latencies).toFixed(1)} ms`);
-  assert.equal(probe.slowCount(), 0, `${probe.slowCount()} /healthz probes failed or took over 1 s`);
-  const n = await s.waitJob(next, 60_000);
-  assert.equal(n.body.status, 'ready', n.text);
-});
+test(
+  'a moving 4,096-rect graph: admitted, drawing it takes longer than the limit; /healthz answers throughout, the job ends on its limit, the next job runs',
+  { timeout: 120_000 },
+  async () => {
+    // 10 frames: the estimate (frames x pixels) lets it in; each frame rebuilds 4,096 shapes in the page, about a second
+    // apiece here, so the 8 s limit ends it mid-draw
+    const hostile = await s.enqueue('/v1/render', {
+      source: rectGraph(12, true),
+      params: { width: 640, height: 360, fps: 10, duration: 1 },
+    });
+    const next = await s.enqueue('/v1/frame', { source: SQUARE(), params: { width: 64, height: 64 } });
+    let ended = false;
+    const probe = probeHealth(() => ended);
+    const e = await s.waitJob(hostile, 60_000);
+    ended = true;
+    await probe.done;
+    assert.equal(e.status, 500, e.text);
+    assert.equal(e.body.message, `render timed out after ${LIMIT_MS / 1000} s (the job limit)`);
+    const took = e.body.completed_at - e.body.created_at;
+    assert.ok(
+      took >= LIMIT_MS && took < LIMIT_MS + 1000,
+      `ended ${took} ms after it was created (limit ${LIMIT_MS} ms)`,
+    );
+    // no probe failed or waited a second; the p99 is printed for the record (wall-clock numbers are not asserted tightly)
+    const p = p99(probe.latencies);
+    console.log(
+      `healthz: ${probe.latencies.length} probes, p99 ${p.toFixed(1)} ms, max ${Math.max(...probe.latencies).toFixed(1)} ms`,
+    );
+    assert.equal(probe.slowCount(), 0, `${probe.slowCount()} /healthz probes failed or took over 1 s`);
+    const n = await s.waitJob(next, 60_000);
+    assert.equal(n.body.status, 'ready', n.text);
+  },
+);

@@ -20,10 +20,20 @@ async function refusal(p: WebhookPolicy, url: string): Promise<string | null> {
 }
 
 test('every resolved address must be public; WEBHOOK_ALLOW entries (names, addresses, CIDRs) open exceptions', async () => {
-  const dns = resolver({ 'public.test': ['93.184.216.34', '2606:2800:220:1::1'], 'mixed.test': ['93.184.216.34', '10.1.2.3'], 'inside.test': ['172.20.0.5'], 'v6local.test': ['fe80::1'], 'nowhere.test': [] });
+  const dns = resolver({
+    'public.test': ['93.184.216.34', '2606:2800:220:1::1'],
+    'mixed.test': ['93.184.216.34', '10.1.2.3'],
+    'inside.test': ['172.20.0.5'],
+    'v6local.test': ['fe80::1'],
+    'nowhere.test': [],
+  });
   const p = new WebhookPolicy([], dns);
   assert.equal(await refusal(p, 'https://public.test/x'), null);
-  assert.equal(await refusal(p, 'https://mixed.test/x'), 'webhook_not_allowed', 'one private address is enough to refuse');
+  assert.equal(
+    await refusal(p, 'https://mixed.test/x'),
+    'webhook_not_allowed',
+    'one private address is enough to refuse',
+  );
   assert.equal(await refusal(p, 'https://inside.test/x'), 'webhook_not_allowed');
   assert.equal(await refusal(p, 'https://v6local.test/x'), 'webhook_not_allowed');
   assert.equal(await refusal(p, 'https://nowhere.test/x'), 'bad_webhook');
@@ -38,9 +48,28 @@ test('every resolved address must be public; WEBHOOK_ALLOW entries (names, addre
 
 test('at delivery the host is checked again: a name that now resolves to loopback is not called, and the delivery is given up', async () => {
   const store = new MemoryJobStore();
-  const rec: JobRecord = { job_id: '0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90', kind: 'frame', status: 'error', created_at: 1, completed_at: 2, source: 's', params: {}, assets: {}, message: 'x', code: null, webhook: { url: 'http://rebind.test/hook' } };
+  const rec: JobRecord = {
+    job_id: '0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90',
+    kind: 'frame',
+    status: 'error',
+    created_at: 1,
+    completed_at: 2,
+    source: 's',
+    params: {},
+    assets: {},
+    message: 'x',
+    code: null,
+    webhook: { url: 'http://rebind.test/hook' },
+  };
   await store.put(rec);
-  const d = new WebhookDispatcher({ store, policy: new WebhookPolicy([], resolver({ 'rebind.test': ['127.0.0.1'] })), retryDelaysMs: [5], timeoutMs: 1000, log: silentLog, now: Date.now });
+  const d = new WebhookDispatcher({
+    store,
+    policy: new WebhookPolicy([], resolver({ 'rebind.test': ['127.0.0.1'] })),
+    retryDelaysMs: [5],
+    timeoutMs: 1000,
+    log: silentLog,
+    now: Date.now,
+  });
   d.ended(rec);
   let w = (await store.get(rec.job_id))!.webhook!;
   for (let i = 0; i < 200 && w.gave_up_at === undefined; i++) {

@@ -13,7 +13,11 @@ import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
 import type { Config } from '../../../src/server/config.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
-const LOOPBACK: Partial<Config> = { webhookAllow: ['127.0.0.0/8'], webhookRetryMs: [30, 60, 60], webhookTimeoutMs: 5_000 };
+const LOOPBACK: Partial<Config> = {
+  webhookAllow: ['127.0.0.0/8'],
+  webhookRetryMs: [30, 60, 60],
+  webhookTimeoutMs: 5_000,
+};
 const apps: TestApp[] = [];
 const receivers: Receiver[] = [];
 after(async () => {
@@ -99,7 +103,10 @@ test('a delivery pending when the service stops is made after the restart', asyn
   const rx = await receiver(() => (up ? 204 : 500));
   try {
     // the first run retries only after a minute: it is stopped well before that
-    const a = await startApp({ renderer: new FakeRenderer(), config: { ...LOOPBACK, dataDir, webhookRetryMs: [60_000] } });
+    const a = await startApp({
+      renderer: new FakeRenderer(),
+      config: { ...LOOPBACK, dataDir, webhookRetryMs: [60_000] },
+    });
     const id = (await post(a.app, '/v1/frame', { source: SRC, webhook: { url: rx.url, secret: 'k' } })).json().job_id;
     await rx.waitFor(1);
     await a.close();
@@ -109,7 +116,14 @@ test('a delivery pending when the service stops is made after the restart', asyn
     apps.push(b);
     const [, again] = await rx.waitFor(2);
     assert.deepEqual([JSON.parse(again.body).job_id, JSON.parse(again.body).status], [id, 'ready']);
-    assert.ok(verifyWebhook('k', String(again.headers['x-cmrender-timestamp']), again.body, String(again.headers['x-cmrender-signature'])));
+    assert.ok(
+      verifyWebhook(
+        'k',
+        String(again.headers['x-cmrender-timestamp']),
+        again.body,
+        String(again.headers['x-cmrender-signature']),
+      ),
+    );
     assert.equal(fake.calls.length, 0, 'the job is not rendered again');
     await sleep(200);
     assert.equal(rx.hits.length, 2);
@@ -139,7 +153,15 @@ test('non-public webhook addresses are refused at POST (400 webhook_not_allowed)
     assert.equal(r.statusCode, 400, url);
     assert.equal(r.json().code, 'webhook_not_allowed', url);
   }
-  for (const webhook of [{ url: 'ftp://example.com/x' }, { url: 'file:///etc/passwd' }, { url: 'not a url' }, {}, 'http://example.com', { url: 'http://user:pw@example.com/' }, { url: 'https://example.com/', secret: 42 }]) {
+  for (const webhook of [
+    { url: 'ftp://example.com/x' },
+    { url: 'file:///etc/passwd' },
+    { url: 'not a url' },
+    {},
+    'http://example.com',
+    { url: 'http://user:pw@example.com/' },
+    { url: 'https://example.com/', secret: 42 },
+  ]) {
     const r = await post(t.app, '/v1/frame', { source: SRC, webhook });
     assert.equal(r.statusCode, 400, JSON.stringify(webhook));
     assert.equal(r.json().code, 'bad_webhook', JSON.stringify(webhook));
@@ -148,10 +170,20 @@ test('non-public webhook addresses are refused at POST (400 webhook_not_allowed)
   assert.equal(rx.hits.length, 0, 'and no traffic reached the local listener');
 
   // allowing loopback admits loopback, and nothing else
-  const allowed = await startApp({ renderer: new FakeRenderer(), config: { webhookAllow: ['127.0.0.0/8', 'localhost'] } });
+  const allowed = await startApp({
+    renderer: new FakeRenderer(),
+    config: { webhookAllow: ['127.0.0.0/8', 'localhost'] },
+  });
   apps.push(allowed);
   assert.equal((await post(allowed.app, '/v1/frame', { source: SRC, webhook: { url: rx.url } })).statusCode, 202);
-  assert.equal((await post(allowed.app, '/v1/frame', { source: SRC, webhook: { url: `http://localhost:${port}/hook` } })).statusCode, 202);
-  assert.equal((await post(allowed.app, '/v1/frame', { source: SRC, webhook: { url: 'http://10.0.0.1/hook' } })).json().code, 'webhook_not_allowed');
+  assert.equal(
+    (await post(allowed.app, '/v1/frame', { source: SRC, webhook: { url: `http://localhost:${port}/hook` } }))
+      .statusCode,
+    202,
+  );
+  assert.equal(
+    (await post(allowed.app, '/v1/frame', { source: SRC, webhook: { url: 'http://10.0.0.1/hook' } })).json().code,
+    'webhook_not_allowed',
+  );
   await rx.waitFor(2);
 });

@@ -14,7 +14,8 @@ test('em factor of DM Sans Bold is 1000 / (992 + 310)', () => {
 });
 
 test('size: S px is pixel-true: 1 em = S·0.768049 px; cap height 700 units; depth and bevel from D', () => {
-  const S = 430, D = 43;
+  const S = 430,
+    D = 43;
   const g = glyphGeometry(font(), { ...base, text: 'H', sizePx: S, depthPx: D });
   const b = bbox(g);
   const k = S * (1000 / 1302) * P2W; // world per em
@@ -31,7 +32,7 @@ test('size: the ascender-descender span of S px is S·p2w world', () => {
   // "Éj" reaches from near the ascender to near the descender; the exact span is em-factor · (asc − desc).
   const S = 200;
   const k = S * (1000 / 1302) * P2W;
-  near(k * (992 + 310) / 1000, S * P2W, 1e-12, 'span');
+  near((k * (992 + 310)) / 1000, S * P2W, 1e-12, 'span');
   const g = glyphGeometry(font(), { ...base, text: 'É', sizePx: S });
   const b = bbox(g);
   assert.ok(b.max.y - b.min.y < S * P2W, 'a single accented capital is shorter than the full span');
@@ -62,8 +63,8 @@ test('whole strings are laid out by advance width without kerning', () => {
   const f = font();
   const one = bbox(glyphGeometry(f, { ...base, text: 'l', sizePx: 100 }));
   const two = bbox(glyphGeometry(f, { ...base, text: 'll', sizePx: 100 }));
-  const adv = f.charToGlyph('l').advanceWidth! / 1000 * 100 * (1000 / 1302) * P2W;
-  near((two.max.x - two.min.x) - (one.max.x - one.min.x), adv, 1e-5, 'second l one advance further');
+  const adv = (f.charToGlyph('l').advanceWidth! / 1000) * 100 * (1000 / 1302) * P2W;
+  near(two.max.x - two.min.x - (one.max.x - one.min.x), adv, 1e-5, 'second l one advance further');
 });
 
 // The front cap at z = max − 0 lies at +(D_w/2 + t) after centring; its area is the outline minus its holes.
@@ -78,7 +79,13 @@ function frontCapEm(text: string): { cap: number; outer: number } {
 
 test('holes: "O", "8", "o", "B", "A" caps have their counters cut out (DM Sans v1.200 contours)', () => {
   const f = font();
-  for (const [ch, contourCount, holeCount] of [['O', 2, 1], ['8', 3, 2], ['o', 2, 1], ['B', 3, 2], ['A', 2, 1]] as const) {
+  for (const [ch, contourCount, holeCount] of [
+    ['O', 2, 1],
+    ['8', 3, 2],
+    ['o', 2, 1],
+    ['B', 3, 2],
+    ['A', 2, 1],
+  ] as const) {
     const sp = f.charToGlyph(ch).getPath(0, 0, 1).commands;
     const contours: { x: number; y: number }[][] = [];
     for (const c of sp) {
@@ -94,7 +101,11 @@ test('holes: "O", "8", "o", "B", "A" caps have their counters cut out (DM Sans v
     const { cap } = frontCapEm(ch);
     // the cap is the on-curve polygon refined by curve samples, so allow a few % of slack
     assert.ok(Math.abs(cap - expected) < 0.06 * expected, `${ch}: cap ${cap} vs outline minus holes ${expected}`);
-    if (holeCount > 0) assert.ok(cap < solidOnly - 0.5 * (solidOnly - expected), `${ch}: holes are really cut (cap ${cap}, solid ${solidOnly})`);
+    if (holeCount > 0)
+      assert.ok(
+        cap < solidOnly - 0.5 * (solidOnly - expected),
+        `${ch}: holes are really cut (cap ${cap}, solid ${solidOnly})`,
+      );
   }
 });
 
@@ -131,6 +142,6 @@ test('robustness: spaces give an empty solid; a missing character draws .notdef'
   if (notdef > 0) assert.ok(missing.getAttribute('position').count > 0, '.notdef has an outline and is drawn');
   const b = bbox(glyphGeometry(font(), { ...base, text: 'a\u{1F600}b', sizePx: 100 }));
   const ab = bbox(glyphGeometry(font(), { ...base, text: 'ab', sizePx: 100 }));
-  const adv = (font().glyphs.get(0).advanceWidth ?? 0) / 1000 * 100 * (1000 / 1302) * P2W;
-  near((b.max.x - b.min.x) - (ab.max.x - ab.min.x), adv, 1e-5, 'one .notdef advance');
+  const adv = ((font().glyphs.get(0).advanceWidth ?? 0) / 1000) * 100 * (1000 / 1302) * P2W;
+  near(b.max.x - b.min.x - (ab.max.x - ab.min.x), adv, 1e-5, 'one .notdef advance');
 });

@@ -34,10 +34,15 @@ export function capArea(geo: THREE.BufferGeometry, zc: number, eps = 1e-6): numb
   const at = (i: number) => (idx ? idx.getX(i) : i);
   let area = 0;
   for (let t = 0; t < n; t += 3) {
-    const a = at(t), b = at(t + 1), c = at(t + 2);
-    if (Math.abs(pos.getZ(a) - zc) > eps || Math.abs(pos.getZ(b) - zc) > eps || Math.abs(pos.getZ(c) - zc) > eps) continue;
-    const ux = pos.getX(b) - pos.getX(a), uy = pos.getY(b) - pos.getY(a);
-    const vx = pos.getX(c) - pos.getX(a), vy = pos.getY(c) - pos.getY(a);
+    const a = at(t),
+      b = at(t + 1),
+      c = at(t + 2);
+    if (Math.abs(pos.getZ(a) - zc) > eps || Math.abs(pos.getZ(b) - zc) > eps || Math.abs(pos.getZ(c) - zc) > eps)
+      continue;
+    const ux = pos.getX(b) - pos.getX(a),
+      uy = pos.getY(b) - pos.getY(a);
+    const vx = pos.getX(c) - pos.getX(a),
+      vy = pos.getY(c) - pos.getY(a);
     area += Math.abs(ux * vy - uy * vx) / 2;
   }
   return area;
@@ -46,7 +51,8 @@ export function capArea(geo: THREE.BufferGeometry, zc: number, eps = 1e-6): numb
 export function polygonArea(pts: { x: number; y: number }[]): number {
   let s = 0;
   for (let i = 0; i < pts.length; i++) {
-    const p = pts[i], q = pts[(i + 1) % pts.length];
+    const p = pts[i],
+      q = pts[(i + 1) % pts.length];
     s += p.x * q.y - q.x * p.y;
   }
   return s / 2;

@@ -15,14 +15,22 @@ function stitchLiteral(lines: Pt[][], tau: number): Pt[][] {
   outer: for (;;) {
     for (let i = 0; i < L.length; i++) {
       for (let j = i + 1; j < L.length; j++) {
-        const A = L[i], B = L[j];
-        const sA = A[0], eA = A[A.length - 1], sB = B[0], eB = B[B.length - 1];
+        const A = L[i],
+          B = L[j];
+        const sA = A[0],
+          eA = A[A.length - 1],
+          sB = B[0],
+          eB = B[B.length - 1];
         let joined: Pt[] | null = null;
         if (dist(eA, sB) <= tau) joined = A.concat(B);
         else if (dist(eA, eB) <= tau) joined = A.concat(rev(B));
         else if (dist(sA, sB) <= tau) joined = rev(A).concat(B);
         else if (dist(sA, eB) <= tau) joined = B.concat(A);
-        if (joined) { L[i] = joined; L.splice(j, 1); continue outer; }
+        if (joined) {
+          L[i] = joined;
+          L.splice(j, 1);
+          continue outer;
+        }
       }
     }
     return L;
@@ -32,15 +40,24 @@ function stitchLiteral(lines: Pt[][], tau: number): Pt[][] {
 /** §5.6.5 step 6 as written: recursive split at the first maximum above ε. */
 function rdpLiteral(pts: Pt[], eps: number): Pt[] {
   if (pts.length <= 2) return pts.slice();
-  const [ax, ay] = pts[0], [bx, by] = pts[pts.length - 1];
-  const dx = bx - ax, dy = by - ay;
+  const [ax, ay] = pts[0],
+    [bx, by] = pts[pts.length - 1];
+  const dx = bx - ax,
+    dy = by - ay;
   const len = Math.hypot(dx, dy);
-  let maxD = -1, idx = -1;
+  let maxD = -1,
+    idx = -1;
   for (let i = 1; i < pts.length - 1; i++) {
     const d = len === 0 ? 0 : Math.abs(dy * (pts[i][0] - ax) - dx * (pts[i][1] - ay)) / len;
-    if (d > maxD) { maxD = d; idx = i; }
+    if (d > maxD) {
+      maxD = d;
+      idx = i;
+    }
   }
-  if (maxD > eps) return rdpLiteral(pts.slice(0, idx + 1), eps).slice(0, -1).concat(rdpLiteral(pts.slice(idx), eps));
+  if (maxD > eps)
+    return rdpLiteral(pts.slice(0, idx + 1), eps)
+      .slice(0, -1)
+      .concat(rdpLiteral(pts.slice(idx), eps));
   return [pts[0], pts[pts.length - 1]];
 }
 
@@ -64,8 +81,13 @@ test('rdp keeps exactly the points of the literal recursive split (2000 random p
   const rnd = prng(7);
   for (let run = 0; run < 2000; run++) {
     const pts: Pt[] = [];
-    let x = 0, y = 0;
-    for (let n = Math.floor(rnd() * 60); n >= 0; n--) { x += Math.floor(rnd() * 3) - 1; y += Math.floor(rnd() * 3) - 1; pts.push([x, y]); }
+    let x = 0,
+      y = 0;
+    for (let n = Math.floor(rnd() * 60); n >= 0; n--) {
+      x += Math.floor(rnd() * 3) - 1;
+      y += Math.floor(rnd() * 3) - 1;
+      pts.push([x, y]);
+    }
     const eps = rnd() < 0.5 ? Math.floor(rnd() * 3) : rnd() * 3; // whole ε too: ties with axis-aligned distances
     assert.deepEqual(rdp(pts, eps), rdpLiteral(pts, eps), `run ${run}`);
   }

@@ -5,13 +5,18 @@ import { svgGeometry, svgPolygons, strokeOutline } from '../../../viewer/src/mes
 import { bbox, capArea, near, P2W, polygonArea } from './helpers';
 
 const o = { depthPx: 16, sizePx: 400, roundPx: 0, p2w: P2W, runner: '0.0.13' };
-const geo = (svg: string, extra: Partial<typeof o> = {}) => svgGeometry(svg, { ...o, ...extra }) as THREE.BufferGeometry;
+const geo = (svg: string, extra: Partial<typeof o> = {}) =>
+  svgGeometry(svg, { ...o, ...extra }) as THREE.BufferGeometry;
 
-const RECT = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><rect x="10" y="5" width="80" height="40"/></svg>';
+const RECT =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><rect x="10" y="5" width="80" height="40"/></svg>';
 const CIRCLE = '<svg xmlns="http://www.w3.org/2000/svg"><circle cx="50" cy="50" r="20" fill="red"/></svg>';
-const LINE = '<svg xmlns="http://www.w3.org/2000/svg" fill="none" stroke="black" stroke-width="4"><path d="M0 0 L100 0"/></svg>';
-const RING = '<svg xmlns="http://www.w3.org/2000/svg" fill="none" stroke="currentColor" stroke-width="2"><circle cx="9" cy="7" r="4"/></svg>';
-const USERS = '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M16 21v-2a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v2"/><path d="M16 3.128a4 4 0 0 1 0 7.744"/><path d="M22 21v-2a4 4 0 0 0-3-3.87"/><circle cx="9" cy="7" r="4"/></svg>';
+const LINE =
+  '<svg xmlns="http://www.w3.org/2000/svg" fill="none" stroke="black" stroke-width="4"><path d="M0 0 L100 0"/></svg>';
+const RING =
+  '<svg xmlns="http://www.w3.org/2000/svg" fill="none" stroke="currentColor" stroke-width="2"><circle cx="9" cy="7" r="4"/></svg>';
+const USERS =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M16 21v-2a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v2"/><path d="M16 3.128a4 4 0 0 1 0 7.744"/><path d="M22 21v-2a4 4 0 0 0-3-3.87"/><circle cx="9" cy="7" r="4"/></svg>';
 
 test('filled rect: size tall, aspect kept, depth d, centred (z ∈ ±d/2)', () => {
   const b = bbox(geo(RECT));
@@ -19,7 +24,8 @@ test('filled rect: size tall, aspect kept, depth d, centred (z ∈ ±d/2)', () =
   near(b.max.x - b.min.x, 800 * P2W, 1e-6, 'width 2:1');
   near(b.min.z, -8 * P2W, 1e-7, 'z min');
   near(b.max.z, 8 * P2W, 1e-7, 'z max');
-  near(b.min.x + b.max.x, 0, 1e-6, 'cx'); near(b.min.y + b.max.y, 0, 1e-6, 'cy');
+  near(b.min.x + b.max.x, 0, 1e-6, 'cx');
+  near(b.min.y + b.max.y, 0, 1e-6, 'cy');
 });
 
 test('filled circle: 48 samples, area of a disc', () => {
@@ -46,8 +52,10 @@ test('stroked line: outline with round caps; width in user units', () => {
   assert.equal(polys.length, 1);
   const ring = polys[0].outer;
   assert.equal(ring.length, 2 + 7 + 2 + 7, 'L0 L1, end cap, R1 R0, start cap');
-  const xs = ring.map((p) => p.x), ys = ring.map((p) => p.y);
-  near(Math.min(...xs), -2, 1e-9, 'start cap reaches -hw'); near(Math.max(...xs), 102, 1e-9, 'end cap reaches 100+hw');
+  const xs = ring.map((p) => p.x),
+    ys = ring.map((p) => p.y);
+  near(Math.min(...xs), -2, 1e-9, 'start cap reaches -hw');
+  near(Math.max(...xs), 102, 1e-9, 'end cap reaches 100+hw');
   near(Math.max(...ys) - Math.min(...ys), 4, 1e-9, 'band is the stroke width');
   // rect + two half 16-gons of radius 2
   near(Math.abs(polygonArea(ring)), 100 * 4 + 8 * 4 * Math.sin(Math.PI / 8), 1e-9, 'rect + two round caps');
@@ -60,7 +68,8 @@ test('closed stroke (circle) is a band: outer ring + hole', () => {
   const polys = svgPolygons(RING)!;
   assert.equal(polys.length, 1);
   assert.equal(polys[0].holes.length, 1);
-  const outer = Math.abs(polygonArea(polys[0].outer)), inner = Math.abs(polygonArea(polys[0].holes[0]));
+  const outer = Math.abs(polygonArea(polys[0].outer)),
+    inner = Math.abs(polygonArea(polys[0].holes[0]));
   near(outer - inner, Math.PI * (25 - 9), 0.1, 'annulus area');
   const g = geo(RING, { sizePx: 100 });
   const b = bbox(g);
@@ -84,7 +93,8 @@ test('round: bevel clamped below d/2, solid offset −r in z (Q13), still size t
   const d = 16 * P2W;
   const b = bbox(geo(RECT, { roundPx: 4 }));
   const r = 4 * P2W;
-  near(b.min.z, -d / 2 - r, 1e-7, 'z min'); near(b.max.z, d / 2 - r, 1e-7, 'z max');
+  near(b.min.z, -d / 2 - r, 1e-7, 'z min');
+  near(b.max.z, d / 2 - r, 1e-7, 'z max');
   near(b.max.y - b.min.y, 400 * P2W, 1e-6, 'height');
   const big = bbox(geo(RECT, { roundPx: 100 }));
   const rc = d / 2 - 1e-4;
@@ -102,7 +112,9 @@ test('lucide "users": paths + circle parsed, size tall, depth 80 px', () => {
 });
 
 test('transforms move points but do not scale the stroke width; parse failure draws nothing', () => {
-  const t = svgPolygons('<svg stroke="black" fill="none"><g transform="translate(100 0) scale(10)"><path d="M0 0 L10 0" stroke-width="2"/></g></svg>')!;
+  const t = svgPolygons(
+    '<svg stroke="black" fill="none"><g transform="translate(100 0) scale(10)"><path d="M0 0 L10 0" stroke-width="2"/></g></svg>',
+  )!;
   const ys = t[0].outer.map((p) => p.y);
   near(Math.max(...ys) - Math.min(...ys), 2, 1e-9, 'width not scaled');
   const xs = t[0].outer.map((p) => p.x);

@@ -1,22 +1,31 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
-import { trace, traceToSvg, vectorizeGeometry, svgPolygons, VECTORIZE_DEFAULTS } from '../../../viewer/src/meshes/index';
+import {
+  trace,
+  traceToSvg,
+  vectorizeGeometry,
+  svgPolygons,
+  VECTORIZE_DEFAULTS,
+} from '../../../viewer/src/meshes/index';
 import type { RasterImage } from '../../../viewer/src/meshes/index';
 import { bbox, near, P2W } from './helpers';
 
 /** White canvas; `ink(x, y)` decides dark pixels (value 0..255). */
 function canvas(w: number, h: number, ink: (x: number, y: number) => number | null): RasterImage {
   const data = new Uint8ClampedArray(w * h * 4);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
-    const v = ink(x, y) ?? 255;
-    const i = (y * w + x) * 4;
-    data[i] = data[i + 1] = data[i + 2] = v; data[i + 3] = 255;
-  }
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const v = ink(x, y) ?? 255;
+      const i = (y * w + x) * 4;
+      data[i] = data[i + 1] = data[i + 2] = v;
+      data[i + 3] = 255;
+    }
   return { width: w, height: h, data };
 }
 const distToSeg = (px: number, py: number, ax: number, ay: number, bx: number, by: number) => {
-  const dx = bx - ax, dy = by - ay;
+  const dx = bx - ax,
+    dy = by - ay;
   const t = Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)));
   return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
 };
@@ -24,12 +33,15 @@ const opts = { ...VECTORIZE_DEFAULTS };
 
 function pathPoints(svg: string): [number, number][][] {
   const d = /<path d="([^"]*)"/.exec(svg)![1];
-  return d.split('M').filter((s) => s.trim()).map((s) => {
-    const nums = s.replace(/L/g, ' ').trim().split(/\s+/).map(Number);
-    const pts: [number, number][] = [];
-    for (let i = 0; i < nums.length; i += 2) pts.push([nums[i], nums[i + 1]]);
-    return pts;
-  });
+  return d
+    .split('M')
+    .filter((s) => s.trim())
+    .map((s) => {
+      const nums = s.replace(/L/g, ' ').trim().split(/\s+/).map(Number);
+      const pts: [number, number][] = [];
+      for (let i = 0; i < nums.length; i += 2) pts.push([nums[i], nums[i + 1]]);
+      return pts;
+    });
 }
 
 test('a thick horizontal stroke traces to one centreline within 1-2 px, uniform stroke width', () => {
@@ -60,11 +72,12 @@ test('diagonal stroke and a circle: centreline within 1-2 px', () => {
   assert.equal(sigma, 1);
   assert.ok(polylines.length >= 2, `${polylines.length} polylines`);
   const svg = traceToSvg(img, { ...opts, stitch: 2 });
-  for (const line of pathPoints(svg)) for (const [x, y] of line) {
-    const dLine = distToSeg(x, y, 30, 40, 260, 120);
-    const dCirc = Math.abs(Math.hypot(x - 150, y - 210) - 60);
-    assert.ok(Math.min(dLine, dCirc) <= 2, `(${x}, ${y}) is ${Math.min(dLine, dCirc)} px off the drawn centrelines`);
-  }
+  for (const line of pathPoints(svg))
+    for (const [x, y] of line) {
+      const dLine = distToSeg(x, y, 30, 40, 260, 120);
+      const dCirc = Math.abs(Math.hypot(x - 150, y - 210) - 60);
+      assert.ok(Math.min(dLine, dCirc) <= 2, `(${x}, ${y}) is ${Math.min(dLine, dCirc)} px off the drawn centrelines`);
+    }
 });
 
 test('threshold: grey ink is ink only when darker than threshold·255; transparent is paper', () => {
@@ -78,10 +91,14 @@ test('threshold: grey ink is ink only when darker than threshold·255; transpare
 
 test('bridge closes small gaps; stitch joins nearby ends', () => {
   // two dashes 3 px apart on one line
-  const img = canvas(200, 60, (x, y) => ((x >= 10 && x <= 95) || (x >= 99 && x <= 190)) && Math.abs(y - 30) <= 2 ? 0 : null);
+  const img = canvas(200, 60, (x, y) =>
+    ((x >= 10 && x <= 95) || (x >= 99 && x <= 190)) && Math.abs(y - 30) <= 2 ? 0 : null,
+  );
   assert.equal(pathPoints(traceToSvg(img, { ...opts, bridge: 0, stitch: 0 })).length, 2, 'no bridge, no stitch: two');
   assert.equal(pathPoints(traceToSvg(img, { ...opts, bridge: 2, stitch: 0 })).length, 1, 'bridge 2 fills a 3 px gap');
-  const far = canvas(200, 60, (x, y) => ((x >= 10 && x <= 80) || (x >= 100 && x <= 190)) && Math.abs(y - 30) <= 2 ? 0 : null);
+  const far = canvas(200, 60, (x, y) =>
+    ((x >= 10 && x <= 80) || (x >= 100 && x <= 190)) && Math.abs(y - 30) <= 2 ? 0 : null,
+  );
   assert.equal(pathPoints(traceToSvg(far, { ...opts, bridge: 0, stitch: 5 })).length, 2, 'gap 20 > τ 5');
   assert.equal(pathPoints(traceToSvg(far, { ...opts, bridge: 0, stitch: 30 })).length, 1, 'gap 20 ≤ τ 30: joined');
 });
@@ -96,7 +113,8 @@ test('maxDim: big images are traced at ≤ 700 px and written back in source pix
   const img = canvas(1400, 200, (x, y) => (x >= 100 && x <= 1300 && Math.abs(y - 100) <= 8 ? 0 : null));
   const r = trace(img, opts);
   assert.equal(r.sigma, 0.5);
-  assert.equal(r.width, 700); assert.equal(r.height, 100);
+  assert.equal(r.width, 700);
+  assert.equal(r.height, 100);
   assert.match(r.svg, /viewBox="0 0 1400 200"/);
   const lines = pathPoints(r.svg);
   assert.equal(lines.length, 1);
@@ -125,7 +143,12 @@ test('the SVG feeds svg(): a solid size tall, stroke width uniform', () => {
 test('snap (live editor only, off by default): a T-junction end gains the nearest vertex of the other line', () => {
   // a roof (apex at (100, 50)) and a vertical stem whose top stops 8 px below the apex
   const img = canvas(200, 200, (x, y) =>
-    (distToSeg(x, y, 20, 90, 100, 50) <= 2 || distToSeg(x, y, 100, 50, 180, 90) <= 2 || (Math.abs(x - 100) <= 2 && y >= 60 && y <= 180) ? 0 : null));
+    distToSeg(x, y, 20, 90, 100, 50) <= 2 ||
+    distToSeg(x, y, 100, 50, 180, 90) <= 2 ||
+    (Math.abs(x - 100) <= 2 && y >= 60 && y <= 180)
+      ? 0
+      : null,
+  );
   const base = { ...opts, bridge: 0, stitch: 16, simplify: 1 };
   const plain = trace(img, base).polylines;
   const snapped = trace(img, { ...base, snap: true }).polylines;
@@ -135,5 +158,8 @@ test('snap (live editor only, off by default): a T-junction end gains the neares
   // the stem's top end now touches a vertex of the bar
   const stem = snapped.find((l) => l.some(([x, y]) => Math.abs(x - 100) <= 2 && y > 120))!;
   const ends = [stem[0], stem[stem.length - 1]];
-  assert.ok(ends.some(([x, y]) => Math.abs(x - 100) <= 2 && Math.abs(y - 50) <= 2), `stem ends ${JSON.stringify(ends)}`);
+  assert.ok(
+    ends.some(([x, y]) => Math.abs(x - 100) <= 2 && Math.abs(y - 50) <= 2),
+    `stem ends ${JSON.stringify(ends)}`,
+  );
 });

@@ -53,7 +53,12 @@ export class ImageStore {
         resolve();
         this.onSettled?.(path);
       };
-      img.onerror = () => { entry.status = 'error'; this.settled++; resolve(); this.onSettled?.(path); };
+      img.onerror = () => {
+        entry.status = 'error';
+        this.settled++;
+        resolve();
+        this.onSettled?.(path);
+      };
     });
     img.src = new URL(this.urls.get(path) ?? path, location.origin + '/').href;
     this.map.set(path, entry);
@@ -99,6 +104,9 @@ export function fetchFont(): Promise<ArrayBuffer | null> {
   fontPromise ??= fetch(new URL(`./${FONT_SERVED_NAME}`, import.meta.url).href)
     .then((r) => (r.ok ? r.arrayBuffer() : null))
     .catch(() => null)
-    .then((buf) => { if (!buf) fontPromise = null; return buf; }); // a failed fetch is retried by the next load
+    .then((buf) => {
+      if (!buf) fontPromise = null;
+      return buf;
+    }); // a failed fetch is retried by the next load
   return fontPromise;
 }

@@ -13,21 +13,36 @@ const CIRCLE_SEGMENTS = 64;
 export function buildLayer(v: Val | undefined, ctx: BuildContext): THREE.Object3D | null {
   if (!v || v.kind !== 'constructed') return null;
   switch (v.name) {
-    case 'compose': return buildCompose(v, ctx);
-    case 'rect': return buildRect(v, ctx);
-    case 'circle': return buildCircle(v, ctx);
-    case 'sphere': return buildSphere(v, ctx);
-    case 'render3d': return buildRender3d(v, ctx);
-    case 'extrude': return buildExtrude(v, ctx);
-    case 'svg': return buildSvg(v, ctx);
-    case 'vectorize': return buildVectorize(v, ctx);
-    case 'metaballs': return buildMetaballs(v, ctx);
-    case 'translate': return translate(v, ctx);
-    case 'rotate': return rotate(v, ctx);
-    case 'scale': return scale(v, ctx);
-    case 'squash': return squash(v, ctx);
-    case 'pivot': return pivot(v, ctx);
-    case 'material': return material(v, ctx);
+    case 'compose':
+      return buildCompose(v, ctx);
+    case 'rect':
+      return buildRect(v, ctx);
+    case 'circle':
+      return buildCircle(v, ctx);
+    case 'sphere':
+      return buildSphere(v, ctx);
+    case 'render3d':
+      return buildRender3d(v, ctx);
+    case 'extrude':
+      return buildExtrude(v, ctx);
+    case 'svg':
+      return buildSvg(v, ctx);
+    case 'vectorize':
+      return buildVectorize(v, ctx);
+    case 'metaballs':
+      return buildMetaballs(v, ctx);
+    case 'translate':
+      return translate(v, ctx);
+    case 'rotate':
+      return rotate(v, ctx);
+    case 'scale':
+      return scale(v, ctx);
+    case 'squash':
+      return squash(v, ctx);
+    case 'pivot':
+      return pivot(v, ctx);
+    case 'material':
+      return material(v, ctx);
     default:
       ctx.warn(`no translator for ${v.name}`);
       return null;
@@ -39,13 +54,20 @@ function buildCompose(node: ConstructedV, ctx: BuildContext): THREE.Object3D {
   const g = new THREE.Group();
   const a = args(node);
   const l = a.named.get('layers') ?? a.pos[0];
-  if (l && l.kind === 'array') for (const e of l.elems) { const o = buildLayer(e, ctx); if (o) g.add(o); }
+  if (l && l.kind === 'array')
+    for (const e of l.elems) {
+      const o = buildLayer(e, ctx);
+      if (o) g.add(o);
+    }
   return g;
 }
 
 export function buildTopLayers(layers: Val[], ctx: BuildContext): THREE.Group {
   const g = new THREE.Group();
-  for (const e of layers) { const o = buildLayer(e, ctx); if (o) g.add(o); }
+  for (const e of layers) {
+    const o = buildLayer(e, ctx);
+    if (o) g.add(o);
+  }
   return g;
 }
 
@@ -57,7 +79,8 @@ function basic(ctx: BuildContext, fill: Val | undefined): THREE.MeshBasicMateria
 
 function buildRect(node: ConstructedV, ctx: BuildContext): THREE.Object3D {
   const a = args(node).named;
-  const w = num(a.get('width'), 0) * ctx.p2w, h = num(a.get('height'), 0) * ctx.p2w;
+  const w = num(a.get('width'), 0) * ctx.p2w,
+    h = num(a.get('height'), 0) * ctx.p2w;
   const geo = ctx.geometries.get(`rect|${w}|${h}`, () => new THREE.PlaneGeometry(w, h));
   return new THREE.Mesh(geo, basic(ctx, a.get('fill')));
 }
@@ -74,7 +97,10 @@ function buildSphere(node: ConstructedV, ctx: BuildContext): THREE.Object3D {
   const rPx = num(a.named.get('r') ?? a.named.get('radius') ?? a.pos[0], 50);
   const r = rPx * ctx.p2w;
   const geo = ctx.geometries.get(`sphere|${r}`, () => new THREE.SphereGeometry(r, 64, 32));
-  const mesh = new THREE.Mesh(geo, ctx.track(new THREE.MeshStandardMaterial({ color: 0xffffff, roughness: 1, metalness: 0 })));
+  const mesh = new THREE.Mesh(
+    geo,
+    ctx.track(new THREE.MeshStandardMaterial({ color: 0xffffff, roughness: 1, metalness: 0 })),
+  );
   mesh.userData.cmRadius = r;
   return mesh;
 }
@@ -83,16 +109,21 @@ function buildRender3d(node: ConstructedV, ctx: BuildContext): THREE.Object3D | 
   const a = args(node);
   const sceneV = a.named.get('scene') ?? a.pos[0];
   // runner 0.0.1 has no compose inside render3d (dropped with a warning)
-  const content = isNode(sceneV, 'compose') && !runnerAtLeast(ctx.runner, '0.0.2') ? (ctx.warn('render3d: nested compose needs runner 0.0.2'), null) : buildLayer(sceneV, ctx);
+  const content =
+    isNode(sceneV, 'compose') && !runnerAtLeast(ctx.runner, '0.0.2')
+      ? (ctx.warn('render3d: nested compose needs runner 0.0.2'), null)
+      : buildLayer(sceneV, ctx);
   const lights = a.named.get('lights');
   if (lights && lights.kind === 'array') for (const l of lights.elems) addLight(l, ctx);
   const cam = a.named.get('camera');
   if (isNode(cam, 'camera')) {
     const c = args(cam).named;
-    const d = c.get('distance'), f = c.get('fov');
+    const d = c.get('distance'),
+      f = c.get('fov');
     const dist = d && d.kind === 'number' && Number.isFinite(d.value) && d.value > 0 ? d.value : null;
     let fov: number | null = null;
-    if (f && f.kind === 'number' && Number.isFinite(f.value) && f.value > 0) fov = f.unit === 'rad' ? (f.value * 180) / Math.PI : f.value;
+    if (f && f.kind === 'number' && Number.isFinite(f.value) && f.value > 0)
+      fov = f.unit === 'rad' ? (f.value * 180) / Math.PI : f.value;
     ctx.camera = { distancePx: dist, fovDeg: fov };
   }
   return content;
@@ -120,16 +151,28 @@ function addLight(v: Val, ctx: BuildContext): void {
       return;
     }
     case 'point':
-    case 'spotlight': { // Q9: a spotlight is a point light
-      if (!runnerAtLeast(ctx.runner, '0.0.2')) { ctx.warn(`${v.name}: needs runner 0.0.2`); return; }
+    case 'spotlight': {
+      // Q9: a spotlight is a point light
+      if (!runnerAtLeast(ctx.runner, '0.0.2')) {
+        ctx.warn(`${v.name}: needs runner 0.0.2`);
+        return;
+      }
       const at = vec3(a.named.get('at') ?? a.named.get('position'), [0, 0, 0]);
-      const l = new THREE.PointLight(lightColor(a.named, ctx), num(a.named.get('intensity'), 1), num(a.named.get('range'), 600) * ctx.p2w, 2);
+      const l = new THREE.PointLight(
+        lightColor(a.named, ctx),
+        num(a.named.get('intensity'), 1),
+        num(a.named.get('range'), 600) * ctx.p2w,
+        2,
+      );
       l.position.set(at[0] * ctx.p2w, at[1] * ctx.p2w, at[2] * ctx.p2w);
       ctx.lights.push(l);
       return;
     }
     case 'bloom': {
-      if (!runnerAtLeast(ctx.runner, '0.0.5')) { ctx.warn('bloom: needs runner 0.0.5'); return; }
+      if (!runnerAtLeast(ctx.runner, '0.0.5')) {
+        ctx.warn('bloom: needs runner 0.0.5');
+        return;
+      }
       ctx.bloom = {
         strength: num(a.named.get('strength'), 0.8),
         radius: num(a.named.get('radius'), 0.4),
@@ -218,7 +261,13 @@ function material(node: ConstructedV, ctx: BuildContext): THREE.Object3D | null 
   const o = buildLayer(recv, ctx);
   if (!o) return null;
   const spec = readMaterial(node);
-  if (!runnerAtLeast(ctx.runner, '0.0.5')) { spec.opacity = 1; if (spec.gradient) { spec.gradient = null; spec.emissiveIntensity = 0; } }
+  if (!runnerAtLeast(ctx.runner, '0.0.5')) {
+    spec.opacity = 1;
+    if (spec.gradient) {
+      spec.gradient = null;
+      spec.emissiveIntensity = 0;
+    }
+  }
   const m = ctx.track(makeStandardMaterial(spec, ctx.images, o));
   for (const mesh of meshesOf(o)) mesh.material = m;
   return o;

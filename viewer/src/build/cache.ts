@@ -16,7 +16,10 @@ export class GeometryCache {
     if (!e) {
       const geo = make();
       this.created++;
-      if (geo) { geo.computeBoundingSphere(); geo.computeBoundingBox(); }
+      if (geo) {
+        geo.computeBoundingSphere();
+        geo.computeBoundingBox();
+      }
       e = { geo, frame: this.frame };
       this.map.set(key, e);
     } else {
@@ -32,13 +35,18 @@ export class GeometryCache {
     if (this.map.size > this.limit) {
       for (const [k, e] of this.map) {
         if (this.map.size <= this.limit) break;
-        if (e.frame !== this.frame) { e.geo?.dispose(); this.map.delete(k); }
+        if (e.frame !== this.frame) {
+          e.geo?.dispose();
+          this.map.delete(k);
+        }
       }
     }
     this.frame++;
   }
 
-  get size(): number { return this.map.size; }
+  get size(): number {
+    return this.map.size;
+  }
 
   clear(): void {
     for (const e of this.map.values()) e.geo?.dispose();

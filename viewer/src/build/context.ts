@@ -3,15 +3,22 @@ import type * as THREE from 'three';
 import type { GeometryCache } from './cache';
 import type { ImageStore } from './assets';
 
-export interface BloomSettings { strength: number; radius: number; threshold: number }
-export interface CameraSettings { distancePx: number | null; fovDeg: number | null }
+export interface BloomSettings {
+  strength: number;
+  radius: number;
+  threshold: number;
+}
+export interface CameraSettings {
+  distancePx: number | null;
+  fovDeg: number | null;
+}
 
 export interface BuildContext {
   p2w: number;
   aspect: number;
   frameWidthPx: number;
   runner: string;
-  font: unknown | null;          // opentype.js Font once loaded
+  font: unknown | null; // opentype.js Font once loaded
   geometries: GeometryCache;
   images: ImageStore;
   /** lights of every render3d (global) */

@@ -15,7 +15,10 @@ export type Background =
   | { kind: 'none' }; // nothing found: black on a fresh page
 
 export interface DesignFrame {
-  widthPx: number; heightPx: number; aspect: number; p2w: number;
+  widthPx: number;
+  heightPx: number;
+  aspect: number;
+  p2w: number;
   background: Background;
   /** the top-level layers to build (layer 0 removed when it became the background) */
   layers: Val[];
@@ -29,7 +32,14 @@ export function topLayers(v: Val): Val[] | null {
 }
 
 export function designFrame(value: Val): DesignFrame {
-  const def: DesignFrame = { widthPx: 1920, heightPx: 1080, aspect: 16 / 9, p2w: VH / 1080, background: { kind: 'none' }, layers: [] };
+  const def: DesignFrame = {
+    widthPx: 1920,
+    heightPx: 1080,
+    aspect: 16 / 9,
+    p2w: VH / 1080,
+    background: { kind: 'none' },
+    layers: [],
+  };
   const layers = topLayers(value);
   if (!layers) return { ...def, layers: [value] }; // Q5: a bare rect / render3d is built as a layer
   const first = layers[0];
@@ -40,7 +50,14 @@ export function designFrame(value: Val): DesignFrame {
     let aspect = dims.width / H;
     if (!(aspect > 0) || !Number.isFinite(aspect)) aspect = 16 / 9;
     const rgb = linearRGB(args(first as ConstructedV).named.get('fill')) ?? [1, 1, 1];
-    return { widthPx: H * aspect, heightPx: H, aspect, p2w: VH / H, background: { kind: 'color', rgb }, layers: layers.slice(1) };
+    return {
+      widthPx: H * aspect,
+      heightPx: H,
+      aspect,
+      p2w: VH / H,
+      background: { kind: 'color', rgb },
+      layers: layers.slice(1),
+    };
   }
   if (isNode(first, 'image') || isNode(first, 'fit')) {
     const p = imagePath(first, false);

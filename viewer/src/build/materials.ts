@@ -42,13 +42,19 @@ export function readMaterial(node: ConstructedV): MaterialSpec {
 /** Meshes of a subtree (including the root). */
 export function meshesOf(obj: THREE.Object3D): THREE.Mesh[] {
   const out: THREE.Mesh[] = [];
-  obj.traverse((o) => { if ((o as THREE.Mesh).isMesh && !o.userData.cmMetaballs) out.push(o as THREE.Mesh); });
+  obj.traverse((o) => {
+    if ((o as THREE.Mesh).isMesh && !o.userData.cmMetaballs) out.push(o as THREE.Mesh);
+  });
   return out;
 }
 
 const GRADIENT_KEY = 'cm-emissive-gradient';
 
-export function makeStandardMaterial(spec: MaterialSpec, images: ImageStore, subtree: THREE.Object3D): THREE.MeshStandardMaterial {
+export function makeStandardMaterial(
+  spec: MaterialSpec,
+  images: ImageStore,
+  subtree: THREE.Object3D,
+): THREE.MeshStandardMaterial {
   const m = new THREE.MeshStandardMaterial();
   if (spec.texturePath !== null) {
     m.color.setRGB(1, 1, 1);
@@ -58,7 +64,10 @@ export function makeStandardMaterial(spec: MaterialSpec, images: ImageStore, sub
   m.roughness = spec.roughness;
   toColor(spec.emissive, m.emissive); // Q7: white by default
   m.emissiveIntensity = spec.emissiveIntensity;
-  if (spec.opacity < 1) { m.transparent = true; m.opacity = spec.opacity; }
+  if (spec.opacity < 1) {
+    m.transparent = true;
+    m.opacity = spec.opacity;
+  }
   if (spec.gradient) {
     const box = new THREE.Box3();
     for (const mesh of meshesOf(subtree)) {
@@ -66,7 +75,8 @@ export function makeStandardMaterial(spec: MaterialSpec, images: ImageStore, sub
       if (!g.boundingBox) g.computeBoundingBox();
       box.union(g.boundingBox!);
     }
-    const yMin = box.isEmpty() ? 0 : box.min.y, yMax = box.isEmpty() ? 0 : box.max.y;
+    const yMin = box.isEmpty() ? 0 : box.min.y,
+      yMax = box.isEmpty() ? 0 : box.max.y;
     if (yMax - yMin >= 1e-6) applyGradient(m, yMin, yMax, spec.gradient.top, spec.gradient.bottom);
   }
   return m;
@@ -75,7 +85,10 @@ export function makeStandardMaterial(spec: MaterialSpec, images: ImageStore, sub
 /** Emissive ramp: total emissive radiance × mix(bottom, top, s) with s the local y normalised to the box. */
 function applyGradient(m: THREE.MeshStandardMaterial, yMin: number, yMax: number, top: number, bottom: number): void {
   const uniforms = {
-    cmYMin: { value: yMin }, cmYMax: { value: yMax }, cmTop: { value: top }, cmBottom: { value: bottom },
+    cmYMin: { value: yMin },
+    cmYMax: { value: yMax },
+    cmTop: { value: top },
+    cmBottom: { value: bottom },
   };
   m.userData.cmGradient = uniforms;
   m.customProgramCacheKey = () => GRADIENT_KEY;
@@ -85,7 +98,13 @@ function applyGradient(m: THREE.MeshStandardMaterial, yMin: number, yMax: number
       .replace('#include <common>', '#include <common>\nvarying float vCmY;')
       .replace('#include <begin_vertex>', '#include <begin_vertex>\nvCmY = position.y;');
     shader.fragmentShader = shader.fragmentShader
-      .replace('#include <common>', '#include <common>\nvarying float vCmY;\nuniform float cmYMin;\nuniform float cmYMax;\nuniform float cmTop;\nuniform float cmBottom;')
-      .replace('#include <emissivemap_fragment>', '#include <emissivemap_fragment>\n{ float cmS = clamp((vCmY - cmYMin) / max(1e-4, cmYMax - cmYMin), 0.0, 1.0);\n  totalEmissiveRadiance *= mix(cmBottom, cmTop, cmS); }');
+      .replace(
+        '#include <common>',
+        '#include <common>\nvarying float vCmY;\nuniform float cmYMin;\nuniform float cmYMax;\nuniform float cmTop;\nuniform float cmBottom;',
+      )
+      .replace(
+        '#include <emissivemap_fragment>',
+        '#include <emissivemap_fragment>\n{ float cmS = clamp((vCmY - cmYMin) / max(1e-4, cmYMax - cmYMin), 0.0, 1.0);\n  totalEmissiveRadiance *= mix(cmBottom, cmTop, cmS); }',
+      );
   };
 }

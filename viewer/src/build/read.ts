@@ -2,7 +2,10 @@
 // wins; positional fields (name "") form a list in order. A method call's receiver is positional 0.
 import type { ConstructedV, Val } from './value';
 
-export interface Args { named: Map<string, Val>; pos: Val[] }
+export interface Args {
+  named: Map<string, Val>;
+  pos: Val[];
+}
 
 const argCache = new WeakMap<object, Args>();
 
@@ -81,7 +84,10 @@ export function imagePath(v: Val | undefined, allowAsTexture = true): string | n
   for (let i = 0; i < 8 && cur; i++) {
     if (!isNode(cur)) return null;
     if (cur.name === 'image') return str(args(cur).pos[0]);
-    if (cur.name === 'fit' || (allowAsTexture && cur.name === 'as_texture')) { cur = args(cur).pos[0]; continue; }
+    if (cur.name === 'fit' || (allowAsTexture && cur.name === 'as_texture')) {
+      cur = args(cur).pos[0];
+      continue;
+    }
     return null;
   }
   return null;
@@ -91,7 +97,10 @@ export function imagePath(v: Val | undefined, allowAsTexture = true): string | n
 export function collectImagePaths(v: Val, out: Set<string> = new Set()): Set<string> {
   const walk = (x: Val): void => {
     if (x.kind === 'constructed') {
-      if (x.name === 'image') { const p = str(args(x).pos[0]); if (p) out.add(p); }
+      if (x.name === 'image') {
+        const p = str(args(x).pos[0]);
+        if (p) out.add(p);
+      }
       for (const f of x.fields) walk(f.value);
     } else if (x.kind === 'array') for (const e of x.elems) walk(e);
     else if (x.kind === 'record') for (const f of x.fields) walk(f.value);

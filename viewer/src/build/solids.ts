@@ -5,8 +5,15 @@ import type { ConstructedV } from './value';
 import { args, isNode, num, str, vec2 } from './read';
 import type { BuildContext } from './context';
 import {
-  glyphGeometry, pathGeometry, svgGeometry, traceToSvg, metaballsObject,
-  type Blob3, type MetaballsObject, type RasterImage, type VectorizeOptions,
+  glyphGeometry,
+  pathGeometry,
+  svgGeometry,
+  traceToSvg,
+  metaballsObject,
+  type Blob3,
+  type MetaballsObject,
+  type RasterImage,
+  type VectorizeOptions,
 } from '../meshes/index';
 import { imagePath, svgStr, vec3 } from './read';
 import { toColor } from './color';
@@ -22,7 +29,10 @@ export function buildExtrude(node: ConstructedV, ctx: BuildContext): THREE.Objec
   const shape = a.named.get('shape') ?? a.pos[0];
   const depthPx = num(a.named.get('depth'), 16); // Q17: only the named depth
   if (isNode(shape, 'text.glyph')) {
-    if (!ctx.font) { ctx.warn('extrude: font not loaded'); return null; }
+    if (!ctx.font) {
+      ctx.warn('extrude: font not loaded');
+      return null;
+    }
     const g = args(shape);
     let text = str(g.pos[0] ?? g.named.get('text')) ?? '';
     if (text === '') text = '?';
@@ -31,17 +41,35 @@ export function buildExtrude(node: ConstructedV, ctx: BuildContext): THREE.Objec
     const key = `glyph|${text}|${sizePx}|${depthPx}|${ctx.p2w}|${ctx.frameWidthPx}|${ctx.runner}`;
     const font = ctx.font;
     const geo = ctx.geometries.get(key, () =>
-      glyphGeometry(font as never, { text, sizePx, depthPx, p2w: ctx.p2w, frameWidthPx: ctx.frameWidthPx, runner: ctx.runner }));
+      glyphGeometry(font as never, {
+        text,
+        sizePx,
+        depthPx,
+        p2w: ctx.p2w,
+        frameWidthPx: ctx.frameWidthPx,
+        runner: ctx.runner,
+      }),
+    );
     if (!geo) return null;
     return new THREE.Mesh(geo, whiteStandard(ctx));
   }
   if (isNode(shape, 'path')) {
-    if (!runnerAtLeast(ctx.runner, '0.0.3')) { ctx.warn('extrude(path): needs runner 0.0.3'); return null; }
+    if (!runnerAtLeast(ctx.runner, '0.0.3')) {
+      ctx.warn('extrude(path): needs runner 0.0.3');
+      return null;
+    }
     const p = args(shape);
     const list = p.named.get('points') ?? p.pos.find((v) => v.kind === 'array');
     const pts: [number, number][] = [];
-    if (list && list.kind === 'array') for (const e of list.elems) { const v = vec2(e); if (v) pts.push(v); }
-    if (pts.length < 3) { ctx.warn('extrude: need ≥3 points'); return null; }
+    if (list && list.kind === 'array')
+      for (const e of list.elems) {
+        const v = vec2(e);
+        if (v) pts.push(v);
+      }
+    if (pts.length < 3) {
+      ctx.warn('extrude: need ≥3 points');
+      return null;
+    }
     const key = `path|${pts.join(';')}|${depthPx}|${ctx.p2w}`;
     const geo = ctx.geometries.get(key, () => pathGeometry(pts, depthPx, ctx.p2w));
     if (!geo) return null;
@@ -54,7 +82,8 @@ export function buildExtrude(node: ConstructedV, ctx: BuildContext): THREE.Objec
 /** A geometry builder result as one object: a mesh, or a group of meshes, each with a fresh white material. */
 function solidObject(res: THREE.BufferGeometry | THREE.Group | null, ctx: BuildContext): THREE.Object3D | null {
   if (!res) return null;
-  if ((res as THREE.BufferGeometry).isBufferGeometry) return new THREE.Mesh(res as THREE.BufferGeometry, whiteStandard(ctx));
+  if ((res as THREE.BufferGeometry).isBufferGeometry)
+    return new THREE.Mesh(res as THREE.BufferGeometry, whiteStandard(ctx));
   const g = new THREE.Group();
   (res as THREE.Group).traverse((o) => {
     const m = o as THREE.Mesh;
@@ -69,43 +98,72 @@ function solidObject(res: THREE.BufferGeometry | THREE.Group | null, ctx: BuildC
 
 /** Cached builder results that are groups (the cache holds plain geometries). */
 const groupCache = new WeakMap<object, Map<string, THREE.Group | null>>();
-function cachedSolid(ctx: BuildContext, key: string, make: () => THREE.BufferGeometry | THREE.Group | null): THREE.BufferGeometry | THREE.Group | null {
+function cachedSolid(
+  ctx: BuildContext,
+  key: string,
+  make: () => THREE.BufferGeometry | THREE.Group | null,
+): THREE.BufferGeometry | THREE.Group | null {
   let groups = groupCache.get(ctx.geometries);
-  if (!groups) { groups = new Map(); groupCache.set(ctx.geometries, groups); }
+  if (!groups) {
+    groups = new Map();
+    groupCache.set(ctx.geometries, groups);
+  }
   if (groups.has(key)) return groups.get(key)!;
   let group: THREE.Group | null = null;
   const geo = ctx.geometries.get(key, () => {
     const r = make();
-    if (r && !(r as THREE.BufferGeometry).isBufferGeometry) { group = r as THREE.Group; return null; }
+    if (r && !(r as THREE.BufferGeometry).isBufferGeometry) {
+      group = r as THREE.Group;
+      return null;
+    }
     return r as THREE.BufferGeometry | null;
   });
-  if (group) { groups.set(key, group); return group; }
+  if (group) {
+    groups.set(key, group);
+    return group;
+  }
   return geo;
 }
 
 /** svg(source, depth:, size:, round:) (§5.6.4) */
 export function buildSvg(node: ConstructedV, ctx: BuildContext): THREE.Object3D | null {
-  if (!runnerAtLeast(ctx.runner, '0.0.5')) { ctx.warn('svg: not in this runner'); return null; }
+  if (!runnerAtLeast(ctx.runner, '0.0.5')) {
+    ctx.warn('svg: not in this runner');
+    return null;
+  }
   const a = args(node);
   const text = svgStr(a.named.get('source') ?? a.pos[0]);
-  if (text === null) { ctx.warn('svg: no source'); return null; }
-  const depthPx = num(a.named.get('depth'), 16), sizePx = num(a.named.get('size'), 400), roundPx = num(a.named.get('round'), 0);
+  if (text === null) {
+    ctx.warn('svg: no source');
+    return null;
+  }
+  const depthPx = num(a.named.get('depth'), 16),
+    sizePx = num(a.named.get('size'), 400),
+    roundPx = num(a.named.get('round'), 0);
   const key = `svg|${depthPx}|${sizePx}|${roundPx}|${ctx.p2w}|${ctx.runner}|${text}`;
   let res: THREE.BufferGeometry | THREE.Group | null = null;
   try {
-    res = cachedSolid(ctx, key, () => svgGeometry(text, { depthPx, sizePx, roundPx, p2w: ctx.p2w, runner: ctx.runner }));
-  } catch (e) { ctx.warn(`svg: ${e instanceof Error ? e.message : e}`); return null; }
+    res = cachedSolid(ctx, key, () =>
+      svgGeometry(text, { depthPx, sizePx, roundPx, p2w: ctx.p2w, runner: ctx.runner }),
+    );
+  } catch (e) {
+    ctx.warn(`svg: ${e instanceof Error ? e.message : e}`);
+    return null;
+  }
   return solidObject(res, ctx);
 }
 
 /** The image drawn at the trace's working size with the browser's default smoothing (§5.6.5 step 1). */
 function rasterOf(img: HTMLImageElement, maxDim: number): RasterImage | null {
-  const ow = img.naturalWidth, oh = img.naturalHeight;
+  const ow = img.naturalWidth,
+    oh = img.naturalHeight;
   if (!(ow > 0 && oh > 0)) return null;
   const sigma = Math.min(1, maxDim / Math.max(ow, oh));
-  const w = Math.max(1, Math.round(ow * sigma)), h = Math.max(1, Math.round(oh * sigma));
+  const w = Math.max(1, Math.round(ow * sigma)),
+    h = Math.max(1, Math.round(oh * sigma));
   const c = document.createElement('canvas');
-  c.width = w; c.height = h;
+  c.width = w;
+  c.height = h;
   const g = c.getContext('2d', { willReadFrequently: true });
   if (!g) return null;
   g.drawImage(img, 0, 0, w, h);
@@ -115,10 +173,16 @@ function rasterOf(img: HTMLImageElement, maxDim: number): RasterImage | null {
 
 /** vectorize(image(...), ...) (§5.6.5): traced once per job (the image is preloaded), then cached. */
 export function buildVectorize(node: ConstructedV, ctx: BuildContext): THREE.Object3D | null {
-  if (!runnerAtLeast(ctx.runner, '0.0.13')) { ctx.warn('vectorize: not in this runner'); return null; }
+  if (!runnerAtLeast(ctx.runner, '0.0.13')) {
+    ctx.warn('vectorize: not in this runner');
+    return null;
+  }
   const a = args(node);
   const path = imagePath(a.named.get('source') ?? a.pos[0]);
-  if (path === null) { ctx.warn('vectorize: no image'); return null; }
+  if (path === null) {
+    ctx.warn('vectorize: no image');
+    return null;
+  }
   const nm = a.named;
   const opts: VectorizeOptions = {
     strokeWidth: num(nm.get('stroke_width') ?? nm.get('strokeWidth'), 6),
@@ -128,9 +192,14 @@ export function buildVectorize(node: ConstructedV, ctx: BuildContext): THREE.Obj
     stitch: num(nm.get('stitch'), 6),
     maxDim: 700,
   };
-  const depthPx = num(nm.get('depth'), 16), sizePx = num(nm.get('size'), 400), roundPx = num(nm.get('round'), 0);
+  const depthPx = num(nm.get('depth'), 16),
+    sizePx = num(nm.get('size'), 400),
+    roundPx = num(nm.get('round'), 0);
   const entry = ctx.images.entry(path);
-  if (entry.status !== 'ok' || !entry.image) { ctx.warn(`vectorize: image ${path} not loaded`); return null; }
+  if (entry.status !== 'ok' || !entry.image) {
+    ctx.warn(`vectorize: image ${path} not loaded`);
+    return null;
+  }
   const img = entry.image;
   const key = `vectorize|${path}|${JSON.stringify(opts)}|${depthPx}|${sizePx}|${roundPx}|${ctx.p2w}`;
   let res: THREE.BufferGeometry | THREE.Group | null = null;
@@ -141,14 +210,20 @@ export function buildVectorize(node: ConstructedV, ctx: BuildContext): THREE.Obj
       const svg = traceToSvg(raster, opts);
       return svgGeometry(svg, { depthPx, sizePx, roundPx, p2w: ctx.p2w, runner: '0.0.13' });
     });
-  } catch (e) { ctx.warn(`vectorize: ${e instanceof Error ? e.message : e}`); return null; }
+  } catch (e) {
+    ctx.warn(`vectorize: ${e instanceof Error ? e.message : e}`);
+    return null;
+  }
   return solidObject(res, ctx);
 }
 
 /** metaballs([...], smoothing:) (§5.6.6): one shader quad per occurrence, reused across frames. */
 const metaCache = new WeakMap<object, Map<string, MetaballsObject>>();
 export function buildMetaballs(node: ConstructedV, ctx: BuildContext, material?: ConstructedV): THREE.Object3D | null {
-  if (!runnerAtLeast(ctx.runner, '0.0.2')) { ctx.warn('metaballs: not in this runner'); return null; }
+  if (!runnerAtLeast(ctx.runner, '0.0.2')) {
+    ctx.warn('metaballs: not in this runner');
+    return null;
+  }
   const a = args(node);
   const list = a.named.get('blobs') ?? a.pos[0];
   const blobs: Blob3[] = [];
@@ -163,7 +238,10 @@ export function buildMetaballs(node: ConstructedV, ctx: BuildContext, material?:
   if (blobs.length === 0) return null;
   const smoothingPx = num(a.named.get('smoothing'), 80);
   let cache = metaCache.get(ctx.geometries);
-  if (!cache) { cache = new Map(); metaCache.set(ctx.geometries, cache); }
+  if (!cache) {
+    cache = new Map();
+    metaCache.set(ctx.geometries, cache);
+  }
   const key = `${ctx.aspect}|${ctx.p2w}|${ctx.metaballIndex++}`;
   let obj = cache.get(key);
   if (!obj) {
@@ -179,7 +257,9 @@ export function buildMetaballs(node: ConstructedV, ctx: BuildContext, material?:
   obj.removeFromParent();
   if (material) {
     const m = args(material).named;
-    const fill = m.get('fill'), emissive = m.get('emissive'), rough = m.get('roughness');
+    const fill = m.get('fill'),
+      emissive = m.get('emissive'),
+      rough = m.get('roughness');
     obj.setMaterial({
       fill: fill ? toColor(fill) : undefined,
       emissive: emissive ? toColor(emissive) : undefined,

@@ -6,14 +6,22 @@ import type { RasterImage } from './types';
 import { workingSize } from './vectorize';
 
 export function rasterAtWorkingSize(
-  img: CanvasImageSource & { naturalWidth?: number; naturalHeight?: number; width?: number | SVGAnimatedLength; height?: number | SVGAnimatedLength },
+  img: CanvasImageSource & {
+    naturalWidth?: number;
+    naturalHeight?: number;
+    width?: number | SVGAnimatedLength;
+    height?: number | SVGAnimatedLength;
+  },
   maxDim = 700,
 ): RasterImage {
   const ow = img.naturalWidth ?? (typeof img.width === 'number' ? img.width : 0);
   const oh = img.naturalHeight ?? (typeof img.height === 'number' ? img.height : 0);
   if (!(ow > 0 && oh > 0)) throw new Error('vectorize: image has no size');
   const { w, h } = workingSize(ow, oh, maxDim);
-  const canvas = typeof document !== 'undefined' ? Object.assign(document.createElement('canvas'), { width: w, height: h }) : new OffscreenCanvas(w, h);
+  const canvas =
+    typeof document !== 'undefined'
+      ? Object.assign(document.createElement('canvas'), { width: w, height: h })
+      : new OffscreenCanvas(w, h);
   const ctx = (canvas as HTMLCanvasElement).getContext('2d', { willReadFrequently: true }) as CanvasRenderingContext2D;
   ctx.drawImage(img, 0, 0, w, h);
   const data = ctx.getImageData(0, 0, w, h).data;

@@ -7,8 +7,8 @@ import { GLYPH_AUTO_MAX_WIDTH_FRACTION, GLYPH_AUTO_WORLD_PER_EM, runnerAtLeast }
 
 const BEVEL_SEGMENTS = 4;
 const CURVE_SEGMENTS = 32;
-const AUTO_DEPTH_PER_PX = 0.025;  // auto-fit: 16 px → 0.4 world, not tied to p2w
-const AUTO_BEVEL = 0.04;          // auto-fit: bevel thickness (world z) and bevel size (em)
+const AUTO_DEPTH_PER_PX = 0.025; // auto-fit: 16 px → 0.4 world, not tied to p2w
+const AUTO_BEVEL = 0.04; // auto-fit: bevel thickness (world z) and bevel size (em)
 
 /** Layout of §5.6.1: code points left to right from pen x = 0, no kerning, em units, y up. */
 function layoutCommands(font: Font, text: string): PathCommand[] {
@@ -19,9 +19,18 @@ function layoutCommands(font: Font, text: string): PathCommand[] {
     const path = glyph.getPath(pen, 0, 1); // fontSize 1 → em units (font units / unitsPerEm), y down
     for (const c of path.commands) {
       const f: PathCommand = { type: c.type };
-      if (c.x !== undefined) { f.x = c.x; f.y = -(c.y as number); }
-      if (c.x1 !== undefined) { f.x1 = c.x1; f.y1 = -(c.y1 as number); }
-      if (c.x2 !== undefined) { f.x2 = c.x2; f.y2 = -(c.y2 as number); }
+      if (c.x !== undefined) {
+        f.x = c.x;
+        f.y = -(c.y as number);
+      }
+      if (c.x1 !== undefined) {
+        f.x1 = c.x1;
+        f.y1 = -(c.y1 as number);
+      }
+      if (c.x2 !== undefined) {
+        f.x2 = c.x2;
+        f.y2 = -(c.y2 as number);
+      }
       out.push(f);
     }
     pen += (glyph.advanceWidth ?? 0) / font.unitsPerEm;
@@ -33,11 +42,21 @@ function toShapePath(cmds: PathCommand[]): THREE.ShapePath {
   const sp = new THREE.ShapePath();
   for (const c of cmds) {
     switch (c.type) {
-      case 'M': sp.moveTo(c.x!, c.y!); break;
-      case 'L': sp.lineTo(c.x!, c.y!); break;
-      case 'Q': sp.quadraticCurveTo(c.x1!, c.y1!, c.x!, c.y!); break;
-      case 'C': sp.bezierCurveTo(c.x1!, c.y1!, c.x2!, c.y2!, c.x!, c.y!); break;
-      case 'Z': sp.currentPath?.closePath(); break;
+      case 'M':
+        sp.moveTo(c.x!, c.y!);
+        break;
+      case 'L':
+        sp.lineTo(c.x!, c.y!);
+        break;
+      case 'Q':
+        sp.quadraticCurveTo(c.x1!, c.y1!, c.x!, c.y!);
+        break;
+      case 'C':
+        sp.bezierCurveTo(c.x1!, c.y1!, c.x2!, c.y2!, c.x!, c.y!);
+        break;
+      case 'Z':
+        sp.currentPath?.closePath();
+        break;
     }
   }
   return sp;
@@ -53,8 +72,12 @@ export function glyphGeometry(font: Font, o: GlyphOptions): THREE.BufferGeometry
   let k: number;
   if (auto) {
     geo = new THREE.ExtrudeGeometry(shapes, {
-      depth: o.depthPx * AUTO_DEPTH_PER_PX, bevelEnabled: true, bevelThickness: AUTO_BEVEL, bevelSize: AUTO_BEVEL,
-      bevelSegments: BEVEL_SEGMENTS, curveSegments: CURVE_SEGMENTS,
+      depth: o.depthPx * AUTO_DEPTH_PER_PX,
+      bevelEnabled: true,
+      bevelThickness: AUTO_BEVEL,
+      bevelSize: AUTO_BEVEL,
+      bevelSegments: BEVEL_SEGMENTS,
+      curveSegments: CURVE_SEGMENTS,
     });
     geo.computeBoundingBox();
     const bb = geo.boundingBox!;
@@ -66,8 +89,12 @@ export function glyphGeometry(font: Font, o: GlyphOptions): THREE.BufferGeometry
     k = (o.sizePx as number) * emFactor(font) * o.p2w;
     const dW = o.depthPx * o.p2w;
     geo = new THREE.ExtrudeGeometry(shapes, {
-      depth: dW, bevelEnabled: true, bevelThickness: 0.3 * dW, bevelSize: k > 0 ? (0.3 * dW) / k : 0,
-      bevelSegments: BEVEL_SEGMENTS, curveSegments: CURVE_SEGMENTS,
+      depth: dW,
+      bevelEnabled: true,
+      bevelThickness: 0.3 * dW,
+      bevelSize: k > 0 ? (0.3 * dW) / k : 0,
+      bevelSegments: BEVEL_SEGMENTS,
+      curveSegments: CURVE_SEGMENTS,
     });
   }
   geo.scale(k, k, 1);
@@ -83,7 +110,8 @@ function glyphGeometry001(font: Font, text: string, o: GlyphOptions): THREE.Buff
   const first = String.fromCodePoint(text.codePointAt(0)!);
   const sp = toShapePath(layoutCommands(font, first));
   const contours = sp.subPaths.map((p) => p.getPoints(12)).filter((pts) => pts.length >= 3);
-  if (contours.length === 0) contours.push([new THREE.Vector2(0, 0), new THREE.Vector2(1e-6, 0), new THREE.Vector2(0, 1e-6)]);
+  if (contours.length === 0)
+    contours.push([new THREE.Vector2(0, 0), new THREE.Vector2(1e-6, 0), new THREE.Vector2(0, 1e-6)]);
   const box = new THREE.Box2().setFromPoints(contours[0]);
   const c = box.getCenter(new THREE.Vector2());
   const moved = contours.map((pts) => pts.map((p) => p.clone().sub(c)));
@@ -91,8 +119,12 @@ function glyphGeometry001(font: Font, text: string, o: GlyphOptions): THREE.Buff
   for (const h of moved.slice(1)) shape.holes.push(new THREE.Path(h));
   const depth = o.depthPx * AUTO_DEPTH_PER_PX;
   const geo = new THREE.ExtrudeGeometry(shape, {
-    depth, bevelEnabled: true, bevelThickness: AUTO_BEVEL, bevelSize: AUTO_BEVEL,
-    bevelSegments: BEVEL_SEGMENTS, curveSegments: 12,
+    depth,
+    bevelEnabled: true,
+    bevelThickness: AUTO_BEVEL,
+    bevelSize: AUTO_BEVEL,
+    bevelSegments: BEVEL_SEGMENTS,
+    curveSegments: 12,
   });
   geo.scale(GLYPH_AUTO_WORLD_PER_EM, GLYPH_AUTO_WORLD_PER_EM, 1);
   geo.center();

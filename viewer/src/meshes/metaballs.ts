@@ -4,8 +4,8 @@ import type { Blob3, MetaballsMaterialInput, MetaballsObject, MetaballsOptions }
 import { CAM_Z, FOV_DEG, MAX_METABALLS } from './constants';
 
 export const METABALL_DEFAULTS = {
-  albedo: [0.40, 0.035, 0.012] as const,
-  rim: [1.0, 0.45, 0.10] as const,
+  albedo: [0.4, 0.035, 0.012] as const,
+  rim: [1.0, 0.45, 0.1] as const,
   specExp: 80,
   maxSteps: 180,
   hitEps: 0.0006,
@@ -147,7 +147,7 @@ export function metaballMissBound(count: number, k: number): number {
 }
 
 /** Quad height at 1 world in front of the camera: 2·tan(FOV/2) = 0.498656. */
-export const METABALL_QUAD_HEIGHT = 2 * (CAM_Z - METABALL_DEFAULTS.quadZ) * Math.tan((FOV_DEG / 2) * Math.PI / 180);
+export const METABALL_QUAD_HEIGHT = 2 * (CAM_Z - METABALL_DEFAULTS.quadZ) * Math.tan(((FOV_DEG / 2) * Math.PI) / 180);
 
 export function metaballsObject(blobs: Blob3[], o: MetaballsOptions): MetaballsObject {
   const uBlobs = Array.from({ length: MAX_METABALLS }, () => new THREE.Vector4(0, 0, 0, 0));
@@ -180,7 +180,10 @@ export function metaballsObject(blobs: Blob3[], o: MetaballsOptions): MetaballsO
       else uBlobs[i].set(0, 0, 0, 0);
     }
     uniforms.uCount.value = n;
-    if (n > 0 && material.defines.BLOB_COUNT !== n) { material.defines.BLOB_COUNT = n; material.needsUpdate = true; }
+    if (n > 0 && material.defines.BLOB_COUNT !== n) {
+      material.defines.BLOB_COUNT = n;
+      material.needsUpdate = true;
+    }
     // k = 0 divides by zero in smin: clamp to a tiny positive radius (hard union in practice).
     uniforms.uK.value = Math.max(1e-6, (Number.isFinite(smoothingPx) ? smoothingPx : 80) * o.p2w);
     uniforms.uInflate.value = metaballMissBound(n, uniforms.uK.value);
@@ -191,8 +194,8 @@ export function metaballsObject(blobs: Blob3[], o: MetaballsOptions): MetaballsO
     else uniforms.uAlbedo.value.set(...METABALL_DEFAULTS.albedo);
     if (m.emissive) uniforms.uRim.value.copy(decodeTwice(m.emissive));
     else uniforms.uRim.value.set(...METABALL_DEFAULTS.rim);
-    uniforms.uSpecExp.value = m.roughness !== undefined && Number.isFinite(m.roughness)
-      ? 100 - 84 * m.roughness : METABALL_DEFAULTS.specExp;
+    uniforms.uSpecExp.value =
+      m.roughness !== undefined && Number.isFinite(m.roughness) ? 100 - 84 * m.roughness : METABALL_DEFAULTS.specExp;
   };
   mesh.update(blobs);
   mesh.setMaterial({ fill: o.fill, emissive: o.emissive, roughness: o.roughness });
@@ -205,7 +208,7 @@ export function metaballField(p: THREE.Vector3, blobs: Blob3[], smoothingPx: num
   let d = 1e9;
   for (const b of blobs.slice(0, MAX_METABALLS)) {
     const a = Math.hypot(p.x - b.x * p2w, p.y - b.y * p2w, p.z - b.z * p2w) - b.r * p2w;
-    const h = Math.min(1, Math.max(0, 0.5 + 0.5 * (d - a) / k));
+    const h = Math.min(1, Math.max(0, 0.5 + (0.5 * (d - a)) / k));
     d = d * (1 - h) + a * h - k * h * (1 - h);
   }
   return d;
@@ -223,7 +226,13 @@ function worldBlobs(blobs: Blob3[], smoothingPx: number, p2w: number): { b: numb
  * CPU twin of the shader's miss test (`mayHit`, tests (1) and (2)): false only for a ray (origin ro, unit
  * direction rd) that provably never comes within hitEps of the surface, so the march would end as a miss.
  */
-export function metaballRayMayHit(ro: THREE.Vector3, rd: THREE.Vector3, blobs: Blob3[], smoothingPx: number, p2w: number): boolean {
+export function metaballRayMayHit(
+  ro: THREE.Vector3,
+  rd: THREE.Vector3,
+  blobs: Blob3[],
+  smoothingPx: number,
+  p2w: number,
+): boolean {
   const { b, k } = worldBlobs(blobs, smoothingPx, p2w);
   const E = METABALL_DEFAULTS.hitEps + METABALL_MISS_MARGIN;
   const q = [1, 2, 3, 4].map((i) => 0.25 * k * i + E);
@@ -231,7 +240,9 @@ export function metaballRayMayHit(ro: THREE.Vector3, rd: THREE.Vector3, blobs: B
   const cnt = [0, 0, 0, 0];
   let gmin = 1e9;
   for (const [cx, cy, cz, r] of b) {
-    const ox = ro.x - cx, oy = ro.y - cy, oz = ro.z - cz;
+    const ox = ro.x - cx,
+      oy = ro.y - cy,
+      oz = ro.z - cz;
     const h = ox * rd.x + oy * rd.y + oz * rd.z;
     const oo = ox * ox + oy * oy + oz * oz;
     const g = Math.sqrt(Math.max(h < 0 ? oo - h * h : oo, 0)) - r;
@@ -245,7 +256,13 @@ export function metaballRayMayHit(ro: THREE.Vector3, rd: THREE.Vector3, blobs: B
 }
 
 /** CPU twin of the shader's march (without the miss test): whether the ray hits, and where (t). */
-export function metaballMarch(ro: THREE.Vector3, rd: THREE.Vector3, blobs: Blob3[], smoothingPx: number, p2w: number): { hit: boolean; t: number } {
+export function metaballMarch(
+  ro: THREE.Vector3,
+  rd: THREE.Vector3,
+  blobs: Blob3[],
+  smoothingPx: number,
+  p2w: number,
+): { hit: boolean; t: number } {
   const p = new THREE.Vector3();
   let t = 0;
   for (let i = 0; i < METABALL_DEFAULTS.maxSteps; i++) {

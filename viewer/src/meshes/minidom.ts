@@ -29,7 +29,11 @@ function styleObject(text: string): Record<string, string> {
     const i = decl.indexOf(':');
     if (i < 0) continue;
     const k = decl.slice(0, i).trim().toLowerCase();
-    if (k) o[k] = decl.slice(i + 1).trim().replace(/\s*!important$/, '');
+    if (k)
+      o[k] = decl
+        .slice(i + 1)
+        .trim()
+        .replace(/\s*!important$/, '');
   }
   // CSSStyleDeclaration answers '' for properties that are not set.
   return new Proxy(o, { get: (t, k) => (typeof k === 'string' ? (t[k] ?? '') : undefined) });
@@ -40,13 +44,22 @@ export class MiniElement {
   readonly childNodes: MiniNode[] = [];
   parentNode: MiniElement | null = null;
   style: Record<string, string> | undefined;
-  constructor(public readonly nodeName: string, private readonly attrs: Map<string, string>) {
+  constructor(
+    public readonly nodeName: string,
+    private readonly attrs: Map<string, string>,
+  ) {
     const s = attrs.get('style');
     if (s !== undefined) this.style = styleObject(s);
   }
-  get tagName(): string { return this.nodeName; }
-  hasAttribute(n: string): boolean { return this.attrs.has(n); }
-  getAttribute(n: string): string | null { return this.attrs.has(n) ? this.attrs.get(n)! : null; }
+  get tagName(): string {
+    return this.nodeName;
+  }
+  hasAttribute(n: string): boolean {
+    return this.attrs.has(n);
+  }
+  getAttribute(n: string): string | null {
+    return this.attrs.has(n) ? this.attrs.get(n)! : null;
+  }
   getAttributeNS(_ns: string | null, n: string): string | null {
     for (const [k, v] of this.attrs) if (k === n || k.endsWith(':' + n)) return v;
     return null;
@@ -76,31 +89,59 @@ export function parseXml(text: string): MiniElement {
   const n = text.length;
   const root = new MiniElement('#document', new Map());
   const stack: MiniElement[] = [root];
-  const fail = (msg: string): never => { throw new Error(`XML parse error at ${i}: ${msg}`); };
+  const fail = (msg: string): never => {
+    throw new Error(`XML parse error at ${i}: ${msg}`);
+  };
   while (i < n) {
     const lt = text.indexOf('<', i);
     const top = stack[stack.length - 1];
-    if (lt < 0) { if (text.slice(i).trim()) top.childNodes.push(new MiniText(decode(text.slice(i)))); break; }
+    if (lt < 0) {
+      if (text.slice(i).trim()) top.childNodes.push(new MiniText(decode(text.slice(i))));
+      break;
+    }
     if (lt > i) top.childNodes.push(new MiniText(decode(text.slice(i, lt))));
     i = lt;
-    if (text.startsWith('<!--', i)) { const e = text.indexOf('-->', i + 4); if (e < 0) fail('comment'); i = e + 3; continue; }
-    if (text.startsWith('<![CDATA[', i)) {
-      const e = text.indexOf(']]>', i); if (e < 0) fail('cdata');
-      top.childNodes.push(new MiniText(text.slice(i + 9, e))); i = e + 3; continue;
+    if (text.startsWith('<!--', i)) {
+      const e = text.indexOf('-->', i + 4);
+      if (e < 0) fail('comment');
+      i = e + 3;
+      continue;
     }
-    if (text.startsWith('<?', i)) { const e = text.indexOf('?>', i); if (e < 0) fail('pi'); i = e + 2; continue; }
+    if (text.startsWith('<![CDATA[', i)) {
+      const e = text.indexOf(']]>', i);
+      if (e < 0) fail('cdata');
+      top.childNodes.push(new MiniText(text.slice(i + 9, e)));
+      i = e + 3;
+      continue;
+    }
+    if (text.startsWith('<?', i)) {
+      const e = text.indexOf('?>', i);
+      if (e < 0) fail('pi');
+      i = e + 2;
+      continue;
+    }
     if (text.startsWith('<!', i)) {
       // DOCTYPE, possibly with an internal subset [...]
-      let depth = 0, j = i + 2;
-      for (; j < n; j++) { const c = text[j]; if (c === '[') depth++; else if (c === ']') depth--; else if (c === '>' && depth <= 0) break; }
+      let depth = 0,
+        j = i + 2;
+      for (; j < n; j++) {
+        const c = text[j];
+        if (c === '[') depth++;
+        else if (c === ']') depth--;
+        else if (c === '>' && depth <= 0) break;
+      }
       if (j >= n) fail('doctype');
-      i = j + 1; continue;
+      i = j + 1;
+      continue;
     }
     if (text[i + 1] === '/') {
-      const e = text.indexOf('>', i); if (e < 0) fail('end tag');
+      const e = text.indexOf('>', i);
+      if (e < 0) fail('end tag');
       const name = text.slice(i + 2, e).trim();
       if (stack.length <= 1 || top.nodeName !== name) fail(`unexpected </${name}>`);
-      stack.pop(); i = e + 1; continue;
+      stack.pop();
+      i = e + 1;
+      continue;
     }
     // start tag
     const m = /^<([A-Za-z_:][-A-Za-z0-9_:.]*)/.exec(text.slice(i, i + 200));
@@ -111,8 +152,21 @@ export function parseXml(text: string): MiniElement {
     for (;;) {
       while (i < n && /\s/.test(text[i])) i++;
       if (i >= n) fail('unterminated tag');
-      if (text[i] === '>') { i++; const el = new MiniElement(name, attrs); el.parentNode = top === root ? null : top; top.childNodes.push(el); stack.push(el); break; }
-      if (text.startsWith('/>', i)) { i += 2; const el = new MiniElement(name, attrs); el.parentNode = top === root ? null : top; top.childNodes.push(el); break; }
+      if (text[i] === '>') {
+        i++;
+        const el = new MiniElement(name, attrs);
+        el.parentNode = top === root ? null : top;
+        top.childNodes.push(el);
+        stack.push(el);
+        break;
+      }
+      if (text.startsWith('/>', i)) {
+        i += 2;
+        const el = new MiniElement(name, attrs);
+        el.parentNode = top === root ? null : top;
+        top.childNodes.push(el);
+        break;
+      }
       const am = /^([A-Za-z_:][-A-Za-z0-9_:.]*)\s*=\s*("([^"]*)"|'([^']*)')/.exec(text.slice(i));
       if (!am) fail('attribute');
       attrs.set(am![1], decode(am![3] ?? am![4] ?? ''));

@@ -3,9 +3,16 @@
 declare module 'opentype.js' {
   export interface PathCommand {
     type: 'M' | 'L' | 'Q' | 'C' | 'Z';
-    x?: number; y?: number; x1?: number; y1?: number; x2?: number; y2?: number;
+    x?: number;
+    y?: number;
+    x1?: number;
+    y1?: number;
+    x2?: number;
+    y2?: number;
   }
-  export class Path { commands: PathCommand[] }
+  export class Path {
+    commands: PathCommand[];
+  }
   export class Glyph {
     index: number;
     name: string | null;
@@ -23,6 +30,4 @@ declare module 'opentype.js' {
     glyphs: { get(index: number): Glyph; length: number };
   }
   export function parse(buffer: ArrayBuffer, opt?: unknown): Font;
-
-
 }

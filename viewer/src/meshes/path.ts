@@ -8,7 +8,12 @@ export function pathGeometry(points: [number, number][], depthPx: number, p2w: n
   const d = depthPx * p2w;
   const bevel = Math.max(0.1 * d, 0.5 * p2w);
   const geo = new THREE.ExtrudeGeometry(shape, {
-    depth: d, bevelEnabled: true, bevelThickness: bevel, bevelSize: bevel, bevelSegments: 4, curveSegments: 1,
+    depth: d,
+    bevelEnabled: true,
+    bevelThickness: bevel,
+    bevelSize: bevel,
+    bevelSegments: 4,
+    curveSegments: 1,
   });
   geo.center(); // QUIRK Q10
   return geo;

@@ -20,7 +20,9 @@ function trianglesOf(g: THREE.BufferGeometry): Tri[] {
   const at = (i: number) => (idx ? idx.getX(i) : i);
   const out: Tri[] = [];
   for (let t = 0; t + 2 < n; t += 3) {
-    const a = at(t), b = at(t + 1), c = at(t + 2);
+    const a = at(t),
+      b = at(t + 1),
+      c = at(t + 2);
     out.push([pos.getX(a), pos.getY(a), pos.getX(b), pos.getY(b), pos.getX(c), pos.getY(c)]);
   }
   return out;
@@ -100,9 +102,15 @@ class VertexIds {
   count = 0;
   id(x: number, y: number): number {
     let row = this.m.get(x);
-    if (!row) { row = new Map(); this.m.set(x, row); }
+    if (!row) {
+      row = new Map();
+      this.m.set(x, row);
+    }
     let v = row.get(y);
-    if (v === undefined) { v = this.count++; row.set(y, v); }
+    if (v === undefined) {
+      v = this.count++;
+      row.set(y, v);
+    }
     return v;
   }
 }
@@ -111,15 +119,23 @@ export function svgGeometryLegacy(svg: string, o: SvgOptions): THREE.BufferGeome
   const pieces = legacyPieces(svg);
   if (!pieces || pieces.length === 0) return null;
   // joint box (SVG units, y down)
-  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-  for (const p of pieces) for (const t of p) for (let k = 0; k < 6; k += 2) {
-    x0 = Math.min(x0, t[k]); x1 = Math.max(x1, t[k]); y0 = Math.min(y0, t[k + 1]); y1 = Math.max(y1, t[k + 1]);
-  }
+  let x0 = Infinity,
+    x1 = -Infinity,
+    y0 = Infinity,
+    y1 = -Infinity;
+  for (const p of pieces)
+    for (const t of p)
+      for (let k = 0; k < 6; k += 2) {
+        x0 = Math.min(x0, t[k]);
+        x1 = Math.max(x1, t[k]);
+        y0 = Math.min(y0, t[k + 1]);
+        y1 = Math.max(y1, t[k + 1]);
+      }
   const s = (o.sizePx * o.p2w) / Math.max(1e-4, y1 - y0);
-  const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
-  const xf = (t: Tri): Tri => ccw([
-    (t[0] - cx) * s, -(t[1] - cy) * s, (t[2] - cx) * s, -(t[3] - cy) * s, (t[4] - cx) * s, -(t[5] - cy) * s,
-  ]);
+  const cx = (x0 + x1) / 2,
+    cy = (y0 + y1) / 2;
+  const xf = (t: Tri): Tri =>
+    ccw([(t[0] - cx) * s, -(t[1] - cy) * s, (t[2] - cx) * s, -(t[3] - cy) * s, (t[4] - cx) * s, -(t[5] - cy) * s]);
   const h = (o.depthPx * o.p2w) / 2;
   const out = new Builder();
   const perPiece = runnerAtLeast(o.runner, '0.0.7');
@@ -135,7 +151,8 @@ export function svgGeometryLegacy(svg: string, o: SvgOptions): THREE.BufferGeome
     tris.forEach((t, i) => {
       const v = vid[i];
       for (let e = 0; e < 3; e++) {
-        const a = e * 2, b = ((e + 1) % 3) * 2;
+        const a = e * 2,
+          b = ((e + 1) % 3) * 2;
         if (!directed.has(v[(e + 1) % 3] * M + v[e])) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, false);
       }
     });
@@ -149,15 +166,17 @@ export function svgGeometryLegacy(svg: string, o: SvgOptions): THREE.BufferGeome
       const M = ids.count;
       const ekey = (a: number, b: number) => (a < b ? a * M + b : b * M + a);
       const count = new Map<number, number>();
-      for (const v of vid) for (let e = 0; e < 3; e++) {
-        const k = ekey(v[e], v[(e + 1) % 3]);
-        count.set(k, (count.get(k) ?? 0) + 1);
-      }
+      for (const v of vid)
+        for (let e = 0; e < 3; e++) {
+          const k = ekey(v[e], v[(e + 1) % 3]);
+          count.set(k, (count.get(k) ?? 0) + 1);
+        }
       caps(out, tris, h);
       tris.forEach((t, i) => {
         const v = vid[i];
         for (let e = 0; e < 3; e++) {
-          const a = e * 2, b = ((e + 1) % 3) * 2;
+          const a = e * 2,
+            b = ((e + 1) % 3) * 2;
           if (count.get(ekey(v[e], v[(e + 1) % 3])) === 1) wall(out, t[a], t[a + 1], t[b], t[b + 1], h, true);
         }
       });

@@ -8,19 +8,29 @@ import { parseSvg } from './svg-parse';
 
 const DIVISIONS = 24;
 
-export interface Polygon { outer: THREE.Vector2[]; holes: THREE.Vector2[][] }
+export interface Polygon {
+  outer: THREE.Vector2[];
+  holes: THREE.Vector2[][];
+}
 
 function signedArea(pts: THREE.Vector2[]): number {
   let s = 0;
   for (let i = 0; i < pts.length; i++) {
-    const p = pts[i], q = pts[(i + 1) % pts.length];
+    const p = pts[i],
+      q = pts[(i + 1) % pts.length];
     s += p.x * q.y - q.x * p.y;
   }
   return s / 2;
 }
 
 /** Round cap: the 7 inner points of an arc about c from a to b (8 equal steps) bulging towards `bulge`. */
-function capArc(c: THREE.Vector2, a: THREE.Vector2, b: THREE.Vector2, bulge: THREE.Vector2, hw: number): THREE.Vector2[] {
+function capArc(
+  c: THREE.Vector2,
+  a: THREE.Vector2,
+  b: THREE.Vector2,
+  bulge: THREE.Vector2,
+  hw: number,
+): THREE.Vector2[] {
   const a0 = Math.atan2(a.y - c.y, a.x - c.x);
   const a1 = Math.atan2(b.y - c.y, b.x - c.x);
   let delta = a1 - a0;
@@ -47,24 +57,36 @@ export function strokeOutline(input: THREE.Vector2[], hw: number, closed: boolea
   const normals: THREE.Vector2[] = [];
   const dirs: THREE.Vector2[] = [];
   for (let i = 0; i < segCount; i++) {
-    const a = P[i], b = P[(i + 1) % n];
+    const a = P[i],
+      b = P[(i + 1) % n];
     const d = new THREE.Vector2(b.x - a.x, b.y - a.y);
     const len = d.length();
     if (len > 0) d.divideScalar(len);
     dirs.push(d);
     normals.push(new THREE.Vector2(-d.y, d.x));
   }
-  const L: THREE.Vector2[] = [], R: THREE.Vector2[] = [];
+  const L: THREE.Vector2[] = [],
+    R: THREE.Vector2[] = [];
   for (let i = 0; i < n; i++) {
     let nIn: THREE.Vector2, nOut: THREE.Vector2;
-    if (closed) { nIn = normals[(i - 1 + n) % n]; nOut = normals[i]; }
-    else if (i === 0) { nIn = nOut = normals[0]; }
-    else if (i === n - 1) { nIn = nOut = normals[n - 2]; }
-    else { nIn = normals[i - 1]; nOut = normals[i]; }
+    if (closed) {
+      nIn = normals[(i - 1 + n) % n];
+      nOut = normals[i];
+    } else if (i === 0) {
+      nIn = nOut = normals[0];
+    } else if (i === n - 1) {
+      nIn = nOut = normals[n - 2];
+    } else {
+      nIn = normals[i - 1];
+      nOut = normals[i];
+    }
     const m = new THREE.Vector2(nIn.x + nOut.x, nIn.y + nOut.y);
     let off: THREE.Vector2;
     if (m.lengthSq() < 1e-9) off = nOut.clone();
-    else { m.normalize(); off = m.divideScalar(Math.max(0.25, m.dot(nOut))); }
+    else {
+      m.normalize();
+      off = m.divideScalar(Math.max(0.25, m.dot(nOut)));
+    }
     L.push(new THREE.Vector2(P[i].x + hw * off.x, P[i].y + hw * off.y));
     R.push(new THREE.Vector2(P[i].x - hw * off.x, P[i].y - hw * off.y));
   }
@@ -73,7 +95,8 @@ export function strokeOutline(input: THREE.Vector2[], hw: number, closed: boolea
     const [outer, inner] = Math.abs(signedArea(L)) >= Math.abs(signedArea(R)) ? [L, R] : [R, L];
     return { outer, holes: [inner.slice().reverse()] };
   }
-  const last = dirs[dirs.length - 1], first = dirs[0];
+  const last = dirs[dirs.length - 1],
+    first = dirs[0];
   const loop: THREE.Vector2[] = [...L];
   loop.push(...capArc(P[n - 1], L[n - 1], R[n - 1], last, hw));
   for (let i = n - 1; i >= 0; i--) loop.push(R[i]);
@@ -127,11 +150,18 @@ export function extrudePolygons(polys: Polygon[], o: SvgOptions): THREE.BufferGe
   const sh = o.sizePx * o.p2w;
   const r0 = o.roundPx * o.p2w;
   const r = Math.min(Math.max(r0, 0), d / 2 - 1e-4);
-  const geo = r > 1e-6
-    ? new THREE.ExtrudeGeometry(shapes, {
-      depth: d - 2 * r, bevelEnabled: true, bevelThickness: r, bevelSize: r, bevelOffset: 0, bevelSegments: 6, steps: 1,
-    })
-    : new THREE.ExtrudeGeometry(shapes, { depth: d, bevelEnabled: false, steps: 1 });
+  const geo =
+    r > 1e-6
+      ? new THREE.ExtrudeGeometry(shapes, {
+          depth: d - 2 * r,
+          bevelEnabled: true,
+          bevelThickness: r,
+          bevelSize: r,
+          bevelOffset: 0,
+          bevelSegments: 6,
+          steps: 1,
+        })
+      : new THREE.ExtrudeGeometry(shapes, { depth: d, bevelEnabled: false, steps: 1 });
   geo.computeBoundingBox();
   const bb = geo.boundingBox!;
   const h = Math.max(1e-4, bb.max.y - bb.min.y);

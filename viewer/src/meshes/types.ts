@@ -4,34 +4,55 @@
 import type * as THREE from 'three';
 
 export interface GlyphOptions {
-  text: string;            // already stripped of one pair of quotes; never empty ("?" substituted)
-  sizePx: number | null;   // text.glyph(size:) or null for auto-fit (viewer.md §5.6.1)
-  depthPx: number;         // extrude(depth:), default 16
-  p2w: number;             // world units per design px
-  frameWidthPx: number;    // design frame width (for the 82 % auto-fit rule)
-  runner: string;          // resolved runner version ("0.0.1" uses only the first character)
+  text: string; // already stripped of one pair of quotes; never empty ("?" substituted)
+  sizePx: number | null; // text.glyph(size:) or null for auto-fit (viewer.md §5.6.1)
+  depthPx: number; // extrude(depth:), default 16
+  p2w: number; // world units per design px
+  frameWidthPx: number; // design frame width (for the 82 % auto-fit rule)
+  runner: string; // resolved runner version ("0.0.1" uses only the first character)
 }
 
-export interface SvgOptions { depthPx: number; sizePx: number; roundPx: number; p2w: number; runner: string }
+export interface SvgOptions {
+  depthPx: number;
+  sizePx: number;
+  roundPx: number;
+  p2w: number;
+  runner: string;
+}
 
 export interface VectorizeOptions {
-  strokeWidth: number; threshold: number; simplify: number; bridge: number; stitch: number; maxDim: number;
+  strokeWidth: number;
+  threshold: number;
+  simplify: number;
+  bridge: number;
+  stitch: number;
+  maxDim: number;
 }
 
 export interface RasterImage {
-  width: number; height: number; data: Uint8ClampedArray; // RGBA, top row first
+  width: number;
+  height: number;
+  data: Uint8ClampedArray; // RGBA, top row first
   /** Optional extension: when set, `data` was already drawn at the working size (viewer.md §5.6.5 step 1,
    *  e.g. by a browser canvas) and these give the image's natural size (used for σ and the viewBox). */
-  naturalWidth?: number; naturalHeight?: number;
+  naturalWidth?: number;
+  naturalHeight?: number;
 }
 
-export interface Blob3 { x: number; y: number; z: number; r: number } // design px
+export interface Blob3 {
+  x: number;
+  y: number;
+  z: number;
+  r: number;
+} // design px
 
 export interface MetaballsOptions {
   smoothingPx: number;
   p2w: number;
-  aspect: number;          // scene aspect (camera aspect)
-  fill?: THREE.Color; emissive?: THREE.Color; roughness?: number; // from .material(...) when present
+  aspect: number; // scene aspect (camera aspect)
+  fill?: THREE.Color;
+  emissive?: THREE.Color;
+  roughness?: number; // from .material(...) when present
 }
 
 // ---- Extensions (compatible additions) -------------------------------------------------------------
@@ -39,7 +60,11 @@ export interface MetaballsOptions {
 /** What `.material(...)` on metaballs feeds the shader (viewer.md §5.6.6). Colours are the same linear
  *  THREE.Color the scene builder would give a MeshStandardMaterial (§1.4); the builder applies the
  *  second sRGB→linear decoding itself (QUIRK Q14). */
-export interface MetaballsMaterialInput { fill?: THREE.Color; emissive?: THREE.Color; roughness?: number }
+export interface MetaballsMaterialInput {
+  fill?: THREE.Color;
+  emissive?: THREE.Color;
+  roughness?: number;
+}
 
 /** The object `metaballsObject` returns: a full-screen quad mesh at z = 5 with the raymarching shader. */
 export interface MetaballsObject extends THREE.Mesh {

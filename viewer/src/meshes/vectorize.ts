@@ -4,7 +4,12 @@ import type { RasterImage, SvgOptions, VectorizeOptions } from './types';
 import { svgGeometry } from './svg';
 
 export const VECTORIZE_DEFAULTS: VectorizeOptions = {
-  strokeWidth: 6, threshold: 0.5, simplify: 1.5, bridge: 2, stitch: 6, maxDim: 700,
+  strokeWidth: 6,
+  threshold: 0.5,
+  simplify: 1.5,
+  bridge: 2,
+  stitch: 6,
+  maxDim: 700,
 };
 
 type Pt = [number, number];
@@ -19,11 +24,14 @@ export function workingSize(ow: number, oh: number, maxDim: number): { w: number
 export function resample(img: RasterImage, w: number, h: number): RasterImage {
   if (img.width === w && img.height === h) return img;
   const out = new Uint8ClampedArray(w * h * 4);
-  const sx = img.width / w, sy = img.height / h;
+  const sx = img.width / w,
+    sy = img.height / h;
   for (let y = 0; y < h; y++) {
-    const y0 = y * sy, y1 = (y + 1) * sy;
+    const y0 = y * sy,
+      y1 = (y + 1) * sy;
     for (let x = 0; x < w; x++) {
-      const x0 = x * sx, x1 = (x + 1) * sx;
+      const x0 = x * sx,
+        x1 = (x + 1) * sx;
       const acc = [0, 0, 0, 0];
       let wsum = 0;
       for (let yy = Math.floor(y0); yy < Math.min(img.height, Math.ceil(y1)); yy++) {
@@ -49,7 +57,10 @@ export function binarize(img: RasterImage, threshold: number): Uint8Array {
   const ink = new Uint8Array(n);
   const cut = threshold * 255;
   for (let i = 0; i < n; i++) {
-    const r = img.data[4 * i], g = img.data[4 * i + 1], b = img.data[4 * i + 2], a = img.data[4 * i + 3];
+    const r = img.data[4 * i],
+      g = img.data[4 * i + 1],
+      b = img.data[4 * i + 2],
+      a = img.data[4 * i + 3];
     const lum = a < 8 ? 255 : 0.299 * r + 0.587 * g + 0.114 * b;
     if (lum < cut) ink[i] = 1;
   }
@@ -71,7 +82,10 @@ export function bridge(ink: Uint8Array, w: number, h: number, passes: number): U
           if (yy < 0 || yy >= h) continue;
           for (let dx = -1; dx <= 1; dx++) {
             const xx = x + dx;
-            if ((dx || dy) && xx >= 0 && xx < w && cur[yy * w + xx]) { hit = true; break; }
+            if ((dx || dy) && xx >= 0 && xx < w && cur[yy * w + xx]) {
+              hit = true;
+              break;
+            }
           }
         }
         if (hit) next[i] = 1;
@@ -93,15 +107,29 @@ export function thin(ink: Uint8Array, w: number, h: number): Uint8Array {
         for (let x = 1; x <= w - 2; x++) {
           const i = y * w + x;
           if (!ink[i]) continue;
-          const p2 = ink[i - w], p3 = ink[i - w + 1], p4 = ink[i + 1], p5 = ink[i + w + 1];
-          const p6 = ink[i + w], p7 = ink[i + w - 1], p8 = ink[i - 1], p9 = ink[i - w - 1];
+          const p2 = ink[i - w],
+            p3 = ink[i - w + 1],
+            p4 = ink[i + 1],
+            p5 = ink[i + w + 1];
+          const p6 = ink[i + w],
+            p7 = ink[i + w - 1],
+            p8 = ink[i - 1],
+            p9 = ink[i - w - 1];
           const B = p2 + p3 + p4 + p5 + p6 + p7 + p8 + p9;
           if (B < 2 || B > 6) continue;
-          const A = (+(!p2 && p3)) + (+(!p3 && p4)) + (+(!p4 && p5)) + (+(!p5 && p6))
-                  + (+(!p6 && p7)) + (+(!p7 && p8)) + (+(!p8 && p9)) + (+(!p9 && p2));
+          const A =
+            +(!p2 && p3) +
+            +(!p3 && p4) +
+            +(!p4 && p5) +
+            +(!p5 && p6) +
+            +(!p6 && p7) +
+            +(!p7 && p8) +
+            +(!p8 && p9) +
+            +(!p9 && p2);
           if (A !== 1) continue;
-          if (sub === 0) { if (p2 * p4 * p6 !== 0 || p4 * p6 * p8 !== 0) continue; }
-          else if (p2 * p4 * p8 !== 0 || p2 * p6 * p8 !== 0) continue;
+          if (sub === 0) {
+            if (p2 * p4 * p6 !== 0 || p4 * p6 * p8 !== 0) continue;
+          } else if (p2 * p4 * p8 !== 0 || p2 * p6 * p8 !== 0) continue;
           del.push(i);
         }
       }
@@ -112,8 +140,20 @@ export function thin(ink: Uint8Array, w: number, h: number): Uint8Array {
   }
 }
 
-const NB: Pt[] = [[-1, -1], [0, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [0, 1], [1, 1]];
-const NB_UNIT: Pt[] = NB.map(([dx, dy]) => { const l = Math.hypot(dx, dy); return [dx / l, dy / l]; });
+const NB: Pt[] = [
+  [-1, -1],
+  [0, -1],
+  [1, -1],
+  [-1, 0],
+  [1, 0],
+  [-1, 1],
+  [0, 1],
+  [1, 1],
+];
+const NB_UNIT: Pt[] = NB.map(([dx, dy]) => {
+  const l = Math.hypot(dx, dy);
+  return [dx / l, dy / l];
+});
 
 /** Step 5: greedy, straightest-first walks over the skeleton. Keeps polylines of ≥ 4 points. */
 export function traceSkeleton(sk: Uint8Array, w: number, h: number): Pt[][] {
@@ -123,22 +163,35 @@ export function traceSkeleton(sk: Uint8Array, w: number, h: number): Pt[][] {
   const walk = (sx: number, sy: number) => {
     visited[sy * w + sx] = 1;
     const pts: Pt[] = [[sx, sy]];
-    let x = sx, y = sy;
-    let hx = 0, hy = 0, first = true;
+    let x = sx,
+      y = sy;
+    let hx = 0,
+      hy = 0,
+      first = true;
     for (;;) {
-      let best = -1, bestDot = -Infinity;
+      let best = -1,
+        bestDot = -Infinity;
       for (let k = 0; k < 8; k++) {
-        const nx = x + NB[k][0], ny = y + NB[k][1];
+        const nx = x + NB[k][0],
+          ny = y + NB[k][1];
         if (!inkAt(nx, ny) || visited[ny * w + nx]) continue;
-        if (first) { best = k; break; }
+        if (first) {
+          best = k;
+          break;
+        }
         const dot = NB_UNIT[k][0] * hx + NB_UNIT[k][1] * hy;
-        if (dot > bestDot) { bestDot = dot; best = k; }
+        if (dot > bestDot) {
+          bestDot = dot;
+          best = k;
+        }
       }
       if (best < 0) break;
-      x += NB[best][0]; y += NB[best][1];
+      x += NB[best][0];
+      y += NB[best][1];
       visited[y * w + x] = 1;
       pts.push([x, y]);
-      hx = NB_UNIT[best][0]; hy = NB_UNIT[best][1];
+      hx = NB_UNIT[best][0];
+      hy = NB_UNIT[best][1];
       first = false;
     }
     if (pts.length >= 4) lines.push(pts);
@@ -165,17 +218,27 @@ export function rdp(pts: Pt[], eps: number): Pt[] {
   keep[0] = keep[pts.length - 1] = 1;
   const stack: number[] = [0, pts.length - 1];
   while (stack.length) {
-    const b = stack.pop()!, a = stack.pop()!;
+    const b = stack.pop()!,
+      a = stack.pop()!;
     if (b - a < 2) continue;
-    const [ax, ay] = pts[a], [bx, by] = pts[b];
-    const dx = bx - ax, dy = by - ay;
+    const [ax, ay] = pts[a],
+      [bx, by] = pts[b];
+    const dx = bx - ax,
+      dy = by - ay;
     const len = Math.hypot(dx, dy);
-    let maxD = -1, idx = -1;
+    let maxD = -1,
+      idx = -1;
     for (let i = a + 1; i < b; i++) {
       const d = len === 0 ? 0 : Math.abs(dy * (pts[i][0] - ax) - dx * (pts[i][1] - ay)) / len;
-      if (d > maxD) { maxD = d; idx = i; }
+      if (d > maxD) {
+        maxD = d;
+        idx = i;
+      }
     }
-    if (maxD > eps) { keep[idx] = 1; stack.push(a, idx, idx, b); }
+    if (maxD > eps) {
+      keep[idx] = 1;
+      stack.push(a, idx, idx, b);
+    }
   }
   return pts.filter((_, i) => keep[i] === 1);
 }
@@ -184,7 +247,10 @@ export function rdp(pts: Pt[], eps: number): Pt[] {
 function joinPair(A: Pt[], B: Pt[], tau: number): Pt[] | null {
   const dist = (p: Pt, q: Pt) => Math.hypot(p[0] - q[0], p[1] - q[1]);
   const rev = (l: Pt[]) => l.slice().reverse();
-  const sA = A[0], eA = A[A.length - 1], sB = B[0], eB = B[B.length - 1];
+  const sA = A[0],
+    eA = A[A.length - 1],
+    sB = B[0],
+    eB = B[B.length - 1];
   if (dist(eA, sB) <= tau) return A.concat(B);
   if (dist(eA, eB) <= tau) return A.concat(rev(B));
   if (dist(sA, sB) <= tau) return rev(A).concat(B);
@@ -202,7 +268,11 @@ export function stitch(lines: Pt[][], tau: number): Pt[][] {
   for (let i = 0; i < L.length; i++) {
     for (let j = i + 1; j < L.length; j++) {
       const joined = joinPair(L[i], L[j], tau);
-      if (joined) { L[i] = joined; L.splice(j, 1); j = i; } // the next pair tested is (i, i + 1)
+      if (joined) {
+        L[i] = joined;
+        L.splice(j, 1);
+        j = i;
+      } // the next pair tested is (i, i + 1)
     }
   }
   return L;
@@ -216,25 +286,39 @@ export function snapEndpoints(lines: Pt[][], tau: number): Pt[][] {
     for (const head of [true, false]) {
       const line = L[i];
       const p = head ? line[0] : line[line.length - 1];
-      let best: Pt | null = null, bestD = Infinity;
+      let best: Pt | null = null,
+        bestD = Infinity;
       for (let j = 0; j < L.length; j++) {
         if (j === i) continue;
         for (const q of L[j]) {
           const d = Math.hypot(p[0] - q[0], p[1] - q[1]);
-          if (d > 0.5 && d < tau && d < bestD) { bestD = d; best = q; }
+          if (d > 0.5 && d < tau && d < bestD) {
+            bestD = d;
+            best = q;
+          }
         }
       }
-      if (best) { if (head) line.unshift([best[0], best[1]]); else line.push([best[0], best[1]]); }
+      if (best) {
+        if (head) line.unshift([best[0], best[1]]);
+        else line.push([best[0], best[1]]);
+      }
     }
   }
   return L;
 }
 
-export interface TraceResult { svg: string; polylines: Pt[][]; sigma: number; width: number; height: number }
+export interface TraceResult {
+  svg: string;
+  polylines: Pt[][];
+  sigma: number;
+  width: number;
+  height: number;
+}
 
 /** The whole pipeline, returning the intermediate polylines (working px) too. */
 export function trace(img: RasterImage, o: VectorizeOptions & { snap?: boolean }): TraceResult {
-  const ow = img.naturalWidth ?? img.width, oh = img.naturalHeight ?? img.height;
+  const ow = img.naturalWidth ?? img.width,
+    oh = img.naturalHeight ?? img.height;
   const { w, h, sigma } = workingSize(ow, oh, o.maxDim > 0 ? o.maxDim : 700);
   const work = img.width === w && img.height === h ? img : resample(img, w, h);
   let ink = binarize(work, o.threshold);
@@ -246,8 +330,9 @@ export function trace(img: RasterImage, o: VectorizeOptions & { snap?: boolean }
   if (o.snap) lines = snapEndpoints(lines, o.stitch * sigma);
   const f = (v: number) => (v / sigma).toFixed(1);
   const d = lines.map((l) => l.map((p, k) => `${k === 0 ? 'M' : 'L'} ${f(p[0])} ${f(p[1])}`).join(' ')).join(' ');
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${ow} ${oh}" fill="none" stroke="currentColor"`
-    + ` stroke-width="${o.strokeWidth}" stroke-linecap="round" stroke-linejoin="round"><path d="${d}"/></svg>`;
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${ow} ${oh}" fill="none" stroke="currentColor"` +
+    ` stroke-width="${o.strokeWidth}" stroke-linecap="round" stroke-linejoin="round"><path d="${d}"/></svg>`;
   return { svg, polylines: lines, sigma, width: w, height: h };
 }
 
@@ -257,7 +342,11 @@ export function traceToSvg(img: RasterImage, o: VectorizeOptions & { snap?: bool
 }
 
 /** Step 10: trace and extrude like svg() (runner semantics of 0.0.13+). */
-export function vectorizeGeometry(img: RasterImage, o: VectorizeOptions, svgOpts: Omit<SvgOptions, 'runner'>): THREE.BufferGeometry | null {
+export function vectorizeGeometry(
+  img: RasterImage,
+  o: VectorizeOptions,
+  svgOpts: Omit<SvgOptions, 'runner'>,
+): THREE.BufferGeometry | null {
   const g = svgGeometry(traceToSvg(img, o), { ...svgOpts, runner: '0.0.13' });
   return (g as THREE.BufferGeometry | null) ?? null;
 }

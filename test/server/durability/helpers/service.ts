@@ -36,7 +36,11 @@ export class ServiceProcess {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   exited = false;
 
-  private constructor(readonly child: ChildProcess, readonly port: number, readonly dataDir: string) {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    readonly dataDir: string,
+  ) {
     child.stdout!.setEncoding('utf8').on('data', (d: string) => this.keep(d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => this.keep(d));
     this.exit = new Promise((r) =>
@@ -111,12 +115,17 @@ export class ServiceProcess {
   }
 
   /** Polls a job until it leaves pending (or pred says stop); bounded. */
-  async waitJob(id: string, timeoutMs = 60_000, pred: (a: Answer) => boolean = (a) => a.status === 404 || a.body?.status !== 'pending'): Promise<Answer> {
+  async waitJob(
+    id: string,
+    timeoutMs = 60_000,
+    pred: (a: Answer) => boolean = (a) => a.status === 404 || a.body?.status !== 'pending',
+  ): Promise<Answer> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const a = await this.job(id);
       if (pred(a)) return a;
-      if (Date.now() > end) throw new Error(`job ${id} not done after ${timeoutMs} ms: ${a.text}\n${this.log.slice(-3000)}`);
+      if (Date.now() > end)
+        throw new Error(`job ${id} not done after ${timeoutMs} ms: ${a.text}\n${this.log.slice(-3000)}`);
       await sleep(50);
     }
   }

@@ -9,6 +9,14 @@ async function main() {
   const r = rasterAtWorkingSize(img, 700);
   let bin = '';
   for (let i = 0; i < r.data.length; i += 0x8000) bin += String.fromCharCode(...r.data.subarray(i, i + 0x8000));
-  return { width: r.width, height: r.height, naturalWidth: r.naturalWidth, naturalHeight: r.naturalHeight, b64: btoa(bin) };
+  return {
+    width: r.width,
+    height: r.height,
+    naturalWidth: r.naturalWidth,
+    naturalHeight: r.naturalHeight,
+    b64: btoa(bin),
+  };
 }
-(window as unknown as { __result: Promise<unknown> }).__result = main().catch((e) => ({ error: String(e?.stack ?? e) }));
+(window as unknown as { __result: Promise<unknown> }).__result = main().catch((e) => ({
+  error: String(e?.stack ?? e),
+}));
