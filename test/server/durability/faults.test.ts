@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rectGraph } from './helpers/rect-graph.js';
 import {
   ServiceProcess,
   SQUARE,
@@ -30,8 +31,11 @@ after(async () => {
 });
 
 const FRAME = { source: SQUARE(), params: { width: 64, height: 64 } };
-/** ~40 s of frames at 64x64: killed or timed out long before it ends */
-const LONG = { source: MOVING, params: { width: 64, height: 64, fps: 60, duration: 300 } };
+/**
+ * About a second a frame for 10 frames (each rebuilds 4,096 shapes in the page): admission lets it in (its estimate
+ * is frames x pixels), and it is killed or timed out (8 s) long before it ends
+ */
+const LONG = { source: rectGraph(12, true), params: { width: 640, height: 360, fps: 10, duration: 1 } };
 const SHORT_VIDEO = { source: MOVING, params: { width: 64, height: 64, fps: 30, duration: 1 } };
 
 async function startLong(): Promise<string> {

@@ -11,25 +11,9 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceProcess, SQUARE, sleep } from './helpers/service.js';
+import { rectGraph } from './helpers/rect-graph.js';
 
 const LIMIT_MS = 8000;
-
-/** 2^levels rects built by doubling (a graph: each level uses the one below twice); `animated` moves the whole. */
-export function rectGraph(levels: number, animated = false): string {
-  const lines = [
-    'runner "0.0.3";',
-    'use std.shapes.*;',
-    'use std.anim.*;',
-    'scene graph(duration: Duration = 300s) -> Frame {',
-  ];
-  lines.push('  let l0 = rect(width: 4px, height: 4px);');
-  for (let i = 1; i <= levels; i++) lines.push(`  let l${i} = compose [l${i - 1}, l${i - 1}];`);
-  lines.push(
-    animated ? `  compose [l${levels}.translate(x: animate { 0s => 0px, 300s => 100px })]` : `  compose [l${levels}]`,
-  );
-  lines.push('}');
-  return lines.join('\n') + '\n';
-}
 
 let s: ServiceProcess;
 let dir: string;
