@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { repoRoot, startApp, realRenderer, runJob, ownExample } from '../helpers/app.js';
+import { rectGraph } from '../helpers/rect-graph.js';
 
 test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, exits 0 on SIGTERM', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-main-'));
@@ -76,9 +77,10 @@ test('a job past JOB_TIMEOUT_MS with the real renderer ends in error, and the ne
   const renderer = realRenderer();
   const t = await startApp({ renderer, config: { jobTimeoutMs: 2500 } });
   try {
+    // admitted (its estimate is frames x pixels) but about a second a frame to draw: it outlives the limit
     const long = await runJob(t.app, '/v1/render', {
-      source: ownExample('hello.cm'),
-      params: { duration: 300, fps: 60 },
+      source: rectGraph(12, true),
+      params: { width: 640, height: 360, duration: 1, fps: 10 },
     });
     const j = long.json();
     assert.equal(long.statusCode, 500);

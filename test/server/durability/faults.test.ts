@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rectGraph } from './helpers/rect-graph.js';
+import { rectGraph } from '../../helpers/rect-graph.js';
 import {
   ServiceProcess,
   SQUARE,

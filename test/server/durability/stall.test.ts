@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceProcess, SQUARE, sleep } from './helpers/service.js';
-import { rectGraph } from './helpers/rect-graph.js';
+import { rectGraph } from '../../helpers/rect-graph.js';
 
 const LIMIT_MS = 8000;
 
