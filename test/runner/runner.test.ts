@@ -4,7 +4,8 @@
 // request; afterwards /healthz still answers `ok\n` from the same process.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { probe } from '../../src/render/ffmpeg.js';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,23 +54,11 @@ async function run(body: unknown): Promise<{ status: number; type: string; bytes
 }
 
 const work = mkdtempSync(join(tmpdir(), 'cmrender-runner-test-'));
-function framesOf(bytes: Buffer, ext: string): number {
+/** Frames of an output, counted by ffprobe (src/render/ffmpeg.ts probe). */
+async function framesOf(bytes: Buffer, ext: string): Promise<number> {
   const file = join(work, `probe.${ext}`);
   writeFileSync(file, bytes);
-  const r = spawnSync('ffprobe', [
-    '-v',
-    'error',
-    '-count_frames',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=nb_read_frames',
-    '-of',
-    'csv=p=0',
-    file,
-  ]);
-  assert.equal(r.status, 0, String(r.stderr));
-  return Number(String(r.stdout).trim());
+  return (await probe(file)).frames;
 }
 
 test('GET /healthz answers ok', async () => {
@@ -88,11 +77,11 @@ test('POST / frame, gif and video: 200 with the bytes and the right content type
   const gif = await run({ source, kind: 'gif', params: { width: 64, fps: 10, duration: 0.5 } });
   assert.equal(gif.status, 200, gif.bytes.toString());
   assert.equal(gif.type, 'image/gif');
-  assert.equal(framesOf(gif.bytes, 'gif'), 5);
+  assert.equal(await framesOf(gif.bytes, 'gif'), 5);
   const mp4 = await run({ source, kind: 'video', params: { width: 64, fps: 10, duration: 0.5 } });
   assert.equal(mp4.status, 200, mp4.bytes.toString());
   assert.equal(mp4.type, 'video/mp4');
-  assert.equal(framesOf(mp4.bytes, 'mp4'), 5);
+  assert.equal(await framesOf(mp4.bytes, 'mp4'), 5);
 });
 
 test('POST / with an image inline in assets (base64) draws it', async () => {

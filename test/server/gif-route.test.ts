@@ -2,7 +2,7 @@
 // the GIF's own limits at and just past each edge, a failing encoder's message, and no partial file left behind.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { probe } from '../../src/render/ffmpeg.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readdir, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,23 +32,11 @@ after(async () => {
 const G = LIMITS.gif;
 const work = mkdtempSync(join(tmpdir(), 'cmrender-gif-route-'));
 
-function framesOf(gif: Buffer): number {
+/** Frames of a GIF, counted by ffprobe (src/render/ffmpeg.ts probe). */
+async function framesOf(gif: Buffer): Promise<number> {
   const file = join(work, `probe-${Math.random().toString(36).slice(2)}.gif`);
   writeFileSync(file, gif);
-  const r = spawnSync('ffprobe', [
-    '-v',
-    'error',
-    '-count_frames',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=nb_read_frames',
-    '-of',
-    'csv=p=0',
-    file,
-  ]);
-  assert.equal(r.status, 0, String(r.stderr));
-  return Number(String(r.stdout).trim());
+  return (await probe(file)).frames;
 }
 
 /** The NETSCAPE2.0 application extension's loop count (0 = for ever), or null without one. */
@@ -78,7 +66,7 @@ test('POST /v1/gif: kind gif, 480 wide by default, round(duration x fps) frames,
   const out = await t.app.inject({ url: done.url });
   assert.equal(out.headers['content-type'], 'image/gif');
   assert.equal(out.rawPayload.toString('latin1', 0, 6), 'GIF89a');
-  assert.equal(framesOf(out.rawPayload), Math.round(duration * fps));
+  assert.equal(await framesOf(out.rawPayload), Math.round(duration * fps));
   assert.equal(loopCount(out.rawPayload), 0);
   assert.deepEqual(await partials(t.dataDir), []);
 });
@@ -92,7 +80,7 @@ test('POST /v1/gif: the shortest clip (0.1 s) at the lowest size (16 x 16) rende
   assert.equal(done.status, 'ready', r.body);
   assert.deepEqual([done.width, done.height], [16, 16]);
   const gif = (await t.app.inject({ url: done.url })).rawPayload;
-  assert.equal(framesOf(gif), Math.round(G.duration.min * G.fps.max));
+  assert.equal(await framesOf(gif), Math.round(G.duration.min * G.fps.max));
 });
 
 test('POST /v1/gif: fps, duration, width and height at and just past each edge', async () => {

@@ -14,7 +14,8 @@ import { YUV } from '../../src/contract/yuv';
 
 const TARGET_WIDTH = 4096;
 
-const FRAGMENT = /* glsl */ `
+/** What both conversions share: the source, the BT.709 integers (src/contract/yuv.ts), a pixel's 8-bit value. */
+const PRELUDE = /* glsl */ `
 precision highp float;
 precision highp int;
 uniform highp sampler2D src;
@@ -29,7 +30,10 @@ const int YOFF = ${YUV.yOff}, COFF = ${YUV.cOff};
 ivec3 px(int x, int y) {
   return ivec3(round(texelFetch(src, ivec2(x, H - 1 - y), 0).rgb * 255.0));
 }
+`;
 
+const FRAGMENT = /* glsl */ `
+${PRELUDE}
 int byteAt(int b) {
   int ySize = W * H;
   if (b < ySize) {
@@ -55,20 +59,7 @@ void main() {
 
 /** W % 8 == 0 and H % 4 == 0: the target is W/4 texels wide; rows 0..H-1 are Y, then H/4 rows of U, H/4 of V. */
 const FRAGMENT_ALIGNED = /* glsl */ `
-precision highp float;
-precision highp int;
-uniform highp sampler2D src;
-uniform int W;
-uniform int H;
-const int YR = ${YUV.yR}, YG = ${YUV.yG}, YB = ${YUV.yB};
-const int UR = ${YUV.cbR}, UG = ${YUV.cbG}, UB = ${YUV.cbB};
-const int VR = ${YUV.crR}, VG = ${YUV.crG}, VB = ${YUV.crB};
-const int YOFF = ${YUV.yOff}, COFF = ${YUV.cOff};
-
-ivec3 px(int x, int y) {
-  return ivec3(round(texelFetch(src, ivec2(x, H - 1 - y), 0).rgb * 255.0));
-}
-// in float: every product and partial sum is an integer below 2^24, so exact, and the shift is a floor of a
+${PRELUDE}// in float: every product and partial sum is an integer below 2^24, so exact, and the shift is a floor of a
 // division by 2^16 (exact too); SwiftShader runs this faster than the integer form
 const vec3 YK = vec3(float(YR), float(YG), float(YB));
 float luma(int x, int y) {
