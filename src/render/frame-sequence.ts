@@ -46,6 +46,7 @@ export async function drawFrame(
   previous: Buffer | null,
   clock?: StageClock,
   format: PixelFormat = 'rgba',
+  budgetMs: number = LIMITS.frameDrawMs,
 ): Promise<Buffer> {
   let timer: NodeJS.Timeout | undefined;
   const overBudget = new Promise<never>((_, reject) => {
@@ -54,11 +55,11 @@ export async function drawFrame(
       void page.close();
       reject(
         new JobFailure(
-          `render failed: one frame took over ${LIMITS.frameDrawMs / 1000} s to draw (the per-frame budget)`,
+          `render failed: one frame took over ${budgetMs / 1000} s to draw (the per-frame budget, FRAME_BUDGET_MS)`,
           'frame_budget',
         ),
       );
-    }, LIMITS.frameDrawMs);
+    }, budgetMs);
   });
   overBudget.catch(() => {});
   const r = await Promise.race([page.draw(frame.json, plan.width, plan.height, clock, format), overBudget]).finally(
@@ -94,6 +95,7 @@ export async function* frameSequence(
   signal: AbortSignal,
   stats: SequenceStats,
   format: PixelFormat = 'rgba',
+  budgetMs: number = LIMITS.frameDrawMs,
 ): AsyncGenerator<Picture> {
   let lastYield = performance.now();
   // a scene that reads no time signal is the same picture at every time: one evaluation, one draw
@@ -144,7 +146,7 @@ export async function* frameSequence(
     stats.drawn++;
     const k = started++ % pages.length;
     const p = lastOnPage[k].then((previous) =>
-      drawFrame(pages[k], plan, source, run.frame, previous, stats.clock, format),
+      drawFrame(pages[k], plan, source, run.frame, previous, stats.clock, format, budgetMs),
     );
     lastOnPage[k] = p.catch(() => null);
     p.catch(() => {}); // awaited below; a failure while the consumer still writes must not go unhandled

@@ -22,6 +22,7 @@ import {
   type WorkEstimate,
 } from './types.js';
 import { estimateWork } from './work-estimate.js';
+import { LIMITS } from '../contract/limits.js';
 
 export interface ChromiumRendererOptions {
   chromiumPath: string;
@@ -34,6 +35,8 @@ export interface ChromiumRendererOptions {
   videoReadback?: 'i420' | 'rgba';
   /** pages that draw the frames of one video or GIF in turn (default 2); the bytes do not depend on it */
   videoPages?: number;
+  /** one frame's draw in the page longer than this ends the job with frame_budget (default LIMITS.frameDrawMs) */
+  frameBudgetMs?: number;
 }
 
 const DEFAULT_VIDEO_PAGES = 2;
@@ -58,6 +61,10 @@ export class ChromiumRenderer implements Renderer {
       // a clip job takes up to videoPages pages: keep that many warm per render slot
       poolSize: Math.max(1, o.concurrency ?? 1) * Math.max(1, o.videoPages ?? DEFAULT_VIDEO_PAGES),
     });
+  }
+
+  private get frameBudgetMs(): number {
+    return this.o.frameBudgetMs ?? LIMITS.frameDrawMs;
   }
 
   start(): Promise<void> {
@@ -145,7 +152,7 @@ export class ChromiumRenderer implements Renderer {
   private async frame(job: RenderJob, plan: Plan, page: ViewerPage): Promise<StageTimes> {
     const clock = new StageClock();
     const t0 = performance.now();
-    const rgba = await drawFrame(page, plan, job.source, plan.first, null, clock);
+    const rgba = await drawFrame(page, plan, job.source, plan.first, null, clock, 'rgba', this.frameBudgetMs);
     const t1 = performance.now();
     const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height));
     await clock.time('write', async () => {
@@ -174,7 +181,15 @@ export class ChromiumRenderer implements Renderer {
       // By default the page converts each frame to I420 on the GPU: 1.5 bytes a pixel leave it, and ffmpeg takes
       // them as they are. 'rgba' reads RGBA and converts in Node (the same bytes; kept for the bench and the tests).
       const inPage = this.o.videoReadback !== 'rgba';
-      for await (const pic of frameSequence(plan, pages, job.source, hooks.signal, stats, inPage ? 'i420' : 'rgba')) {
+      for await (const pic of frameSequence(
+        plan,
+        pages,
+        job.source,
+        hooks.signal,
+        stats,
+        inPage ? 'i420' : 'rgba',
+        this.frameBudgetMs,
+      )) {
         const t0 = performance.now();
         const yuv = inPage ? pic.pixels : await rgbaToI420Async(pic.pixels, plan.width, plan.height);
         const t1 = performance.now();
@@ -219,7 +234,7 @@ export class ChromiumRenderer implements Renderer {
     const total = plan.frames;
     let encodeMs = 0;
     try {
-      for await (const pic of frameSequence(plan, pages, job.source, hooks.signal, stats)) {
+      for await (const pic of frameSequence(plan, pages, job.source, hooks.signal, stats, 'rgba', this.frameBudgetMs)) {
         if (hooks.signal.aborted) throw new Aborted();
         const t0 = performance.now();
         await gif.add(pic.pixels, pic.count);

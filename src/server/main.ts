@@ -13,6 +13,7 @@ const chromium = new ChromiumRenderer({
   chromiumPath: config.chromiumPath,
   ffmpegPath: config.ffmpegPath,
   concurrency: config.renderConcurrency,
+  frameBudgetMs: config.frameBudgetMs,
   log,
 });
 // drawn kinds go to the page, mesh and vectorize to the export worker threads
