@@ -31,7 +31,7 @@ export interface ChromiumRendererOptions {
   log: Logger;
   /** idle warm pages kept ready (default: the render concurrency) */
   concurrency?: number;
-  /** where video frames become I420: in the page on the GPU (default) or in Node from RGBA; same bytes */
+  /** where video frames become I420: in the page (default) or in Node from RGBA; same bytes */
   videoReadback?: 'i420' | 'rgba';
   /** pages that draw the frames of one video or GIF in turn (default 2); the bytes do not depend on it */
   videoPages?: number;
@@ -178,7 +178,7 @@ export class ChromiumRenderer implements Renderer {
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };
     let encodeMs = 0;
     try {
-      // By default the page converts each frame to I420 on the GPU: 1.5 bytes a pixel leave it, and ffmpeg takes
+      // By default the page converts each frame to I420: 1.5 bytes a pixel leave it, and ffmpeg takes
       // them as they are. 'rgba' reads RGBA and converts in Node (the same bytes; kept for the bench and the tests).
       const inPage = this.o.videoReadback !== 'rgba';
       for await (const pic of frameSequence(

@@ -414,7 +414,7 @@ test('a render says where its time went: per-stage timings for a frame and a vid
   assert.equal((await probe(join(dir, 'v.mp4'))).frames, 10);
 });
 
-test('video frames converted to I420 in the page (GPU) give the same MP4 bytes as converting RGBA in Node', async () => {
+test('video frames converted to I420 in the page give the same MP4 bytes as converting RGBA in Node', async () => {
   // the Node conversion (rgbaToI420) is the oracle; 322x182 makes a picture that is not a whole number of words
   const nodeSide = realRenderer(1, { videoReadback: 'rgba' });
   await nodeSide.start();
