@@ -21,7 +21,7 @@ import {
   type RenderOutcome,
   type WorkEstimate,
 } from './types.js';
-import { estimateWork } from './work-estimate.js';
+import { EstimateThread } from './estimate-thread.js';
 import { LIMITS } from '../contract/limits.js';
 
 export interface ChromiumRendererOptions {
@@ -52,8 +52,10 @@ interface StageTimes {
 
 export class ChromiumRenderer implements Renderer {
   readonly browser: WarmBrowser;
+  private readonly estimates: EstimateThread;
 
   constructor(private readonly o: ChromiumRendererOptions) {
+    this.estimates = new EstimateThread(o.log);
     this.browser = new WarmBrowser({
       chromiumPath: o.chromiumPath,
       viewerDir: o.viewerDir,
@@ -71,12 +73,14 @@ export class ChromiumRenderer implements Renderer {
     return this.browser.start();
   }
 
-  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
-    return estimateWork(job);
+  /** Made in a worker thread (estimate-thread.ts), so a burst of large sources does not hold the HTTP answers. */
+  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null> {
+    return this.estimates.estimate(job);
   }
 
-  close(): Promise<void> {
-    return this.browser.close();
+  async close(): Promise<void> {
+    await this.estimates.close();
+    await this.browser.close();
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
