@@ -20,6 +20,7 @@ export class WarmBrowser {
   private launching: Promise<Browser> | null = null;
   private idle: ViewerPage[] = [];
   private warming: Promise<void> | null = null;
+  private nextPage: Promise<ViewerPage> | null = null;
   private files = new Map<string, PageFile>();
   private closing = false;
   launches = 0;
@@ -107,26 +108,39 @@ export class WarmBrowser {
     vp.servedAssets = false;
   }
 
-  /** Keeps poolSize idle pages ready. */
+  /** Keeps poolSize idle pages ready, warming one at a time (nextPage is the one on its way). */
   refill(): Promise<void> {
     if (this.closing) return Promise.resolve();
     this.warming ??= (async () => {
       try {
-        while (!this.closing && this.idle.length < (this.o.poolSize ?? 1)) this.idle.push(await this.newPage());
+        while (!this.closing && this.idle.length < (this.o.poolSize ?? 1)) {
+          this.nextPage = this.newPage();
+          this.idle.push(await this.nextPage);
+          this.nextPage = null;
+        }
       } finally {
         this.warming = null;
+        this.nextPage = null;
       }
     })();
     return this.warming;
   }
 
-  /** A page with the viewer loaded, for one job. */
+  /**
+   * A page with the viewer loaded, for one job. When none is idle but one is warming (after a start or a crash),
+   * the job waits for that one rather than starting another beside it: on two cores, pages warmed side by side
+   * each take as long as both.
+   */
   async acquire(): Promise<ViewerPage> {
-    for (;;) {
-      const p = this.idle.shift();
-      if (!p) break;
-      if (!p.closed && !p.crashed && p.page.context().browser()?.isConnected()) return p;
-      void p.close();
+    for (let waited = false; ; waited = true) {
+      for (;;) {
+        const p = this.idle.shift();
+        if (!p) break;
+        if (!p.closed && !p.crashed && p.page.context().browser()?.isConnected()) return p;
+        void p.close();
+      }
+      if (waited || !this.nextPage) break;
+      await this.nextPage.catch(() => {}); // the warming loop puts it in idle first, then this takes it
     }
     return this.newPage();
   }
