@@ -9,6 +9,7 @@ import { JobFailure } from './types.js';
 import { pageReason } from './failure-reasons.js';
 import { LIMITS } from '../contract/limits.js';
 import type { StageClock } from './stage-times.js';
+import type { FrameRange } from '../contract/chunks.js';
 
 export interface Picture {
   /** RGBA or I420 (the sequence's format), top row first */
@@ -80,8 +81,12 @@ export async function* frameSequence(
   signal: AbortSignal,
   stats: SequenceStats,
   format: PixelFormat = 'rgba',
+  range: FrameRange = { from: 0, to: plan.frames },
 ): AsyncGenerator<Picture> {
   let lastYield = performance.now();
+  // a chunk (range) is drawn as if it were a clip of its own: its first frame is evaluated and drawn whatever the
+  // frame before the cut showed, so a repeat never crosses a chunk boundary and any worker gives the same pixels
+  const end = range.to;
   // a scene that reads no time signal is the same picture at every time: one evaluation, one draw
   const timeFree = plan.first.timeFree;
   let nodes = plan.first.nodes;
@@ -103,18 +108,18 @@ export async function* frameSequence(
     return p;
   };
 
-  let cur = evaluate(0);
+  let cur = evaluate(range.from);
   let drawing = startDraw(cur, null);
-  let i = 0;
-  while (i < plan.frames) {
+  let i = range.from;
+  while (i < end) {
     if (signal.aborted) throw new Aborted();
     const w0 = performance.now();
     const pixels = await drawing;
     stats.drawMs += performance.now() - w0;
     let j = i + 1;
     let next: EvaluatedFrame | null = null;
-    if (timeFree) j = plan.frames;
-    for (; j < plan.frames; j++) {
+    if (timeFree) j = end;
+    for (; j < end; j++) {
       if (performance.now() - lastYield > YIELD_EVERY_MS) {
         await new Promise((r) => setImmediate(r));
         lastYield = performance.now();

@@ -84,6 +84,10 @@ export class OutputStore {
   async discard(id: string, kind: JobKind): Promise<void> {
     const path = this.pathOf(id, kind);
     await Promise.all(PARTIAL_SUFFIXES.map((s) => rm(`${path}${s}`, { force: true })));
+    // a long video's chunk segments (the renderer removes them itself unless it was killed)
+    const name = OutputStore.nameOf(id, kind);
+    const segments = (await this.names()).filter((n) => n.startsWith(`${name}.`) && ownerOf(n) === name);
+    await Promise.all(segments.map((n) => rm(join(this.dir, n), { force: true })));
     await rm(path, { force: true });
   }
 
