@@ -4,7 +4,8 @@
 // chunked video's parent, once every chunk is done, joins the segments into the output (no re-encode).
 // Faults are BullMQ's: a worker that stops renewing its lock (killed, frozen) has its queue job moved back to the
 // line by the stalled-job check of another worker (STALLED_INTERVAL_MS), which renders it again.
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
@@ -15,7 +16,8 @@ import { OutputStore } from '../outputs/output-store.js';
 import { AssetStore } from '../asset-store.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { RedisJobStore } from './redis-store.js';
-import { QUEUE_NAME, connect, segmentDir, segmentPath, type WorkData } from './work-queue.js';
+import { QUEUE_NAME, connect, segmentKey, segmentsRoot, type WorkData } from './work-queue.js';
+import { DiskStorage } from '../storage/storage.js';
 import { endJob } from './job-end.js';
 import { join } from 'node:path';
 
@@ -47,6 +49,8 @@ export class RenderWorker {
   private readonly store: RedisJobStore;
   private readonly outputs: OutputStore;
   private readonly assets: AssetStore;
+  /** chunk segments, DATA_DIR/segments/<job>/<index>.ts */
+  private readonly segments: DiskStorage;
   private readonly now: () => number;
 
   constructor(private readonly o: RenderWorkerOptions) {
@@ -63,6 +67,7 @@ export class RenderWorker {
       now: this.now,
     });
     this.assets = new AssetStore(join(config.dataDir, 'assets'), config.assetsMaxBytes);
+    this.segments = new DiskStorage(segmentsRoot(config.dataDir));
     this.worker = new Worker<WorkData>(QUEUE_NAME, (job) => this.process(job), {
       connection: this.redis.duplicate(),
       autorun: false,
@@ -101,9 +106,9 @@ export class RenderWorker {
     if (d.part === 'join') return this.joinChunks(job, rec, d);
     const chunk = d.part === 'chunk' ? d : undefined;
     const outPath = chunk
-      ? segmentPath(this.o.config.dataDir, rec.job_id, chunk.index)
+      ? this.segments.pathOf(segmentKey(rec.job_id, chunk.index))
       : this.outputs.pathOf(rec.job_id, rec.kind);
-    if (chunk) await mkdir(segmentDir(this.o.config.dataDir, rec.job_id), { recursive: true });
+    if (chunk) await mkdir(dirname(outPath), { recursive: true });
     const part = chunk ? String(chunk.index) : 'whole';
     const ctl = new AbortController();
     let timedOut = false;
@@ -145,7 +150,13 @@ export class RenderWorker {
       if (chunk) {
         await this.store.setProgress(rec.job_id, part, chunk.to - chunk.from, rec.created_at);
         this.o.log.info(
-          { job_id: rec.job_id, chunk: chunk.index, frames: chunk.to - chunk.from, event: 'chunk_done' },
+          {
+            job_id: rec.job_id,
+            chunk: chunk.index,
+            frames: chunk.to - chunk.from,
+            ms: Math.round(performance.now() - t0),
+            event: 'chunk_done',
+          },
           'chunk rendered',
         );
         return chunkResult(outcome, performance.now() - t0);
@@ -153,7 +164,7 @@ export class RenderWorker {
       await this.ready(rec, outcome, outcome.timings as unknown as Record<string, number>);
       return 'ready';
     } catch (err) {
-      if (chunk) await rm(`${outPath}.tmp`, { force: true });
+      if (chunk) await this.segments.remove(`${segmentKey(rec.job_id, chunk.index)}.tmp`);
       else await this.outputs.discard(rec.job_id, rec.kind);
       if (ended) return 'ended';
       const why = timedOut
@@ -189,7 +200,7 @@ export class RenderWorker {
       );
       return 'ended';
     }
-    const segments = Array.from({ length: d.chunks }, (_, i) => segmentPath(this.o.config.dataDir, rec.job_id, i));
+    const segments = Array.from({ length: d.chunks }, (_, i) => this.segments.pathOf(segmentKey(rec.job_id, i)));
     const out = this.outputs.pathOf(rec.job_id, rec.kind);
     const t0 = performance.now();
     try {
@@ -272,7 +283,7 @@ export class RenderWorker {
   }
 
   private async cleanSegments(id: string): Promise<void> {
-    await rm(segmentDir(this.o.config.dataDir, id), { recursive: true, force: true });
+    await this.segments.remove(id);
   }
 }
 

@@ -22,13 +22,10 @@ export function connect(url: string): Redis {
 
 export const chunkJobId = (id: string, index: number) => `${id}-c${index}`;
 
-/** Where chunk `index` of job `id` is written (DATA_DIR is shared by every process). */
-export function segmentPath(dataDir: string, id: string, index: number): string {
-  return join(segmentDir(dataDir, id), `${String(index).padStart(4, '0')}.ts`);
-}
-export function segmentDir(dataDir: string, id: string): string {
-  return join(dataDir, 'segments', id);
-}
+/** The segments' storage root: DATA_DIR/segments (DATA_DIR is shared by every process). */
+export const segmentsRoot = (dataDir: string) => join(dataDir, 'segments');
+/** The storage key of chunk `index` of job `id` (under the job's own key, removed whole after the join). */
+export const segmentKey = (id: string, index: number) => `${id}/${String(index).padStart(4, '0')}.ts`;
 
 /** Queue options shared by every job: keep finished queue jobs briefly (the record is what clients read). */
 const JOB_OPTS = { removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } } as const;
