@@ -105,7 +105,8 @@ export async function pollJob(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await fetch(`${base}/v1/jobs/${id}`).catch(() => null);
-    if (r && r.status === 200) {
+    // a job in error is answered with 500 and its view
+    if (r && (r.status === 200 || r.status === 500)) {
       const j = (await r.json()) as any;
       if (j.status !== 'pending') return j;
       await onPending?.(j);

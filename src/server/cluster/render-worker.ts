@@ -98,7 +98,10 @@ export class RenderWorker {
   private async process(job: Job<WorkData>): Promise<ChunkResult | string> {
     const d = job.data;
     const rec = await this.store.get(d.id);
-    if (!rec || rec.status !== 'pending') return 'ended';
+    if (!rec || rec.status !== 'pending') {
+      this.o.log.info({ job_id: d.id, part: d.part, event: 'render_skipped' }, 'job already ended: nothing to render');
+      return 'ended';
+    }
     if (rec.started_at === undefined) {
       rec.started_at = this.now();
       await this.store.put(rec);
@@ -166,7 +169,10 @@ export class RenderWorker {
     } catch (err) {
       if (chunk) await this.segments.remove(`${segmentKey(rec.job_id, chunk.index)}.tmp`);
       else await this.outputs.discard(rec.job_id, rec.kind);
-      if (ended) return 'ended';
+      if (ended) {
+        this.o.log.info({ job_id: rec.job_id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
+        return 'ended';
+      }
       const why = timedOut
         ? { message: `render timed out after ${this.o.config.jobTimeoutMs / 1000} s (the job limit)`, code: null }
         : err instanceof JobFailure

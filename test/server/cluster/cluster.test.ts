@@ -105,3 +105,38 @@ test('the same video with one worker and from the embedded service: the same byt
     await t?.close();
   }
 });
+
+test('a chunked video cancelled on one API while a worker renders it: cancelled everywhere, no output', async () => {
+  const posted = await postJson(apiA.url!, '/v1/render', {
+    ...VIDEO,
+    params: { ...VIDEO.params, width: 640, height: 360 },
+  });
+  const id = posted.json.job_id as string;
+  await pollJob(apiA.url!, id, 60_000, (v) => {
+    if (v.progress > 0) throw new Started();
+  }).catch((e) => {
+    if (!(e instanceof Started)) throw e;
+  });
+  const r = await fetch(`${apiB.url}/v1/jobs/${id}`, { method: 'DELETE' });
+  assert.equal(r.status, 200);
+  const body = (await r.json()) as { status: string; code: string };
+  assert.deepEqual([body.status, body.code], ['error', 'cancelled']);
+  // the worker stops at its next progress report (or skips what is left, the join last); nothing turns it ready
+  const deadline = Date.now() + 30_000;
+  const stopped = (l: Record<string, unknown>) =>
+    l.job_id === id && (l.event === 'render_stopped' || (l.event === 'render_skipped' && l.part === 'join'));
+  while (!workers[0]!.lines.some(stopped)) {
+    assert.ok(Date.now() < deadline, 'the worker did not stop the cancelled render within 30 s');
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  const last = await (await fetch(`${apiA.url}/v1/jobs/${id}`)).json();
+  assert.equal(last.code, 'cancelled');
+  assert.ok(!workers[0]!.lines.some((l) => l.job_id === id && l.event === 'job_ready'));
+  assert.deepEqual(
+    (await readdir(join(dataDir, 'outputs'))).filter((n) => n.startsWith(id)),
+    [],
+    'no output of a cancelled job',
+  );
+});
+
+class Started extends Error {}
