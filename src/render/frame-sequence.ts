@@ -89,7 +89,9 @@ export async function* frameSequence(
   const end = range.to;
   // a scene that reads no time signal is the same picture at every time: one evaluation, one draw
   const timeFree = plan.first.timeFree;
-  let nodes = plan.first.nodes;
+  let nodes = range.from === 0 ? plan.first.nodes : 0;
+  // a chunk spends its share of the job's work budget (the same share in every process, so the same jobs fail)
+  const share = plan.frames / Math.max(1, range.to - range.from);
   const evaluate = (i: number): EvaluatedFrame => {
     if (i === 0 || timeFree) return plan.first;
     const t0 = performance.now();
@@ -97,7 +99,7 @@ export async function* frameSequence(
     stats.clock.add('evaluate', performance.now() - t0);
     // the estimate at prepare() came from the first frame; a scene that grows later is stopped here
     nodes += f.nodes;
-    checkWorkBudget(nodes, plan.frames);
+    checkWorkBudget(nodes * share, plan.frames);
     return f;
   };
   const startDraw = (f: EvaluatedFrame, previous: Buffer | null) => {
