@@ -35,7 +35,7 @@ try {
   // embedded: one process, its own queue, the chunks rendered in order
   const dir1 = await mkdtemp(join(tmpdir(), 'cmr-bench-emb-'));
   dirs.push(dir1);
-  const emb = await startProcess('api', { DATA_DIR: dir1, LOG_LEVEL: 'warn' });
+  const emb = await startProcess('api', { DATA_DIR: dir1 });
   procs.push(emb);
   await timed(emb.url!, '/v1/frame', FRAME); // warm
   const embFrame = await timed(emb.url!, '/v1/frame', FRAME);

@@ -106,7 +106,7 @@ test('the same video with one worker and from the embedded service: the same byt
   }
 });
 
-test('a chunked video cancelled on one API while a worker renders it: cancelled everywhere, no output', async () => {
+test('queue positions across APIs; a chunked video cancelled on one API while rendering: cancelled, no output', async () => {
   const posted = await postJson(apiA.url!, '/v1/render', {
     ...VIDEO,
     params: { ...VIDEO.params, width: 640, height: 360 },
@@ -117,6 +117,12 @@ test('a chunked video cancelled on one API while a worker renders it: cancelled 
   }).catch((e) => {
     if (!(e instanceof Started)) throw e;
   });
+  // the one worker is busy: a frame posted now waits behind the video's other chunks, on either API
+  const frame = await postJson(apiB.url!, '/v1/frame', { source: LONG_SLIDE, params: { width: 320, height: 180 } });
+  const waiting = await (await fetch(`${apiA.url}/v1/jobs/${frame.json.job_id}`)).json();
+  const video = await (await fetch(`${apiB.url}/v1/jobs/${id}`)).json();
+  assert.equal(video.queue_position, 0, JSON.stringify(video));
+  assert.ok(waiting.queue_position >= 1, JSON.stringify(waiting));
   const r = await fetch(`${apiB.url}/v1/jobs/${id}`, { method: 'DELETE' });
   assert.equal(r.status, 200);
   const body = (await r.json()) as { status: string; code: string };
@@ -130,6 +136,7 @@ test('a chunked video cancelled on one API while a worker renders it: cancelled 
     await new Promise((res) => setTimeout(res, 200));
   }
   const last = await (await fetch(`${apiA.url}/v1/jobs/${id}`)).json();
+  assert.equal((await pollJob(apiA.url!, frame.json.job_id)).status, 'ready', 'the frame behind it still renders');
   assert.equal(last.code, 'cancelled');
   assert.ok(!workers[0]!.lines.some((l) => l.job_id === id && l.event === 'job_ready'));
   assert.deepEqual(
