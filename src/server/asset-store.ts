@@ -19,13 +19,18 @@ export class AssetStore {
     this.files = new DiskStorage(dir);
   }
 
-  async init(): Promise<void> {
+  /**
+   * Counts the stored bytes; removes partial uploads unless shared (with REDIS_URL another process may be writing
+   * one now: those go with the retention sweep instead).
+   */
+  async init(opts: { shared?: boolean } = {}): Promise<void> {
     await this.files.init();
     this.bytes = 0;
     for (const name of await this.files.list()) {
       // a partial upload left by a crash or a full disk
-      if (name.endsWith('.tmp')) await this.files.remove(name);
-      else this.bytes += (await this.files.stat(name))?.bytes ?? 0;
+      if (name.endsWith('.tmp')) {
+        if (!opts.shared) await this.files.remove(name);
+      } else this.bytes += (await this.files.stat(name))?.bytes ?? 0;
     }
   }
 

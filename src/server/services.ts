@@ -147,7 +147,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   });
   const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
   const idempotency = new IdempotencyIndex(now);
-  await assets.init();
+  await assets.init({ shared: true });
   await outputs.init();
   await jobs.init();
   retention.start();

@@ -84,7 +84,13 @@ export class RenderWorker {
   /** Starts taking work (the renderer must have started). */
   async start(): Promise<void> {
     await this.outputs.init();
-    await this.assets.init();
+    await this.assets.init({ shared: true });
+    // segments of jobs that ended without a join (a chunk failed, Redis lost the job) go once past the retention
+    const cutoff = this.now() - this.o.config.retentionMs;
+    for (const key of await this.segments.list()) {
+      const st = await this.segments.stat(key);
+      if (st && st.mtimeMs <= cutoff) await this.segments.remove(key);
+    }
     void this.worker.run();
     await this.worker.waitUntilReady();
   }
