@@ -49,9 +49,23 @@ async function download(base: string, url: string): Promise<Buffer> {
 }
 const VIDEO = { source: LONG_SLIDE, params: { fps: 13, width: 320, height: 180 } };
 
-test('a frame posted to API A is polled on API B, completes, and downloads from B', async () => {
+test('a frame posted to API A is followed and polled on API B, completes, and downloads from B', async () => {
   const posted = await postJson(apiA.url!, '/v1/frame', { source: ownExample('hello.cm'), params: { width: 320 } });
   assert.equal(posted.status, 202, JSON.stringify(posted.json));
+  // the events stream on B ends with the job's final view, whichever worker rendered it
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), 60_000);
+  const stream = await fetch(`${apiB.url}/v1/jobs/${posted.json.job_id}/events`, { signal: ctl.signal });
+  let text = '';
+  const reader = stream.body!.getReader();
+  while (!text.includes('event: end')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += Buffer.from(value).toString('utf8');
+  }
+  ctl.abort();
+  clearTimeout(timer);
+  assert.match(text, /event: end\ndata: \{[^\n]*"status":"ready"/);
   const done = await pollJob(apiB.url!, posted.json.job_id);
   assert.equal(done.status, 'ready', JSON.stringify(done));
   const png = await download(apiB.url!, done.url);
