@@ -206,7 +206,8 @@ export class ClusterJobService implements Jobs {
       const done = Object.values(parts).reduce((a, b) => a + b, 0);
       progress = Math.min(1, done / rec.frames);
     }
-    const waiting = await this.o.work.queue.getWaiting(0, -1);
+    // oldest first: the order workers take them in
+    const waiting = await this.o.work.queue.getJobs(['waiting'], 0, -1, true);
     const owners: string[] = [];
     for (const j of waiting)
       if (j?.data && owners.at(-1) !== j.data.id && !owners.includes(j.data.id)) owners.push(j.data.id);
