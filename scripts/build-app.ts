@@ -21,6 +21,8 @@ export async function buildApp(out = appDistDir): Promise<string> {
       cli: join(repoRoot, 'src', 'cli', 'main.ts'),
       // mesh and vectorize run in worker threads started from the bundle's own URL (src/export/export-renderer.ts)
       'export-worker': join(repoRoot, 'src', 'export', 'export-worker.ts'),
+      // admission estimates are made in a worker thread too (src/render/estimate-thread.ts)
+      'estimate-worker': join(repoRoot, 'src', 'render', 'estimate-worker.ts'),
     },
     outdir: out,
     bundle: true,

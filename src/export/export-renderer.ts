@@ -3,12 +3,12 @@
 // threads: a trace or an extrusion is seconds of synchronous CPU at worst, which on the main thread would stall
 // every HTTP answer; a thread can also be stopped mid-work (terminate) on cancel or time limit, and its heap is
 // capped so a huge input fails the job, not the service.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { rm } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { newestRunner } from '../../viewer/src/meshes/constants';
 import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from '../render/types';
+import { startWorker } from '../render/worker-thread';
 import type { WorkerAnswer } from './export-worker';
 import type { ExportTask } from './export-job';
 
@@ -153,18 +153,9 @@ export class ExportRenderer implements Renderer {
   }
 }
 
-/**
- * The worker thread. Compiled to JS it is the sibling .js file; run from TypeScript (tsx, as `npm start` and the
- * tests do) a worker does not inherit tsx's loader, so a one-line bootstrap registers it first.
- */
+/** The worker thread, its heap capped. */
 function workerThread(memoryMb: number): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: memoryMb };
-  const self = fileURLToPath(import.meta.url);
-  if (self.endsWith('.js')) return new Worker(new URL('./export-worker.js', import.meta.url), { resourceLimits });
-  const entry = new URL('./export-worker.ts', import.meta.url).href;
-  const api = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, resourceLimits });
+  return startWorker(import.meta.url, 'export-worker', { maxOldGenerationSizeMb: memoryMb });
 }
 
 function round(ms: number): number {

@@ -25,8 +25,8 @@ export class RendererByKind implements Renderer {
   }
 
   /** The estimate of the renderer that would make the job (admission and the queue's order), if it gives one. */
-  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
-    return this.byKind[job.kind]?.estimate?.(job) ?? null;
+  async estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null> {
+    return (await this.byKind[job.kind]?.estimate?.(job)) ?? null;
   }
 
   /** One after the other, in the order given: the browser's warm-up does not compete with a worker's for the CPU. */

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { YUV } from '../contract/yuv.js';
+import { i420Bytes, i420Converter } from '../contract/yuv.js';
 
 export interface EncoderOptions {
   ffmpegPath?: string;
@@ -25,19 +25,14 @@ export interface EncoderOptions {
   container?: 'mp4' | 'mpegts';
 }
 
-const { yR: Y_R, yG: Y_G, yB: Y_B, cbR: CB_R, cbG: CB_G, cbB: CB_B, crR: CR_R, crG: CR_G, crB: CR_B } = YUV;
-const Y_OFF = YUV.yOff;
-const C_OFF = YUV.cOff;
-
 /**
- * RGBA (top row first, even width and height) -> planar YUV 4:2:0 (I420), BT.709 limited range. Chroma is the
- * average of each 2x2 block (src/contract/yuv.ts). The page does the same on the GPU for video frames
- * (viewer/src/readback-i420.ts); this one serves what arrives as RGBA, and is the tests' oracle for the page's.
+ * RGBA (top row first) -> I420 as a Buffer (src/contract/yuv.ts), for pictures that arrive as RGBA (the tests'
+ * oracle for the page's conversion, and the bench's "rgba" path).
  */
-export function rgbaToI420(rgba: Uint8Array, width: number, height: number, out?: Buffer): Buffer {
-  const c = i420Converter(rgba, width, height, out);
+export function rgbaToI420(rgba: Uint8Array, width: number, height: number): Buffer {
+  const c = i420Converter(rgba, width, height, { out: Buffer.allocUnsafe(i420Bytes(width, height)) });
   c.rows(0, height);
-  return c.buf;
+  return c.buf as Buffer;
 }
 
 /**
@@ -45,7 +40,7 @@ export function rgbaToI420(rgba: Uint8Array, width: number, height: number, out?
  * frame is hundreds of milliseconds of one core on a loaded machine, and the API must keep answering meanwhile.
  */
 export async function rgbaToI420Async(rgba: Uint8Array, width: number, height: number): Promise<Buffer> {
-  const c = i420Converter(rgba, width, height);
+  const c = i420Converter(rgba, width, height, { out: Buffer.allocUnsafe(i420Bytes(width, height)) });
   let last = performance.now();
   for (let y = 0; y < height; y += 64) {
     c.rows(y, Math.min(height, y + 64));
@@ -54,56 +49,7 @@ export async function rgbaToI420Async(rgba: Uint8Array, width: number, height: n
       last = performance.now();
     }
   }
-  return c.buf;
-}
-
-function i420Converter(rgba: Uint8Array, width: number, height: number, out?: Buffer) {
-  if (width % 2 || height % 2) throw new Error(`rgbaToI420 needs even dimensions, got ${width}x${height}`);
-  const ySize = width * height;
-  const cw = width >> 1;
-  const buf = out ?? Buffer.allocUnsafe(ySize + (ySize >> 1));
-  const uOff = ySize;
-  const vOff = ySize + (ySize >> 2);
-  const stride = width * 4;
-  /** Converts rows [y0, y1); y0 and y1 even. */
-  const rows = (y0: number, y1: number) => {
-    for (let y = y0; y < y1; y += 2) {
-      let i0 = y * stride;
-      let i1 = i0 + stride;
-      let yo0 = y * width;
-      let yo1 = yo0 + width;
-      let co = (y >> 1) * cw;
-      for (let x = 0; x < width; x += 2) {
-        const r0 = rgba[i0],
-          g0 = rgba[i0 + 1],
-          b0 = rgba[i0 + 2];
-        const r1 = rgba[i0 + 4],
-          g1 = rgba[i0 + 5],
-          b1 = rgba[i0 + 6];
-        const r2 = rgba[i1],
-          g2 = rgba[i1 + 1],
-          b2 = rgba[i1 + 2];
-        const r3 = rgba[i1 + 4],
-          g3 = rgba[i1 + 5],
-          b3 = rgba[i1 + 6];
-        buf[yo0] = (Y_R * r0 + Y_G * g0 + Y_B * b0 + Y_OFF) >> 16;
-        buf[yo0 + 1] = (Y_R * r1 + Y_G * g1 + Y_B * b1 + Y_OFF) >> 16;
-        buf[yo1] = (Y_R * r2 + Y_G * g2 + Y_B * b2 + Y_OFF) >> 16;
-        buf[yo1 + 1] = (Y_R * r3 + Y_G * g3 + Y_B * b3 + Y_OFF) >> 16;
-        const r = r0 + r1 + r2 + r3,
-          g = g0 + g1 + g2 + g3,
-          b = b0 + b1 + b2 + b3;
-        buf[uOff + co] = (CB_R * r + CB_G * g + CB_B * b + 4 * C_OFF) >> 18;
-        buf[vOff + co] = (CR_R * r + CR_G * g + CR_B * b + 4 * C_OFF) >> 18;
-        i0 += 8;
-        i1 += 8;
-        yo0 += 2;
-        yo1 += 2;
-        co++;
-      }
-    }
-  };
-  return { buf, rows };
+  return c.buf as Buffer;
 }
 
 /** The exact ffmpeg arguments of a video encode (exported for tests and docs). Input: I420 frames on stdin. */

@@ -1,6 +1,7 @@
 // The frames of a clip, each time evaluated once in Node and each distinct value drawn once by the page.
 // Consecutive frames whose values are equal (same JSON) share one picture: the sequence yields it with a repeat
-// count. Pipelined: while the consumer converts and writes a picture, the page already draws the next one.
+// count. Pipelined: while the consumer converts and writes a picture, the page already draws the next one, and with
+// two pages one draws while the other's picture is read back and moved out (software WebGL leaves a core idle).
 import { checkWorkBudget, evaluateAt, type EvaluatedFrame, type Plan } from './prepare.js';
 import type { ViewerPage } from './page/viewer-page.js';
 import type { PixelFormat } from './page/draw-script.js';
@@ -46,6 +47,7 @@ export async function drawFrame(
   previous: Buffer | null,
   clock?: StageClock,
   format: PixelFormat = 'rgba',
+  budgetMs: number = LIMITS.frameDrawMs,
 ): Promise<Buffer> {
   let timer: NodeJS.Timeout | undefined;
   const overBudget = new Promise<never>((_, reject) => {
@@ -54,11 +56,11 @@ export async function drawFrame(
       void page.close();
       reject(
         new JobFailure(
-          `render failed: one frame took over ${LIMITS.frameDrawMs / 1000} s to draw (the per-frame budget)`,
+          `render failed: one frame took over ${budgetMs / 1000} s to draw (the per-frame budget, FRAME_BUDGET_MS)`,
           'frame_budget',
         ),
       );
-    }, LIMITS.frameDrawMs);
+    }, budgetMs);
   });
   overBudget.catch(() => {});
   const r = await Promise.race([page.draw(frame.json, plan.width, plan.height, clock, format), overBudget]).finally(
@@ -74,13 +76,27 @@ export async function drawFrame(
   throw new JobFailure(pageReason(r.error), null);
 }
 
+/** A run of consecutive frames with the same value: drawn once, shown `count` times from frame `first`. */
+interface Run {
+  frame: EvaluatedFrame;
+  first: number;
+  count: number;
+}
+
+/**
+ * The clip's pictures in frame order. With several pages, consecutive runs are drawn by the pages in turn (run n on
+ * page n mod pages.length), so one page draws while another reads back or its pixels cross the DevTools protocol;
+ * each page keeps its own "unchanged" key and last picture, and the pictures are yielded in frame order. Every
+ * page draws with the same code from the same values, so the bytes do not depend on the number of pages.
+ */
 export async function* frameSequence(
   plan: Plan,
-  page: ViewerPage,
+  pages: readonly ViewerPage[],
   source: string,
   signal: AbortSignal,
   stats: SequenceStats,
   format: PixelFormat = 'rgba',
+  budgetMs: number = LIMITS.frameDrawMs,
   range: FrameRange = { from: 0, to: plan.frames },
 ): AsyncGenerator<Picture> {
   let lastYield = performance.now();
@@ -102,24 +118,16 @@ export async function* frameSequence(
     checkWorkBudget(nodes * share, plan.frames);
     return f;
   };
-  const startDraw = (f: EvaluatedFrame, previous: Buffer | null) => {
-    plan.assets.check(f.value); // only values that get drawn: a repeat uses no new image
-    stats.drawn++;
-    const p = drawFrame(page, plan, source, f, previous, stats.clock, format);
-    p.catch(() => {}); // awaited below; a failure while the consumer still writes must not go unhandled
-    return p;
-  };
 
-  let cur = evaluate(range.from);
-  let drawing = startDraw(cur, null);
-  let i = range.from;
-  while (i < end) {
-    if (signal.aborted) throw new Aborted();
-    const w0 = performance.now();
-    const pixels = await drawing;
-    stats.drawMs += performance.now() - w0;
-    let j = i + 1;
-    let next: EvaluatedFrame | null = null;
+  // the next run: its frame, and how many frames after it show the same value
+  let scanAt = range.from;
+  let scanFrame: EvaluatedFrame | null = evaluate(range.from);
+  const nextRun = async (): Promise<Run | null> => {
+    if (!scanFrame) return null;
+    const frame = scanFrame;
+    const first = scanAt;
+    let j = first + 1;
+    scanFrame = null;
     if (timeFree) j = end;
     for (; j < end; j++) {
       if (performance.now() - lastYield > YIELD_EVERY_MS) {
@@ -128,15 +136,47 @@ export async function* frameSequence(
         if (signal.aborted) throw new Aborted();
       }
       const f = evaluate(j);
-      if (f.json !== cur.json) {
-        next = f;
+      if (f.json !== frame.json) {
+        scanFrame = f;
         break;
       }
     }
-    if (next) drawing = startDraw(next, pixels);
-    yield { pixels, first: i, count: j - i };
+    scanAt = j;
+    return { frame, first, count: j - first };
+  };
+
+  // each page's last draw: the next one on that page waits for it (and shows its picture again if unchanged)
+  const lastOnPage: Promise<Buffer | null>[] = pages.map(() => Promise.resolve(null));
+  let started = 0;
+  const startDraw = (run: Run): Promise<Buffer> => {
+    plan.assets.check(run.frame.value); // only values that get drawn: a repeat uses no new image
+    stats.drawn++;
+    const k = started++ % pages.length;
+    const p = lastOnPage[k].then((previous) =>
+      drawFrame(pages[k], plan, source, run.frame, previous, stats.clock, format, budgetMs),
+    );
+    lastOnPage[k] = p.catch(() => null);
+    p.catch(() => {}); // awaited below; a failure while the consumer still writes must not go unhandled
+    return p;
+  };
+
+  const inFlight: { run: Run; pixels: Promise<Buffer> }[] = [];
+  const fill = async () => {
+    while (inFlight.length < pages.length) {
+      const run = await nextRun();
+      if (!run) return;
+      inFlight.push({ run, pixels: startDraw(run) });
+    }
+  };
+  await fill();
+  while (inFlight.length > 0) {
+    if (signal.aborted) throw new Aborted();
+    const { run, pixels: drawing } = inFlight.shift()!;
+    const w0 = performance.now();
+    const pixels = await drawing;
+    stats.drawMs += performance.now() - w0;
+    await fill(); // the freed page starts the next run before the consumer takes this picture
+    yield { pixels, first: run.first, count: run.count };
     lastYield = performance.now();
-    i = j;
-    if (next) cur = next;
   }
 }

@@ -24,7 +24,8 @@ import {
   type RenderOutcome,
   type WorkEstimate,
 } from './types.js';
-import { estimateWork } from './work-estimate.js';
+import { EstimateThread } from './estimate-thread.js';
+import { LIMITS } from '../contract/limits.js';
 
 export interface ChromiumRendererOptions {
   chromiumPath: string;
@@ -33,9 +34,17 @@ export interface ChromiumRendererOptions {
   log: Logger;
   /** idle warm pages kept ready (default: the render concurrency) */
   concurrency?: number;
-  /** where video frames become I420: in the page on the GPU (default) or in Node from RGBA; same bytes */
+  /** where video frames become I420: in the page (default) or in Node from RGBA; same bytes */
   videoReadback?: 'i420' | 'rgba';
+  /** pages that draw the frames of one video or GIF in turn (default 2); the bytes do not depend on it */
+  videoPages?: number;
+  /** one frame's draw in the page longer than this ends the job with frame_budget (default LIMITS.frameDrawMs) */
+  frameBudgetMs?: number;
 }
+
+const DEFAULT_VIDEO_PAGES = 2;
+/** below this many frames a second page costs more to load than it saves */
+const MIN_FRAMES_FOR_MORE_PAGES = 8;
 
 interface StageTimes {
   evaluateMs: number;
@@ -46,26 +55,35 @@ interface StageTimes {
 
 export class ChromiumRenderer implements Renderer {
   readonly browser: WarmBrowser;
+  private readonly estimates: EstimateThread;
 
   constructor(private readonly o: ChromiumRendererOptions) {
+    this.estimates = new EstimateThread(o.log);
     this.browser = new WarmBrowser({
       chromiumPath: o.chromiumPath,
       viewerDir: o.viewerDir,
       log: o.log,
-      poolSize: Math.max(1, o.concurrency ?? 1),
+      // a clip job takes up to videoPages pages: keep that many warm per render slot
+      poolSize: Math.max(1, o.concurrency ?? 1) * Math.max(1, o.videoPages ?? DEFAULT_VIDEO_PAGES),
     });
+  }
+
+  private get frameBudgetMs(): number {
+    return this.o.frameBudgetMs ?? LIMITS.frameDrawMs;
   }
 
   start(): Promise<void> {
     return this.browser.start();
   }
 
-  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
-    return estimateWork(job);
+  /** Made in a worker thread (estimate-thread.ts), so a burst of large sources does not hold the HTTP answers. */
+  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null> {
+    return this.estimates.estimate(job);
   }
 
-  close(): Promise<void> {
-    return this.browser.close();
+  async close(): Promise<void> {
+    await this.estimates.close();
+    await this.browser.close();
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
@@ -133,23 +151,31 @@ export class ChromiumRenderer implements Renderer {
     const plan = prepared ?? prepare(job);
     const compileMs = performance.now() - t0 + preparedMs;
     if (hooks.signal.aborted) throw new Aborted();
-    const page = await this.browser.acquire();
+    const pages = [await this.browser.acquire()];
     let healthy = false;
-    const onAbort = () => void page.close();
+    const onAbort = () => pages.forEach((p) => void p.close());
     hooks.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      page.assets = plan.assets.byUrlPath;
-      const loaded = await page.load({ width: plan.width, height: plan.height, runner: plan.runner });
-      if (!loaded.ok) {
-        this.o.log.warn({ job_id: job.id, page_error: loaded.error }, 'drawing page refused the load');
-        throw new JobFailure(pageReason(loaded.error), null);
+      const wanted = this.pagesFor(job, plan);
+      while (pages.length < wanted) pages.push(await this.browser.acquire());
+      if (hooks.signal.aborted) throw new Aborted();
+      const loads = await Promise.all(
+        pages.map((page) => {
+          page.assets = plan.assets.byUrlPath;
+          return page.load({ width: plan.width, height: plan.height, runner: plan.runner });
+        }),
+      );
+      const refused = loads.find((l) => !l.ok);
+      if (refused && !refused.ok) {
+        this.o.log.warn({ job_id: job.id, page_error: refused.error }, 'drawing page refused the load');
+        throw new JobFailure(pageReason(refused.error), null);
       }
       const r =
         job.kind === 'frame'
-          ? await this.frame(job, plan, page)
+          ? await this.frame(job, plan, pages[0])
           : job.kind === 'gif'
-            ? await this.gif(job, plan, page, hooks)
-            : await this.video(job, plan, page, hooks);
+            ? await this.gif(job, plan, pages, hooks)
+            : await this.video(job, plan, pages, hooks);
       healthy = true;
       return {
         width: plan.width,
@@ -167,21 +193,31 @@ export class ChromiumRenderer implements Renderer {
     } catch (err) {
       if (hooks.signal.aborted) throw new Aborted();
       if (err instanceof JobFailure) {
-        healthy = !page.closed;
+        healthy = true; // a page that failed the job closed itself; the others can serve the next job
         throw err;
       }
       this.o.log.warn({ err, job_id: job.id }, 'render stage failed');
       throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? 'storage_full' : null);
     } finally {
       hooks.signal.removeEventListener('abort', onAbort);
-      this.browser.release(page, healthy);
+      for (const page of pages) this.browser.release(page, healthy && !page.closed);
     }
+  }
+
+  /**
+   * Pages that draw a clip's frames in turn: a frame, a scene that never changes, or a clip of a few frames takes
+   * one; a longer clip takes videoPages (default 2): with software WebGL one page leaves part of the machine idle
+   * while its picture is read back and moved out.
+   */
+  private pagesFor(job: RenderJob, plan: Plan): number {
+    if (job.kind === 'frame' || plan.first.timeFree || plan.frames < MIN_FRAMES_FOR_MORE_PAGES) return 1;
+    return Math.max(1, this.o.videoPages ?? DEFAULT_VIDEO_PAGES);
   }
 
   private async frame(job: RenderJob, plan: Plan, page: ViewerPage): Promise<StageTimes> {
     const clock = new StageClock();
     const t0 = performance.now();
-    const rgba = await drawFrame(page, plan, job.source, plan.first, null, clock);
+    const rgba = await drawFrame(page, plan, job.source, plan.first, null, clock, 'rgba', this.frameBudgetMs);
     const t1 = performance.now();
     const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height));
     await clock.time('write', async () => {
@@ -193,7 +229,7 @@ export class ChromiumRenderer implements Renderer {
     return { evaluateMs: 0, renderMs: t1 - t0, encodeMs: performance.now() - t1, clock };
   }
 
-  private async video(job: RenderJob, plan: Plan, page: ViewerPage, hooks: RenderHooks): Promise<StageTimes> {
+  private async video(job: RenderJob, plan: Plan, pages: ViewerPage[], hooks: RenderHooks): Promise<StageTimes> {
     await mkdir(dirname(job.outPath), { recursive: true });
     const tmp = `${job.outPath}.tmp`;
     const range = job.frames ?? { from: 0, to: plan.frames };
@@ -210,11 +246,19 @@ export class ChromiumRenderer implements Renderer {
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };
     let encodeMs = 0;
     try {
-      // By default the page converts each frame to I420 on the GPU: 1.5 bytes a pixel leave it, and ffmpeg takes
+      // By default the page converts each frame to I420: 1.5 bytes a pixel leave it, and ffmpeg takes
       // them as they are. 'rgba' reads RGBA and converts in Node (the same bytes; kept for the bench and the tests).
       const inPage = this.o.videoReadback !== 'rgba';
-      const format = inPage ? 'i420' : 'rgba';
-      for await (const pic of frameSequence(plan, page, job.source, hooks.signal, stats, format, range)) {
+      for await (const pic of frameSequence(
+        plan,
+        pages,
+        job.source,
+        hooks.signal,
+        stats,
+        inPage ? 'i420' : 'rgba',
+        this.frameBudgetMs,
+        range,
+      )) {
         const t0 = performance.now();
         const yuv = inPage ? pic.pixels : await rgbaToI420Async(pic.pixels, plan.width, plan.height);
         const t1 = performance.now();
@@ -246,7 +290,7 @@ export class ChromiumRenderer implements Renderer {
    * pictures from disk. Progress: pass 1 fills the first GIF_PASS1_SHARE of the bar, pass 2 the rest; the frame
    * counts are the frames drawn (all of them once pass 2 runs).
    */
-  private async gif(job: RenderJob, plan: Plan, page: ViewerPage, hooks: RenderHooks): Promise<StageTimes> {
+  private async gif(job: RenderJob, plan: Plan, pages: ViewerPage[], hooks: RenderHooks): Promise<StageTimes> {
     await mkdir(dirname(job.outPath), { recursive: true });
     const gif = new GifWriter({
       ffmpegPath: this.o.ffmpegPath,
@@ -260,7 +304,7 @@ export class ChromiumRenderer implements Renderer {
     const total = plan.frames;
     let encodeMs = 0;
     try {
-      for await (const pic of frameSequence(plan, page, job.source, hooks.signal, stats)) {
+      for await (const pic of frameSequence(plan, pages, job.source, hooks.signal, stats, 'rgba', this.frameBudgetMs)) {
         if (hooks.signal.aborted) throw new Aborted();
         const t0 = performance.now();
         await gif.add(pic.pixels, pic.count);

@@ -120,8 +120,11 @@ export interface WorkEstimate {
 
 export interface Renderer {
   render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome>;
-  /** The job's estimated work before it is queued; null (or absent) when the renderer cannot say. */
-  estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null;
+  /**
+   * The job's estimated work before it is queued; null (or absent) when the renderer cannot say. Asynchronous: making
+   * it compiles the source, which must not hold the HTTP event loop (the page renderer asks a worker thread).
+   */
+  estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null>;
   /** Starts what needs starting (a warm browser); resolves when ready. */
   start(): Promise<void>;
   close(): Promise<void>;

@@ -2,6 +2,7 @@
 // The configuration table in README.md is generated from CONFIG_DOC (see test/server/docs.test.ts).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { LIMITS } from '../contract/limits.js';
 
 export interface Config {
   port: number;
@@ -10,6 +11,7 @@ export interface Config {
   renderConcurrency: number;
   logLevel: string;
   jobTimeoutMs: number;
+  frameBudgetMs: number;
   retentionMs: number;
   chromiumPath: string;
   ffmpegPath: string;
@@ -92,6 +94,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     default: '900000',
     doc: 'Wall-clock limit of one job (15 minutes); past it the job ends in `error`.',
     parse: int('JOB_TIMEOUT_MS', 1),
+  },
+  {
+    name: 'FRAME_BUDGET_MS',
+    key: 'frameBudgetMs',
+    default: '60000',
+    doc: 'Longest one frame may take to draw in the page (build, draw, read back); past it the job ends with `frame_budget`.',
+    parse: int('FRAME_BUDGET_MS', 1),
   },
   {
     name: 'RETENTION_MS',
@@ -208,6 +217,7 @@ export function defaultConfig(): Config {
     renderConcurrency: 1,
     logLevel: 'info',
     jobTimeoutMs: 15 * 60 * 1000,
+    frameBudgetMs: LIMITS.frameDrawMs,
     retentionMs: 24 * 60 * 60 * 1000,
     chromiumPath: '/usr/bin/chromium',
     ffmpegPath: 'ffmpeg',

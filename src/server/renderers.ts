@@ -14,6 +14,7 @@ export function buildRenderers(config: Config, log: Logger) {
     chromiumPath: config.chromiumPath,
     ffmpegPath: config.ffmpegPath,
     concurrency,
+    frameBudgetMs: config.frameBudgetMs,
     log,
   });
   const exporter = new ExportRenderer({ log, maxIdle: concurrency });

@@ -85,8 +85,12 @@ const ROOMS: { room: string; may: string[] }[] = [
   },
   // the server reaches rendering through the Renderer interface only
   { room: 'src/server', may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts'] },
-  // the export library; its worker renderer implements the Renderer interface (types only from rendering)
-  { room: 'src/export', may: ['src/contract', 'viewer/src/meshes', 'src/render/types.ts'] },
+  // the export library; its worker renderer implements the Renderer interface (types only from rendering) and
+  // starts its thread the way rendering starts its own (worker-thread.ts)
+  {
+    room: 'src/export',
+    may: ['src/contract', 'viewer/src/meshes', 'src/render/types.ts', 'src/render/worker-thread.ts'],
+  },
   // the standalone runner: the service's schemas and HTTP plumbing, rendering through the Renderer interface; its
   // entry point (a composition root) builds the real renderer from the service's configuration
   { room: 'src/runner/main.ts', may: ['src/runner', 'src/server/config.ts', 'src/render/renderer.ts'] },

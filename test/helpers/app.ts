@@ -70,7 +70,10 @@ export async function startApp(opts: {
 }
 
 /** The real renderer (warm Chromium, the built viewer, ffmpeg). */
-export function realRenderer(concurrency = 1, options: { videoReadback?: 'i420' | 'rgba' } = {}): ChromiumRenderer {
+export function realRenderer(
+  concurrency = 1,
+  options: { videoReadback?: 'i420' | 'rgba'; videoPages?: number; frameBudgetMs?: number } = {},
+): ChromiumRenderer {
   return new ChromiumRenderer({
     chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     ffmpegPath: process.env.FFMPEG_PATH,

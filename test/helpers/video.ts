@@ -1,6 +1,7 @@
 // What several render tests share: a moving scene of our own and decoding a video or GIF back into frames.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import type { PNG } from 'pngjs';
 
 /** A 1 s scene whose white square slides from -400 px to 400 px: every frame differs from the last. */
 export const MOVING = `runner "0.0.3";
@@ -47,4 +48,17 @@ export function meanAbsDiff(a: Uint8Array, b: Uint8Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
   return sum / a.length;
+}
+
+/** PSNR in dB of a decoded RGB24 frame against a PNG of the same size (99 when identical). */
+export function psnr(rgb: Buffer, png: PNG): number {
+  let se = 0;
+  for (let p = 0, q = 0; p < rgb.length; p += 3, q += 4) {
+    for (let c = 0; c < 3; c++) {
+      const d = rgb[p + c] - png.data[q + c];
+      se += d * d;
+    }
+  }
+  const mse = se / rgb.length;
+  return mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { realRenderer } from '../helpers/app.js';
-import { decodeFrames } from '../helpers/video.js';
+import { decodeFrames, psnr } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
 import { prepare } from '../../src/render/prepare.js';
 import { Aborted } from '../../src/render/frame-sequence.js';
@@ -75,18 +75,6 @@ function job(kind: RenderJob['kind'], source: string, params: RenderParams, outD
 }
 const render = (j: RenderJob, onProgress?: (p: number) => void, signal = new AbortController().signal) =>
   renderer.render(j, { signal, onProgress });
-
-function psnr(rgb: Buffer, png: PNG): number {
-  let se = 0;
-  for (let p = 0, q = 0; p < rgb.length; p += 3, q += 4) {
-    for (let c = 0; c < 3; c++) {
-      const d = rgb[p + c] - png.data[q + c];
-      se += d * d;
-    }
-  }
-  const mse = se / rgb.length;
-  return mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
-}
 
 /** The application extension that makes a GIF loop: NETSCAPE2.0, sub-block 1, loop count (0 = for ever). */
 function loopCount(gif: Buffer): number | null {

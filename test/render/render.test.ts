@@ -20,7 +20,7 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { ownExamplesDir } from '../helpers/shared.js';
-import { MOVING, decodeFrames } from '../helpers/video.js';
+import { MOVING, decodeFrames, psnr } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
 import { encodePng } from '../../src/render/png.js';
 import { compile, designFrame, colorToSrgb8 } from '../../src/lang/index.js';
@@ -414,7 +414,7 @@ test('a render says where its time went: per-stage timings for a frame and a vid
   assert.equal((await probe(join(dir, 'v.mp4'))).frames, 10);
 });
 
-test('video frames converted to I420 in the page (GPU) give the same MP4 bytes as converting RGBA in Node', async () => {
+test('video frames converted to I420 in the page give the same MP4 bytes as converting RGBA in Node', async () => {
   // the Node conversion (rgbaToI420) is the oracle; 322x182 makes a picture that is not a whole number of words
   const nodeSide = realRenderer(1, { videoReadback: 'rgba' });
   await nodeSide.start();
@@ -457,5 +457,66 @@ test('video frames converted to I420 in the page (GPU) give the same MP4 bytes a
     }
   } finally {
     await nodeSide.close();
+  }
+});
+
+// A square that jumps between two places every quarter second: at 4 fps the values alternate X, Y, X, Y, so with two
+// pages taking the runs in turn each page is asked to draw the value it already shows (its "unchanged" path).
+const TOGGLE = `runner "0.0.3";
+use std.shapes.*;
+use std.anim.*;
+scene toggle(duration: Duration = 3s) -> Frame {
+  let x = animate { 0s => -300px, 250ms => 300px, 500ms => -300px, 750ms => 300px, 1s => -300px,
+                    1250ms => 300px, 1500ms => -300px, 1750ms => 300px, 2s => -300px };
+  let bg = rect(width: 1920px, height: 1080px, fill: #101820);
+  let fg = rect(width: 240px, height: 240px, fill: #f0c040).translate(x: x);
+  compose [bg, fg]
+}
+`;
+
+test('two pages drawing alternate frames give the same MP4 bytes as one page, and every frame is the PNG of its time', async () => {
+  const onePage = realRenderer(1, { videoPages: 1 });
+  await onePage.start();
+  try {
+    const dir = join(t.dataDir, 'pages');
+    const hooks = { signal: new AbortController().signal };
+    const cases = [
+      {
+        name: 'glyphs-3d',
+        source: ownExample('glyphs-3d.cm'),
+        params: { width: 320, height: 180, duration: 1, fps: 10 },
+      },
+      { name: 'toggle', source: TOGGLE, params: { width: 320, height: 180, duration: 3, fps: 4 } },
+      {
+        name: 'image',
+        source: ownExample('image.cm'),
+        params: { width: 320, height: 180, duration: 1, fps: 10 },
+        assets: { '/img/sunset.png': join(ownExamplesDir, 'img', 'sunset.png') },
+      },
+    ];
+    for (const c of cases) {
+      const job = (side: string, kind: 'video' | 'frame' = 'video', at?: number) => ({
+        id: `${c.name}-${side}`,
+        kind,
+        source: c.source,
+        params: kind === 'video' ? c.params : { width: c.params.width, height: c.params.height, at },
+        assets: c.assets ?? {},
+        outPath: join(dir, `${c.name}-${side}.${kind === 'video' ? 'mp4' : 'png'}`),
+      });
+      const two = await renderer.render(job('two'), hooks);
+      await onePage.render(job('one'), hooks);
+      const twoBytes = readFileSync(join(dir, `${c.name}-two.mp4`));
+      assert.ok(twoBytes.equals(readFileSync(join(dir, `${c.name}-one.mp4`))), `${c.name}: 2 pages differ from 1`);
+      const frames = decodeFrames(join(dir, `${c.name}-two.mp4`), c.params.width, c.params.height);
+      assert.equal(frames.length, two.frames, c.name);
+      for (let i = 0; i < frames.length; i++) {
+        await renderer.render(job(`f${i}`, 'frame', i / c.params.fps), hooks);
+        const png = PNG.sync.read(readFileSync(join(dir, `${c.name}-f${i}.png`)));
+        const db = psnr(frames[i], png);
+        assert.ok(db >= 35, `${c.name} frame ${i}: ${db.toFixed(1)} dB against the PNG of t = ${i / c.params.fps}`);
+      }
+    }
+  } finally {
+    await onePage.close();
   }
 });

@@ -1,10 +1,13 @@
 // The heavy per-frame stages in Node (PNG packing and deflate, RGBA -> I420) give the event loop turns while they
-// work on a 4K picture, and give the same bytes as their one-piece versions.
+// work on a 4K picture, and give the same bytes as their one-piece versions; admission estimates run off the loop.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodePng, encodePngAsync } from '../../src/render/png.js';
 import { rgbaToI420, rgbaToI420Async } from '../../src/render/ffmpeg.js';
 import { prng } from '../helpers/prng.js';
+import { EstimateThread } from '../../src/render/estimate-thread.js';
+import { estimateWork } from '../../src/render/work-estimate.js';
+import { rectGraph } from '../helpers/rect-graph.js';
 
 const W = 3840;
 const H = 2160;
@@ -51,4 +54,26 @@ test('rgbaToI420Async (3840x2160): the bytes of rgbaToI420, with turns of the ev
   const { value, turns } = await turnsDuring(() => rgbaToI420Async(rgba, W, H));
   assert.ok(value.equals(rgbaToI420(rgba, W, H)));
   assert.ok(turns > 0, `the event loop got ${turns} turns`);
+});
+
+test('admission estimates run in a worker thread: the same estimate as estimateWork, with the event loop turning meanwhile', async () => {
+  const estimates = new EstimateThread();
+  try {
+    // the 4,096-rect graph: compiling it and evaluating its first frame is tens of milliseconds of one core
+    const job = {
+      kind: 'video' as const,
+      source: rectGraph(12, true),
+      params: { width: 640, height: 360, fps: 10, duration: 30 },
+      assets: {},
+    };
+    await estimates.estimate(job); // the thread's start-up is not what is measured
+    const { value, turns } = await turnsDuring(() => estimates.estimate(job));
+    assert.deepEqual(value, estimateWork(job));
+    assert.ok(turns > 1, `the event loop got ${turns} turns`);
+    // a source that does not compile has no estimate (its job fails on its own diagnostic), and the thread goes on
+    assert.equal(await estimates.estimate({ ...job, source: 'scene broken(' }), null);
+    assert.deepEqual(await estimates.estimate(job), value);
+  } finally {
+    await estimates.close();
+  }
 });

@@ -1,6 +1,6 @@
-// The page's I420 read back (viewer/src/readback-i420.ts): the GPU conversion must give exactly the bytes of Node's
-// rgbaToI420 of the same frame's RGBA, for every kind of frame (2D, lit 3D, image background, metaballs, bloom),
-// and must leave the viewer's state as it found it.
+// The page's I420 read back (Viewer.pixelsI420, viewer/src/viewer.ts): read back once and converted in the page,
+// it must give exactly the bytes of Node's rgbaToI420 of the same frame's RGBA (the rows flipped right, the picture
+// unpadded), for every kind of frame (2D, lit 3D, image background, metaballs, bloom), and leave the viewer as it was.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -66,8 +66,9 @@ export interface CmViewerApi {
   /** RGBA of the canvas, top row first. */
   pixels(): Uint8Array;
   /**
-   * The canvas as I420 (planar Y, U, V; BT.709 limited range; chroma the mean of each 2x2 block), converted on the
-   * GPU: byte for byte what rgbaToI420 (src/render/ffmpeg.ts) makes of pixels(), at 1.5 bytes a pixel. Even sides.
+   * The canvas as I420 (planar Y, U, V; BT.709 limited range; chroma the mean of each 2x2 block), converted in the
+   * page by the code Node uses (src/contract/yuv.ts): byte for byte rgbaToI420(pixels()), at 1.5 bytes a pixel.
+   * Even sides.
    */
   pixelsI420(): Uint8Array;
   readonly ready: boolean;

@@ -12,7 +12,7 @@ import { GeometryCache } from './build/cache';
 import { ImageStore } from './build/assets';
 import { buildTopLayers } from './build/builder';
 import type { BloomSettings, BuildContext } from './build/context';
-import { I420Readback } from './readback-i420';
+import { i420Bytes, i420Converter } from '../../src/contract/yuv';
 
 export interface Box {
   x: number;
@@ -310,23 +310,25 @@ export class Viewer {
     return this.composer;
   }
 
-  private i420: I420Readback | null = null;
-
   /**
-   * The drawing buffer as I420 (BT.709 limited range, src/contract/yuv.ts), converted on the GPU: the same bytes as
-   * Node's rgbaToI420(pixels()), in 1.5 bytes a pixel. Sides must be even.
+   * The drawing buffer as I420 (BT.709 limited range), converted here in JavaScript by the code Node uses
+   * (src/contract/yuv.ts), so the bytes are Node's rgbaToI420(pixels()); 1.5 bytes a pixel leave the page. Sides
+   * must be even. (A fragment-shader conversion gave the same bytes, but SwiftShader took 70-100 ms of CPU a 1080p
+   * frame for it, against about 25 ms for this loop after a plain read back.) The buffer is padded to whole 32-bit
+   * words for the page's run-length packing; the returned view is the picture.
    */
   pixelsI420(): Uint8Array {
-    this.i420 ??= new I420Readback(this.renderer);
-    return this.i420.read(this.width, this.height);
+    const bytes = i420Bytes(this.width, this.height);
+    const out = new Uint8Array((bytes + 3) & ~3);
+    const c = i420Converter(this.readBack(), this.width, this.height, { bottomUp: true, out });
+    c.rows(0, this.height);
+    return out.subarray(0, bytes);
   }
 
-  /** RGBA of the drawing buffer, top row first (a copy of the last read when nothing was drawn since). */
-  pixels(): Uint8Array {
+  /** The drawing buffer as read (bottom row first), read once per drawn frame. */
+  private readBack(): Uint8Array {
     const w = this.width,
       h = this.height;
-    // the cache holds the buffer as read (bottom row first); every call returns a fresh flipped copy of it, so
-    // one read costs one copy (not a flip plus a second copy kept for later calls)
     if (!(this.pixelCache && this.pixelCacheKey === this.drawCount && this.pixelCache.length === w * h * 4)) {
       const gl = this.renderer.getContext();
       const raw = new Uint8Array(w * h * 4);
@@ -336,7 +338,16 @@ export class Viewer {
       this.pixelCache = raw;
       this.pixelCacheKey = this.drawCount;
     }
-    const raw = this.pixelCache;
+    return this.pixelCache;
+  }
+
+  /** RGBA of the drawing buffer, top row first (a copy of the last read when nothing was drawn since). */
+  pixels(): Uint8Array {
+    const w = this.width,
+      h = this.height;
+    // the cache holds the buffer as read (bottom row first); every call returns a fresh flipped copy of it, so
+    // one read costs one copy (not a flip plus a second copy kept for later calls)
+    const raw = this.readBack();
     const out = new Uint8Array(w * h * 4);
     const row = w * 4;
     for (let y = 0; y < h; y++) out.set(raw.subarray((h - 1 - y) * row, (h - y) * row), y * row);

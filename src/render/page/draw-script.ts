@@ -3,7 +3,7 @@
 // half that decodes them. Format: a header word h; h >= 2^31: a run of (h - 2^31) copies of the next word; else
 // h literal words follow.
 
-/** The picture format a frame leaves the page in: RGBA (PNG, GIF) or I420 converted on the GPU (video). */
+/** The picture format a frame leaves the page in: RGBA (PNG, GIF) or I420 converted in the page (video). */
 export type PixelFormat = 'rgba' | 'i420';
 
 /** Bytes of one picture of a format. */
@@ -28,7 +28,7 @@ window.__cmrDraw = async function (json, format) {
   const t1 = performance.now();
   const px = format === 'i420' ? v.pixelsI420() : v.pixels();
   const t2 = performance.now();
-  // an I420 picture is not always a whole number of words: its buffer is padded (the GPU target's rows), so the
+  // an I420 picture is not always a whole number of words: its buffer is padded to whole words, so the
   // last word is read whole and Node drops the padding
   const src = new Uint32Array(px.buffer, px.byteOffset, (px.byteLength + 3) >>> 2);
   const n = src.length;

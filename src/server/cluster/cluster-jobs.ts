@@ -106,9 +106,14 @@ export class ClusterJobService implements Jobs {
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 
-  estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>) {
+  async estimate(
+    kind: JobKind,
+    source: string,
+    params: JobParams,
+    assets: Record<string, string>,
+  ): Promise<{ seconds?: number; refusal?: string }> {
     const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
-    const e = this.o.renderer.estimate?.({ kind, source, params, assets: files });
+    const e = await this.o.renderer.estimate?.({ kind, source, params, assets: files });
     if (!e) return {};
     const limit = this.o.jobTimeoutMs / 1000;
     if (e.seconds <= limit) return { seconds: e.seconds };
@@ -138,7 +143,7 @@ export class ClusterJobService implements Jobs {
     // the frame count decides whether the video is cut in chunks; it is the renderer's own plan (no browser needed)
     if (kind === 'video') {
       const files = Object.fromEntries(Object.entries(assets).map(([p, key]) => [p, this.o.assets.pathOf(key)]));
-      const frames = this.o.renderer.estimate?.({ kind, source, params, assets: files })?.frames;
+      const frames = (await this.o.renderer.estimate?.({ kind, source, params, assets: files }))?.frames;
       if (frames !== undefined) rec.frames = frames;
     }
     this.queued++;

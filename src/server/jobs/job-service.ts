@@ -180,14 +180,14 @@ export class JobService {
    * The job's estimated work (the renderer's estimate: frames x pixels x cost class), and the refusal when it cannot
    * finish inside the job limit. No estimate (the source does not compile, ...): no refusal, the job fails on its own.
    */
-  estimate(
+  async estimate(
     kind: JobKind,
     source: string,
     params: JobParams,
     assets: Record<string, string>,
-  ): { seconds?: number; refusal?: string } {
+  ): Promise<{ seconds?: number; refusal?: string }> {
     const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
-    const e = this.o.renderer.estimate?.({ kind, source, params, assets: files });
+    const e = await this.o.renderer.estimate?.({ kind, source, params, assets: files });
     if (!e) return {};
     const limit = this.o.jobTimeoutMs / 1000;
     if (e.seconds <= limit) return { seconds: e.seconds };

@@ -208,7 +208,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         // vectorize: the image is checked by its bytes and an inline one is stored as an asset (the journal keeps keys)
         const input =
           kind === 'vectorize' ? await vectorizeInput(assets, b, assetMap) : { source: b.source!, assets: assetMap };
-        const work = jobs.estimate(kind, input.source, { ...b.params }, input.assets);
+        const work = await jobs.estimate(kind, input.source, { ...b.params }, input.assets);
         if (work.refusal) throw badRequest('too_much_work', work.refusal);
         // no await between this check and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();

@@ -10,7 +10,7 @@ import type { RenderJob, WorkEstimate } from '../../../src/render/types.js';
 
 /** The fake renderer with the real estimate (no browser needed to estimate). */
 class EstimatingRenderer extends FakeRenderer {
-  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
+  async estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null> {
     return estimateWork(job);
   }
 }
