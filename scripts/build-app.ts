@@ -1,5 +1,5 @@
 // Compiles the service, the standalone runner, the CLI and the export worker to plain JavaScript for `node`
-// (dist/app/server.js, runner.js, cli.js, export-worker.js): what
+// (dist/app/server.js, runner.js, worker.js, cli.js, export-worker.js): what
 // `npm start` and the Docker image run, so production needs neither tsx nor TypeScript. esbuild bundles our own
 // modules (src/ and the viewer modules src/export shares) and leaves every package an import, resolved from
 // node_modules at run time. Type-checking is tsc's job (`npm run typecheck`), not this step's.
@@ -16,6 +16,8 @@ export async function buildApp(out = appDistDir): Promise<string> {
     entryPoints: {
       server: join(repoRoot, 'src', 'server', 'main.ts'),
       runner: join(repoRoot, 'src', 'runner', 'main.ts'),
+      // `npm run worker`: a render worker taking jobs from Redis (REDIS_URL)
+      worker: join(repoRoot, 'src', 'server', 'worker-main.ts'),
       cli: join(repoRoot, 'src', 'cli', 'main.ts'),
       // mesh and vectorize run in worker threads started from the bundle's own URL (src/export/export-renderer.ts)
       'export-worker': join(repoRoot, 'src', 'export', 'export-worker.ts'),

@@ -54,6 +54,13 @@ export const LIMITS = {
    * backstop for what they do not foresee.
    */
   frameDrawMs: 60_000,
+  /**
+   * A video longer than this many frames is rendered as consecutive chunks of exactly this many frames (the last
+   * shorter), each a closed segment, joined without re-encoding (docs/cluster.md). A constant, not a setting: the
+   * output's bytes depend on where the chunks cut, so they must not depend on the deployment. 60 frames keeps a 2 s
+   * clip at 30 fps one chunk (its bytes unchanged).
+   */
+  videoChunkFrames: 60,
   /** Output cache lifetime (seconds) for GET /v1/outputs/{filename}. */
   outputCacheSeconds: 86400,
   /** Recommended polling interval the docs give clients. */

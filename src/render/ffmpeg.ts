@@ -4,6 +4,8 @@
 // frames give the same bytes every run (fixed thread count, bit-exact muxing, no metadata).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { rename, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { i420Bytes, i420Converter } from '../contract/yuv.js';
 
 export interface EncoderOptions {
@@ -16,6 +18,11 @@ export interface EncoderOptions {
   crf?: number;
   /** x264 preset, default "veryfast" */
   preset?: string;
+  /**
+   * 'mp4' (default): the finished file. 'mpegts': one chunk of a longer video, a closed segment (it starts with an
+   * IDR frame, as every encode does) that joinSegments() puts together with the others without re-encoding.
+   */
+  container?: 'mp4' | 'mpegts';
 }
 
 /**
@@ -101,12 +108,64 @@ export function encoderArgs(o: EncoderOptions): string[] {
     '-flags:v',
     '+bitexact',
     '-bitexact',
+    ...(o.container === 'mpegts' ? ['-f', 'mpegts'] : ['-movflags', '+faststart', '-f', 'mp4']),
+    o.outPath,
+  ];
+}
+
+/**
+ * The arguments of a join: the concat demuxer reads the list of segments (absolute paths) on stdin and copies their
+ * packets, timestamps laid end to end, into one MP4 (+faststart, bit-exact): no frame is decoded or encoded again.
+ */
+export function joinArgs(outPath: string): string[] {
+  return [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'concat',
+    '-safe',
+    '0',
+    '-protocol_whitelist',
+    'file,pipe',
+    '-i',
+    'pipe:0',
+    '-c',
+    'copy',
+    '-map_metadata',
+    '-1',
+    '-fflags',
+    '+bitexact',
+    '-flags:v',
+    '+bitexact',
+    '-bitexact',
     '-movflags',
     '+faststart',
     '-f',
     'mp4',
-    o.outPath,
+    outPath,
   ];
+}
+
+/** Joins MPEG-TS segments (in order) into the MP4 at outPath, written as outPath.tmp then renamed. */
+export async function joinSegments(segments: readonly string[], outPath: string, ffmpegPath = 'ffmpeg'): Promise<void> {
+  const tmp = `${outPath}.tmp`;
+  const proc = spawn(ffmpegPath, joinArgs(tmp), { stdio: ['pipe', 'ignore', 'pipe'] });
+  let err = '';
+  proc.stderr.setEncoding('utf8').on('data', (d: string) => {
+    if (err.length < 8192) err += d;
+  });
+  proc.stdin.on('error', () => {});
+  // the concat list format quotes paths with single quotes; a quote inside is written '\''
+  // (file: so that a list read from a pipe does not resolve them against pipe:)
+  proc.stdin.end(segments.map((p) => `file 'file:${resolve(p).replace(/'/g, "'\\''")}'\n`).join(''));
+  const [code] = (await once(proc, 'close')) as [number | null];
+  if (code !== 0) {
+    await rm(tmp, { force: true });
+    throw new Error(`ffmpeg join exited with ${code}: ${err.trim().slice(0, 500)}`);
+  }
+  await rename(tmp, outPath);
 }
 
 /**

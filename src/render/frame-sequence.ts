@@ -10,6 +10,7 @@ import { JobFailure } from './types.js';
 import { pageReason } from './failure-reasons.js';
 import { LIMITS } from '../contract/limits.js';
 import type { StageClock } from './stage-times.js';
+import type { FrameRange } from '../contract/chunks.js';
 
 export interface Picture {
   /** RGBA or I420 (the sequence's format), top row first */
@@ -96,11 +97,17 @@ export async function* frameSequence(
   stats: SequenceStats,
   format: PixelFormat = 'rgba',
   budgetMs: number = LIMITS.frameDrawMs,
+  range: FrameRange = { from: 0, to: plan.frames },
 ): AsyncGenerator<Picture> {
   let lastYield = performance.now();
+  // a chunk (range) is drawn as if it were a clip of its own: its first frame is evaluated and drawn whatever the
+  // frame before the cut showed, so a repeat never crosses a chunk boundary and any worker gives the same pixels
+  const end = range.to;
   // a scene that reads no time signal is the same picture at every time: one evaluation, one draw
   const timeFree = plan.first.timeFree;
-  let nodes = plan.first.nodes;
+  let nodes = range.from === 0 ? plan.first.nodes : 0;
+  // a chunk spends its share of the job's work budget (the same share in every process, so the same jobs fail)
+  const share = plan.frames / Math.max(1, range.to - range.from);
   const evaluate = (i: number): EvaluatedFrame => {
     if (i === 0 || timeFree) return plan.first;
     const t0 = performance.now();
@@ -108,21 +115,21 @@ export async function* frameSequence(
     stats.clock.add('evaluate', performance.now() - t0);
     // the estimate at prepare() came from the first frame; a scene that grows later is stopped here
     nodes += f.nodes;
-    checkWorkBudget(nodes, plan.frames);
+    checkWorkBudget(nodes * share, plan.frames);
     return f;
   };
 
   // the next run: its frame, and how many frames after it show the same value
-  let scanAt = 0;
-  let scanFrame: EvaluatedFrame | null = evaluate(0);
+  let scanAt = range.from;
+  let scanFrame: EvaluatedFrame | null = evaluate(range.from);
   const nextRun = async (): Promise<Run | null> => {
     if (!scanFrame) return null;
     const frame = scanFrame;
     const first = scanAt;
     let j = first + 1;
     scanFrame = null;
-    if (timeFree) j = plan.frames;
-    for (; j < plan.frames; j++) {
+    if (timeFree) j = end;
+    for (; j < end; j++) {
       if (performance.now() - lastYield > YIELD_EVERY_MS) {
         await new Promise((r) => setImmediate(r));
         lastYield = performance.now();

@@ -6,7 +6,8 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { VideoEncoder, rgbaToI420Async } from './ffmpeg.js';
+import { VideoEncoder, joinSegments, rgbaToI420Async } from './ffmpeg.js';
+import { chunkRanges, isChunked } from '../contract/chunks.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import { prepare, type Plan } from './prepare.js';
@@ -14,7 +15,9 @@ import { Aborted, drawFrame, frameSequence, type SequenceStats } from './frame-s
 import { isNoSpace, pageReason, stageReason } from './failure-reasons.js';
 import { StageClock } from './stage-times.js';
 import {
+  chunkSegmentPath,
   JobFailure,
+  type RenderTimings,
   type Renderer,
   type RenderHooks,
   type RenderJob,
@@ -84,11 +87,69 @@ export class ChromiumRenderer implements Renderer {
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
+    if (job.kind !== 'video' || job.frames) return this.renderOnce(job, hooks);
+    const t0 = performance.now();
+    const plan = prepare(job);
+    if (!isChunked(plan.frames)) return this.renderOnce(job, hooks, plan, performance.now() - t0);
+    return this.chunked(job, plan, hooks);
+  }
+
+  /**
+   * A video longer than one chunk: its chunks rendered in order by the same code a render worker runs for one chunk
+   * (each a closed segment next to the output), then joined without re-encoding. So the embedded service and any
+   * number of workers give the same bytes.
+   */
+  private async chunked(job: RenderJob, plan: Plan, hooks: RenderHooks): Promise<RenderOutcome> {
+    const ranges = chunkRanges(plan.frames);
+    const segments = ranges.map((_, i) => chunkSegmentPath(job.outPath, i));
+    const sums: Record<string, number> = {};
+    try {
+      for (const [i, range] of ranges.entries()) {
+        const r = await this.renderOnce(
+          { ...job, frames: range, outPath: segments[i]! },
+          {
+            signal: hooks.signal,
+            onProgress: (_p, f) => {
+              const done = range.from + (f?.done ?? 0);
+              hooks.onProgress?.(done / plan.frames, { done, total: plan.frames });
+            },
+          },
+        );
+        for (const [k, v] of Object.entries(r.timings)) if (typeof v === 'number') sums[k] = (sums[k] ?? 0) + v;
+      }
+      if (hooks.signal.aborted) throw new Aborted();
+      const t1 = performance.now();
+      try {
+        await joinSegments(segments, job.outPath, this.o.ffmpegPath);
+      } catch (err) {
+        this.o.log.warn({ err, job_id: job.id }, 'joining the chunks failed');
+        throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? 'storage_full' : null);
+      }
+      const timings = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, round(v)]));
+      return {
+        width: plan.width,
+        height: plan.height,
+        runner: plan.runner,
+        frames: plan.frames,
+        timings: { ...(timings as unknown as RenderTimings), join_ms: round(performance.now() - t1) },
+      };
+    } finally {
+      await Promise.all(segments.map((p) => rm(p, { force: true })));
+    }
+  }
+
+  /** One output, or one chunk's segment (job.frames), drawn in one leased page. */
+  private async renderOnce(
+    job: RenderJob,
+    hooks: RenderHooks,
+    prepared?: Plan,
+    preparedMs = 0,
+  ): Promise<RenderOutcome> {
     if (job.kind === 'mesh' || job.kind === 'vectorize')
       throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, null);
     const t0 = performance.now();
-    const plan = prepare(job);
-    const compileMs = performance.now() - t0;
+    const plan = prepared ?? prepare(job);
+    const compileMs = performance.now() - t0 + preparedMs;
     if (hooks.signal.aborted) throw new Aborted();
     const pages = [await this.browser.acquire()];
     let healthy = false;
@@ -171,12 +232,15 @@ export class ChromiumRenderer implements Renderer {
   private async video(job: RenderJob, plan: Plan, pages: ViewerPage[], hooks: RenderHooks): Promise<StageTimes> {
     await mkdir(dirname(job.outPath), { recursive: true });
     const tmp = `${job.outPath}.tmp`;
+    const range = job.frames ?? { from: 0, to: plan.frames };
+    const total = range.to - range.from;
     const enc = new VideoEncoder({
       ffmpegPath: this.o.ffmpegPath,
       width: plan.width,
       height: plan.height,
       fps: plan.fps,
       outPath: tmp,
+      container: job.frames ? 'mpegts' : 'mp4',
     });
     const clock = new StageClock();
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };
@@ -193,6 +257,7 @@ export class ChromiumRenderer implements Renderer {
         stats,
         inPage ? 'i420' : 'rgba',
         this.frameBudgetMs,
+        range,
       )) {
         const t0 = performance.now();
         const yuv = inPage ? pic.pixels : await rgbaToI420Async(pic.pixels, plan.width, plan.height);
@@ -201,7 +266,8 @@ export class ChromiumRenderer implements Renderer {
         for (let k = 0; k < pic.count; k++) {
           if (hooks.signal.aborted) throw new Aborted();
           await enc.write(yuv);
-          hooks.onProgress?.((pic.first + k + 1) / plan.frames, { done: pic.first + k + 1, total: plan.frames });
+          const done = pic.first - range.from + k + 1;
+          hooks.onProgress?.(done / total, { done, total });
         }
         clock.add('encode', performance.now() - t1);
         encodeMs += performance.now() - t0;

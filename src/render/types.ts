@@ -1,5 +1,6 @@
 // The contract between the HTTP side (src/server) and the renderer (src/render).
 import type { StageTimings } from './stage-times.js';
+import type { FrameRange } from '../contract/chunks.js';
 export interface RenderParams {
   fps?: number;
   duration?: number;
@@ -32,6 +33,11 @@ export interface RenderJob {
   assets: Record<string, string>;
   /** Where the output must be written. The renderer writes it atomically (temporary file + rename). */
   outPath: string;
+  /**
+   * A video's chunk: render only these frames, as a closed MPEG-TS segment at outPath (src/contract/chunks.ts), for
+   * a join later. Absent: the whole output (a long video is then rendered chunk by chunk and joined here).
+   */
+  frames?: FrameRange;
 }
 
 /**
@@ -40,6 +46,14 @@ export interface RenderJob {
  * cancel or a crash; a finished render leaves none.
  */
 export const PARTIAL_SUFFIXES = ['.tmp', '.frames.deflate', '.palette.png'] as const;
+
+/** The segment of chunk `index` of a long video rendered in one process, next to its output (a partial file too). */
+export function chunkSegmentPath(outPath: string, index: number): string {
+  return `${outPath}.chunk-${String(index).padStart(4, '0')}.ts`;
+}
+
+/** A chunk segment's name (or its temporary file's): its owner is the output before `.chunk-`. */
+export const CHUNK_SEGMENT_RE = /\.chunk-\d{4,}\.ts(\.tmp)?$/;
 
 /** The classic four figures, plus where the time went stage by stage (stage-times.ts). */
 export interface RenderTimings extends StageTimings {
@@ -50,6 +64,8 @@ export interface RenderTimings extends StageTimings {
   /** draw in the page, read back and move the pixels out (what the pipeline could not hide) */
   render_ms: number;
   encode_ms: number;
+  /** a video in chunks: joining the segments into the MP4 */
+  join_ms?: number;
 }
 
 export interface RenderOutcome {

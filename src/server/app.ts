@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { LIMITS } from '../contract/limits.js';
 import type { Renderer } from '../render/types.js';
 import type { JobStore } from './jobs/store.js';
-import type { JobService } from './jobs/job-service.js';
+import type { Jobs } from './jobs/jobs-api.js';
 import type { Retention } from './jobs/retention.js';
 import type { OutputStore } from './outputs/output-store.js';
 import type { AssetStore } from './asset-store.js';
@@ -35,6 +35,8 @@ export interface BuildOptions {
   /** Job records; default: the durable journal in DATA_DIR (jobs.journal), closed with the app. */
   store?: JobStore;
   logger?: Logger;
+  /** Start the renderer when the app is ready (default true; false: an API with REDIS_URL that renders nothing). */
+  startRenderer?: boolean;
   /** Close the renderer when the app closes (default true). */
   ownsRenderer?: boolean;
   /** Clock (tests move it to check retention). */
@@ -43,7 +45,7 @@ export interface BuildOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    jobs: JobService;
+    jobs: Jobs;
     outputs: OutputStore;
     retention: Retention;
     assetStore: AssetStore;
@@ -113,7 +115,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(pageRoutes, { dir: editorDistDir });
 
   app.addHook('onReady', async () => {
-    await renderer.start();
+    if (opts.startRenderer !== false) await renderer.start();
     // jobs that were pending when the service last stopped render again, before any new one
     jobs.resume();
   });

@@ -1,7 +1,6 @@
 // Uploaded assets: stored as DATA_DIR/assets/asset_<32 hex>, images only (judged by their bytes), expiring with retention.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat, writeFile, access } from 'node:fs/promises';
-import { join } from 'node:path';
+import { DiskStorage, type Storage } from './storage/storage.js';
 import { ASSET_KEY_RE } from '../contract/limits.js';
 import { assetsFull, type Refusal } from './durability/admission.js';
 
@@ -11,19 +10,27 @@ export class AssetStore {
   /** bytes of uploads being written now: they count before they land, so concurrent uploads cannot pass the budget */
   private incoming = 0;
 
+  private readonly files: Storage & { init(): Promise<void> };
+
   constructor(
     readonly dir: string,
     readonly maxBytes = Infinity,
-  ) {}
+  ) {
+    this.files = new DiskStorage(dir);
+  }
 
-  async init(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+  /**
+   * Counts the stored bytes; removes partial uploads unless shared (with REDIS_URL another process may be writing
+   * one now: those go with the retention sweep instead).
+   */
+  async init(opts: { shared?: boolean } = {}): Promise<void> {
+    await this.files.init();
     this.bytes = 0;
-    for (const name of await readdir(this.dir).catch(() => [] as string[])) {
-      const p = join(this.dir, name);
+    for (const name of await this.files.list()) {
       // a partial upload left by a crash or a full disk
-      if (name.endsWith('.tmp')) await rm(p, { force: true });
-      else this.bytes += (await stat(p).catch(() => undefined))?.size ?? 0;
+      if (name.endsWith('.tmp')) {
+        if (!opts.shared) await this.files.remove(name);
+      } else this.bytes += (await this.files.stat(name))?.bytes ?? 0;
     }
   }
 
@@ -41,49 +48,35 @@ export class AssetStore {
 
   /** Deletes a stored asset (an upload that could not be completed). */
   async remove(key: string): Promise<void> {
-    const p = this.pathOf(key);
-    const st = await stat(p).catch(() => undefined);
-    await rm(p, { force: true });
-    if (st) this.bytes = Math.max(0, this.bytes - st.size);
+    this.pathOf(key); // checks the key
+    const st = await this.files.stat(key);
+    await this.files.remove(key);
+    if (st) this.bytes = Math.max(0, this.bytes - st.bytes);
   }
 
   pathOf(key: string): string {
     if (!ASSET_KEY_RE.test(key)) throw new Error('bad asset key');
-    return join(this.dir, key);
+    return this.files.pathOf(key);
   }
 
   async exists(key: string): Promise<boolean> {
     if (!ASSET_KEY_RE.test(key)) return false;
-    try {
-      await access(this.pathOf(key));
-      return true;
-    } catch {
-      return false;
-    }
+    return (await this.files.stat(key)) !== undefined;
   }
 
   async save(bytes: Buffer): Promise<string> {
     const key = `asset_${randomBytes(16).toString('hex')}`;
-    const p = this.pathOf(key);
-    try {
-      await writeFile(`${p}.tmp`, bytes);
-      await rename(`${p}.tmp`, p);
-    } catch (e) {
-      // a write that failed (a full disk) leaves nothing behind
-      await rm(`${p}.tmp`, { force: true });
-      throw e;
-    }
+    await this.files.put(key, bytes);
     this.bytes += bytes.length;
     return key;
   }
 
   async sweep(now: number, keepMs: number): Promise<void> {
-    for (const name of await readdir(this.dir).catch(() => [] as string[])) {
-      const p = join(this.dir, name);
-      const st = await stat(p).catch(() => undefined);
+    for (const name of await this.files.list()) {
+      const st = await this.files.stat(name);
       if (st && st.mtimeMs + keepMs <= now) {
-        await rm(p, { force: true });
-        if (!name.endsWith('.tmp')) this.bytes = Math.max(0, this.bytes - st.size);
+        await this.files.remove(name);
+        if (!name.endsWith('.tmp')) this.bytes = Math.max(0, this.bytes - st.bytes);
       }
     }
   }

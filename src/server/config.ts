@@ -25,6 +25,8 @@ export interface Config {
   webhookAllow: string[];
   webhookRetryMs: number[];
   webhookTimeoutMs: number;
+  redisUrl: string;
+  stalledIntervalMs: number;
 }
 
 export interface ConfigEntry {
@@ -76,8 +78,8 @@ export const CONFIG_DOC: ConfigEntry[] = [
     name: 'RENDER_CONCURRENCY',
     key: 'renderConcurrency',
     default: '1',
-    doc: 'How many jobs render at the same time (the hosted shape is 1).',
-    parse: int('RENDER_CONCURRENCY', 1),
+    doc: 'How many jobs (with `REDIS_URL`: chunks) this process renders at the same time (the hosted shape is 1). `0` (only with `REDIS_URL`): an API process that renders nothing.',
+    parse: int('RENDER_CONCURRENCY', 0),
   },
   {
     name: 'LOG_LEVEL',
@@ -191,6 +193,20 @@ export const CONFIG_DOC: ConfigEntry[] = [
     doc: 'On SIGTERM, how long the job in hand may take to finish before it is checkpointed (queued again at the next start).',
     parse: int('SHUTDOWN_GRACE_MS', 0),
   },
+  {
+    name: 'REDIS_URL',
+    key: 'redisUrl',
+    default: '(empty)',
+    doc: 'Empty: one process with its own queue and journal. Set (`redis://host:6379`): jobs, their records and progress live in Redis (BullMQ); any number of API processes and render workers (`npm run worker`) share them and `DATA_DIR` (see "Past one machine").',
+    parse: str,
+  },
+  {
+    name: 'STALLED_INTERVAL_MS',
+    key: 'stalledIntervalMs',
+    default: '30000',
+    doc: 'With `REDIS_URL`: how long a render worker may go silent (killed, frozen) before its job or chunk is given to another worker (BullMQ lock duration and stalled-job check).',
+    parse: int('STALLED_INTERVAL_MS', 500),
+  },
 ];
 
 export function defaultConfig(): Config {
@@ -215,6 +231,8 @@ export function defaultConfig(): Config {
     webhookAllow: [],
     webhookRetryMs: [2_000, 5_000, 15_000, 30_000, 60_000],
     webhookTimeoutMs: 10_000,
+    redisUrl: '',
+    stalledIntervalMs: 30_000,
   };
 }
 
@@ -224,6 +242,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const raw = env[e.name];
     if (raw !== undefined && raw !== '') cfg[e.key] = e.parse(raw);
   }
+  // one process without Redis must render, or no job would ever end
+  if (cfg.renderConcurrency === 0 && !cfg.redisUrl)
+    throw new Error('RENDER_CONCURRENCY=0 (an API that renders nothing) needs REDIS_URL and render workers');
   return cfg as unknown as Config;
 }
 

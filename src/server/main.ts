@@ -3,31 +3,22 @@
 import pino from 'pino';
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
-import { ChromiumRenderer } from '../render/renderer.js';
-import { RendererByKind } from '../render/by-kind.js';
-import { ExportRenderer } from '../export/export-renderer.js';
+import { buildRenderers } from './renderers.js';
+import { RenderWorker } from './cluster/render-worker.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
-const chromium = new ChromiumRenderer({
-  chromiumPath: config.chromiumPath,
-  ffmpegPath: config.ffmpegPath,
-  concurrency: config.renderConcurrency,
-  frameBudgetMs: config.frameBudgetMs,
-  log,
-});
-// drawn kinds go to the page, mesh and vectorize to the export worker threads
-const exporter = new ExportRenderer({ log, maxIdle: config.renderConcurrency });
-const renderer = new RendererByKind({
-  frame: chromium,
-  video: chromium,
-  gif: chromium,
-  mesh: exporter,
-  vectorize: exporter,
-});
-const app = await buildApp({ config, renderer, logger: log });
+const { renderer, joinSegments } = buildRenderers(config, log);
+// with REDIS_URL this process renders too (a render worker beside the API) unless RENDER_CONCURRENCY=0
+const worker =
+  config.redisUrl && config.renderConcurrency > 0 ? new RenderWorker({ config, renderer, joinSegments, log }) : null;
+const app = await buildApp({ config, renderer, logger: log, startRenderer: !config.redisUrl || worker !== null });
+await worker?.start();
 const address = await app.listen({ port: config.port, host: config.host });
-log.info({ address, data_dir: config.dataDir, concurrency: config.renderConcurrency }, 'cmrender listening');
+log.info(
+  { address, data_dir: config.dataDir, concurrency: config.renderConcurrency, redis: Boolean(config.redisUrl) },
+  'cmrender listening',
+);
 
 let closing = false;
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
@@ -45,6 +36,7 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     app.retention.stop();
     app.jobs
       .shutdown(config.shutdownGraceMs)
+      .then(() => worker?.close())
       .then(() => app.close())
       .then(
         () => process.exit(0),

@@ -14,6 +14,10 @@ import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { IdempotencyIndex } from './http/idempotency.js';
+import type { Jobs } from './jobs/jobs-api.js';
+import { RedisJobStore } from './cluster/redis-store.js';
+import { WorkQueue, connect } from './cluster/work-queue.js';
+import { ClusterJobService } from './cluster/cluster-jobs.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -25,7 +29,7 @@ export interface ServiceOptions {
 }
 
 export interface Services {
-  jobs: JobService;
+  jobs: Jobs;
   outputs: OutputStore;
   assets: AssetStore;
   retention: Retention;
@@ -42,6 +46,7 @@ export interface Services {
  * the renderer has started.
  */
 export async function openServices(opts: ServiceOptions): Promise<Services> {
+  if (opts.config.redisUrl) return openClusterServices(opts);
   const { config, log } = opts;
   const now = opts.now ?? Date.now;
   const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
@@ -103,6 +108,62 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
       await jobs.close();
       await webhooks.close();
       await journal?.close();
+    },
+  };
+}
+
+/**
+ * With REDIS_URL: records and queue in Redis, shared by every API process and render worker; outputs and assets in
+ * DATA_DIR, shared too. No recovery and no partial-file sweep at start (other processes may be rendering now); a lost
+ * job is ended when it is next read (ClusterJobService). Webhooks are not delivered in this mode yet.
+ */
+async function openClusterServices(opts: ServiceOptions): Promise<Services> {
+  const { config, log } = opts;
+  const now = opts.now ?? Date.now;
+  const redis = connect(config.redisUrl);
+  redis.on('error', (err) => log.warn({ err }, 'redis connection error'));
+  const store = new RedisJobStore(redis, config.retentionMs, now);
+  const work = new WorkQueue(redis);
+  const assets = new AssetStore(join(config.dataDir, 'assets'), config.assetsMaxBytes);
+  const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
+  const outputs = new OutputStore({
+    dir: join(config.dataDir, 'outputs'),
+    store,
+    maxBytes: config.outputMaxBytes,
+    log,
+    now,
+  });
+  const jobs = new ClusterJobService({
+    store,
+    work,
+    renderer: opts.renderer,
+    assets,
+    outputs,
+    jobTimeoutMs: config.jobTimeoutMs,
+    maxQueuedJobs: config.maxQueuedJobs,
+    disk,
+    log,
+    now,
+  });
+  const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
+  const idempotency = new IdempotencyIndex(now);
+  await assets.init({ shared: true });
+  await outputs.init();
+  await jobs.init();
+  retention.start();
+  return {
+    jobs,
+    outputs,
+    assets,
+    retention,
+    webhookPolicy: new WebhookPolicy(config.webhookAllow),
+    idempotency,
+    disk,
+    async close() {
+      retention.stop();
+      await jobs.close();
+      await work.close();
+      redis.disconnect();
     },
   };
 }

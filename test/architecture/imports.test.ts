@@ -71,6 +71,18 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/export/export-renderer.ts',
     ],
   },
+  // the composition root `npm start` and `npm run worker` share: the real renderers and the join of a chunked video
+  {
+    room: 'src/server/renderers.ts',
+    may: [
+      'src/server/config.ts',
+      'src/render/types.ts',
+      'src/render/renderer.ts',
+      'src/render/by-kind.ts',
+      'src/render/ffmpeg.ts',
+      'src/export/export-renderer.ts',
+    ],
+  },
   // the server reaches rendering through the Renderer interface only
   { room: 'src/server', may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts'] },
   // the export library; its worker renderer implements the Renderer interface (types only from rendering) and

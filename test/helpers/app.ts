@@ -11,6 +11,7 @@ import { ChromiumRenderer } from '../../src/render/renderer.js';
 import { RendererByKind } from '../../src/render/by-kind.js';
 import { ExportRenderer } from '../../src/export/export-renderer.js';
 import type { JobStore } from '../../src/server/jobs/store.js';
+import { JobService } from '../../src/server/jobs/job-service.js';
 import { encodePng } from '../../src/render/png.js';
 import {
   JobFailure,
@@ -179,4 +180,10 @@ export function multipart(parts: { name: string; filename?: string; type?: strin
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** The embedded job service of an app started without REDIS_URL (its queue, for tests that wait on it). */
+export function embeddedJobs(app: FastifyInstance): JobService {
+  if (!(app.jobs instanceof JobService)) throw new Error('not the embedded job service');
+  return app.jobs;
 }

@@ -27,6 +27,29 @@ export function decodeFrames(path: string, w: number, h: number): Buffer[] {
   return out;
 }
 
+/**
+ * A 10 s scene for chunked videos: the square slides for 4 s, then holds still, so at 13 fps (130 frames, chunks of
+ * 60) the first cut falls inside the movement-free run and the second does too: repeats must not cross a cut.
+ */
+export const LONG_SLIDE = `runner "0.0.3";
+use std.shapes.*;
+use std.anim.*;
+scene slide(duration: Duration = 10s) -> Frame {
+  let x = animate { 0s => -400px, 4s => 400px };
+  let bg = rect(width: 1920px, height: 1080px, fill: #102030);
+  let fg = rect(width: 200px, height: 200px, fill: #ffffff).translate(x: x);
+  compose [bg, fg]
+}
+`;
+
+/** Mean absolute difference of two RGB24 pictures (0..255). */
+export function meanAbsDiff(a: Uint8Array, b: Uint8Array): number {
+  assert.equal(a.length, b.length);
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / a.length;
+}
+
 /** PSNR in dB of a decoded RGB24 frame against a PNG of the same size (99 when identical). */
 export function psnr(rgb: Buffer, png: PNG): number {
   let se = 0;

@@ -67,7 +67,13 @@ test('configuration: defaults and parsing', () => {
     [c.port, c.host, c.dataDir, c.renderConcurrency, c.logLevel, c.jobTimeoutMs],
     [8080, '0.0.0.0', '/tmp/x', 3, 'warn', 1000],
   );
-  assert.throws(() => loadConfig({ RENDER_CONCURRENCY: '0' }), /RENDER_CONCURRENCY/);
+  assert.throws(() => loadConfig({ RENDER_CONCURRENCY: '0' }), /RENDER_CONCURRENCY=0 .*needs REDIS_URL/);
+  // with Redis, 0 is an API process that renders nothing; below 0 never
+  const api = loadConfig({ RENDER_CONCURRENCY: '0', REDIS_URL: 'redis://127.0.0.1:6379' });
+  assert.deepEqual([api.renderConcurrency, api.redisUrl, api.stalledIntervalMs], [0, 'redis://127.0.0.1:6379', 30000]);
+  assert.throws(() => loadConfig({ RENDER_CONCURRENCY: '-1', REDIS_URL: 'redis://x' }), /RENDER_CONCURRENCY/);
+  assert.equal(loadConfig({ STALLED_INTERVAL_MS: '500' }).stalledIntervalMs, 500);
+  assert.throws(() => loadConfig({ STALLED_INTERVAL_MS: '499' }), /STALLED_INTERVAL_MS/);
   assert.throws(() => loadConfig({ PORT: 'abc' }), /PORT/);
   assert.deepEqual(
     [d.webhookAllow, d.webhookRetryMs, d.webhookTimeoutMs],

@@ -44,6 +44,8 @@ export interface JobRecord {
   diagnostics?: JobDiagnostic[];
   runner?: string;
   timings?: Record<string, number>;
+  /** with REDIS_URL: a video's frame count, planned when it was queued (it says whether it renders in chunks) */
+  frames?: number;
   /** times the service stopped while this job was rendering (see durability/recovery.ts) */
   interrupted?: number;
   /** where the job's end is POSTed, and how far that delivery got (webhooks/dispatcher.ts); never in the public view */

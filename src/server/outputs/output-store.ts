@@ -3,8 +3,7 @@
 // the directory within OUTPUT_MAX_BYTES (disk-budget.ts decides what goes; the jobs of evicted outputs expire with
 // them).
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
 import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
@@ -15,6 +14,7 @@ import { storageFull, type Refusal } from '../durability/admission.js';
 import { planEviction, type OutputFile, type OutputRef } from './disk-budget.js';
 import { PARTIAL_SUFFIXES } from '../../render/types.js';
 import { isPartial, ownerOf } from './partial-files.js';
+import { DiskStorage } from '../storage/storage.js';
 
 export interface OutputStoreOptions {
   dir: string;
@@ -38,12 +38,16 @@ export class OutputStore {
   /** bytes in the directory, kept up to date as outputs come and go (a recount at every budget check) */
   private bytes = 0;
 
+  /** the files (DATA_DIR/outputs, shared by every process with REDIS_URL) */
+  private readonly files: DiskStorage;
+
   constructor(private readonly o: OutputStoreOptions) {
     this.dir = resolve(o.dir);
+    this.files = new DiskStorage(this.dir);
   }
 
   async init(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    await this.files.init();
   }
 
   /** The name of a job's output, written or still to be written. */
@@ -63,18 +67,19 @@ export class OutputStore {
   async add(id: string, kind: JobKind, size: { width: number; height: number }): Promise<JobOutput> {
     const filename = OutputStore.nameOf(id, kind);
     const path = join(this.dir, filename);
-    const st = await stat(path);
-    const sha256 = await sha256File(path);
+    const st = await this.files.stat(filename);
+    if (!st) throw new Error(`the render left no output at ${path}`);
+    const sha256 = await sha256Of(this.files.get(filename));
     const output: JobOutput = {
       filename,
       mime: OUTPUT_MIME[KIND_EXT[kind]],
-      bytes: st.size,
+      bytes: st.bytes,
       sha256,
       width: size.width,
       height: size.height,
       written_at: this.o.now(),
     };
-    this.bytes += st.size;
+    this.bytes += st.bytes;
     if (this.o.maxBytes !== undefined && this.bytes > this.o.maxBytes)
       await this.enforceBudget().catch((e) => this.o.log.warn({ err: e }, 'disk budget enforcement failed'));
     return output;
@@ -82,9 +87,12 @@ export class OutputStore {
 
   /** Deletes what a failed or cut render left: its output and its partial files (the GIF's frames and palette too). */
   async discard(id: string, kind: JobKind): Promise<void> {
-    const path = this.pathOf(id, kind);
-    await Promise.all(PARTIAL_SUFFIXES.map((s) => rm(`${path}${s}`, { force: true })));
-    await rm(path, { force: true });
+    const name = OutputStore.nameOf(id, kind);
+    await Promise.all(PARTIAL_SUFFIXES.map((s) => this.files.remove(`${name}${s}`)));
+    // a long video's chunk segments (the renderer removes them itself unless it was killed)
+    const segments = (await this.names()).filter((n) => n.startsWith(`${name}.`) && ownerOf(n) === name);
+    await Promise.all(segments.map((n) => this.files.remove(n)));
+    await this.files.remove(name);
   }
 
   /**
@@ -95,7 +103,7 @@ export class OutputStore {
     let n = 0;
     for (const name of await this.names()) {
       if (!isPartial(name)) continue;
-      await rm(join(this.dir, name), { force: true, recursive: true });
+      await this.files.remove(name);
       n++;
     }
     if (n) this.o.log.info({ files: n, event: 'partials_removed' }, 'partial output files of an earlier run removed');
@@ -104,7 +112,7 @@ export class OutputStore {
 
   /** Deletes an expired output. */
   async remove(output: JobOutput): Promise<void> {
-    await rm(join(this.dir, output.filename), { force: true });
+    await this.files.remove(output.filename);
     this.bytes = Math.max(0, this.bytes - output.bytes);
   }
 
@@ -112,9 +120,8 @@ export class OutputStore {
   async removeStrays(held: ReadonlySet<string>, cutoff: number): Promise<void> {
     for (const name of await this.names()) {
       if (held.has(name) || held.has(ownerOf(name))) continue;
-      const p = join(this.dir, name);
-      const st = await stat(p).catch(() => undefined);
-      if (st && st.mtimeMs <= cutoff) await rm(p, { force: true, recursive: true });
+      const st = await this.files.stat(name);
+      if (st && st.mtimeMs <= cutoff) await this.files.remove(name);
     }
   }
 
@@ -130,9 +137,14 @@ export class OutputStore {
     if (dot < 0) return undefined;
     const rec = await this.o.store.get(filename.slice(0, dot));
     if (!rec || rec.status !== 'ready' || rec.output?.filename !== filename) return undefined;
-    const st = await stat(path).catch(() => undefined);
-    if (!st?.isFile()) return undefined;
-    return { path, size: st.size, output: rec.output };
+    const st = await this.files.stat(filename);
+    if (!st?.isFile) return undefined;
+    return { path, size: st.bytes, output: rec.output };
+  }
+
+  /** The bytes of a stored output (a byte range of them, both ends inclusive). */
+  read(filename: string, range?: { start: number; end: number }): Readable {
+    return this.files.get(filename, range);
   }
 
   /** The storage_full refusal while the outputs fill the budget, else null. */
@@ -148,8 +160,8 @@ export class OutputStore {
   async enforceBudget(): Promise<void> {
     const files: OutputFile[] = [];
     for (const name of await this.names()) {
-      const st = await stat(join(this.dir, name)).catch(() => undefined);
-      if (st?.isFile()) files.push({ name, bytes: st.size, mtimeMs: st.mtimeMs });
+      const st = await this.files.stat(name);
+      if (st?.isFile) files.push({ name, bytes: st.bytes, mtimeMs: st.mtimeMs });
     }
     const budget = this.o.maxBytes;
     const total = files.reduce((n, f) => n + f.bytes, 0);
@@ -170,7 +182,7 @@ export class OutputStore {
         });
     }
     const plan = planEviction(files, refs, budget, this.o.now());
-    for (const name of plan.evict) await rm(join(this.dir, name), { force: true });
+    for (const name of plan.evict) await this.files.remove(name);
     for (const id of plan.jobs) {
       await this.o.store.delete(id);
       this.o.log.info({ job_id: id, event: 'job_evicted' }, 'output evicted by the disk budget');
@@ -184,14 +196,14 @@ export class OutputStore {
   }
 
   private names(): Promise<string[]> {
-    return readdir(this.dir).catch(() => [] as string[]);
+    return this.files.list();
   }
 }
 
-function sha256File(path: string): Promise<string> {
+function sha256Of(stream: Readable): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
-    createReadStream(path)
+    stream
       .on('data', (d) => h.update(d))
       .on('end', () => resolve(h.digest('hex')))
       .on('error', reject);

@@ -9,14 +9,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { JobIdParams } from '../schemas.js';
-import type { JobService } from '../jobs/job-service.js';
+import type { Jobs } from '../jobs/jobs-api.js';
 import type { JobRecord } from '../jobs/store.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { NOT_FOUND } from '../http/http-error.js';
 import { notFoundAnswer } from '../http/responses.js';
 
 export interface JobEventRoutesOptions {
-  jobs: JobService;
+  jobs: Jobs;
 }
 
 const HEARTBEAT_MS = 15_000;

@@ -17,7 +17,7 @@ import {
 } from '../schemas.js';
 import { vectorizeInput } from './vectorize-input.js';
 import { LIMITS } from '../../contract/limits.js';
-import type { JobService } from '../jobs/job-service.js';
+import type { Jobs } from '../jobs/jobs-api.js';
 import type { AssetStore } from '../asset-store.js';
 import type { WebhookState } from '../jobs/store.js';
 import { journalUnwritable, sendRefusal } from '../durability/admission.js';
@@ -29,7 +29,7 @@ import { pollAfterSeconds } from '../http/poll-hint.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
 
 export interface JobRoutesOptions {
-  jobs: JobService;
+  jobs: Jobs;
   assets: AssetStore;
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyIndex;
@@ -336,7 +336,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
 
 /** A 503 from admission, carried out of the idempotent creation to be answered with its retry-after. */
 class Refused extends Error {
-  constructor(readonly refusal: NonNullable<ReturnType<JobService['admission']>>) {
+  constructor(readonly refusal: NonNullable<ReturnType<Jobs['admission']>>) {
     super(refusal.error);
   }
 }

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { JobService } from '../jobs/job-service.js';
+import type { Jobs } from '../jobs/jobs-api.js';
 import { JobFailure } from '../../render/types.js';
 import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
 import { sendRefusal } from '../durability/admission.js';
 
 export interface MetaRoutesOptions {
-  jobs: JobService;
+  jobs: Jobs;
   /** the OpenAPI document served at /openapi.json */
   openapi: () => Record<string, unknown>;
   /** where GET /test writes its PNG for the moment it is read back */

@@ -1,6 +1,5 @@
 // GET/HEAD /v1/outputs/{filename}: ETag, cache headers, single Range requests (206). The output store decides which
 // names are outputs; nothing outside it can be read.
-import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../contract/limits.js';
@@ -42,7 +41,7 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     const { filename } = req.params;
     const found = await outputs.lookup(filename);
     if (!found) return reply.code(404).send(NOT_FOUND);
-    const { output, size, path } = found;
+    const { output, size } = found;
     const etag = `"${output.sha256}"`;
     reply
       .header('content-type', output.mime)
@@ -78,6 +77,6 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     reply.header('content-length', length);
     // HEAD: an empty stream keeps our content-length (Fastify's HEAD handler would set 0 for an empty body).
     if (req.method === 'HEAD' || length === 0) return reply.send(Readable.from([]));
-    return reply.send(createReadStream(path, { start, end }));
+    return reply.send(outputs.read(output.filename, { start, end }));
   });
 };

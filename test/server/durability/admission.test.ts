@@ -3,7 +3,7 @@
 // short jobs go first without starving a long one (shortest estimate first, with aging).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, FakeRenderer, gate, post, waitJob } from '../../helpers/app.js';
+import { embeddedJobs, startApp, FakeRenderer, gate, post, waitJob } from '../../helpers/app.js';
 import { MOVING } from '../../helpers/video.js';
 import { estimateWork } from '../../../src/render/work-estimate.js';
 import type { RenderJob, WorkEstimate } from '../../../src/render/types.js';
@@ -77,11 +77,11 @@ test('MAX_QUEUED_JOBS is exact under 200 concurrent POSTs: 50 admitted, 150 refu
     const by = (s: number) => answers.filter((a) => a.statusCode === s).length;
     assert.equal(by(202), 50);
     assert.equal(by(503), 150);
-    assert.equal(t.app.jobs.queue.size, 50);
+    assert.equal(embeddedJobs(t.app).queue.size, 50);
     assert.ok(answers.filter((a) => a.statusCode === 503).every((a) => a.json().code === 'queue_full'));
   } finally {
     hold.open();
-    await t.app.jobs.queue.onIdle();
+    await embeddedJobs(t.app).queue.onIdle();
     await t.close();
   }
 });

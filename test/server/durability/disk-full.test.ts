@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, FakeRenderer, gate, multipart, post, waitJob } from '../../helpers/app.js';
+import { embeddedJobs, startApp, FakeRenderer, gate, multipart, post, waitJob } from '../../helpers/app.js';
 import { encodePng } from '../../../src/render/png.js';
 
 const SOURCE = 'runner "0.0.3";\nscene s() -> Frame { rect(width: 16px, height: 16px) }\n';
@@ -61,7 +61,7 @@ test(
       const inFlight = (await post(t.app, '/v1/render', { source: SOURCE, params: { duration: 1 } })).json().job_id;
 
       const filler = await fill(dir);
-      t.app.jobs['o'].disk?.forget();
+      embeddedJobs(t.app)['o'].disk?.forget();
 
       const png = encodePng(new Uint8Array(64 * 64 * 4).fill(255), 64, 64);
       const up = await t.app.inject({
@@ -91,7 +91,7 @@ test(
 
       // space returns: no restart
       await rm(filler);
-      t.app.jobs['o'].disk?.forget();
+      embeddedJobs(t.app)['o'].disk?.forget();
       await new Promise((res) => setTimeout(res, 1100)); // the journal retries at most once a second
       assert.equal((await t.app.inject({ url: '/healthz' })).statusCode, 200);
       const after = await post(t.app, '/v1/frame', { source: SOURCE });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startApp, FakeRenderer, gate, post, waitJob, multipart } from '../../helpers/app.js';
+import { embeddedJobs, startApp, FakeRenderer, gate, post, waitJob, multipart } from '../../helpers/app.js';
 import { PNG } from 'pngjs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -181,7 +181,7 @@ test(
       assert.ok(h1 - h0 > 400 * 32 * 1024 * 0.9, 'the live records hold their sources (the measure sees them)');
       await expireAll();
       const h2 = heap();
-      assert.equal(t.app.jobs.queue.size, 0);
+      assert.equal(embeddedJobs(t.app).queue.size, 0);
       assert.equal(readdirSync(join(t.dataDir, 'outputs')).length, 0);
       console.log(`heap: ${h0} -> ${h1} with 400 records -> ${h2} after expiry`);
       assert.ok(

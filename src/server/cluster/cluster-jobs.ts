@@ -1,0 +1,238 @@
+// The job lifecycle as an API process sees it with REDIS_URL: records in Redis (RedisJobStore), work in the BullMQ
+// queue (WorkQueue), rendering in the workers (render-worker.ts). Nothing here is held only in this process, so any
+// number of API processes answer for any job. What is live (progress, queue position) is read from Redis when a
+// record is read, and kept for view() (which the routes call right after get()).
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { QueueEvents } from 'bullmq';
+import type { JobRecord, JobParams } from '../jobs/store.js';
+import type { JobEvents, JobExtras, CancelResult } from '../jobs/job-service.js';
+import { CANCELLED } from '../jobs/job-service.js';
+import { jobView, type LiveJobState } from '../jobs/job-view.js';
+import type { Renderer, RenderOutcome } from '../../render/types.js';
+import type { JobKind, JobView } from '../schemas.js';
+import type { AssetStore } from '../asset-store.js';
+import type { OutputStore } from '../outputs/output-store.js';
+import type { DiskSpace } from '../durability/disk-space.js';
+import { diskFull, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import type { Jobs } from '../jobs/jobs-api.js';
+import type { RedisJobStore } from './redis-store.js';
+import { QUEUE_NAME, chunkJobId, type WorkQueue } from './work-queue.js';
+import { endJob } from './job-end.js';
+
+export interface ClusterJobsOptions {
+  store: RedisJobStore;
+  work: WorkQueue;
+  renderer: Renderer;
+  assets: AssetStore;
+  outputs: OutputStore;
+  jobTimeoutMs: number;
+  maxQueuedJobs?: number;
+  disk?: DiskSpace;
+  log: Logger;
+  now: () => number;
+}
+
+/** A pending record whose queue job is gone this long after its creation was lost (Redis lost its data). */
+const LOST_AFTER_MS = 10_000;
+/** How often the queue's size (for MAX_QUEUED_JOBS) is read again. */
+const COUNT_EVERY_MS = 1_000;
+
+export class ClusterJobService implements Jobs {
+  readonly events = new EventEmitter<JobEvents>();
+  private readonly live = new Map<string, LiveJobState>();
+  private readonly queueEvents: QueueEvents;
+  private queued = 0;
+  private countTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
+
+  constructor(private readonly o: ClusterJobsOptions) {
+    this.events.setMaxListeners(0);
+    // what any worker does reaches every API's event streams: each event makes the streams read the record again
+    this.queueEvents = new QueueEvents(QUEUE_NAME, { connection: o.work.connection.duplicate() });
+    const changed = ({ jobId }: { jobId: string }) => {
+      this.events.emit('changed', jobId.replace(/-c\d+$/, ''));
+      this.events.emit('queue');
+    };
+    for (const e of ['progress', 'completed', 'failed', 'active', 'waiting'] as const) this.queueEvents.on(e, changed);
+    this.queueEvents.on('error', (err) => o.log.warn({ err }, 'queue events: redis error'));
+  }
+
+  async init(): Promise<void> {
+    await this.countQueued();
+    this.countTimer = setInterval(() => void this.countQueued(), COUNT_EVERY_MS);
+    this.countTimer.unref();
+  }
+
+  resume(): void {}
+
+  private async countQueued(): Promise<void> {
+    try {
+      const c = await this.o.work.queue.getJobCounts('waiting', 'active', 'waiting-children', 'prioritized', 'delayed');
+      // a chunked job counts once (its parent waits on its children)
+      this.queued = (c.waiting ?? 0) + (c.active ?? 0) + (c['waiting-children'] ?? 0) + (c.prioritized ?? 0);
+    } catch (err) {
+      this.o.log.warn({ err }, 'could not count the queue');
+    }
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.countTimer);
+    await this.queueEvents.close();
+  }
+
+  async shutdown(): Promise<void> {
+    // the workers hold the jobs: an API process has nothing in hand
+    this.stopping = true;
+  }
+
+  admission(): Refusal | null {
+    if (this.stopping) return shuttingDown();
+    const cap = this.o.maxQueuedJobs;
+    if (cap !== undefined && this.queued >= cap) return queueFull(this.queued, cap);
+    return this.o.outputs.refusal();
+  }
+
+  async storageRefusal(): Promise<Refusal | null> {
+    const disk = this.o.disk;
+    if (disk && (await disk.short())) return diskFull(await disk.free(), disk.minFreeBytes);
+    return null;
+  }
+
+  async health(): Promise<Refusal | null> {
+    if (this.stopping) return shuttingDown();
+    return (await this.storageRefusal()) ?? this.o.outputs.refusal();
+  }
+
+  async estimate(
+    kind: JobKind,
+    source: string,
+    params: JobParams,
+    assets: Record<string, string>,
+  ): Promise<{ seconds?: number; refusal?: string }> {
+    const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
+    const e = await this.o.renderer.estimate?.({ kind, source, params, assets: files });
+    if (!e) return {};
+    const limit = this.o.jobTimeoutMs / 1000;
+    if (e.seconds <= limit) return { seconds: e.seconds };
+    return {
+      seconds: e.seconds,
+      refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service, over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration) or fewer pixels`,
+    };
+  }
+
+  async create(
+    kind: JobKind,
+    source: string,
+    params: JobParams,
+    assets: Record<string, string>,
+    extras: JobExtras = {},
+  ): Promise<JobRecord> {
+    const rec: JobRecord = {
+      job_id: randomUUID(),
+      kind,
+      status: 'pending',
+      created_at: this.o.now(),
+      source,
+      params,
+      assets,
+      ...extras,
+    };
+    // the frame count decides whether the video is cut in chunks; it is the renderer's own plan (no browser needed)
+    if (kind === 'video') {
+      const files = Object.fromEntries(Object.entries(assets).map(([p, key]) => [p, this.o.assets.pathOf(key)]));
+      const frames = (await this.o.renderer.estimate?.({ kind, source, params, assets: files }))?.frames;
+      if (frames !== undefined) rec.frames = frames;
+    }
+    this.queued++;
+    await this.o.store.put(rec);
+    await this.o.work.add(rec, rec.frames);
+    this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
+    this.events.emit('queue');
+    return rec;
+  }
+
+  async cancel(id: string): Promise<CancelResult> {
+    const rec = await this.o.store.get(id);
+    if (!rec) return { ok: false, reason: 'not_found' };
+    if (rec.status !== 'pending') return { ok: false, reason: 'ended', rec };
+    const ended = await endJob(this.o.store, id, { message: CANCELLED, code: 'cancelled' }, this.o.now);
+    if (!ended) return { ok: false, reason: 'ended', rec: (await this.o.store.get(id)) ?? rec };
+    // waiting queue jobs go; one a worker holds sees the record ended at its next progress and stops
+    await this.o.work.queue.remove(id, { removeChildren: true }).catch(() => 0);
+    this.events.emit('changed', id);
+    return { ok: true, rec: ended };
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    const rec = await this.o.store.get(id);
+    if (!rec || rec.status !== 'pending') {
+      this.live.delete(id);
+      return rec;
+    }
+    const settled = await this.reconcile(rec);
+    if (settled) return settled;
+    this.live.set(id, await this.liveState(rec));
+    return rec;
+  }
+
+  view(rec: JobRecord): JobView {
+    return jobView(rec, rec.status === 'pending' ? (this.live.get(rec.job_id) ?? {}) : {});
+  }
+
+  /**
+   * A pending record whose queue job failed for good (stalled too often, a chunk failed) or vanished (Redis lost its
+   * data) is ended here, so no job stays pending for ever.
+   */
+  private async reconcile(rec: JobRecord): Promise<JobRecord | undefined> {
+    const state = await this.o.work.queue.getJobState(rec.job_id);
+    if (state === 'failed') {
+      const job = await this.o.work.queue.getJob(rec.job_id);
+      const reason = job?.failedReason ?? 'the render failed';
+      return endJob(this.o.store, rec.job_id, { message: `render failed: ${reason}`, code: null }, this.o.now);
+    }
+    if (state === 'unknown' && this.o.now() - rec.created_at > LOST_AFTER_MS)
+      return endJob(
+        this.o.store,
+        rec.job_id,
+        { message: 'render failed: the queue lost the job (Redis restarted without its data?)', code: null },
+        this.o.now,
+      );
+    return undefined;
+  }
+
+  private async liveState(rec: JobRecord): Promise<LiveJobState> {
+    const id = rec.job_id;
+    const parts = await this.o.store.progressOf(id);
+    let progress = parts.whole ?? 0;
+    if (rec.frames && parts.whole === undefined) {
+      const done = Object.values(parts).reduce((a, b) => a + b, 0);
+      progress = Math.min(1, done / rec.frames);
+    }
+    // oldest first: the order workers take them in
+    const waiting = await this.o.work.queue.getJobs(['waiting'], 0, -1, true);
+    const owners: string[] = [];
+    for (const j of waiting)
+      if (j?.data && owners.at(-1) !== j.data.id && !owners.includes(j.data.id)) owners.push(j.data.id);
+    const started = rec.started_at !== undefined || Object.keys(parts).length > 0;
+    const at = owners.indexOf(id);
+    const queuePosition = started ? 0 : at >= 0 ? at + 1 : (await this.isActive(rec)) ? 0 : undefined;
+    return { progress, queuePosition };
+  }
+
+  private async isActive(rec: JobRecord): Promise<boolean> {
+    const s = await this.o.work.queue.getJobState(rec.frames ? chunkJobId(rec.job_id, 0) : rec.job_id);
+    return s === 'active';
+  }
+
+  renderDirect(kind: JobKind, source: string, params: JobParams, outPath: string): Promise<RenderOutcome> {
+    // GET /test: drawn here, outside the queue (an API with RENDER_CONCURRENCY=0 has no browser and fails it)
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), this.o.jobTimeoutMs);
+    return this.o.renderer
+      .render({ id: randomUUID(), kind, source, params, assets: {}, outPath }, { signal: ctl.signal })
+      .finally(() => clearTimeout(timer));
+  }
+}

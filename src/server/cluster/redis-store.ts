@@ -1,0 +1,65 @@
+// Job records in Redis (with REDIS_URL): the same JobStore the routes use with the journal, so any API process
+// answers for any job. One JSON string per job that expires with the retention (RETENTION_MS after its creation);
+// the progress of a rendering job is a hash beside it (chunk index -> frames done), written by the workers.
+import type { Redis } from 'ioredis';
+import type { JobRecord, JobStore } from '../jobs/store.js';
+
+export const KEY_PREFIX = 'cmrender:';
+const jobKey = (id: string) => `${KEY_PREFIX}job:${id}`;
+const progressKey = (id: string) => `${KEY_PREFIX}progress:${id}`;
+
+export class RedisJobStore implements JobStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly retentionMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Milliseconds the record of a job created at `createdAt` still lives (at least 1: Redis wants a positive TTL). */
+  private ttl(createdAt: number): number {
+    return Math.max(1, createdAt + this.retentionMs - this.now());
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    const raw = await this.redis.get(jobKey(id));
+    return raw ? (JSON.parse(raw) as JobRecord) : undefined;
+  }
+
+  async put(rec: JobRecord): Promise<void> {
+    await this.redis.set(jobKey(rec.job_id), JSON.stringify(rec), 'PX', this.ttl(rec.created_at));
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.redis.del(jobKey(id), progressKey(id));
+  }
+
+  async list(): Promise<JobRecord[]> {
+    const out: JobRecord[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${KEY_PREFIX}job:*`, 'COUNT', 500);
+      cursor = next;
+      if (!keys.length) continue;
+      for (const raw of await this.redis.mget(...keys)) if (raw) out.push(JSON.parse(raw) as JobRecord);
+    } while (cursor !== '0');
+    return out;
+  }
+
+  /** A worker's progress on one part of a job: `part` is a chunk index, or "whole" (then `done` is 0..1). */
+  async setProgress(id: string, part: string, done: number, createdAt: number): Promise<void> {
+    await this.redis
+      .multi()
+      .hset(progressKey(id), part, String(done))
+      .pexpire(progressKey(id), this.ttl(createdAt))
+      .exec();
+  }
+
+  async progressOf(id: string): Promise<Record<string, number>> {
+    const h = await this.redis.hgetall(progressKey(id));
+    return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Number(v)]));
+  }
+
+  async clearProgress(id: string): Promise<void> {
+    await this.redis.del(progressKey(id));
+  }
+}

@@ -1,0 +1,308 @@
+// A render worker (with REDIS_URL): takes queue jobs from BullMQ and renders them with the same Renderer as the
+// embedded service. A job in one piece is rendered into its output; a chunk into its segment under
+// DATA_DIR/segments/<job>/ (written as .tmp and renamed, so a killed worker never leaves a segment that counts); a
+// chunked video's parent, once every chunk is done, joins the segments into the output (no re-encode).
+// Faults are BullMQ's: a worker that stops renewing its lock (killed, frozen) has its queue job moved back to the
+// line by the stalled-job check of another worker (STALLED_INTERVAL_MS), which renders it again.
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Config } from '../config.js';
+import { JobFailure, type Renderer, type RenderOutcome } from '../../render/types.js';
+import type { JobRecord } from '../jobs/store.js';
+import { OutputStore } from '../outputs/output-store.js';
+import { AssetStore } from '../asset-store.js';
+import { isNoSpace } from '../../contract/no-space.js';
+import { RedisJobStore } from './redis-store.js';
+import { QUEUE_NAME, connect, segmentKey, segmentsRoot, type WorkData } from './work-queue.js';
+import { DiskStorage } from '../storage/storage.js';
+import { endJob } from './job-end.js';
+import { join } from 'node:path';
+
+export interface RenderWorkerOptions {
+  config: Config;
+  renderer: Renderer;
+  /** joins MPEG-TS segments, in order, into an MP4 without re-encoding (src/render/ffmpeg.ts's joinSegments) */
+  joinSegments: (segments: string[], outPath: string) => Promise<void>;
+  log: Logger;
+  now?: () => number;
+}
+
+/** What a chunk hands its parent (BullMQ keeps it as the child's return value). */
+interface ChunkResult {
+  width: number;
+  height: number;
+  runner: string;
+  frames: number;
+  ms: number;
+  timings: Record<string, number>;
+}
+
+/** How often a rendering job reports its progress and looks whether its record was ended meanwhile (a cancel). */
+const PROGRESS_EVERY_MS = 250;
+
+export class RenderWorker {
+  readonly worker: Worker<WorkData>;
+  private readonly redis: Redis;
+  private readonly store: RedisJobStore;
+  private readonly outputs: OutputStore;
+  private readonly assets: AssetStore;
+  /** chunk segments, DATA_DIR/segments/<job>/<index>.ts */
+  private readonly segments: DiskStorage;
+  private readonly now: () => number;
+
+  constructor(private readonly o: RenderWorkerOptions) {
+    const { config } = o;
+    this.now = o.now ?? Date.now;
+    this.redis = connect(config.redisUrl);
+    this.redis.on('error', (err) => o.log.warn({ err }, 'redis connection error'));
+    this.store = new RedisJobStore(this.redis, config.retentionMs, this.now);
+    this.outputs = new OutputStore({
+      dir: join(config.dataDir, 'outputs'),
+      store: this.store,
+      maxBytes: config.outputMaxBytes,
+      log: o.log,
+      now: this.now,
+    });
+    this.assets = new AssetStore(join(config.dataDir, 'assets'), config.assetsMaxBytes);
+    this.segments = new DiskStorage(segmentsRoot(config.dataDir));
+    this.worker = new Worker<WorkData>(QUEUE_NAME, (job) => this.process(job), {
+      connection: this.redis.duplicate(),
+      autorun: false,
+      concurrency: Math.max(1, config.renderConcurrency),
+      lockDuration: config.stalledIntervalMs,
+      stalledInterval: config.stalledIntervalMs,
+      // a chunk may be given again a few times (a worker killed twice); past that the job ends in error
+      maxStalledCount: 3,
+    });
+    this.worker.on('error', (err) => o.log.warn({ err }, 'render worker: queue error'));
+    this.worker.on('failed', (job, err) => void this.failed(job, err));
+  }
+
+  /** Starts taking work (the renderer must have started). */
+  async start(): Promise<void> {
+    await this.outputs.init();
+    await this.assets.init({ shared: true });
+    // segments of jobs that ended without a join (a chunk failed, Redis lost the job) go once past the retention
+    const cutoff = this.now() - this.o.config.retentionMs;
+    for (const key of await this.segments.list()) {
+      const st = await this.segments.stat(key);
+      if (st && st.mtimeMs <= cutoff) await this.segments.remove(key);
+    }
+    void this.worker.run();
+    await this.worker.waitUntilReady();
+  }
+
+  /** Stops taking work; the jobs in hand finish first (a killed process leaves them to the stalled check). */
+  async close(): Promise<void> {
+    await this.worker.close();
+    this.redis.disconnect();
+  }
+
+  private async process(job: Job<WorkData>): Promise<ChunkResult | string> {
+    const d = job.data;
+    const rec = await this.store.get(d.id);
+    if (!rec || rec.status !== 'pending') {
+      this.o.log.info({ job_id: d.id, part: d.part, event: 'render_skipped' }, 'job already ended: nothing to render');
+      return 'ended';
+    }
+    if (rec.started_at === undefined) {
+      rec.started_at = this.now();
+      await this.store.put(rec);
+    }
+    if (d.part === 'join') return this.joinChunks(job, rec, d);
+    const chunk = d.part === 'chunk' ? d : undefined;
+    const outPath = chunk
+      ? this.segments.pathOf(segmentKey(rec.job_id, chunk.index))
+      : this.outputs.pathOf(rec.job_id, rec.kind);
+    if (chunk) await mkdir(dirname(outPath), { recursive: true });
+    const part = chunk ? String(chunk.index) : 'whole';
+    const ctl = new AbortController();
+    let timedOut = false;
+    let ended = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort(new Error('timeout'));
+    }, this.o.config.jobTimeoutMs);
+    let last = 0;
+    const onProgress = (p: number, f?: { done: number; total: number }) => {
+      const t = performance.now();
+      if (t - last < PROGRESS_EVERY_MS) return;
+      last = t;
+      void this.store.setProgress(rec.job_id, part, chunk ? (f?.done ?? 0) : p, rec.created_at).catch(() => {});
+      void job.updateProgress(p).catch(() => {});
+      void this.store.get(rec.job_id).then((r) => {
+        if (r?.status !== 'pending') {
+          ended = true;
+          ctl.abort(new Error('ended'));
+        }
+      });
+    };
+    const t0 = performance.now();
+    this.o.log.info({ job_id: rec.job_id, part, event: 'render_started' }, 'rendering');
+    try {
+      const files = Object.fromEntries(Object.entries(rec.assets).map(([p, key]) => [p, this.assets.pathOf(key)]));
+      const outcome = await this.o.renderer.render(
+        {
+          id: rec.job_id,
+          kind: rec.kind,
+          source: rec.source,
+          params: rec.params,
+          assets: files,
+          outPath,
+          ...(chunk ? { frames: { from: chunk.from, to: chunk.to } } : {}),
+        },
+        { signal: ctl.signal, onProgress },
+      );
+      if (chunk) {
+        await this.store.setProgress(rec.job_id, part, chunk.to - chunk.from, rec.created_at);
+        this.o.log.info(
+          {
+            job_id: rec.job_id,
+            chunk: chunk.index,
+            frames: chunk.to - chunk.from,
+            ms: Math.round(performance.now() - t0),
+            event: 'chunk_done',
+          },
+          'chunk rendered',
+        );
+        return chunkResult(outcome, performance.now() - t0);
+      }
+      await this.ready(rec, outcome, outcome.timings as unknown as Record<string, number>);
+      return 'ready';
+    } catch (err) {
+      if (chunk) await this.segments.remove(`${segmentKey(rec.job_id, chunk.index)}.tmp`);
+      else await this.outputs.discard(rec.job_id, rec.kind);
+      if (ended) {
+        this.o.log.info({ job_id: rec.job_id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
+        return 'ended';
+      }
+      const why = timedOut
+        ? { message: `render timed out after ${this.o.config.jobTimeoutMs / 1000} s (the job limit)`, code: null }
+        : err instanceof JobFailure
+          ? { message: err.message, code: err.code, ...(err.diagnostics ? { diagnostics: err.diagnostics } : {}) }
+          : isNoSpace(err)
+            ? { message: 'render failed: the service ran out of disk space', code: 'storage_full' }
+            : { message: 'render failed: internal error', code: null };
+      if (!(err instanceof JobFailure)) this.o.log.warn({ err, job_id: rec.job_id, part }, 'render failed');
+      await endJob(this.store, rec.job_id, why, this.now);
+      await this.cleanSegments(rec.job_id);
+      // the job has ended: nothing to retry, and a chunk's parent fails with it
+      throw new UnrecoverableError(why.message);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async joinChunks(
+    job: Job<WorkData>,
+    rec: JobRecord,
+    d: Extract<WorkData, { part: 'join' }>,
+  ): Promise<string> {
+    const results = Object.values(await job.getChildrenValues()) as ChunkResult[];
+    const first = results.find((r) => typeof r === 'object');
+    if (!first || results.length !== d.chunks) {
+      await endJob(
+        this.store,
+        rec.job_id,
+        { message: 'render failed: a chunk of the video is missing', code: null },
+        this.now,
+      );
+      return 'ended';
+    }
+    const segments = Array.from({ length: d.chunks }, (_, i) => this.segments.pathOf(segmentKey(rec.job_id, i)));
+    const out = this.outputs.pathOf(rec.job_id, rec.kind);
+    const t0 = performance.now();
+    try {
+      await this.o.joinSegments(segments, out);
+    } catch (err) {
+      this.o.log.warn({ err, job_id: rec.job_id }, 'joining the chunks failed');
+      await endJob(
+        this.store,
+        rec.job_id,
+        { message: 'render failed: the chunks could not be joined', code: null },
+        this.now,
+      );
+      await this.cleanSegments(rec.job_id);
+      throw new UnrecoverableError('join failed');
+    }
+    const chunkMs = results.map((r) => r.ms);
+    const timings: Record<string, number> = {
+      chunks: d.chunks,
+      chunk_max_ms: Math.round(Math.max(...chunkMs)),
+      chunk_sum_ms: Math.round(chunkMs.reduce((a, b) => a + b, 0)),
+      join_ms: Math.round(performance.now() - t0),
+    };
+    await this.ready(
+      rec,
+      { width: first.width, height: first.height, runner: first.runner, frames: d.frames },
+      timings,
+    );
+    await this.cleanSegments(rec.job_id);
+    return 'ready';
+  }
+
+  private async ready(
+    rec: JobRecord,
+    outcome: Pick<RenderOutcome, 'width' | 'height' | 'runner' | 'frames'>,
+    timings: Record<string, number>,
+  ): Promise<void> {
+    const output = await this.outputs.add(rec.job_id, rec.kind, outcome);
+    const fresh = await this.store.get(rec.job_id);
+    if (!fresh || fresh.status !== 'pending') {
+      // cancelled meanwhile: the client was told so, the file goes
+      await this.outputs.discard(rec.job_id, rec.kind);
+      return;
+    }
+    const done = output.written_at;
+    Object.assign(fresh, {
+      status: 'ready',
+      completed_at: done,
+      progress: 1,
+      runner: outcome.runner,
+      output,
+      timings: {
+        queue_wait_ms: (fresh.started_at ?? done) - fresh.created_at,
+        ...timings,
+        total_ms: done - fresh.created_at,
+      },
+    } satisfies Partial<JobRecord>);
+    await this.store.put(fresh);
+    await this.store.clearProgress(rec.job_id);
+    this.o.log.info(
+      { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_ready', ...fresh.timings },
+      'job ready',
+    );
+  }
+
+  /** A queue job that failed for good (stalled too often, ...): its record ends in error, never stays pending. */
+  private async failed(job: Job<WorkData> | undefined, err: Error): Promise<void> {
+    if (!job) return;
+    try {
+      if ((await job.getState()) !== 'failed') return;
+      const rec = await endJob(
+        this.store,
+        job.data.id,
+        { message: `render failed: ${err.message}`, code: null },
+        this.now,
+      );
+      if (rec) await this.cleanSegments(job.data.id);
+    } catch (e) {
+      this.o.log.warn({ err: e, job_id: job.data.id }, 'could not end a failed job');
+    }
+  }
+
+  private async cleanSegments(id: string): Promise<void> {
+    await this.segments.remove(id);
+  }
+}
+
+function chunkResult(o: RenderOutcome, ms: number): ChunkResult {
+  const timings = Object.fromEntries(Object.entries(o.timings).filter(([, v]) => typeof v === 'number')) as Record<
+    string,
+    number
+  >;
+  return { width: o.width, height: o.height, runner: o.runner, frames: o.frames, ms, timings };
+}

@@ -1,0 +1,69 @@
+// The BullMQ queue every API process adds to and every render worker takes from (with REDIS_URL). A job that draws
+// in one piece is one queue job (id = the job id). A video of more than one chunk (src/contract/chunks.ts) is a flow:
+// a parent "join" job (id = the job id) waiting on one child per chunk (id = job id + "-c" + index); any worker
+// renders a chunk into a segment, the worker that gets the parent once every child is done joins them.
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { FlowProducer, Queue } from 'bullmq';
+import { chunkRanges, isChunked } from '../../contract/chunks.js';
+import type { JobRecord } from '../jobs/store.js';
+
+export const QUEUE_NAME = 'cmrender';
+
+export type WorkData =
+  | { id: string; part: 'whole' }
+  | { id: string; part: 'chunk'; index: number; from: number; to: number }
+  | { id: string; part: 'join'; chunks: number; frames: number };
+
+/** A connection as BullMQ wants it: commands wait for a reconnect instead of failing (maxRetriesPerRequest null). */
+export function connect(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+}
+
+export const chunkJobId = (id: string, index: number) => `${id}-c${index}`;
+
+/** The segments' storage root: DATA_DIR/segments (DATA_DIR is shared by every process). */
+export const segmentsRoot = (dataDir: string) => join(dataDir, 'segments');
+/** The storage key of chunk `index` of job `id` (under the job's own key, removed whole after the join). */
+export const segmentKey = (id: string, index: number) => `${id}/${String(index).padStart(4, '0')}.ts`;
+
+/** Queue options shared by every job: keep finished queue jobs briefly (the record is what clients read). */
+const JOB_OPTS = { removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } } as const;
+
+export class WorkQueue {
+  readonly queue: Queue<WorkData>;
+  private readonly flows: FlowProducer;
+
+  constructor(readonly connection: Redis) {
+    this.queue = new Queue<WorkData>(QUEUE_NAME, { connection });
+    this.flows = new FlowProducer({ connection });
+  }
+
+  /** Queues a new job: in one piece, or (a video of `frames` over one chunk) as a parent and its chunks. */
+  async add(rec: JobRecord, frames: number | undefined): Promise<void> {
+    const id = rec.job_id;
+    if (rec.kind !== 'video' || frames === undefined || !isChunked(frames)) {
+      await this.queue.add('whole', { id, part: 'whole' }, { ...JOB_OPTS, jobId: id });
+      return;
+    }
+    const ranges = chunkRanges(frames);
+    await this.flows.add({
+      name: 'join',
+      queueName: QUEUE_NAME,
+      data: { id, part: 'join', chunks: ranges.length, frames },
+      opts: { ...JOB_OPTS, jobId: id },
+      children: ranges.map((r, index) => ({
+        name: 'chunk',
+        queueName: QUEUE_NAME,
+        data: { id, part: 'chunk', index, from: r.from, to: r.to },
+        // a chunk that fails for good fails its parent (the record already says why)
+        opts: { ...JOB_OPTS, jobId: chunkJobId(id, index), failParentOnFailure: true },
+      })),
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.flows.close();
+    await this.queue.close();
+  }
+}

@@ -1,0 +1,32 @@
+// Composition root shared by `npm start` (main.ts) and `npm run worker` (worker-main.ts): the real renderers built
+// from the configuration, the drawn kinds to the page and mesh/vectorize to the export worker threads, and the join
+// of a chunked video's segments (the one ffmpeg module's).
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { ChromiumRenderer } from '../render/renderer.js';
+import { RendererByKind } from '../render/by-kind.js';
+import { joinSegments } from '../render/ffmpeg.js';
+import { ExportRenderer } from '../export/export-renderer.js';
+
+export function buildRenderers(config: Config, log: Logger) {
+  const concurrency = Math.max(1, config.renderConcurrency);
+  const chromium = new ChromiumRenderer({
+    chromiumPath: config.chromiumPath,
+    ffmpegPath: config.ffmpegPath,
+    concurrency,
+    frameBudgetMs: config.frameBudgetMs,
+    log,
+  });
+  const exporter = new ExportRenderer({ log, maxIdle: concurrency });
+  const renderer = new RendererByKind({
+    frame: chromium,
+    video: chromium,
+    gif: chromium,
+    mesh: exporter,
+    vectorize: exporter,
+  });
+  return {
+    renderer,
+    joinSegments: (segments: string[], outPath: string) => joinSegments(segments, outPath, config.ffmpegPath),
+  };
+}

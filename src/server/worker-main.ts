@@ -1,0 +1,43 @@
+// Entry point of `npm run worker` (with REDIS_URL): a render worker, a warm Chromium and the same renderer as the
+// service, taking jobs and chunks from the BullMQ queue; no HTTP. SIGTERM/SIGINT: the jobs in hand finish (within
+// SHUTDOWN_GRACE_MS), then exit 0; a killed worker's job goes to another worker (STALLED_INTERVAL_MS).
+import pino from 'pino';
+import { loadConfig } from './config.js';
+import { buildRenderers } from './renderers.js';
+import { RenderWorker } from './cluster/render-worker.js';
+
+const config = loadConfig();
+const log = pino({ level: config.logLevel });
+if (!config.redisUrl) {
+  log.fatal('npm run worker needs REDIS_URL (the queue it takes work from)');
+  process.exit(2);
+}
+const { renderer, joinSegments } = buildRenderers(config, log);
+await renderer.start();
+const worker = new RenderWorker({ config, renderer, joinSegments, log });
+await worker.start();
+log.info({ concurrency: config.renderConcurrency, data_dir: config.dataDir }, 'cmrender worker ready');
+
+let closing = false;
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(sig, () => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal: sig }, 'worker shutting down');
+    const t = setTimeout(() => {
+      log.error('worker shutdown did not finish in time');
+      process.exit(1);
+    }, config.shutdownGraceMs + 15_000);
+    t.unref();
+    worker
+      .close()
+      .then(() => renderer.close())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ err }, 'worker shutdown failed');
+          process.exit(1);
+        },
+      );
+  });
+}

@@ -1,0 +1,117 @@
+// API processes and render workers as child processes (the tsx entry points of `npm start` and `npm run worker`),
+// sharing one Redis and one DATA_DIR: what the cluster tests and the bench start. Every process is stopped by
+// stop() (SIGKILL when SIGTERM is not enough), so a failed test leaves nothing running.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { repoRoot } from './shared.js';
+import { freePort } from './redis.js';
+
+export interface ClusterProcess {
+  proc: ChildProcess;
+  /** every log line so far (pino JSON) */
+  lines: Record<string, unknown>[];
+  /** http://127.0.0.1:port for an API process */
+  url?: string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const ENTRY = {
+  api: join(repoRoot, 'src', 'server', 'main.ts'),
+  worker: join(repoRoot, 'src', 'server', 'worker-main.ts'),
+};
+
+/** Starts an API (`npm start`) or a worker (`npm run worker`) and resolves once it says it is ready (90 s at most). */
+export async function startProcess(
+  role: 'api' | 'worker',
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<ClusterProcess> {
+  const port = role === 'api' ? await freePort() : 0;
+  const proc = spawn(process.execPath, ['--import', 'tsx', ENTRY[role]], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  let buf = '';
+  let stderr = '';
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+  const ready = new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${role} not ready in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    proc.on('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`${role} exited with ${code}: ${stderr}`));
+    });
+    proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        try {
+          const j = JSON.parse(line) as Record<string, unknown>;
+          lines.push(j);
+          if (j.msg === 'cmrender listening' || j.msg === 'cmrender worker ready') {
+            clearTimeout(t);
+            resolve();
+          }
+        } catch {
+          // not a log line
+        }
+      }
+    });
+  });
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const gone = once(proc, 'exit');
+    proc.kill(signal);
+    const t = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+    await gone;
+    clearTimeout(t);
+  };
+  try {
+    await ready;
+  } catch (e) {
+    await stop('SIGKILL');
+    throw e;
+  }
+  proc.removeAllListeners('exit');
+  return { proc, lines, url: role === 'api' ? `http://127.0.0.1:${port}` : undefined, stop };
+}
+
+export async function postJson(base: string, path: string, body: unknown): Promise<{ status: number; json: any }> {
+  const r = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: r.status, json: await r.json() };
+}
+
+/** Polls GET /v1/jobs/{id} until the job is no longer pending (or timeoutMs passes: then it throws). */
+export async function pollJob(
+  base: string,
+  id: string,
+  timeoutMs = 120_000,
+  onPending?: (view: any) => void | Promise<void>,
+): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await fetch(`${base}/v1/jobs/${id}`).catch(() => null);
+    // a job in error is answered with 500 and its view
+    if (r && (r.status === 200 || r.status === 500)) {
+      const j = (await r.json()) as any;
+      if (j.status !== 'pending') return j;
+      await onPending?.(j);
+    } else if (r) await r.arrayBuffer();
+    if (Date.now() > deadline) throw new Error(`job ${id} still pending after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}

@@ -1,0 +1,86 @@
+// A redis-server of a test's own: a free loopback port, its own directory, stopped in after(). Restartable on the
+// same port and directory (with appendonly, its data survives the restart) for the Redis fault tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
+
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  srv.listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const port = (srv.address() as { port: number }).port;
+  srv.close();
+  await once(srv, 'close');
+  return port;
+}
+
+/** Sends PING and resolves with the answer's first line, or rejects (connection refused, no answer in 1 s). */
+function ping(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1');
+    const t = setTimeout(() => (s.destroy(), reject(new Error('no answer'))), 1000);
+    s.on('error', (e) => (clearTimeout(t), reject(e)));
+    s.on('connect', () => s.write('PING\r\n'));
+    s.on('data', (d) => {
+      clearTimeout(t);
+      s.destroy();
+      resolve(String(d).split('\r\n')[0]!);
+    });
+  });
+}
+
+export class TestRedis {
+  private proc: ChildProcess | null = null;
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+    private readonly persist: boolean,
+  ) {}
+
+  /** Starts a server; persist: appendonly (its data survives stop() + start()). */
+  static async start(opts: { persist?: boolean } = {}): Promise<TestRedis> {
+    const r = new TestRedis(await freePort(), await mkdtemp(join(tmpdir(), 'cmr-redis-')), opts.persist ?? false);
+    await r.start();
+    return r;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', ''];
+    args.push('--appendonly', this.persist ? 'yes' : 'no', '--appendfsync', 'always');
+    this.proc = spawn(REDIS_SERVER, args, { stdio: 'ignore' });
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      if (this.proc.exitCode !== null) throw new Error(`redis-server exited with ${this.proc.exitCode}`);
+      if ((await ping(this.port).catch(() => '')) === '+PONG') return;
+      if (Date.now() > deadline) throw new Error('redis-server did not answer PING within 10 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s); resolves once it is gone. */
+  async stop(): Promise<void> {
+    const p = this.proc;
+    this.proc = null;
+    if (!p || p.exitCode !== null || p.signalCode !== null) return;
+    const gone = once(p, 'exit');
+    p.kill('SIGTERM');
+    const t = setTimeout(() => p.kill('SIGKILL'), 5000);
+    await gone;
+    clearTimeout(t);
+  }
+
+  /** Stops the server and removes its directory. */
+  async close(): Promise<void> {
+    await this.stop();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}

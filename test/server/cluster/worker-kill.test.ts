@@ -1,0 +1,73 @@
+// A render worker killed (SIGKILL) in the middle of a chunk: BullMQ's stalled-job check gives the chunk to the other
+// worker (STALLED_INTERVAL_MS, short here), the job completes and the MP4 has every frame (decoded and counted).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestRedis } from '../../helpers/redis.js';
+import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
+import { LONG_SLIDE } from '../../helpers/video.js';
+import { probe } from '../../../src/render/ffmpeg.js';
+
+let redis: TestRedis;
+let dataDir: string;
+const procs: ClusterProcess[] = [];
+
+before(async () => {
+  redis = await TestRedis.start();
+  dataDir = await mkdtemp(join(tmpdir(), 'cmr-kill-'));
+  const env = { REDIS_URL: redis.url, DATA_DIR: dataDir, STALLED_INTERVAL_MS: '2000' };
+  procs.push(
+    ...(await Promise.all([
+      startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
+      startProcess('worker', env),
+      startProcess('worker', env),
+    ])),
+  );
+});
+after(async () => {
+  await Promise.all(procs.map((p) => p.stop()));
+  await redis?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const started = (w: ClusterProcess, id: string) =>
+  w.lines.filter((l) => l.event === 'render_started' && l.job_id === id).map((l) => String(l.part));
+const finished = (w: ClusterProcess, id: string) =>
+  w.lines.filter((l) => l.event === 'chunk_done' && l.job_id === id).map((l) => String(l.chunk));
+
+test('SIGKILL of a worker during a chunk: the chunk is rendered again elsewhere, every frame is there', async () => {
+  const [api, w1, w2] = procs as [ClusterProcess, ClusterProcess, ClusterProcess];
+  // 960x540 so that one chunk takes long enough to be cut in the middle
+  const posted = await postJson(api.url!, '/v1/render', {
+    source: LONG_SLIDE,
+    params: { fps: 13, width: 960, height: 540 },
+  });
+  assert.equal(posted.status, 202, JSON.stringify(posted.json));
+  const id = posted.json.job_id as string;
+  // wait until a worker has a chunk in hand that it has not finished, and its progress shows on the API
+  let victim: ClusterProcess | undefined;
+  let part = '';
+  const deadline = Date.now() + 60_000;
+  while (!victim) {
+    assert.ok(Date.now() < deadline, 'no worker started a chunk within 60 s');
+    const view = (await (await fetch(`${api.url}/v1/jobs/${id}`)).json()) as { progress?: number; status: string };
+    assert.equal(view.status, 'pending', 'the job ended before a worker could be killed');
+    for (const w of [w1, w2]) {
+      const open = started(w, id).filter((p) => !finished(w, id).includes(p));
+      if (open.length && (view.progress ?? 0) > 0) [victim, part] = [w, open[0]!];
+    }
+    if (!victim) await sleep(100);
+  }
+  victim.proc.kill('SIGKILL');
+  const survivor = victim === w1 ? w2 : w1;
+  const done = await pollJob(api.url!, id, 150_000);
+  assert.equal(done.status, 'ready', JSON.stringify(done));
+  assert.ok(!finished(victim, id).includes(part), `chunk ${part} was cut in the middle`);
+  assert.ok(finished(survivor, id).includes(part), `chunk ${part} was rendered again by the other worker`);
+  const p = await probe(join(dataDir, 'outputs', `${id}.mp4`));
+  assert.equal(p.frames, 130, 'every frame decoded');
+  assert.ok(Math.abs(p.duration - 10) < 0.01, `duration ${p.duration}`);
+});
