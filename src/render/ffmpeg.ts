@@ -52,6 +52,9 @@ export async function rgbaToI420Async(rgba: Uint8Array, width: number, height: n
   return c.buf as Buffer;
 }
 
+/** No metadata, no version strings, bit-exact muxing: the same packets give the same file bytes every run. */
+const BITEXACT = ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-bitexact'];
+
 /** The exact ffmpeg arguments of a video encode (exported for tests and docs). Input: I420 frames on stdin. */
 export function encoderArgs(o: EncoderOptions): string[] {
   return [
@@ -101,13 +104,7 @@ export function encoderArgs(o: EncoderOptions): string[] {
     'tv',
     '-r',
     String(o.fps),
-    '-map_metadata',
-    '-1',
-    '-fflags',
-    '+bitexact',
-    '-flags:v',
-    '+bitexact',
-    '-bitexact',
+    ...BITEXACT,
     ...(o.container === 'mpegts' ? ['-f', 'mpegts'] : ['-movflags', '+faststart', '-f', 'mp4']),
     o.outPath,
   ];
@@ -133,13 +130,7 @@ export function joinArgs(outPath: string): string[] {
     'pipe:0',
     '-c',
     'copy',
-    '-map_metadata',
-    '-1',
-    '-fflags',
-    '+bitexact',
-    '-flags:v',
-    '+bitexact',
-    '-bitexact',
+    ...BITEXACT,
     '-movflags',
     '+faststart',
     '-f',
@@ -295,8 +286,6 @@ function gifInputArgs(o: GifOptions): string[] {
     'pipe:0',
   ];
 }
-
-const BITEXACT = ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-bitexact'];
 
 /**
  * Pass 1: the clip's palette as a 16x16 PNG. The frames are opaque, so no entry is kept for transparency: all 256

@@ -17,6 +17,7 @@ import type { OutputStore } from '../outputs/output-store.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { diskFull, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
 import type { Jobs } from '../jobs/jobs-api.js';
+import { admitWork, type WorkAdmission } from '../jobs/work-admission.js';
 import type { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, chunkJobId, type WorkQueue } from './work-queue.js';
 import { endJob } from './job-end.js';
@@ -106,21 +107,9 @@ export class ClusterJobService implements Jobs {
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 
-  async estimate(
-    kind: JobKind,
-    source: string,
-    params: JobParams,
-    assets: Record<string, string>,
-  ): Promise<{ seconds?: number; refusal?: string }> {
-    const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
-    const e = await this.o.renderer.estimate?.({ kind, source, params, assets: files });
-    if (!e) return {};
-    const limit = this.o.jobTimeoutMs / 1000;
-    if (e.seconds <= limit) return { seconds: e.seconds };
-    return {
-      seconds: e.seconds,
-      refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service, over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration) or fewer pixels`,
-    };
+  /** The same admission by estimated work as the embedded service (work-admission.ts). */
+  estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): Promise<WorkAdmission> {
+    return admitWork(this.o, kind, source, params, assets);
   }
 
   async create(

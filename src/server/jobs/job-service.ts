@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStore, JobParams, WebhookState } from './store.js';
 import { RenderQueue } from './queue.js';
+import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/types.js';
 import { JobFailure } from '../../render/types.js';
@@ -176,26 +177,9 @@ export class JobService {
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 
-  /**
-   * The job's estimated work (the renderer's estimate: frames x pixels x cost class), and the refusal when it cannot
-   * finish inside the job limit. No estimate (the source does not compile, ...): no refusal, the job fails on its own.
-   */
-  async estimate(
-    kind: JobKind,
-    source: string,
-    params: JobParams,
-    assets: Record<string, string>,
-  ): Promise<{ seconds?: number; refusal?: string }> {
-    const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]));
-    const e = await this.o.renderer.estimate?.({ kind, source, params, assets: files });
-    if (!e) return {};
-    const limit = this.o.jobTimeoutMs / 1000;
-    if (e.seconds <= limit) return { seconds: e.seconds };
-    const what = `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene`;
-    return {
-      seconds: e.seconds,
-      refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service (${what}), over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration) or fewer pixels`,
-    };
+  /** The job's estimated work, and the refusal when it cannot finish inside the job limit (work-admission.ts). */
+  estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): Promise<WorkAdmission> {
+    return admitWork(this.o, kind, source, params, assets);
   }
 
   /**

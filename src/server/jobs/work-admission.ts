@@ -1,0 +1,33 @@
+// Admission by estimated work, the same in both modes (the embedded JobService and the cluster's API): the renderer's
+// estimate of a job (frames x pixels x cost class, docs/durability.md), and the refusal when it cannot finish inside
+// the job limit. No estimate (the source does not compile, ...): no refusal, the job fails on its own.
+import type { Renderer } from '../../render/types.js';
+import type { JobKind } from '../schemas.js';
+import type { AssetStore } from '../asset-store.js';
+import type { JobParams } from './store.js';
+
+export interface WorkAdmission {
+  /** the estimate in seconds, for the queue's order */
+  seconds?: number;
+  /** the 400 too_much_work message */
+  refusal?: string;
+}
+
+export async function admitWork(
+  o: { renderer: Renderer; assets: AssetStore; jobTimeoutMs: number },
+  kind: JobKind,
+  source: string,
+  params: JobParams,
+  assets: Record<string, string>,
+): Promise<WorkAdmission> {
+  const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, o.assets.pathOf(key)]));
+  const e = await o.renderer.estimate?.({ kind, source, params, assets: files });
+  if (!e) return {};
+  const limit = o.jobTimeoutMs / 1000;
+  if (e.seconds <= limit) return { seconds: e.seconds };
+  const what = `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene`;
+  return {
+    seconds: e.seconds,
+    refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service (${what}), over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration) or fewer pixels`,
+  };
+}
