@@ -41,6 +41,8 @@ const LOST_AFTER_MS = 10_000;
 const COUNT_EVERY_MS = 1_000;
 
 export class ClusterJobService implements Jobs {
+  /** not yet on Redis: a POST with a webhook is refused (400 webhooks_unavailable) rather than accepted and dropped */
+  readonly deliversWebhooks: boolean = false;
   readonly events = new EventEmitter<JobEvents>();
   private readonly live = new Map<string, LiveJobState>();
   private readonly queueEvents: QueueEvents;

@@ -66,6 +66,8 @@ export type CancelResult = { ok: true; rec: JobRecord } | { ok: false; reason: '
 const STOP_SETTLE_MS = 5_000;
 
 export class JobService {
+  /** a job's end is POSTed to its webhook (webhooks/dispatcher.ts) */
+  readonly deliversWebhooks: boolean = true;
   readonly queue: RenderQueue;
   readonly events = new EventEmitter<JobEvents>();
   /** jobs a client cancelled while they were rendering: their abort ends them as cancelled */

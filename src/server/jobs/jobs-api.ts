@@ -18,4 +18,5 @@ export type Jobs = Pick<
   | 'get'
   | 'view'
   | 'renderDirect'
+  | 'deliversWebhooks'
 >;

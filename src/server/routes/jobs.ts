@@ -109,6 +109,7 @@ const BAD_REQUEST = [
   'unknown_asset',
   'bad_webhook',
   'webhook_not_allowed',
+  'webhooks_unavailable',
   'bad_idempotency_key',
 ];
 /** what is drawn has an estimate: too_much_work when it cannot finish inside the job limit */
@@ -200,6 +201,11 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
           assets,
           (sentAssets.get(req) as Record<string, string> | undefined) ?? b.assets,
         );
+        if (b.webhook && !jobs.deliversWebhooks)
+          throw badRequest(
+            'webhooks_unavailable',
+            'webhooks are not delivered when the service runs on Redis (REDIS_URL); poll GET /v1/jobs/{id} or follow GET /v1/jobs/{id}/events',
+          );
         const webhook = await checkedWebhook(webhookPolicy, b.webhook);
         const storage = await jobs.storageRefusal();
         if (storage) throw new Refused(storage);
