@@ -136,7 +136,7 @@ export class WarmBrowser {
       for (;;) {
         const p = this.idle.shift();
         if (!p) break;
-        if (!p.closed && !p.crashed && p.page.context().browser()?.isConnected()) return p;
+        if (!p.closed && !p.crashed && p.page.context().browser()?.isConnected() && (await answers(p))) return p;
         void p.close();
       }
       if (waited || !this.nextPage) break;
@@ -191,4 +191,21 @@ export class WarmBrowser {
     this.browser = null;
     await b?.close().catch(() => {});
   }
+}
+
+/** how long an idle page may take to answer before it counts as dead */
+const PAGE_CHECK_MS = 5_000;
+
+/**
+ * Whether an idle page's renderer still answers: one round trip before a job takes it. A renderer killed while
+ * idle (out of memory) is reported by a crash event that can arrive after the next job has already taken the page.
+ */
+async function answers(p: ViewerPage): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PAGE_CHECK_MS)));
+  const ok = p.page.evaluate('1').then(
+    () => true,
+    () => false,
+  );
+  return Promise.race([ok, late]).finally(() => clearTimeout(timer));
 }
