@@ -1,6 +1,5 @@
 // What the HTTP routes stand on: the job store, the output store, the asset store, the job service and retention,
 // built from the configuration and started in the order recovery needs. No HTTP here.
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Renderer } from '../render/types.js';
@@ -8,8 +7,9 @@ import type { JobStore } from './jobs/store.js';
 import { JournalJobStore } from './jobs/journal-store.js';
 import { JobService } from './jobs/job-service.js';
 import { Retention } from './jobs/retention.js';
-import { OutputStore } from './outputs/output-store.js';
-import { AssetStore } from './asset-store.js';
+import type { OutputStore } from './outputs/output-store.js';
+import type { AssetStore } from './asset-store.js';
+import { dataStores } from './storage/data-stores.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -51,15 +51,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   const now = opts.now ?? Date.now;
   const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
   const store = opts.store ?? journal!;
-  const assets = new AssetStore(join(config.dataDir, 'assets'), config.assetsMaxBytes);
+  const { outputs, assets } = dataStores(config, store, log, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
-  const outputs = new OutputStore({
-    dir: join(config.dataDir, 'outputs'),
-    store,
-    maxBytes: config.outputMaxBytes,
-    log,
-    now,
-  });
   const jobs = new JobService({
     store,
     renderer: opts.renderer,
@@ -115,7 +108,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
 /**
  * With REDIS_URL: records and queue in Redis, shared by every API process and render worker; outputs and assets in
  * DATA_DIR, shared too. No recovery and no partial-file sweep at start (other processes may be rendering now); a lost
- * job is ended when it is next read (ClusterJobService). Webhooks are not delivered in this mode yet.
+ * job is ended when it is next read (ClusterJobService). A POST with a webhook is refused in this mode (not yet delivered).
  */
 async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   const { config, log } = opts;
@@ -124,15 +117,8 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   redis.on('error', (err) => log.warn({ err }, 'redis connection error'));
   const store = new RedisJobStore(redis, config.retentionMs, now);
   const work = new WorkQueue(redis);
-  const assets = new AssetStore(join(config.dataDir, 'assets'), config.assetsMaxBytes);
+  const { outputs, assets } = dataStores(config, store, log, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
-  const outputs = new OutputStore({
-    dir: join(config.dataDir, 'outputs'),
-    store,
-    maxBytes: config.outputMaxBytes,
-    log,
-    now,
-  });
   const jobs = new ClusterJobService({
     store,
     work,

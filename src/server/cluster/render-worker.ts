@@ -12,14 +12,14 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config } from '../config.js';
 import { JobFailure, type Renderer, type RenderOutcome } from '../../render/types.js';
 import type { JobRecord } from '../jobs/store.js';
-import { OutputStore } from '../outputs/output-store.js';
-import { AssetStore } from '../asset-store.js';
+import type { OutputStore } from '../outputs/output-store.js';
+import type { AssetStore } from '../asset-store.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, connect, segmentKey, segmentsRoot, type WorkData } from './work-queue.js';
 import { DiskStorage } from '../storage/storage.js';
+import { dataStores } from '../storage/data-stores.js';
 import { endJob } from './job-end.js';
-import { join } from 'node:path';
 
 export interface RenderWorkerOptions {
   config: Config;
@@ -59,14 +59,7 @@ export class RenderWorker {
     this.redis = connect(config.redisUrl);
     this.redis.on('error', (err) => o.log.warn({ err }, 'redis connection error'));
     this.store = new RedisJobStore(this.redis, config.retentionMs, this.now);
-    this.outputs = new OutputStore({
-      dir: join(config.dataDir, 'outputs'),
-      store: this.store,
-      maxBytes: config.outputMaxBytes,
-      log: o.log,
-      now: this.now,
-    });
-    this.assets = new AssetStore(join(config.dataDir, 'assets'), config.assetsMaxBytes);
+    ({ outputs: this.outputs, assets: this.assets } = dataStores(config, this.store, o.log, this.now));
     this.segments = new DiskStorage(segmentsRoot(config.dataDir));
     this.worker = new Worker<WorkData>(QUEUE_NAME, (job) => this.process(job), {
       connection: this.redis.duplicate(),
