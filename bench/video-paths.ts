@@ -3,8 +3,9 @@
 // BENCH_SIZE=WxH; our own glyphs-3d.cm when ../shared is absent):
 //   rgba, 1 page   RGBA read back, converted to I420 in Node (before issue 11)
 //   i420, 1 page   I420 converted on the GPU in the page (issue 11, first step)
-//   i420, 2 pages  the same, two pages drawing alternate frames (issue 11, second step; the default)
-// All three give the same MP4 bytes (checked here too). Prints the median wall time, the ratio to the first, and
+//   i420, 2 pages  the same, two pages drawing alternate frames (issue 11, second step)
+//   + partial      the same, each page redrawing and sending only what changed since its previous frame (the default)
+// All give the same MP4 bytes (checked here too). Prints the median wall time, the ratio to the first, and
 // the last run's stage sums. BENCH_RUNS (default 3) runs per side.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,9 +25,10 @@ const source = readFileSync(join(hasCorpus ? examplesDir : ownExamplesDir, `${na
 const dir = mkdtempSync(join(tmpdir(), 'cmrender-video-paths-'));
 const log = pino({ level: 'warn' });
 const variants = [
-  { label: 'rgba, 1 page', videoReadback: 'rgba', videoPages: 1 },
-  { label: 'i420, 1 page', videoReadback: 'i420', videoPages: 1 },
-  { label: 'i420, 2 pages', videoReadback: 'i420', videoPages: 2 },
+  { label: 'rgba, 1 page', videoReadback: 'rgba', videoPages: 1, partialRedraw: false },
+  { label: 'i420, 1 page', videoReadback: 'i420', videoPages: 1, partialRedraw: false },
+  { label: 'i420, 2 pages', videoReadback: 'i420', videoPages: 2, partialRedraw: false },
+  { label: 'i420, 2 pages, partial redraw', videoReadback: 'i420', videoPages: 2, partialRedraw: true },
 ] as const;
 const sides = variants.map((v) => ({
   ...v,

@@ -6,6 +6,7 @@ import { checkWorkBudget, evaluateAt, type EvaluatedFrame, type Plan } from './p
 import type { ViewerPage } from './page/viewer-page.js';
 import type { PixelFormat } from './page/draw-script.js';
 import { assetFailure } from './job-assets.js';
+import { patchPicture } from './picture-patch.js';
 import { JobFailure } from './types.js';
 import { pageReason } from './failure-reasons.js';
 import { LIMITS } from '../contract/limits.js';
@@ -38,16 +39,31 @@ export class Aborted extends Error {
   }
 }
 
-/** Draws one evaluated value in the page; an error from the page becomes the job's failure. */
+/** How the pages draw and hand over a sequence's pictures. */
+export interface DrawOptions {
+  /** the pictures' format (default RGBA) */
+  format?: PixelFormat;
+  /** one draw longer than this ends the job with frame_budget (default LIMITS.frameDrawMs) */
+  budgetMs?: number;
+  /**
+   * let a page send only the part of a frame that differs from its previous picture (default true); off draws and
+   * sends every picture whole (the same bytes: kept for the bench and the tests)
+   */
+  partial?: boolean;
+  clock?: StageClock;
+}
+
+/**
+ * Draws one evaluated value in the page; an error from the page becomes the job's failure. `previous` is the
+ * picture this page drew last for the same job (null: none), so the page may send only what changed since.
+ */
 export async function drawFrame(
   page: ViewerPage,
   plan: Plan,
   source: string,
   frame: EvaluatedFrame,
   previous: Buffer | null,
-  clock?: StageClock,
-  format: PixelFormat = 'rgba',
-  budgetMs: number = LIMITS.frameDrawMs,
+  { format = 'rgba', budgetMs = LIMITS.frameDrawMs, partial = true, clock }: DrawOptions = {},
 ): Promise<Buffer> {
   let timer: NodeJS.Timeout | undefined;
   const overBudget = new Promise<never>((_, reject) => {
@@ -63,10 +79,15 @@ export async function drawFrame(
     }, budgetMs);
   });
   overBudget.catch(() => {});
-  const r = await Promise.race([page.draw(frame.json, plan.width, plan.height, clock, format), overBudget]).finally(
-    () => clearTimeout(timer),
-  );
+  const r = await Promise.race([
+    page.draw(frame.json, plan.width, plan.height, clock, format, partial && previous !== null),
+    overBudget,
+  ]).finally(() => clearTimeout(timer));
   if ('pixels' in r) return r.pixels;
+  if ('patch' in r) {
+    if (previous) return patchPicture(previous, r.patch, format, plan.width, plan.height);
+    throw new JobFailure('render failed: the page sent part of a frame with no picture to patch', null);
+  }
   if ('unchanged' in r) {
     if (previous) return previous;
     throw new JobFailure('render failed: the page reported an unchanged first frame', null);
@@ -95,8 +116,7 @@ export async function* frameSequence(
   source: string,
   signal: AbortSignal,
   stats: SequenceStats,
-  format: PixelFormat = 'rgba',
-  budgetMs: number = LIMITS.frameDrawMs,
+  options: Omit<DrawOptions, 'clock'> = {},
   range: FrameRange = { from: 0, to: plan.frames },
 ): AsyncGenerator<Picture> {
   let lastYield = performance.now();
@@ -153,7 +173,7 @@ export async function* frameSequence(
     stats.drawn++;
     const k = started++ % pages.length;
     const p = lastOnPage[k].then((previous) =>
-      drawFrame(pages[k], plan, source, run.frame, previous, stats.clock, format, budgetMs),
+      drawFrame(pages[k], plan, source, run.frame, previous, { ...options, clock: stats.clock }),
     );
     lastOnPage[k] = p.catch(() => null);
     p.catch(() => {}); // awaited below; a failure while the consumer still writes must not go unhandled

@@ -11,7 +11,7 @@ import { chunkRanges, isChunked } from '../contract/chunks.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import { prepare, type Plan } from './prepare.js';
-import { Aborted, drawFrame, frameSequence, type SequenceStats } from './frame-sequence.js';
+import { Aborted, drawFrame, frameSequence, type DrawOptions, type SequenceStats } from './frame-sequence.js';
 import { isNoSpace, pageReason, stageReason } from './failure-reasons.js';
 import { StageClock } from './stage-times.js';
 import {
@@ -40,6 +40,11 @@ export interface ChromiumRendererOptions {
   videoPages?: number;
   /** one frame's draw in the page longer than this ends the job with frame_budget (default LIMITS.frameDrawMs) */
   frameBudgetMs?: number;
+  /**
+   * pages redraw and send only what changed since their previous frame of a clip (default true); false draws
+   * every frame whole (the same bytes: kept for the bench and the tests)
+   */
+  partialRedraw?: boolean;
 }
 
 const DEFAULT_VIDEO_PAGES = 2;
@@ -68,8 +73,8 @@ export class ChromiumRenderer implements Renderer {
     });
   }
 
-  private get frameBudgetMs(): number {
-    return this.o.frameBudgetMs ?? LIMITS.frameDrawMs;
+  private get drawOptions(): DrawOptions {
+    return { budgetMs: this.o.frameBudgetMs ?? LIMITS.frameDrawMs, partial: this.o.partialRedraw ?? true };
   }
 
   start(): Promise<void> {
@@ -217,7 +222,7 @@ export class ChromiumRenderer implements Renderer {
   private async frame(job: RenderJob, plan: Plan, page: ViewerPage): Promise<StageTimes> {
     const clock = new StageClock();
     const t0 = performance.now();
-    const rgba = await drawFrame(page, plan, job.source, plan.first, null, clock, 'rgba', this.frameBudgetMs);
+    const rgba = await drawFrame(page, plan, job.source, plan.first, null, { ...this.drawOptions, clock });
     const t1 = performance.now();
     const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height));
     await clock.time('write', async () => {
@@ -255,8 +260,7 @@ export class ChromiumRenderer implements Renderer {
         job.source,
         hooks.signal,
         stats,
-        inPage ? 'i420' : 'rgba',
-        this.frameBudgetMs,
+        { format: inPage ? 'i420' : 'rgba', ...this.drawOptions },
         range,
       )) {
         const t0 = performance.now();
@@ -304,7 +308,7 @@ export class ChromiumRenderer implements Renderer {
     const total = plan.frames;
     let encodeMs = 0;
     try {
-      for await (const pic of frameSequence(plan, pages, job.source, hooks.signal, stats, 'rgba', this.frameBudgetMs)) {
+      for await (const pic of frameSequence(plan, pages, job.source, hooks.signal, stats, this.drawOptions)) {
         if (hooks.signal.aborted) throw new Aborted();
         const t0 = performance.now();
         await gif.add(pic.pixels, pic.count);

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp, type BuildOptions } from '../../src/server/app.js';
 import { defaultConfig, type Config } from '../../src/server/config.js';
-import { ChromiumRenderer } from '../../src/render/renderer.js';
+import { ChromiumRenderer, type ChromiumRendererOptions } from '../../src/render/renderer.js';
 import { RendererByKind } from '../../src/render/by-kind.js';
 import { ExportRenderer } from '../../src/export/export-renderer.js';
 import type { JobStore } from '../../src/server/jobs/store.js';
@@ -72,7 +72,9 @@ export async function startApp(opts: {
 /** The real renderer (warm Chromium, the built viewer, ffmpeg). */
 export function realRenderer(
   concurrency = 1,
-  options: { videoReadback?: 'i420' | 'rgba'; videoPages?: number; frameBudgetMs?: number } = {},
+  options: Partial<
+    Pick<ChromiumRendererOptions, 'videoReadback' | 'videoPages' | 'frameBudgetMs' | 'partialRedraw'>
+  > = {},
 ): ChromiumRenderer {
   return new ChromiumRenderer({
     chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -15,6 +15,47 @@ scene moving(duration: Duration = 1s) -> Frame {
 }
 `;
 
+// Layers that overlap in depth order: a square slides over one static rect and under another, while a third
+// rect and a circle stay put, so the damaged rectangle holds unchanged layers above and below the moving one.
+export const LAYERED = `runner "0.0.3";
+use std.shapes.*;
+use std.anim.*;
+scene layered(duration: Duration = 1s) -> Frame {
+  let x = animate { 0s => -500px, 1s => 500px };
+  compose [
+    rect(width: 1920px, height: 1080px, fill: #203040),
+    rect(width: 600px, height: 500px, fill: #c04040).translate(x: -300px),
+    rect(width: 220px, height: 220px, fill: #f0f0f0).translate(x: x, y: 40px),
+    circle(radius: 160px, fill: #40c040).translate(x: 300px),
+    rect(width: 300px, height: 80px, fill: #4040c0).translate(x: 500px, y: -300px),
+  ]
+}
+`;
+
+// A 3D glyph whose key light brightens: every lit pixel changes, so no frame may be drawn in part.
+export const LIGHT_RAMP = `runner "0.0.3";
+use std.shapes.*;
+use std.mesh3d.*;
+use std.text;
+use std.lighting.*;
+use std.scene3d.*;
+use std.anim.*;
+scene ramp(duration: Duration = 1s) -> Frame {
+  let k = animate { 0s => 0.4, 1s => 1.6 };
+  let glyph = extrude(text.glyph("A", font: "Inter Bold"), depth: 20px).rotate(y: 20deg);
+  compose [rect(width: 1920px, height: 1080px, fill: #101010),
+           render3d(glyph, lights: [ambient(0.3), directional(from: vec3(1, 2, 3), intensity: k)])]
+}
+`;
+
+// A glyph turning and pulsing under fixed lights, beside a still 2D mark.
+export const SPIN = LIGHT_RAMP.replace('let k = animate { 0s => 0.4, 1s => 1.6 };', 'let k = 1.2;')
+  .replace(
+    '.rotate(y: 20deg)',
+    '.rotate(y: animate { 0s => 0deg, 1s => 90deg }).scale(animate { 0s => 1.0, 1s => 1.2 })',
+  )
+  .replace('compose [', 'compose [circle(radius: 40px, fill: #ffffff).translate(x: 700px),');
+
 /** Every frame of a video or GIF as RGB24, decoded by ffmpeg. */
 export function decodeFrames(path: string, w: number, h: number): Buffer[] {
   const r = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {

@@ -20,7 +20,7 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { ownExamplesDir } from '../helpers/shared.js';
-import { MOVING, decodeFrames, psnr } from '../helpers/video.js';
+import { LAYERED, MOVING, SPIN, decodeFrames, psnr } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
 import { encodePng } from '../../src/render/png.js';
 import { compile, designFrame, colorToSrgb8 } from '../../src/lang/index.js';
@@ -518,5 +518,58 @@ test('two pages drawing alternate frames give the same MP4 bytes as one page, an
     }
   } finally {
     await onePage.close();
+  }
+});
+
+test('pages that redraw only what changed give the same MP4 and GIF bytes as pages that draw every frame whole', async () => {
+  const whole = realRenderer(1, { partialRedraw: false });
+  await whole.start();
+  try {
+    const dir = join(t.dataDir, 'partial');
+    const hooks = { signal: new AbortController().signal };
+    const cases = [
+      { name: 'spin', source: SPIN, kind: 'video' as const, params: { width: 320, height: 180, duration: 1, fps: 10 } },
+      {
+        name: 'layered',
+        source: LAYERED,
+        kind: 'video' as const,
+        params: { width: 320, height: 180, duration: 1, fps: 10 },
+      },
+      // two pages, each asked for the value it already shows
+      {
+        name: 'toggle',
+        source: TOGGLE,
+        kind: 'video' as const,
+        params: { width: 320, height: 180, duration: 3, fps: 4 },
+      },
+      {
+        name: 'image',
+        source: ownExample('image.cm'),
+        kind: 'video' as const,
+        params: { width: 320, height: 180, duration: 1, fps: 10 },
+        assets: { '/img/sunset.png': join(ownExamplesDir, 'img', 'sunset.png') },
+      },
+      // a GIF's pictures are RGBA, patched row by row
+      { name: 'gif', source: LAYERED, kind: 'gif' as const, params: { width: 321, duration: 1, fps: 10 } },
+    ];
+    for (const c of cases) {
+      const ext = c.kind === 'gif' ? 'gif' : 'mp4';
+      const job = (side: string) => ({
+        id: `${c.name}-${side}`,
+        kind: c.kind,
+        source: c.source,
+        params: c.params,
+        assets: c.assets ?? {},
+        outPath: join(dir, `${c.name}-${side}.${ext}`),
+      });
+      await renderer.render(job('partial'), hooks);
+      await whole.render(job('whole'), hooks);
+      const partial = readFileSync(join(dir, `${c.name}-partial.${ext}`));
+      const drawnWhole = readFileSync(join(dir, `${c.name}-whole.${ext}`));
+      assert.ok(partial.length > 1000, c.name);
+      assert.ok(partial.equals(drawnWhole), `${c.name}: ${partial.length} vs ${drawnWhole.length} bytes`);
+    }
+  } finally {
+    await whole.close();
   }
 });

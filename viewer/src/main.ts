@@ -24,6 +24,7 @@ try {
     draw: async () => ({ ok: false, error }),
     pixels: () => new Uint8Array(0),
     pixelsI420: () => new Uint8Array(0),
+    damage: null,
     ready: false,
     error,
     width: 0,

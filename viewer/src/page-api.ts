@@ -9,6 +9,9 @@ import { fetchFont } from './build/assets';
 import { collectImagePaths } from './build/read';
 import { parseFont } from './meshes/index';
 import { FONT_SERVED_NAME } from './font-file';
+import type { Rect } from './damage';
+
+export type { Rect };
 
 export interface LoadOptions {
   width: number;
@@ -63,14 +66,20 @@ export interface CmViewerApi {
    * values, e.g. the value's JSON), an unchanged frame is not drawn again. Never throws.
    */
   draw(value: Value, key?: string): Promise<DrawResult>;
-  /** RGBA of the canvas, top row first. */
-  pixels(): Uint8Array;
+  /** RGBA of the canvas (or of a rectangle of it, e.g. `damage`), top row first. Throws RangeError on a bad rectangle. */
+  pixels(rect?: Rect): Uint8Array;
   /**
-   * The canvas as I420 (planar Y, U, V; BT.709 limited range; chroma the mean of each 2x2 block), converted in the
-   * page by the code Node uses (src/contract/yuv.ts): byte for byte rgbaToI420(pixels()), at 1.5 bytes a pixel.
-   * Even sides.
+   * The canvas (or a rectangle of it) as I420 (planar Y, U, V; BT.709 limited range; chroma the mean of each 2x2
+   * block), converted in the page by the code Node uses (src/contract/yuv.ts): byte for byte rgbaToI420(pixels()),
+   * at 1.5 bytes a pixel. Even sides (and, for a rectangle, even offsets); else RangeError.
    */
-  pixelsI420(): Uint8Array;
+  pixelsI420(rect?: Rect): Uint8Array;
+  /**
+   * The part of the canvas the last drawn frame changed (top row 0, even sides and offsets unless at an odd canvas
+   * edge), or null when it drew the whole canvas. Everything outside it kept the previous frame's pixels, so a
+   * caller holding that frame's picture needs only this rectangle.
+   */
+  readonly damage: Rect | null;
   readonly ready: boolean;
   readonly error: DrawError | null;
   readonly width: number;
@@ -90,6 +99,22 @@ function isValue(v: unknown): v is Value {
   return typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string';
 }
 
+/** A rectangle inside the canvas with whole-number sides (even ones, and even offsets, for I420). */
+function checkedRect(r: Rect, width: number, height: number, even: boolean): Rect {
+  const { x, y, width: w, height: h } = r ?? ({} as Rect);
+  const ok =
+    [x, y, w, h].every((n) => Number.isInteger(n)) &&
+    x >= 0 &&
+    y >= 0 &&
+    w >= 1 &&
+    h >= 1 &&
+    x + w <= width &&
+    y + h <= height &&
+    (!even || [x, y, w, h].every((n) => n % 2 === 0));
+  if (!ok) throw new RangeError(`bad rectangle ${JSON.stringify(r)} for a ${width}x${height} canvas`);
+  return { x, y, width: w, height: h };
+}
+
 export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string): CmViewerApi {
   const viewer = new Viewer(canvas);
   const runners = new Set(availableVersions());
@@ -97,6 +122,7 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
   let error: DrawError | null = null;
   let loadSeq = 0;
 
+  const whole = (): Rect => ({ x: 0, y: 0, width: viewer.width, height: viewer.height });
   const fail = (e: DrawError): { ok: false; error: DrawError } => {
     error = e;
     return { ok: false, error: e };
@@ -173,8 +199,11 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
   return {
     load,
     draw,
-    pixels: () => viewer.pixels(),
-    pixelsI420: () => viewer.pixelsI420(),
+    pixels: (rect?: Rect) => viewer.pixels(rect && checkedRect(rect, viewer.width, viewer.height, false)),
+    pixelsI420: (rect?: Rect) => viewer.pixelsI420(checkedRect(rect ?? whole(), viewer.width, viewer.height, true)),
+    get damage() {
+      return viewer.lastDamage && { ...viewer.lastDamage };
+    },
     get ready() {
       return ready;
     },

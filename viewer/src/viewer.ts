@@ -13,13 +13,9 @@ import { ImageStore } from './build/assets';
 import { buildTopLayers } from './build/builder';
 import type { BloomSettings, BuildContext } from './build/context';
 import { i420Bytes, i420Converter } from '../../src/contract/yuv';
+import { damage, screenBounds, type Box, type Rect, type Shown } from './damage';
 
-export interface Box {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
+export type { Box };
 
 /** The largest box of the scene aspect inside width × height, centred (service.md output size rule). */
 export function fitBox(width: number, height: number, aspect: number): Box {
@@ -32,6 +28,12 @@ export function fitBox(width: number, height: number, aspect: number): Box {
   w = Math.min(width, Math.max(1, Math.round(w)));
   h = Math.min(height, Math.max(1, Math.round(h)));
   return { x: Math.round((width - w) / 2), y: Math.round((height - h) / 2), w, h };
+}
+
+function intersect(a: Box, b: Box): Box {
+  const x = Math.max(a.x, b.x),
+    y = Math.max(a.y, b.y);
+  return { x, y, w: Math.min(a.x + a.w, b.x + b.w) - x, h: Math.min(a.y + a.h, b.y + b.h) - y };
 }
 
 export class Viewer {
@@ -61,7 +63,11 @@ export class Viewer {
   skipCount = 0;
   lastDrew = true;
   private pixelCache: Uint8Array | null = null;
-  private pixelCacheKey = -1;
+  private pixelCacheKey = '';
+  /** what the canvas shows (layer keys and bounds), to find the next frame's damage; null: nothing known */
+  private shown: Shown | null = null;
+  /** the part of the canvas the last draw changed (top row 0), or null when it drew the whole canvas */
+  lastDamage: Rect | null = null;
   lastDrawMs = 0;
   warnings: string[] = [];
   /**
@@ -114,6 +120,8 @@ export class Viewer {
     this.lastFrame = null;
     this.drawnKey = null;
     this.pixelCache = null;
+    this.shown = null;
+    this.lastDamage = null;
     this.drawCount = 0;
     this.skipCount = 0;
     this.dropBackgroundCache();
@@ -208,7 +216,16 @@ export class Viewer {
       cam.updateProjectionMatrix();
     }
 
-    this.render(frame, ctx.bloom);
+    // partial redraw: only where changed layers were or now are (damage.ts); bloom spreads light across the
+    // whole frame, so a frame with bloom is drawn whole
+    root.updateMatrixWorld(true);
+    cam.updateMatrixWorld();
+    const box = fitBox(this.width, this.height, frame.aspect);
+    const next = this.shownAfter(frame, ctx, root, box);
+    this.lastDamage = ctx.bloom ? null : damage(this.shown, next, this.width, this.height);
+    this.shown = null; // until the draw below has happened
+    this.render(box, ctx.bloom, this.lastDamage);
+    this.shown = next;
 
     // release the previous frame's materials only now: the new ones already hold the compiled programs
     for (const m of this.prevMaterials) m.dispose();
@@ -216,17 +233,65 @@ export class Viewer {
     this.geometries.endFrame();
   }
 
-  private render(frame: DesignFrame, bloom: BloomSettings | null): void {
+  /** What the canvas will show once this frame is drawn: the global state and each layer's key and bounds. */
+  private shownAfter(frame: DesignFrame, ctx: BuildContext, root: THREE.Object3D, box: Box): Shown {
+    const bounds = new Map<number, Rect | null>();
+    for (const o of root.children)
+      bounds.set(o.userData.cmLayer as number, screenBounds(o, this.camera, box, this.width, this.height));
+    const lights = ctx.lights.map((l) => [
+      l.type,
+      l.color.toArray(),
+      l.intensity,
+      l.position.toArray(),
+      (l as THREE.PointLight).distance ?? null,
+      (l as THREE.PointLight).decay ?? null,
+    ]);
+    const global = JSON.stringify({
+      size: [this.width, this.height],
+      box,
+      frame: [frame.widthPx, frame.heightPx, frame.aspect, frame.p2w],
+      // an image background: the texture and its state (a new version is drawn again, and re-cached)
+      background:
+        this.background instanceof THREE.Color
+          ? this.background.toArray()
+          : [this.background.uuid, this.background.version, this.scene.backgroundIntensity],
+      lights,
+      camera: [this.camera.fov, this.camera.aspect, this.camera.position.toArray()],
+      images: this.images.settled,
+    });
+    return {
+      global,
+      // a layer that built nothing draws nothing: an empty bound
+      layers: frame.layers.map((l, i) => ({
+        key: JSON.stringify(l),
+        bounds: bounds.has(i) ? bounds.get(i)! : { x: 0, y: 0, width: 0, height: 0 },
+      })),
+    };
+  }
+
+  private render(box: Box, bloom: BloomSettings | null, damaged: Rect | null): void {
     const r = this.renderer;
-    const box = fitBox(this.width, this.height, frame.aspect);
     // margins take the scene's background colour (black for an image background)
     r.setRenderTarget(null);
-    r.setScissorTest(false);
     r.setViewport(0, 0, this.width, this.height);
     r.setClearColor(this.background instanceof THREE.Color ? this.background : new THREE.Color(0, 0, 0), 1);
+    // WebGL counts rows from the bottom
+    const d = damaged && {
+      x: damaged.x,
+      y: this.height - damaged.y - damaged.height,
+      w: damaged.width,
+      h: damaged.height,
+    };
+    if (d) r.setScissor(d.x, d.y, d.w, d.h);
+    r.setScissorTest(d !== null);
     r.clear(true, true, true);
+    const s = d ? intersect(box, d) : box;
+    if (s.w <= 0 || s.h <= 0) {
+      r.setScissorTest(false);
+      return;
+    }
     r.setViewport(box.x, box.y, box.w, box.h);
-    r.setScissor(box.x, box.y, box.w, box.h);
+    r.setScissor(s.x, s.y, s.w, s.h);
     r.setScissorTest(true);
     if (!bloom && this.background instanceof THREE.Texture) {
       this.renderImageBackground(this.background, box);
@@ -311,43 +376,47 @@ export class Viewer {
   }
 
   /**
-   * The drawing buffer as I420 (BT.709 limited range), converted here in JavaScript by the code Node uses
-   * (src/contract/yuv.ts), so the bytes are Node's rgbaToI420(pixels()); 1.5 bytes a pixel leave the page. Sides
-   * must be even. (A fragment-shader conversion gave the same bytes, but SwiftShader took 70-100 ms of CPU a 1080p
-   * frame for it, against about 25 ms for this loop after a plain read back.) The buffer is padded to whole 32-bit
-   * words for the page's run-length packing; the returned view is the picture.
+   * The drawing buffer (or a rectangle of it: even sides and offsets) as I420 (BT.709 limited range), converted
+   * here in JavaScript by the code Node uses (src/contract/yuv.ts), so the bytes are Node's rgbaToI420(pixels());
+   * 1.5 bytes a pixel leave the page. (A fragment-shader conversion gave the same bytes, but SwiftShader took
+   * 70-100 ms of CPU a 1080p frame for it, against about 25 ms for this loop after a plain read back.) The buffer
+   * is padded to whole 32-bit words for the page's run-length packing; the returned view is the picture.
    */
-  pixelsI420(): Uint8Array {
-    const bytes = i420Bytes(this.width, this.height);
+  pixelsI420(rect: Rect = this.whole()): Uint8Array {
+    const bytes = i420Bytes(rect.width, rect.height);
     const out = new Uint8Array((bytes + 3) & ~3);
-    const c = i420Converter(this.readBack(), this.width, this.height, { bottomUp: true, out });
-    c.rows(0, this.height);
+    const c = i420Converter(this.readBack(rect), rect.width, rect.height, { bottomUp: true, out });
+    c.rows(0, rect.height);
     return out.subarray(0, bytes);
   }
 
-  /** The drawing buffer as read (bottom row first), read once per drawn frame. */
-  private readBack(): Uint8Array {
-    const w = this.width,
-      h = this.height;
-    if (!(this.pixelCache && this.pixelCacheKey === this.drawCount && this.pixelCache.length === w * h * 4)) {
+  private whole(): Rect {
+    return { x: 0, y: 0, width: this.width, height: this.height };
+  }
+
+  /** The drawing buffer (or a rectangle of it, top row 0) as read: bottom row first; read once per drawn frame. */
+  private readBack(rect: Rect): Uint8Array {
+    const { x, y, width: w, height: h } = rect;
+    const key = `${this.drawCount}|${x},${y},${w},${h}`;
+    if (!(this.pixelCache && this.pixelCacheKey === key)) {
       const gl = this.renderer.getContext();
       const raw = new Uint8Array(w * h * 4);
       this.renderer.setRenderTarget(null);
       gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, raw);
+      gl.readPixels(x, this.height - y - h, w, h, gl.RGBA, gl.UNSIGNED_BYTE, raw);
       this.pixelCache = raw;
-      this.pixelCacheKey = this.drawCount;
+      this.pixelCacheKey = key;
     }
     return this.pixelCache;
   }
 
-  /** RGBA of the drawing buffer, top row first (a copy of the last read when nothing was drawn since). */
-  pixels(): Uint8Array {
-    const w = this.width,
-      h = this.height;
+  /** RGBA of the drawing buffer (or a rectangle of it), top row first (a copy of the last read when nothing was drawn since). */
+  pixels(rect: Rect = this.whole()): Uint8Array {
+    const w = rect.width,
+      h = rect.height;
     // the cache holds the buffer as read (bottom row first); every call returns a fresh flipped copy of it, so
     // one read costs one copy (not a flip plus a second copy kept for later calls)
-    const raw = this.readBack();
+    const raw = this.readBack(rect);
     const out = new Uint8Array(w * h * 4);
     const row = w * 4;
     for (let y = 0; y < h; y++) out.set(raw.subarray((h - 1 - y) * row, (h - y) * row), y * row);

@@ -12,15 +12,17 @@ export function pictureBytes(format: PixelFormat, width: number, height: number)
 }
 
 /**
- * Installed in the page after the viewer module: window.__cmrDraw(json, format) -> {px: RLE bytes, t: [draw, read,
- * pack] ms} | null (unchanged) | {error}. The stage times let the renderer say where a frame's time went.
+ * Installed in the page after the viewer module: window.__cmrDraw(json, format, partial) -> {px: RLE bytes, rect,
+ * t: [draw, read, pack] ms} | null (unchanged) | {error}. With `partial` (the caller holds this page's previous
+ * picture), only the rectangle the frame changed is read back and sent ([x, y, width, height], top row 0); `rect`
+ * is null when the picture is whole. The stage times let the renderer say where a frame's time went.
  */
 export const DRAW_SCRIPT = `
 // Nobody looks at the service's page: a visible canvas has the compositor copy and draw it (in software) after
 // every frame, about 20 ms of a 1080p frame's draw and as much of its read back. Drawing and reading back the
 // drawing buffer do not depend on it being shown, so the pixels are the same.
 document.querySelector('canvas').style.visibility = 'hidden';
-window.__cmrDraw = async function (json, format) {
+window.__cmrDraw = async function (json, format, partial) {
   const v = window.cmViewer;
   const t0 = performance.now();
   let value;
@@ -30,7 +32,8 @@ window.__cmrDraw = async function (json, format) {
   if (!r.ok) return { error: r.error };
   if (!r.changed) return null;
   const t1 = performance.now();
-  const px = format === 'i420' ? v.pixelsI420() : v.pixels();
+  const d = partial ? v.damage : null;
+  const px = format === 'i420' ? v.pixelsI420(d || undefined) : v.pixels(d || undefined);
   const t2 = performance.now();
   // an I420 picture is not always a whole number of words: its buffer is padded to whole words, so the
   // last word is read whole and Node drops the padding
@@ -52,7 +55,8 @@ window.__cmrDraw = async function (json, format) {
     out[hdr] = i - start;
     out.set(src.subarray(start, i), o); o += i - start;
   }
-  return { px: new Uint8Array(out.buffer, 0, o * 4), t: [t1 - t0, t2 - t1, performance.now() - t2] };
+  const rect = d && [d.x, d.y, d.width, d.height];
+  return { px: new Uint8Array(out.buffer, 0, o * 4), rect, t: [t1 - t0, t2 - t1, performance.now() - t2] };
 };
 true;
 `;

@@ -2,12 +2,16 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { DrawError, LoadOptions, LoadResult } from '../../../viewer/src/page-api.js';
 import { decodeRle, pictureBytes, type PixelFormat } from './draw-script.js';
+import type { Patch } from '../picture-patch.js';
 import type { StageClock } from '../stage-times.js';
 
 export type { DrawError };
 
-/** One drawn frame: its picture (RGBA or I420, top row first), or the previous picture again, or the page's error. */
-export type Drawn = { pixels: Buffer } | { unchanged: true } | { error: DrawError };
+/**
+ * One drawn frame: its picture (RGBA or I420, top row first), or only the rectangle of it that differs from the
+ * page's previous picture, or the previous picture again, or the page's error.
+ */
+export type Drawn = { pixels: Buffer } | { patch: Patch } | { unchanged: true } | { error: DrawError };
 
 export class ViewerPage {
   /** URL path -> asset file, for the job holding the lease */
@@ -28,7 +32,8 @@ export class ViewerPage {
 
   /**
    * Draws one value given as its JSON text (the text is also the page's key for "unchanged") and reads it back in
-   * the given format (a video takes I420, converted in the page). With a clock, adds
+   * the given format (a video takes I420, converted in the page). With `partial` (the caller holds the picture this
+   * page drew last), a frame the page drew only in part comes back as a patch. With a clock, adds
    * the page's draw, read and pack times, the transfer (the round trip less the page's work) and the decode.
    */
   async draw(
@@ -37,17 +42,21 @@ export class ViewerPage {
     height: number,
     clock?: StageClock,
     format: PixelFormat = 'rgba',
+    partial = false,
   ): Promise<Drawn> {
     const t0 = performance.now();
-    type DrawFn = { __cmrDraw(j: string, f: PixelFormat): Promise<unknown> };
-    const r = (await this.page.evaluate(([j, f]) => (window as unknown as DrawFn).__cmrDraw(j, f), [
+    type DrawFn = { __cmrDraw(j: string, f: PixelFormat, p: boolean): Promise<unknown> };
+    type Reply = { px: Uint8Array; rect: [number, number, number, number] | null; t: [number, number, number] };
+    const r = (await this.page.evaluate(([j, f, p]) => (window as unknown as DrawFn).__cmrDraw(j, f, p), [
       json,
       format,
-    ] as const)) as { px: Uint8Array; t: [number, number, number] } | null | { error: DrawError };
+      partial,
+    ] as const)) as Reply | null | { error: DrawError };
     const t1 = performance.now();
     if (r === null) return { unchanged: true };
     if ('error' in r) return { error: r.error };
-    const pixels = decodeRle(r.px, pictureBytes(format, width, height));
+    const [x, y, w, h] = r.rect ?? [0, 0, width, height];
+    const pixels = decodeRle(r.px, pictureBytes(format, w, h));
     if (clock) {
       const [draw, read, pack] = r.t;
       clock.add('draw', draw);
@@ -56,7 +65,7 @@ export class ViewerPage {
       clock.add('transfer', Math.max(0, t1 - t0 - draw - read - pack));
       clock.add('decode', performance.now() - t1);
     }
-    return { pixels };
+    return r.rect ? { patch: { x, y, width: w, height: h, pixels } } : { pixels };
   }
 
   async close(): Promise<void> {

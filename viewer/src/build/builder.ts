@@ -62,12 +62,15 @@ function buildCompose(node: ConstructedV, ctx: BuildContext): THREE.Object3D {
   return g;
 }
 
+/** The frame's layers in a group; each built object keeps its layer's index as `userData.cmLayer`. */
 export function buildTopLayers(layers: Val[], ctx: BuildContext): THREE.Group {
   const g = new THREE.Group();
-  for (const e of layers) {
+  layers.forEach((e, i) => {
     const o = buildLayer(e, ctx);
-    if (o) g.add(o);
-  }
+    if (!o) return;
+    o.userData.cmLayer = i;
+    g.add(o);
+  });
   return g;
 }
 
