@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { repoRoot, ownExample, ownExampleImage, corpusSkip } from '../helpers/app.js';
 import { examplesDir } from '../helpers/shared.js';
+import { LONG_SLIDE } from '../helpers/video.js';
 
 let child: ChildProcess;
 let base = '';
@@ -221,12 +222,14 @@ test('POST / a few hundred seeded fuzzed bodies: each answered 400 or 500 with a
 
 test('a client that hangs up mid-render does not take the runner down', async () => {
   const ctl = new AbortController();
+  // 120 distinct 1280x720 frames: over a second of work, so the hang-up below comes mid-render (a static scene
+  // at 320 wide once finished within the 300 ms)
   const pending = fetch(`${base}/`, {
     method: 'POST',
     body: JSON.stringify({
-      source: ownExample('hello.cm'),
+      source: LONG_SLIDE,
       kind: 'video',
-      params: { width: 320, fps: 30, duration: 2 },
+      params: { width: 1280, fps: 30, duration: 4 },
     }),
     signal: ctl.signal,
   });
