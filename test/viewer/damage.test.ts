@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launch, openViewer, load, frameAt, viewerSkip, drawValue, compose, node, n, hex } from './helper';
 import { ownExamplesDir, examplesDir } from '../helpers/shared';
+import { compile } from '../../src/lang/index';
 import { MOVING, LAYERED, LIGHT_RAMP, SPIN } from '../helpers/video';
 
 let browser: Browser;
@@ -150,5 +151,40 @@ test(
     assert.equal(r.rgbaDiff, 0);
     assert.equal(r.yDiff, 0);
     assert.deepEqual(r.errors, ['RangeError', 'RangeError']);
+  },
+);
+
+test(
+  'a frame after one with bloom is drawn whole: the glow left outside the changed layer goes too',
+  { skip: viewerSkip() },
+  async () => {
+    const scene = (lights: string) => `runner "0.0.5";
+use std.shapes.*;
+use std.scene3d.*;
+use std.lighting.*;
+scene s() -> Frame {
+  compose [rect(width: 1920px, height: 1080px, fill: #000000),
+           render3d(sphere(r: 200px).material(fill: #ffffff, emissive: #ffffff, emissive_intensity: 2.0),
+                    lights: [${lights}])]
+}
+`;
+    const value = (src: string) => compile(src).program!.sceneAt(0).value;
+    const doc = JSON.stringify({
+      duration: 1,
+      runner: '0.0.5',
+      frames: [
+        [0, value(scene('ambient(0.5), bloom(strength: 2.0, radius: 0.8, threshold: 0.1)'))],
+        [0.5, value(scene('ambient(0.5)'))],
+      ],
+    });
+    assert.equal((await load(stepping, doc, 640, 360)).ok, true);
+    await frameAt(stepping, 0);
+    const got = await frameAt(stepping, 0.5);
+    assert.equal(await damageOf(stepping), null);
+    assert.equal((await load(fresh, doc, 640, 360)).ok, true);
+    const want = await frameAt(fresh, 0.5);
+    let diff = 0;
+    for (let i = 0; i < want.data.length; i++) if (got.data[i] !== want.data[i]) diff++;
+    assert.equal(diff, 0, `${diff} bytes differ from the frame drawn from scratch`);
   },
 );

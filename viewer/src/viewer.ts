@@ -258,6 +258,8 @@ export class Viewer {
           : [this.background.uuid, this.background.version, this.scene.backgroundIntensity],
       lights,
       camera: [this.camera.fov, this.camera.aspect, this.camera.position.toArray()],
+      // bloom spreads light over the whole frame: a frame after one with bloom (or with other settings) is whole
+      bloom: ctx.bloom,
       images: this.images.settled,
     });
     return {
