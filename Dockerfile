@@ -19,7 +19,7 @@ RUN npm run build
 
 FROM node:24-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium ffmpeg ca-certificates tini \
+ && apt-get install -y --no-install-recommends chromium ffmpeg libegl-mesa0 libgl1-mesa-dri ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

@@ -5,7 +5,8 @@
 // frame of homepage by resolution. Also a 2 s, 15 fps, 480-wide GIF of homepage and a mesh of the plinken SVG (our
 // own examples stand in for both when ../shared is absent: glyphs-3d.cm and svg-mark.cm).
 // BENCH_RUNS sets the runs of the light cases (default 7); the heavy ones take at most 3. BENCH_ONLY=<substring>
-// runs only the cases whose name contains it.
+// runs only the cases whose name contains it. `--gl=both` (the default; or BENCH_GL) runs every case on SwiftShader
+// and on egl side by side, in turn run by run; `--gl=egl` or `--gl=swiftshader` one of them.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { ExportRenderer } from '../src/export/export-renderer.js';
 import { defaultChromiumPath } from '../src/render/chromium.js';
 import { STAGES } from '../src/render/stage-times.js';
 import type { Renderer, RenderTimings } from '../src/render/types.js';
+import { parseGlSetting, type GlSetting } from '../src/contract/hardware.js';
 
 const read = (name: string) => readFileSync(join(examplesDir, `${name}.cm`), 'utf8');
 const source = read('docs-api-quick');
@@ -30,34 +32,58 @@ const gifScene = hasCorpus ? homepage : own('glyphs-3d');
 const plinken = svgIn(hasCorpus ? read('plinken-svg') : own('svg-mark'));
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 
-const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-bench-'));
+/** --gl both (default) | egl | swiftshader | auto, or BENCH_GL: each backend gets its own warm service, run in turn. */
+const glArg = process.argv.find((a) => a.startsWith('--gl='))?.slice(5) ?? process.env.BENCH_GL ?? 'both';
+const glSettings: GlSetting[] = glArg === 'both' ? ['swiftshader', 'egl'] : [parseGlSetting(glArg)];
 const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
-const chromium = new ChromiumRenderer({ chromiumPath: defaultChromiumPath(), log });
-const exporter = new ExportRenderer({ log });
-const byKind = new RendererByKind({
-  frame: chromium,
-  video: chromium,
-  gif: chromium,
-  mesh: exporter,
-  vectorize: exporter,
-});
-// the renderer as the service sees it, keeping the timings of the last job for the breakdown
-let lastTimings: RenderTimings | null = null;
-const renderer: Renderer = {
-  start: () => byKind.start(),
-  close: () => byKind.close(),
-  render: async (j, h) => {
-    const o = await byKind.render(j, h);
-    lastTimings = o.timings;
-    return o;
-  },
-};
-const app = await buildApp({ config: { ...defaultConfig(), dataDir, logLevel: 'warn' }, renderer, logger: log });
-await app.listen({ port: 0, host: '127.0.0.1' });
-const addr = app.server.address();
-const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
 
-async function job(path: string, body: unknown): Promise<number> {
+interface Service {
+  gl: GlSetting;
+  label: string;
+  base: string;
+  /** the timings of the service's last job, for the breakdown */
+  lastTimings: RenderTimings | null;
+  close(): Promise<void>;
+}
+
+async function openService(gl: GlSetting): Promise<Service> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-bench-'));
+  const chromium = new ChromiumRenderer({ chromiumPath: defaultChromiumPath(), log, gl });
+  const exporter = new ExportRenderer({ log });
+  const byKind = new RendererByKind({
+    frame: chromium,
+    video: chromium,
+    gif: chromium,
+    mesh: exporter,
+    vectorize: exporter,
+  });
+  const renderer: Renderer = {
+    start: () => byKind.start(),
+    close: () => byKind.close(),
+    render: async (j, h) => {
+      const o = await byKind.render(j, h);
+      svc.lastTimings = o.timings;
+      return o;
+    },
+  };
+  const app = await buildApp({ config: { ...defaultConfig(), dataDir, logLevel: 'warn' }, renderer, logger: log });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = app.server.address();
+  const svc: Service = {
+    gl,
+    label: chromium.gl ? `${chromium.gl.backend} (${chromium.gl.renderer})` : gl,
+    base: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`,
+    lastTimings: null,
+    async close() {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return svc;
+}
+
+async function job(svc: Service, path: string, body: unknown): Promise<number> {
+  const base = svc.base;
   const t0 = performance.now();
   const r = await fetch(base + path, {
     method: 'POST',
@@ -177,44 +203,55 @@ const allCases: Case[] = [
 ];
 const cases = allCases.filter((c) => !process.env.BENCH_ONLY || c.name.includes(process.env.BENCH_ONLY));
 
+const services: Service[] = [];
+for (const gl of glSettings) services.push(await openService(gl));
 try {
-  for (const c of cases) await job(c.path, c.body); // warm-up
+  for (const c of cases) for (const svc of services) await job(svc, c.path, c.body); // warm-up
   const rows: string[] = [];
   const stageRows: string[] = [];
   for (const c of cases) {
-    const times: number[] = [];
+    const times = new Map<Service, number[]>(services.map((svc) => [svc, []]));
     const runs = c.heavy ? Math.min(3, RUNS) : RUNS;
-    for (let i = 0; i < runs; i++) times.push(await job(c.path, c.body));
-    const s = times.map((x) => x / 1000);
-    const med = median(s);
-    const ref =
-      c.reference && !Number.isNaN(c.reference) ? `${c.reference.toFixed(1)} (x${(c.reference / med).toFixed(1)})` : '';
+    // the backends in turn, run by run, so a noisy stretch of the machine falls on both
+    for (let i = 0; i < runs; i++) for (const svc of services) times.get(svc)!.push(await job(svc, c.path, c.body));
     const frames = c.body.params.duration ? Math.round(c.body.params.duration * (c.body.params.fps ?? 0)) : 1;
-    rows.push(
-      `| ${c.name} | ${runs} | ${med.toFixed(3)} | ${Math.min(...s).toFixed(3)} | ${Math.max(...s).toFixed(3)} | ` +
-        `${((med * 1000) / frames).toFixed(1)} | ${ref} | ${c.target?.toFixed(2) ?? ''} |`,
-    );
-    const t = lastTimings as RenderTimings | null;
-    if (t)
-      stageRows.push(
-        `| ${c.name} | ${STAGES.map((st) => (t[`${st}_ms`] ?? 0).toFixed(0)).join(' | ')} | ${t.render_ms.toFixed(0)} |`,
-      );
+    const medians = services.map((svc) => median(times.get(svc)!.map((x) => x / 1000)));
+    const cells = services.map((svc, k) => {
+      const s = times.get(svc)!.map((x) => x / 1000);
+      return `${medians[k]!.toFixed(3)} (${Math.min(...s).toFixed(3)}-${Math.max(...s).toFixed(3)}) | ${((medians[k]! * 1000) / frames).toFixed(1)}`;
+    });
+    const best = Math.min(...medians);
+    const ref =
+      c.reference && !Number.isNaN(c.reference)
+        ? `${c.reference.toFixed(1)} (x${(c.reference / best).toFixed(1)})`
+        : '';
+    const ratio = services.length === 2 ? ` x${(medians[0]! / medians[1]!).toFixed(2)} |` : '';
+    rows.push(`| ${c.name} | ${runs} | ${cells.join(' | ')} |${ratio} ${ref} | ${c.target?.toFixed(2) ?? ''} |`);
+    for (const svc of services) {
+      const t = svc.lastTimings;
+      if (t)
+        stageRows.push(
+          `| ${c.name} | ${svc.gl} | ${STAGES.map((st) => (t[`${st}_ms`] ?? 0).toFixed(0)).join(' | ')} | ${t.render_ms.toFixed(0)} |`,
+        );
+    }
   }
+  console.log(`\nGL backends: ${services.map((svc) => svc.label).join('; ')}`);
   console.log(
-    '\nPOST to ready on a warm service (seconds; the reference runner on this kind of machine, lava-lamp 7-9 s)\n',
+    '\nPOST to ready on a warm service (seconds: median (min-max); the reference runner on this kind of machine, lava-lamp 7-9 s)\n',
   );
-  console.log('| job | runs | median | min | max | ms per frame | reference runner (ratio) | target |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  const heads = services.map((svc) => `${svc.gl} median (min-max) | ms per frame`);
+  const ratioHead = services.length === 2 ? ` ${services[0]!.gl} / ${services[1]!.gl} |` : '';
+  console.log(`| job | runs | ${heads.join(' | ')} |${ratioHead} reference runner (ratio to the fastest) | target |`);
+  console.log(`|---|---|${services.map(() => '---|---').join('|')}|${services.length === 2 ? '---|' : ''}---|---|`);
   for (const r of rows) console.log(r);
   console.log(
     "\nWhere the time went in the last run (ms, summed over frames; a video's stages overlap, so they add up to",
   );
   console.log('more than the wall time; "wait" is the page time the pipeline could not hide)\n');
-  console.log(`| job | ${STAGES.join(' | ')} | wait |`);
-  console.log(`|---|${STAGES.map(() => '---').join('|')}|---|`);
+  console.log(`| job | gl | ${STAGES.join(' | ')} | wait |`);
+  console.log(`|---|---|${STAGES.map(() => '---').join('|')}|---|`);
   for (const r of stageRows) console.log(r);
   console.log('');
 } finally {
-  await app.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const svc of services) await svc.close();
 }

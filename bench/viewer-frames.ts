@@ -28,7 +28,8 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compile, type Program } from '../src/lang/index';
-import { launchChromium } from '../src/render/chromium';
+import { launchForGl } from '../src/render/chromium';
+import { parseGlSetting } from '../src/contract/hardware';
 import { buildViewer } from '../scripts/build-viewer';
 import { openViewerFrom } from '../test/viewer/helper';
 import { examplesDir as EXAMPLES } from '../test/helpers/shared';
@@ -152,7 +153,7 @@ const names = readdirSync(EXAMPLES)
   .filter((n) => !args.only || args.only.split(',').includes(n))
   .sort();
 
-const browser = await launchChromium();
+const { browser } = await launchForGl(parseGlSetting(process.env.RENDER_GL));
 const pages = new Map<string, Page>();
 for (const b of builds) pages.set(b.label, await openViewerFrom(browser, b.dir, 1920, 1080));
 gpuPid = findGpuPid(process.pid); // exists once a page has a WebGL context

@@ -1,9 +1,12 @@
-// npm run compare: renders every renderable example through the real service (HTTP API, warm Chromium), scores each
-// frame against the reference runner's frame in ../shared/reference, writes side-by-side images and prints a table.
+// npm run compare: renders every example (the corpus in ../shared and our own examples/) through the real service
+// (HTTP API, warm Chromium) on each GL backend, scores each frame against the reference runner's frame where
+// ../shared/reference has one (content match), and scores egl against swiftshader (PSNR); prints a table.
 //
-//   npm run compare [-- --only homepage,title] [-- --out compare-out]
+//   npm run compare [-- --only homepage,title] [-- --out compare-out] [-- --gl both|egl|swiftshader|auto]
+//                   [-- --times 0,0.75,1.5]
 //
-// Side-by-side images: compare-out/NAME@T.png = reference | ours | mismatch map (red: unmatched content pixel).
+// Side-by-side images: compare-out/BACKEND/NAME@T.png = reference | ours | mismatch map (red: unmatched content
+// pixel); every frame drawn is kept as compare-out/BACKEND/NAME@T.ours.png.
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,8 @@ import { buildApp } from '../src/server/app.js';
 import { defaultConfig } from '../src/server/config.js';
 import { ChromiumRenderer } from '../src/render/renderer.js';
 import { contentScore, CONTENT_THRESHOLD, MATCH_RADIUS, MATCH_TOLERANCE, type Rgba } from './lib/score.js';
+import { parseGlSetting, type GlSetting } from '../src/contract/hardware.js';
+import { existsSync } from 'node:fs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = process.env.CMRENDER_SHARED_DIR ?? resolve(repoRoot, '..', 'shared');
@@ -23,7 +28,8 @@ const { values: args } = parseArgs({
   options: {
     only: { type: 'string' },
     out: { type: 'string', default: 'compare-out' },
-    times: { type: 'string', default: '0,1.5' },
+    times: { type: 'string', default: '0,0.75,1.5' },
+    gl: { type: 'string', default: 'both' },
   },
 });
 
@@ -31,41 +37,79 @@ const { values: args } = parseArgs({
 const SQUARE = new Set(['plinken-svg', 'handdrawn']);
 const TIMES = args.times!.split(',').map(Number);
 
-const names = readdirSync(join(shared, 'examples'))
-  .filter((f) => f.endsWith('.cm'))
-  .map((f) => basename(f, '.cm'))
-  .filter((n) => !args.only || args.only.split(',').includes(n))
-  .sort();
+const sourcesIn = (dir: string, own: boolean) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.cm'))
+    .map((f) => ({ name: basename(f, '.cm'), own, path: join(dir, f) }))
+    .filter((e) => !args.only || args.only.split(',').includes(e.name))
+    .sort((a, b) => a.name.localeCompare(b.name));
+const sources = [...sourcesIn(join(shared, 'examples'), false), ...sourcesIn(join(repoRoot, 'examples'), true)];
+const backends: GlSetting[] = args.gl === 'both' ? ['swiftshader', 'egl'] : [parseGlSetting(args.gl)];
+/** egl against swiftshader below this is worth a look (issue: llvmpipe's frames stay within 45 dB of SwiftShader's) */
+const PSNR_FLOOR = 45;
+/** a frame's content matches the reference's at this score or better */
+const SCORE_FLOOR = 0.995;
 
 const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
-const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-compare-'));
-const config = { ...defaultConfig(), dataDir, logLevel: 'warn' };
-const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, log });
-const app = await buildApp({ config, renderer, logger: log });
-await app.ready();
 
-// Upload the example images once; every source reaches them under /img/<name>.
-const imgDir = join(shared, 'examples', 'img');
-const boundary = '----cmrendercompare';
-const parts: Buffer[] = [];
-for (const f of readdirSync(imgDir)) {
-  parts.push(
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${f}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-    ),
-  );
-  parts.push(readFileSync(join(imgDir, f)), Buffer.from('\r\n'));
+/** A service on one GL backend with every example image uploaded (the corpus's and ours, under /img/<name>). */
+async function openService(gl: GlSetting) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-compare-'));
+  const config = { ...defaultConfig(), dataDir, logLevel: 'warn', renderGl: gl };
+  const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, gl, log });
+  const app = await buildApp({ config, renderer, logger: log });
+  await app.ready();
+  const boundary = '----cmrendercompare';
+  const parts: Buffer[] = [];
+  for (const imgDir of [join(shared, 'examples', 'img'), join(repoRoot, 'examples', 'img')]) {
+    if (!existsSync(imgDir)) continue;
+    for (const f of readdirSync(imgDir)) {
+      parts.push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${f}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
+      );
+      parts.push(readFileSync(join(imgDir, f)), Buffer.from('\r\n'));
+    }
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  const up = await app.inject({
+    method: 'POST',
+    url: '/v1/assets',
+    payload: Buffer.concat(parts),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  });
+  if (up.statusCode !== 200) throw new Error(`asset upload failed: ${up.statusCode} ${up.body}`);
+  const assets: Record<string, string> = {};
+  for (const [file, key] of Object.entries(up.json().assets as Record<string, string>)) assets[`/img/${file}`] = key;
+
+  async function renderFrame(source: string, at: number, width: number, height: number): Promise<Buffer> {
+    const r = await app.inject({
+      method: 'POST',
+      url: '/v1/frame',
+      payload: { source, params: { at, width, height }, assets },
+      headers: { 'content-type': 'application/json' },
+    });
+    if (r.statusCode !== 202) throw new Error(`POST /v1/frame answered ${r.statusCode}: ${r.body}`);
+    const id = r.json().job_id as string;
+    for (;;) {
+      const j = await app.inject({ url: `/v1/jobs/${id}` });
+      const job = j.json();
+      if (job.status === 'ready') return (await app.inject({ url: job.url })).rawPayload;
+      if (job.status === 'error') throw new Error(`${job.message}`);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  }
+  return {
+    renderer: renderer.gl?.renderer ?? '?',
+    backend: renderer.gl?.backend ?? gl,
+    renderFrame,
+    async close() {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
-parts.push(Buffer.from(`--${boundary}--\r\n`));
-const up = await app.inject({
-  method: 'POST',
-  url: '/v1/assets',
-  payload: Buffer.concat(parts),
-  headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-});
-if (up.statusCode !== 200) throw new Error(`asset upload failed: ${up.statusCode} ${up.body}`);
-const assets: Record<string, string> = {};
-for (const [file, key] of Object.entries(up.json().assets as Record<string, string>)) assets[`/img/${file}`] = key;
 
 const outDir = resolve(args.out!);
 mkdirSync(outDir, { recursive: true });
@@ -116,68 +160,97 @@ function sideBySide(ref: Rgba, ours: Rgba): Buffer {
   return PNG.sync.write(out);
 }
 
-async function renderFrame(source: string, at: number, width: number, height: number): Promise<Buffer> {
-  const r = await app.inject({
-    method: 'POST',
-    url: '/v1/frame',
-    payload: { source, params: { at, width, height }, assets },
-    headers: { 'content-type': 'application/json' },
-  });
-  if (r.statusCode !== 202) throw new Error(`POST /v1/frame answered ${r.statusCode}: ${r.body}`);
-  const id = r.json().job_id as string;
-  for (;;) {
-    const j = await app.inject({ url: `/v1/jobs/${id}` });
-    const job = j.json();
-    if (job.status === 'ready') return (await app.inject({ url: job.url })).rawPayload;
-    if (job.status === 'error') throw new Error(`${job.message}`);
-    await new Promise((res) => setTimeout(res, 20));
-  }
+/** PSNR in dB of two RGBA pictures of one size over RGB (99 when identical). */
+function psnr(a: Rgba, b: Rgba): number {
+  let se = 0;
+  let n = 0;
+  for (let i = 0; i < a.data.length; i += 4)
+    for (let c = 0; c < 3; c++) {
+      const d = a.data[i + c] - b.data[i + c];
+      se += d * d;
+      n++;
+    }
+  return se === 0 ? 99 : 10 * Math.log10((255 * 255) / (se / n));
 }
 
-const rows: { frame: string; score: string; content: number; ms: number; note: string }[] = [];
-for (const name of names) {
-  const source = readFileSync(join(shared, 'examples', `${name}.cm`), 'utf8');
-  const [width, height] = SQUARE.has(name) ? [1080, 1080] : [1920, 1080];
-  for (const at of TIMES) {
-    const label = `${name}@${at.toFixed(1)}`;
-    const refPath = join(shared, 'reference', `${label}.png`);
-    const t0 = performance.now();
-    try {
-      const png = await renderFrame(source, at, width, height);
-      const ms = Math.round(performance.now() - t0);
-      const ours = decode(png);
-      const ref = decode(readFileSync(refPath));
-      writeFileSync(join(outDir, `${label}.ours.png`), png);
-      writeFileSync(join(outDir, `${label}.png`), sideBySide(ref, ours));
-      const s = contentScore(ours, ref);
-      rows.push({
-        frame: label,
-        score: s.score.toFixed(3),
-        content: s.content,
-        ms,
-        note: s.score >= 0.9 ? '' : 'below 0.90',
-      });
-    } catch (err) {
-      rows.push({
-        frame: label,
-        score: 'error',
-        content: 0,
-        ms: Math.round(performance.now() - t0),
-        note: String((err as Error).message).slice(0, 120),
-      });
+interface Row {
+  frame: string;
+  scores: Record<string, string>;
+  ms: Record<string, number>;
+  psnr: number | null;
+  note: string;
+}
+const rows = new Map<string, Row>();
+const drawn = new Map<string, Map<string, Rgba>>();
+const renderers: string[] = [];
+for (const gl of backends) {
+  const svc = await openService(gl);
+  renderers.push(`${gl}: ${svc.backend}, ${svc.renderer}`);
+  mkdirSync(join(outDir, gl), { recursive: true });
+  for (const src of sources) {
+    const source = readFileSync(src.path, 'utf8');
+    const [width, height] = SQUARE.has(src.name) ? [1080, 1080] : [1920, 1080];
+    for (const at of TIMES) {
+      const label = `${src.own ? 'own/' : ''}${src.name}@${at.toFixed(src.own ? 2 : 1)}`;
+      const file = label.replace('/', '-');
+      const row = rows.get(label) ?? { frame: label, scores: {}, ms: {}, psnr: null, note: '' };
+      rows.set(label, row);
+      const refPath = join(shared, 'reference', `${src.name}@${at.toFixed(1)}.png`);
+      const t0 = performance.now();
+      try {
+        const png = await svc.renderFrame(source, at, width, height);
+        row.ms[gl] = Math.round(performance.now() - t0);
+        const ours = decode(png);
+        writeFileSync(join(outDir, gl, `${file}.ours.png`), png);
+        if (!drawn.has(label)) drawn.set(label, new Map());
+        drawn.get(label)!.set(gl, ours);
+        if (!src.own && existsSync(refPath)) {
+          const ref = decode(readFileSync(refPath));
+          writeFileSync(join(outDir, gl, `${file}.png`), sideBySide(ref, ours));
+          const s = contentScore(ours, ref);
+          row.scores[gl] = s.score.toFixed(4);
+          if (s.score < SCORE_FLOOR) row.note += `${gl} below ${SCORE_FLOOR} `;
+        } else row.scores[gl] = '-';
+      } catch (err) {
+        row.scores[gl] = 'error';
+        row.ms[gl] = Math.round(performance.now() - t0);
+        row.note += `${gl}: ${String((err as Error).message).slice(0, 100)} `;
+      }
     }
   }
+  await svc.close();
 }
 
-await app.close();
-await rm(dataDir, { recursive: true, force: true });
+for (const [label, pics] of drawn) {
+  const e = pics.get('egl');
+  const s = pics.get('swiftshader');
+  if (e && s) {
+    const row = rows.get(label)!;
+    row.psnr = psnr(e, s);
+    if (row.psnr < PSNR_FLOOR) row.note += `egl vs swiftshader below ${PSNR_FLOOR} dB`;
+  }
+}
 
 const pad = (s: string | number, n: number) => String(s).padEnd(n);
-console.log(`${pad('frame', 34)}${pad('score', 8)}${pad('content px', 12)}${pad('ms', 8)}note`);
-for (const r of rows) console.log(`${pad(r.frame, 34)}${pad(r.score, 8)}${pad(r.content, 12)}${pad(r.ms, 8)}${r.note}`);
-const scores = rows.map((r) => Number(r.score)).filter((n) => !Number.isNaN(n));
-const below = rows.filter((r) => r.score === 'error' || Number(r.score) < 0.9).length;
+console.log(renderers.join('\n'));
 console.log(
-  `\n${rows.length} frames, ${below} below 0.90 or failed, mean score ${(scores.reduce((a, b) => a + b, 0) / Math.max(1, scores.length)).toFixed(3)}; side-by-side images in ${outDir}`,
+  `\n${pad('frame', 34)}${backends.map((b) => pad(`${b} score`, 18) + pad('ms', 7)).join('')}${pad('egl/ssh dB', 12)}note`,
 );
-process.exitCode = 0;
+for (const r of rows.values())
+  console.log(
+    `${pad(r.frame, 34)}${backends.map((b) => pad(r.scores[b] ?? '', 18) + pad(r.ms[b] ?? '', 7)).join('')}${pad(r.psnr === null ? '-' : r.psnr.toFixed(1), 12)}${r.note}`,
+  );
+const all = [...rows.values()];
+for (const b of backends) {
+  const scores = all.map((r) => Number(r.scores[b])).filter((n) => !Number.isNaN(n));
+  const low = all.filter((r) => r.scores[b] === 'error' || Number(r.scores[b]) < SCORE_FLOOR).length;
+  console.log(
+    `${b}: ${scores.length} frames scored against the reference, ${low} below ${SCORE_FLOOR} or failed, lowest ${Math.min(...scores).toFixed(4)}`,
+  );
+}
+const psnrs = all.map((r) => r.psnr).filter((p): p is number => p !== null);
+if (psnrs.length)
+  console.log(
+    `egl vs swiftshader: ${psnrs.length} frames, lowest ${Math.min(...psnrs).toFixed(1)} dB, ${psnrs.filter((p) => p < PSNR_FLOOR).length} below ${PSNR_FLOOR} dB`,
+  );
+console.log(`side-by-side images in ${outDir}`);

@@ -5,6 +5,7 @@ import { basename, extname, resolve } from 'node:path';
 import pino from 'pino';
 import { ChromiumRenderer } from '../render/renderer.js';
 import { defaultChromiumPath } from '../render/chromium.js';
+import { parseGlSetting } from '../contract/hardware.js';
 import { checkParams, prepare } from '../render/prepare.js';
 import { Aborted } from '../render/frame-sequence.js';
 import { JobFailure, type RenderJob, type RenderParams } from '../render/types.js';
@@ -141,6 +142,7 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
 
   const renderer = new ChromiumRenderer({
     chromiumPath: defaultChromiumPath(),
+    gl: parseGlSetting(process.env.RENDER_GL),
     ffmpegPath: process.env.FFMPEG_PATH,
     log: pino({ level: 'silent' }),
   });

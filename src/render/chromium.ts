@@ -1,20 +1,28 @@
 // How Chromium is started, for the service and the tests alike: Debian's /usr/bin/chromium (or CHROMIUM_PATH)
-// through playwright-core, headless, software WebGL, nothing that reaches the network on its own.
+// through playwright-core, headless, WebGL on the chosen GL backend (gl-backend.ts), nothing that reaches the
+// network on its own.
 import { chromium, type Browser } from 'playwright-core';
+import {
+  candidates,
+  GL_FLAGS,
+  glEnv,
+  GlUnavailable,
+  probeGl,
+  probeProblem,
+  type GlBackend,
+  type GlProbe,
+  type GlSetting,
+} from './gl-backend.js';
 
 export const CHROMIUM_FLAGS: readonly string[] = [
   '--headless',
   '--no-sandbox',
-  '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
   // without these Chromium calls home at start; this machine (and a fenced deployment) refuses it
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
-  // software WebGL2 through ANGLE + SwiftShader: the same pixels on every machine
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
   '--disable-dev-shm-usage',
   '--hide-scrollbars',
   '--mute-audio',
@@ -26,13 +34,36 @@ export function defaultChromiumPath(): string {
 }
 
 /** Our signal handling stays ours: the service decides when Chromium goes (graceful SIGTERM). */
-export function launchChromium(executablePath = defaultChromiumPath()): Promise<Browser> {
+export function launchChromium(backend: GlBackend, executablePath = defaultChromiumPath()): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
-    args: [...CHROMIUM_FLAGS],
+    args: [...CHROMIUM_FLAGS, ...GL_FLAGS[backend]],
+    env: glEnv(backend),
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
   });
+}
+
+/**
+ * Launches Chromium on the first backend of the setting that draws a probe frame (`auto`: egl, else swiftshader)
+ * and says which it got. A setting none of whose backends draws throws GlUnavailable: an operator who asked for
+ * `egl` gets a clear failure, not a silent fallback.
+ */
+export async function launchForGl(
+  setting: GlSetting,
+  executablePath = defaultChromiumPath(),
+): Promise<{ browser: Browser; gl: GlProbe; tried: string[] }> {
+  const tried: string[] = [];
+  for (const backend of candidates(setting)) {
+    const browser = await launchChromium(backend, executablePath);
+    const probe = await probeGl(browser).catch((err: Error) => ({ ok: false as const, reason: err.message }));
+    const problem = probeProblem(backend, probe);
+    if (!problem && probe.ok)
+      return { browser, gl: { backend, renderer: probe.renderer, vendor: probe.vendor }, tried };
+    tried.push(`${backend}: ${problem}`);
+    await browser.close().catch(() => {});
+  }
+  throw new GlUnavailable(setting, tried);
 }

@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { i420Bytes, i420Converter } from '../contract/yuv.js';
+import type { VideoEncoderName } from '../contract/hardware.js';
 
 export interface EncoderOptions {
   ffmpegPath?: string;
@@ -18,6 +19,8 @@ export interface EncoderOptions {
   crf?: number;
   /** x264 preset, default "veryfast" */
   preset?: string;
+  /** libx264 (default: the bit-exact reference) or NVIDIA's h264_nvenc (RENDER_ENCODER=nvenc) */
+  encoder?: VideoEncoderName;
   /**
    * 'mp4' (default): the finished file. 'mpegts': one chunk of a longer video, a closed segment (it starts with an
    * IDR frame, as every encode does) that joinSegments() puts together with the others without re-encoding.
@@ -80,18 +83,7 @@ export function encoderArgs(o: EncoderOptions): string[] {
     '-an',
     '-sn',
     '-dn',
-    '-c:v',
-    'libx264',
-    '-preset',
-    o.preset ?? 'veryfast',
-    '-crf',
-    String(o.crf ?? 18),
-    '-tune',
-    'animation',
-    '-threads',
-    '2',
-    '-x264-params',
-    'threads=2:lookahead-threads=1:sliced-threads=0',
+    ...(o.encoder === 'nvenc' ? nvencArgs(o) : x264Args(o)),
     '-pix_fmt',
     'yuv420p',
     '-colorspace',
@@ -108,6 +100,67 @@ export function encoderArgs(o: EncoderOptions): string[] {
     ...(o.container === 'mpegts' ? ['-f', 'mpegts'] : ['-movflags', '+faststart', '-f', 'mp4']),
     o.outPath,
   ];
+}
+
+/** libx264 with a fixed thread layout: the same frames give the same bytes on any machine. */
+function x264Args(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'libx264',
+    '-preset',
+    o.preset ?? 'veryfast',
+    '-crf',
+    String(o.crf ?? 18),
+    '-tune',
+    'animation',
+    '-threads',
+    '2',
+    '-x264-params',
+    'threads=2:lookahead-threads=1:sliced-threads=0',
+  ];
+}
+
+/**
+ * NVENC at constant quality (its -cq scale follows x264's CRF closely), no B-frames so a chunk's segment closes on
+ * its last frame like x264's; deterministic on one GPU and driver, not across them.
+ */
+function nvencArgs(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'h264_nvenc',
+    '-preset',
+    'p5',
+    '-tune',
+    'hq',
+    '-rc',
+    'vbr',
+    '-cq',
+    String(o.crf ?? 18),
+    '-b:v',
+    '0',
+    '-bf',
+    '0',
+  ];
+}
+
+/**
+ * Whether NVENC can encode here: one small frame through h264_nvenc. Debian's ffmpeg lists the encoder everywhere
+ * and loads NVIDIA's driver only when it opens, so listing proves nothing. Null when it works, else why not.
+ */
+export async function nvencProblem(ffmpegPath = 'ffmpeg'): Promise<string | null> {
+  const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-f', 'lavfi', '-i', 'color=c=black:s=256x144:r=1'];
+  const proc = spawn(ffmpegPath, [...args, '-frames:v', '1', '-c:v', 'h264_nvenc', '-f', 'null', '-'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  proc.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const [code] = (await Promise.race([
+    once(proc, 'close'),
+    once(proc, 'error').then(([e]) => [`${(e as Error).message}`]),
+  ])) as [number | string | null];
+  if (code === 0) return null;
+  const lines = err.trim().split('\n').filter(Boolean);
+  return typeof code === 'string' ? code : (lines.at(-2) ?? lines.at(-1) ?? `ffmpeg exited with ${code}`);
 }
 
 /**

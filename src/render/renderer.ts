@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { VideoEncoder, joinSegments, rgbaToI420Async } from './ffmpeg.js';
+import { VideoEncoder, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
 import { chunkRanges, isChunked } from '../contract/chunks.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
@@ -26,6 +26,8 @@ import {
 } from './types.js';
 import { EstimateThread } from './estimate-thread.js';
 import { LIMITS } from '../contract/limits.js';
+import type { GlProbe, GlSetting } from './gl-backend.js';
+import type { VideoEncoderName } from '../contract/hardware.js';
 
 export interface ChromiumRendererOptions {
   chromiumPath: string;
@@ -45,6 +47,10 @@ export interface ChromiumRendererOptions {
    * every frame whole (the same bytes: kept for the bench and the tests)
    */
   partialRedraw?: boolean;
+  /** which GL draws the frames (gl-backend.ts; default auto: egl when it draws, else swiftshader) */
+  gl?: GlSetting;
+  /** the H.264 encoder (default x264, the bit-exact reference); nvenc is checked at start */
+  encoder?: VideoEncoderName;
 }
 
 const DEFAULT_VIDEO_PAGES = 2;
@@ -68,6 +74,7 @@ export class ChromiumRenderer implements Renderer {
       chromiumPath: o.chromiumPath,
       viewerDir: o.viewerDir,
       log: o.log,
+      gl: o.gl,
       // a clip job takes up to videoPages pages: keep that many warm per render slot
       poolSize: Math.max(1, o.concurrency ?? 1) * Math.max(1, o.videoPages ?? DEFAULT_VIDEO_PAGES),
     });
@@ -77,8 +84,21 @@ export class ChromiumRenderer implements Renderer {
     return { budgetMs: this.o.frameBudgetMs ?? LIMITS.frameDrawMs, partial: this.o.partialRedraw ?? true };
   }
 
-  start(): Promise<void> {
-    return this.browser.start();
+  async start(): Promise<void> {
+    if (this.o.encoder === 'nvenc') {
+      const problem = await nvencProblem(this.o.ffmpegPath);
+      if (problem)
+        throw new Error(
+          `RENDER_ENCODER=nvenc but h264_nvenc cannot encode here (${problem}): it needs an NVIDIA GPU and its driver; unset RENDER_ENCODER for libx264`,
+        );
+    }
+    await this.browser.start();
+    this.o.log.info({ encoder: this.o.encoder ?? 'x264' }, 'video encoder');
+  }
+
+  /** The GL backend frames are drawn by, once started. */
+  get gl(): GlProbe | null {
+    return this.browser.gl;
   }
 
   /** Made in a worker thread (estimate-thread.ts), so a burst of large sources does not hold the HTTP answers. */
@@ -246,6 +266,7 @@ export class ChromiumRenderer implements Renderer {
       fps: plan.fps,
       outPath: tmp,
       container: job.frames ? 'mpegts' : 'mp4',
+      encoder: this.o.encoder,
     });
     const clock = new StageClock();
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };

@@ -14,6 +14,8 @@ const port = process.env.PORT ? config.port : RUNNER_DEFAULT_PORT;
 const log = pino({ level: config.logLevel });
 const renderer = new ChromiumRenderer({
   chromiumPath: config.chromiumPath,
+  gl: config.renderGl,
+  encoder: config.renderEncoder,
   ffmpegPath: config.ffmpegPath,
   concurrency: config.renderConcurrency,
   log,
@@ -30,7 +32,10 @@ const app = await buildRunnerApp({
 process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception (the runner keeps running)'));
 process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection (the runner keeps running)'));
 
-const address = await app.listen({ port, host: config.host });
+const address = await app.listen({ port, host: config.host }).catch((err: Error) => {
+  log.fatal({ err }, `cmrender runner could not start: ${err.message}`);
+  process.exit(1);
+});
 log.info({ address, pid: process.pid, event: 'runner_listening' }, 'cmrender runner listening');
 
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {

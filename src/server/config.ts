@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LIMITS } from '../contract/limits.js';
+import { parseGlSetting, parseVideoEncoder, type GlSetting, type VideoEncoderName } from '../contract/hardware.js';
 
 export interface Config {
   port: number;
@@ -14,6 +15,8 @@ export interface Config {
   frameBudgetMs: number;
   retentionMs: number;
   chromiumPath: string;
+  renderGl: GlSetting;
+  renderEncoder: VideoEncoderName;
   ffmpegPath: string;
   maxQueuedJobs: number;
   outputMaxBytes: number;
@@ -115,6 +118,20 @@ export const CONFIG_DOC: ConfigEntry[] = [
     default: '/usr/bin/chromium',
     doc: 'The Chromium binary driven by playwright-core.',
     parse: str,
+  },
+  {
+    name: 'RENDER_GL',
+    key: 'renderGl',
+    default: 'auto',
+    doc: "Which GL draws the frames. `egl`: ANGLE on the system's EGL: Mesa's llvmpipe on a machine without a GPU (Debian's `libegl-mesa0` and `libgl1-mesa-dri`), the GPU where its EGL driver is installed; fast. `swiftshader`: ANGLE on SwiftShader, the reference runner's exact pixels, slower. `auto`: `egl` when a probe frame draws on it at start, else `swiftshader`. The backend and renderer string are logged at start (`gl_backend`, `gl_renderer`); an explicit `egl` that cannot draw stops the start with a clear message.",
+    parse: parseGlSetting,
+  },
+  {
+    name: 'RENDER_ENCODER',
+    key: 'renderEncoder',
+    default: 'x264',
+    doc: "H.264 encoder of videos. `x264`: libx264, the same bytes on every machine. `nvenc`: NVIDIA's h264_nvenc, where an NVIDIA GPU and its driver are present (checked by one encode at start; a machine without it stops the start with a clear message).",
+    parse: parseVideoEncoder,
   },
   {
     name: 'FFMPEG_PATH',
@@ -220,6 +237,8 @@ export function defaultConfig(): Config {
     frameBudgetMs: LIMITS.frameDrawMs,
     retentionMs: 24 * 60 * 60 * 1000,
     chromiumPath: '/usr/bin/chromium',
+    renderGl: 'auto',
+    renderEncoder: 'x264',
     ffmpegPath: 'ffmpeg',
     maxQueuedJobs: 1000,
     outputMaxBytes: 10 * 1024 * 1024 * 1024,

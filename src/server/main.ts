@@ -13,8 +13,16 @@ const { renderer, joinSegments } = buildRenderers(config, log);
 const worker =
   config.redisUrl && config.renderConcurrency > 0 ? new RenderWorker({ config, renderer, joinSegments, log }) : null;
 const app = await buildApp({ config, renderer, logger: log, startRenderer: !config.redisUrl || worker !== null });
-await worker?.start();
-const address = await app.listen({ port: config.port, host: config.host });
+const address = await (async () => {
+  try {
+    await worker?.start();
+    return await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // e.g. RENDER_GL=egl on a machine whose EGL cannot draw: one clear line, not a stack
+    log.fatal({ err }, `cmrender could not start: ${(err as Error).message}`);
+    process.exit(1);
+  }
+})();
 log.info(
   { address, data_dir: config.dataDir, concurrency: config.renderConcurrency, redis: Boolean(config.redisUrl) },
   'cmrender listening',

@@ -12,6 +12,8 @@ export function buildRenderers(config: Config, log: Logger) {
   const concurrency = Math.max(1, config.renderConcurrency);
   const chromium = new ChromiumRenderer({
     chromiumPath: config.chromiumPath,
+    gl: config.renderGl,
+    encoder: config.renderEncoder,
     ffmpegPath: config.ffmpegPath,
     concurrency,
     frameBudgetMs: config.frameBudgetMs,

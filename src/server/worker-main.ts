@@ -13,7 +13,10 @@ if (!config.redisUrl) {
   process.exit(2);
 }
 const { renderer, joinSegments } = buildRenderers(config, log);
-await renderer.start();
+await renderer.start().catch((err: Error) => {
+  log.fatal({ err }, `cmrender worker could not start: ${err.message}`);
+  process.exit(1);
+});
 const worker = new RenderWorker({ config, renderer, joinSegments, log });
 await worker.start();
 log.info({ concurrency: config.renderConcurrency, data_dir: config.dataDir }, 'cmrender worker ready');

@@ -1,9 +1,8 @@
 // The editor in the real Chromium against the real service: the service listens on a free port, a page opens `/`.
 import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { launchChromium } from '../../src/render/chromium.js';
-import { buildEditor } from '../../scripts/build-editor.js';
-import { buildViewer } from '../../scripts/build-viewer.js';
+import { launchTestChromium } from '../helpers/gl.js';
+import { builtEditor, builtViewer } from '../helpers/built.js';
 import { realRenderer, startApp, type TestApp } from '../helpers/app.js';
 
 export interface EditorRig {
@@ -14,13 +13,13 @@ export interface EditorRig {
 }
 
 export async function startRig(): Promise<EditorRig> {
-  await buildViewer();
-  await buildEditor();
+  builtViewer();
+  builtEditor();
   const t = await startApp({ renderer: realRenderer() });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = t.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
-  const browser = await launchChromium();
+  const browser = await launchTestChromium();
   return {
     t,
     browser,

@@ -22,6 +22,7 @@ import {
 } from '../../src/render/types.js';
 
 import { repoRoot, sharedDir, ownExamplesDir, hasCorpus, corpusSkip } from './shared.js';
+import { testGl } from './gl.js';
 export { repoRoot, sharedDir, hasCorpus, corpusSkip };
 /** A source of the corpus (../shared/examples): only in tests that skip with corpusSkip(…) when it is absent. */
 export const example = (name: string) => readFileSync(join(sharedDir, 'examples', name), 'utf8');
@@ -73,7 +74,7 @@ export async function startApp(opts: {
 export function realRenderer(
   concurrency = 1,
   options: Partial<
-    Pick<ChromiumRendererOptions, 'videoReadback' | 'videoPages' | 'frameBudgetMs' | 'partialRedraw'>
+    Pick<ChromiumRendererOptions, 'videoReadback' | 'videoPages' | 'frameBudgetMs' | 'partialRedraw' | 'gl'>
   > = {},
 ): ChromiumRenderer {
   return new ChromiumRenderer({
@@ -81,6 +82,7 @@ export function realRenderer(
     ffmpegPath: process.env.FFMPEG_PATH,
     log: silentLog,
     concurrency,
+    gl: testGl,
     ...options,
   });
 }

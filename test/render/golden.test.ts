@@ -1,10 +1,12 @@
-// Golden hashes per runner version (issue #4): a few sources per version, rendered small through the whole service,
-// hashed as PNG bytes. A change that alters what a pinned source renders fails here. docs/runner-versions.md says
-// what to do when it does (and how a released version stays frozen across dependency upgrades).
+// Golden hashes per runner version (issue #4) and per GL backend: a few sources per version, rendered small through
+// the whole service, hashed as PNG bytes. A change that alters what a pinned source renders fails here.
+// docs/runner-versions.md says what to do when it does (and how a released version stays frozen across dependency
+// upgrades). SwiftShader's hashes are the reference runner's pixels; egl's are Mesa llvmpipe's (a GPU's EGL draws
+// its own pixels, so on a machine whose EGL is a GPU the egl cases skip, by name).
 //
 // Re-record (only after looking at the frames and deciding the change is intended):
 //   UPDATE_GOLDEN=1 node --import tsx --test test/render/golden.test.ts
-import { test, before, after } from 'node:test';
+import { test, describe, before, after } from 'node:test';
 import { defaultChromiumPath } from '../../src/render/chromium.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -24,14 +26,20 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { RUNNERS } from '../../src/lang/runners.js';
+import type { GlBackend } from '../../src/contract/hardware.js';
+import { isLlvmpipe } from '../../src/render/gl-backend.js';
+import type { ChromiumRenderer } from '../../src/render/renderer.js';
 
 const GOLDEN_FILE = join(repoRoot, 'test', 'render', 'golden-hashes.json');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
-interface GoldenFile {
+/** What drew a backend's hashes: the Chromium build and WebGL's unmasked renderer string (Mesa's for egl). */
+interface BackendGolden {
   chromium: string;
+  gl_renderer: string;
   frames: Record<string, string>;
 }
+type GoldenFile = Record<GlBackend, BackendGolden>;
 
 /** Which example, at which frame time and size, stands for which runner version (each exercises what that version added or changed). */
 const CASES: { runner: string; example: string; at: number; width: number; height: number }[] = [
@@ -49,80 +57,105 @@ const CASES: { runner: string; example: string; at: number; width: number; heigh
   { runner: '0.0.12', example: 'plinken-svg', at: 0, width: 240, height: 240 },
   { runner: '0.0.13', example: 'handdrawn', at: 1.5, width: 240, height: 240 },
 ];
+const BACKENDS: GlBackend[] = ['swiftshader', 'egl'];
 
 const repin = (source: string, runner: string) => source.replace(/runner\s+"[^"]*"\s*;/, `runner "${runner}";`);
 const chromiumVersion = () => execFileSync(defaultChromiumPath(), ['--version'], { encoding: 'utf8' }).trim();
 
+const golden = JSON.parse(readFileSync(GOLDEN_FILE, 'utf8')) as GoldenFile;
+const recorded = {} as GoldenFile;
+
 /**
- * The pixels are what the goldens promise, not the build string: a newer Chromium that draws the same bytes passes.
- * One that draws other bytes fails with both builds named, so the upgrade is a visible decision.
+ * The pixels are what the goldens promise, not the build strings: a newer Chromium (or Mesa) that draws the same
+ * bytes passes. One that draws other bytes fails with both builds named, so the upgrade is a visible decision.
  */
-function changedBytes(key: string): string {
-  const now = chromiumVersion();
-  const build = now === golden.chromium ? `the same Chromium (${now})` : `"${golden.chromium}", this is "${now}"`;
+function changedBytes(key: string, was: BackendGolden, now: BackendGolden): string {
+  const builds = (g: BackendGolden) => `${g.chromium}, ${g.gl_renderer}`;
+  const same = builds(was) === builds(now);
   return (
-    `${key}: the PNG bytes changed (recorded with ${build}). If only the browser changed and ` +
-    '`npm run compare` shows the frames still match the reference, re-record with ' +
-    '`UPDATE_GOLDEN=1 node --import tsx --test test/render/golden.test.ts` (docs/runner-versions.md)'
+    `${key}: the PNG bytes changed (recorded with ${builds(was)}; ${same ? 'the same builds here' : `here ${builds(now)}`}). ` +
+    'If only the browser or Mesa changed and `npm run compare` shows the frames still match the reference, ' +
+    're-record with `UPDATE_GOLDEN=1 node --import tsx --test test/render/golden.test.ts` (docs/runner-versions.md)'
   );
 }
 
-let t: TestApp;
-let assets: Record<string, string>;
-const recorded: GoldenFile = { chromium: '', frames: {} };
-let golden: GoldenFile;
-
-before(async () => {
-  golden = JSON.parse(readFileSync(GOLDEN_FILE, 'utf8')) as GoldenFile;
-  t = await startApp({ renderer: realRenderer() });
-  assets = {};
-  if (!hasCorpus) return; // the cases below say they skip, by name
-  const files = ['earth_4k.jpg', 'starry_night.jpg', 'handdrawn.jpg'];
-  const { payload, headers } = multipart(files.map((f) => ({ name: 'file', filename: f, data: exampleImage(f) })));
-  const r = await t.app.inject({ method: 'POST', url: '/v1/assets', payload, headers });
-  assert.equal(r.statusCode, 200, r.body);
-  assets = Object.fromEntries(
-    Object.entries(r.json().assets as Record<string, string>).map(([f, k]) => [`/img/${f}`, k]),
-  );
+after(() => {
+  if (UPDATE) writeFileSync(GOLDEN_FILE, `${JSON.stringify({ ...golden, ...recorded }, null, 2)}\n`);
 });
 
-after(async () => {
-  await t.close();
-  if (UPDATE) {
-    recorded.chromium = chromiumVersion();
-    writeFileSync(GOLDEN_FILE, `${JSON.stringify(recorded, null, 2)}\n`);
-  }
-});
-
-test('every available runner version has golden frames', () => {
+test('every available runner version has golden frames on every backend', () => {
   const covered = new Set(CASES.map((c) => c.runner));
   for (const r of RUNNERS.filter((v) => v.available))
     assert.ok(covered.has(r.version), `runner ${r.version} has no golden frame`);
+  for (const b of BACKENDS)
+    for (const c of CASES) assert.ok(golden[b]?.frames[keyOf(c)], `${b}: ${keyOf(c)} has no hash`);
 });
 
-for (const c of CASES) {
-  const key = `${c.runner}/${c.example}@${c.at}/${c.width}x${c.height}`;
-  test(
-    `runner ${c.runner}: ${c.example} at ${c.at}s renders its golden bytes`,
-    { skip: corpusSkip(`examples/${c.example}.cm`) },
-    async () => {
-      const source = repin(example(`${c.example}.cm`), c.runner);
-      const r = await runJob(t.app, '/v1/frame', {
-        source,
-        params: { at: c.at, width: c.width, height: c.height },
-        assets,
-      });
+const keyOf = (c: (typeof CASES)[number]) => `${c.runner}/${c.example}@${c.at}/${c.width}x${c.height}`;
+
+for (const backend of BACKENDS) {
+  describe(`GL backend ${backend}`, () => {
+    let t: TestApp | null = null;
+    let assets: Record<string, string> = {};
+    /** why this backend's cases cannot run here (no EGL that draws, or an EGL that is not llvmpipe) */
+    let unavailable: string | null = null;
+
+    before(async () => {
+      const renderer = realRenderer(1, { gl: backend });
+      try {
+        t = await startApp({ renderer });
+      } catch (err) {
+        unavailable = `${backend} cannot draw here: ${(err as Error).message}`;
+        await renderer.close();
+        return;
+      }
+      const gl = (renderer as ChromiumRenderer).gl!;
+      if (backend === 'egl' && !isLlvmpipe(gl.renderer))
+        unavailable = `the egl goldens are Mesa llvmpipe's and this machine's EGL is ${gl.renderer}`;
+      recorded[backend] = { chromium: chromiumVersion(), gl_renderer: gl.renderer, frames: {} };
+      if (!hasCorpus) return; // the cases below say they skip, by name
+      const files = ['earth_4k.jpg', 'starry_night.jpg', 'handdrawn.jpg'];
+      const { payload, headers } = multipart(files.map((f) => ({ name: 'file', filename: f, data: exampleImage(f) })));
+      const r = await t.app.inject({ method: 'POST', url: '/v1/assets', payload, headers });
       assert.equal(r.statusCode, 200, r.body);
-      const png = (await t.app.inject({ url: r.json().url })).rawPayload;
-      const hash = createHash('sha256').update(png).digest('hex');
-      recorded.frames[key] = hash;
-      if (!UPDATE) assert.equal(hash, golden.frames[key], changedBytes(key));
-    },
-  );
+      assets = Object.fromEntries(
+        Object.entries(r.json().assets as Record<string, string>).map(([f, k]) => [`/img/${f}`, k]),
+      );
+    });
+
+    after(async () => {
+      await t?.close();
+    });
+
+    for (const c of CASES) {
+      const key = keyOf(c);
+      test(
+        `${backend}: runner ${c.runner}: ${c.example} at ${c.at}s renders its golden bytes`,
+        { skip: corpusSkip(`examples/${c.example}.cm`) },
+        async (ctx) => {
+          if (unavailable || !t) return ctx.skip(unavailable ?? `${backend} did not start`);
+          const source = repin(example(`${c.example}.cm`), c.runner);
+          const r = await runJob(t.app, '/v1/frame', {
+            source,
+            params: { at: c.at, width: c.width, height: c.height },
+            assets,
+          });
+          assert.equal(r.statusCode, 200, r.body);
+          const png = (await t.app.inject({ url: r.json().url })).rawPayload;
+          const hash = createHash('sha256').update(png).digest('hex');
+          recorded[backend].frames[key] = hash;
+          if (!UPDATE)
+            assert.equal(hash, golden[backend].frames[key], changedBytes(key, golden[backend], recorded[backend]));
+        },
+      );
+    }
+  });
 }
 
 test('versions that draw a feature differently give different bytes (the pin is honoured)', { skip: UPDATE }, () => {
-  const f = golden.frames;
-  assert.notEqual(f['0.0.1/homepage@0.5/320x180'], f['0.0.2/homepage@0.5/320x180']);
-  assert.notEqual(f['0.0.7/plinken-svg@1.5/240x240'], f['0.0.10/plinken-svg@1.5/240x240']);
+  for (const b of BACKENDS) {
+    const f = golden[b].frames;
+    assert.notEqual(f['0.0.1/homepage@0.5/320x180'], f['0.0.2/homepage@0.5/320x180'], b);
+    assert.notEqual(f['0.0.7/plinken-svg@1.5/240x240'], f['0.0.10/plinken-svg@1.5/240x240'], b);
+  }
 });

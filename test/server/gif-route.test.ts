@@ -20,6 +20,7 @@ import {
 import { MOVING } from '../helpers/video.js';
 import { ChromiumRenderer } from '../../src/render/renderer.js';
 import { LIMITS } from '../../src/contract/limits.js';
+import { testGl } from '../helpers/gl.js';
 
 let t: TestApp;
 before(async () => {
@@ -117,6 +118,7 @@ test('a GIF whose encoder fails ends in error "GIF encoder failed", with no part
   const broken = new ChromiumRenderer({
     chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     ffmpegPath: '/bin/false',
+    gl: testGl,
     log: silentLog,
   });
   const b = await startApp({ renderer: broken });

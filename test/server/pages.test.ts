@@ -6,12 +6,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, type TestApp } from '../helpers/app.js';
 import { editorDistDir } from '../../src/paths.js';
-import { buildEditor } from '../../scripts/build-editor.js';
+import { builtEditor } from '../helpers/built.js';
 import { FONT_SERVED_NAME } from '../../viewer/src/font-file.js';
 
 let t: TestApp;
 before(async () => {
-  await buildEditor();
+  builtEditor();
   t = await startApp({ renderer: new FakeRenderer() });
 });
 after(() => t.close());

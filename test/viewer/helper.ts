@@ -5,14 +5,14 @@
 // {"duration", "runner", "frames": [[t0, value0], ...]}, the last frame with t_i <= t), so tests can draw trees
 // the language would build.
 import type { Browser, Page } from 'playwright-core';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, extname } from 'node:path';
 import { PNG } from 'pngjs';
 import { compile, formatJobMessage, newestRunner, type Diagnostic } from '../../src/lang/index';
-import { launchChromium } from '../../src/render/chromium';
-import { repoRoot, viewerDistDir } from '../../src/paths';
+import { launchTestChromium } from '../helpers/gl';
+import { repoRoot } from '../../src/paths';
 import { examplesDir, ownExamplesDir, corpusSkip } from '../helpers/shared';
+import { builtViewer } from '../helpers/built';
 
 export const ORIGIN = 'http://cmrender.invalid';
 const IMG_DIR = join(examplesDir, 'img');
@@ -24,16 +24,9 @@ export const viewerSkip = (needs?: string): false | string =>
 /** Whether the real language exists (src/lang/index.ts); source-level tests skip without it. */
 export const realLang = existsSync(join(repoRoot, 'src', 'lang', 'index.ts'));
 
-let built = false;
-/** The drawing page as the service serves it (npm run build -> dist/viewer), built once per test process. */
+/** The drawing page as the service serves it (npm run build -> dist/viewer). */
 export function bundle(): string {
-  if (!built) {
-    execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'scripts', 'build-viewer.ts')], {
-      stdio: 'inherit',
-    });
-    built = true;
-  }
-  return viewerDistDir;
+  return builtViewer();
 }
 
 const MIME: Record<string, string> = {
@@ -46,7 +39,7 @@ const MIME: Record<string, string> = {
 };
 
 export function launch(): Promise<Browser> {
-  return launchChromium();
+  return launchTestChromium();
 }
 
 export async function openViewer(browser: Browser, width: number, height: number): Promise<Page> {

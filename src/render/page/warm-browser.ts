@@ -2,7 +2,8 @@
 // have the drawing page loaded, each behind the fence (fence.ts).
 import type { Browser } from 'playwright-core';
 import type { Logger } from 'pino';
-import { launchChromium } from '../chromium.js';
+import { launchChromium, launchForGl } from '../chromium.js';
+import type { GlProbe, GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
 import { ViewerPage } from './viewer-page.js';
@@ -13,6 +14,8 @@ export interface WarmBrowserOptions {
   log: Logger;
   /** pages kept loaded and idle */
   poolSize?: number;
+  /** which GL draws (gl-backend.ts); default auto */
+  gl?: GlSetting;
 }
 
 export class WarmBrowser {
@@ -24,6 +27,8 @@ export class WarmBrowser {
   private files = new Map<string, PageFile>();
   private closing = false;
   launches = 0;
+  /** the GL backend the first launch's probe frame was drawn by; later launches (after a crash) keep it */
+  gl: GlProbe | null = null;
 
   constructor(private readonly o: WarmBrowserOptions) {}
 
@@ -37,9 +42,26 @@ export class WarmBrowser {
     if (this.browser?.isConnected()) return this.browser;
     this.launching ??= (async () => {
       const t0 = Date.now();
-      const b = await launchChromium(this.o.chromiumPath);
+      let b: Browser;
+      if (this.gl) b = await launchChromium(this.gl.backend, this.o.chromiumPath);
+      else {
+        const first = await launchForGl(this.o.gl ?? 'auto', this.o.chromiumPath);
+        for (const why of first.tried)
+          this.o.log.warn({ gl_setting: this.o.gl ?? 'auto' }, `GL backend skipped: ${why}`);
+        this.gl = first.gl;
+        b = first.browser;
+      }
       this.launches++;
-      this.o.log.info({ ms: Date.now() - t0, version: b.version(), launches: this.launches }, 'chromium launched');
+      this.o.log.info(
+        {
+          ms: Date.now() - t0,
+          version: b.version(),
+          launches: this.launches,
+          gl_backend: this.gl.backend,
+          gl_renderer: this.gl.renderer,
+        },
+        'chromium launched',
+      );
       b.on('disconnected', () => {
         if (this.browser === b) this.browser = null;
         this.idle = this.idle.filter((p) => p.context.browser() !== b);

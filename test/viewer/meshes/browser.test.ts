@@ -14,7 +14,8 @@ import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../../viewer/src/mesh
 import { bbox, FONT_PATH, near, P2W } from './helpers';
 import { join } from 'node:path';
 import { examplesDir, referenceDir, corpusSkip } from '../../helpers/shared';
-import { defaultChromiumPath, launchChromium } from '../../../src/render/chromium';
+import { defaultChromiumPath } from '../../../src/render/chromium';
+import { launchTestChromium } from '../../helpers/gl';
 
 const CHROMIUM = defaultChromiumPath();
 const REF = referenceDir;
@@ -26,7 +27,7 @@ const skip =
 let browser: Browser | null = null;
 before(async () => {
   if (skip) return;
-  browser = await launchChromium(CHROMIUM);
+  browser = await launchTestChromium();
 });
 after(async () => {
   await browser?.close();
