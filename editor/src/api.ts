@@ -1,4 +1,4 @@
-// The service's HTTP API as the editor uses it: enqueue a job, poll it to the end, upload images. Same origin only.
+// The service's HTTP API as the editor uses it: enqueue a job, follow it to the end, upload images. Same origin only.
 
 export type Kind = 'frame' | 'video' | 'gif';
 
@@ -38,7 +38,10 @@ async function errorText(r: Response): Promise<string> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Posts a job and polls it until it is ready or failed; `onProgress` hears every pending poll. */
+/**
+ * Posts a job and follows it until it is ready or failed: through its event stream (every change of queue position
+ * and progress arrives, however short it lasts), or by polling where the stream is not to be had.
+ */
 export async function runJob(
   kind: Kind,
   req: JobRequest,
@@ -50,22 +53,55 @@ export async function runJob(
   if (r.status === 404) return { status: 'error', message: `this service has no ${ENDPOINT[kind]} endpoint` };
   if (r.status !== 202) return { status: 'error', message: await errorText(r) };
   const { job_id } = (await r.json()) as { job_id: string };
+  const streamed = await followEvents(job_id, onProgress, signal);
+  if (streamed) return streamed;
   for (let wait = 50; ; wait = Math.min(500, wait * 1.5)) {
     await sleep(wait);
     signal?.throwIfAborted();
     const j = await fetch(`/v1/jobs/${job_id}`, { signal });
     const body = (await j.json()) as Record<string, unknown>;
     if (body.status === 'pending') {
-      onProgress({
-        queuePosition: body.queue_position as number | undefined,
-        progress: body.progress as number | undefined,
-      });
+      onProgress(progressOf(body));
       continue;
     }
     if (body.status === 'ready') return body as unknown as JobEnd;
     if (body.status === 'error') return body as unknown as JobEnd;
     return { status: 'error', message: (body.error as string) ?? `HTTP ${j.status}` };
   }
+}
+
+const progressOf = (body: Record<string, unknown>): JobProgress => ({
+  queuePosition: body.queue_position as number | undefined,
+  progress: body.progress as number | undefined,
+});
+
+/**
+ * GET /v1/jobs/{id}/events: `progress` events, then the `end` event's final view. Null when the stream fails
+ * (no EventSource, a proxy that drops it): the caller polls instead.
+ */
+function followEvents(id: string, onProgress: (p: JobProgress) => void, signal?: AbortSignal): Promise<JobEnd | null> {
+  if (typeof EventSource === 'undefined') return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const es = new EventSource(`/v1/jobs/${id}/events`);
+    const close = () => {
+      es.close();
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = () => {
+      close();
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    es.addEventListener('progress', (e) => onProgress(progressOf(JSON.parse((e as MessageEvent).data))));
+    es.addEventListener('end', (e) => {
+      close();
+      resolve(JSON.parse((e as MessageEvent).data) as JobEnd);
+    });
+    es.onerror = () => {
+      close();
+      resolve(null);
+    };
+  });
 }
 
 /** Uploads image files: filename -> asset key. */
