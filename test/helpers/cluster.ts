@@ -5,7 +5,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { repoRoot } from './shared.js';
-import { freePort } from './redis.js';
 
 export interface ClusterProcess {
   proc: ChildProcess;
@@ -27,14 +26,14 @@ export async function startProcess(
   env: Record<string, string>,
   timeoutMs = 90_000,
 ): Promise<ClusterProcess> {
-  const port = role === 'api' ? await freePort() : 0;
+  let url: string | undefined;
   const proc = spawn(process.execPath, ['--import', 'tsx', ENTRY[role]], {
     cwd: repoRoot,
     env: {
       ...process.env,
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
-      PORT: String(port),
+      PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,6 +58,8 @@ export async function startProcess(
           const j = JSON.parse(line) as Record<string, unknown>;
           lines.push(j);
           if (j.msg === 'cmrender listening' || j.msg === 'cmrender worker ready') {
+            // an API binds the port the system gives it (PORT=0) and says which
+            if (typeof j.address === 'string') url = j.address;
             clearTimeout(t);
             resolve();
           }
@@ -83,7 +84,7 @@ export async function startProcess(
     throw e;
   }
   proc.removeAllListeners('exit');
-  return { proc, lines, url: role === 'api' ? `http://127.0.0.1:${port}` : undefined, stop };
+  return { proc, lines, url, stop };
 }
 
 export async function postJson(base: string, path: string, body: unknown): Promise<{ status: number; json: any }> {

@@ -44,9 +44,18 @@ export class TestRedis {
 
   /** Starts a server; persist: appendonly (its data survives stop() + start()). */
   static async start(opts: { persist?: boolean } = {}): Promise<TestRedis> {
-    const r = new TestRedis(await freePort(), await mkdtemp(join(tmpdir(), 'cmr-redis-')), opts.persist ?? false);
-    await r.start();
-    return r;
+    const dir = await mkdtemp(join(tmpdir(), 'cmr-redis-'));
+    // redis-server cannot bind port 0 and say which it got: a port is picked and released first, and when another
+    // process took it in between (tests run side by side), redis-server exits at once and another port is tried
+    for (let attempt = 1; ; attempt++) {
+      const r = new TestRedis(await freePort(), dir, opts.persist ?? false);
+      try {
+        await r.start();
+        return r;
+      } catch (err) {
+        if (attempt >= 5 || !/exited/.test((err as Error).message)) throw err;
+      }
+    }
   }
 
   get url(): string {

@@ -2,7 +2,6 @@
 // DATA_DIR, for tests that kill things: the service itself (SIGKILL, SIGTERM), its Chromium, its ffmpeg.
 // Everything is bounded: start, requests and waits time out; stop() always ends the child.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../../../src/paths.js';
@@ -10,19 +9,6 @@ import { repoRoot } from '../../../../src/paths.js';
 export { repoRoot };
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** A free TCP port on 127.0.0.1 (main.ts logs the configured port, so the test picks one first). */
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => res(port));
-    });
-  });
-}
 
 export interface Answer {
   status: number;
@@ -36,9 +22,11 @@ export class ServiceProcess {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   exited = false;
 
+  /** the port the service bound (PORT=0: the system's choice, read back from its `cmrender listening` line) */
+  port = 0;
+
   private constructor(
     readonly child: ChildProcess,
-    readonly port: number,
     readonly dataDir: string,
   ) {
     child.stdout!.setEncoding('utf8').on('data', (d: string) => this.keep(d));
@@ -60,23 +48,25 @@ export class ServiceProcess {
     return this.child.pid!;
   }
 
-  /** Starts the service on DATA_DIR = dataDir and waits for /healthz (at most startMs). */
+  /** Starts the service on DATA_DIR = dataDir and a port of the system's choice, and waits for /healthz (at most startMs). */
   static async start(dataDir: string, env: Record<string, string> = {}, startMs = 60_000): Promise<ServiceProcess> {
-    const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'server', 'main.ts')], {
       cwd: repoRoot,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const s = new ServiceProcess(child, port, dataDir);
+    const s = new ServiceProcess(child, dataDir);
     const end = Date.now() + startMs;
     for (;;) {
       if (s.exited) throw new Error(`service exited during start:\n${s.log.slice(-4000)}`);
+      s.port ||= Number(
+        /"address":"http:\/\/127\.0\.0\.1:(\d+)"[^\n]*"msg":"cmrender listening"/.exec(s.log)?.[1] ?? 0,
+      );
       try {
-        const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2000) });
-        if (r.status === 200) return s;
+        const r = s.port && (await fetch(`http://127.0.0.1:${s.port}/healthz`, { signal: AbortSignal.timeout(2000) }));
+        if (r && r.status === 200) return s;
       } catch {
-        // not listening yet
+        // not answering yet
       }
       if (Date.now() > end) {
         await s.stop();

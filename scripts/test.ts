@@ -1,0 +1,66 @@
+// The test step of `npm test` (after lint, format, types and one build): every test/**/*.test.ts, in two groups.
+//
+// - In-process tests (the language, geometry, schemas, HTTP against a fake renderer) run side by side, one file per
+//   core at least: they start nothing and share nothing but the CPU.
+// - System tests start real processes (Chromium, ffmpeg, Redis, a child service or CLI): they run in their own
+//   group, SYSTEM_CONCURRENCY files at a time (default 2), so each file's browser and encoders have the machine.
+//
+// A file is a system test when its text names one of SYSTEM_MARKERS (scripts/lib/test-groups.ts). Both groups are Node's test runner; the closing line adds them up.
+//
+//   npx tsx scripts/test.ts [FILE_OR_DIR ...]     (default: test/)
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { repoRoot } from '../src/paths.js';
+import { testGroups } from './lib/test-groups.js';
+
+interface Counts {
+  tests: number;
+  pass: number;
+  fail: number;
+  skipped: number;
+  todo: number;
+  cancelled: number;
+}
+
+/** Runs one group through Node's test runner, its output passed through, its summary counted. */
+function runGroup(name: string, files: string[], concurrency: number): Promise<{ code: number; counts: Counts }> {
+  const counts: Counts = { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0, cancelled: 0 };
+  if (files.length === 0) return Promise.resolve({ code: 0, counts });
+  console.log(`# ${name}: ${files.length} files, ${concurrency} at a time`);
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=tap', `--test-concurrency=${concurrency}`, ...files],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let tail = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    process.stdout.write(d);
+    tail = (tail + d).slice(-4000);
+  });
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      for (const k of Object.keys(counts) as (keyof Counts)[]) {
+        const m = new RegExp(`^# ${k} (\\d+)$`, 'm').exec(tail);
+        if (m) counts[k] = Number(m[1]);
+      }
+      resolve({ code: code ?? 1, counts });
+    });
+  });
+}
+
+{
+  const args = process.argv.slice(2);
+  const { inProcess, system } = testGroups(args.length ? args : ['test']);
+  const t0 = performance.now();
+  const a = await runGroup('in-process tests', inProcess, Math.max(2, availableParallelism()));
+  const t1 = performance.now();
+  const b = await runGroup('system tests', system, Number(process.env.SYSTEM_CONCURRENCY ?? 2));
+  const t2 = performance.now();
+  const sum = (k: keyof Counts) => a.counts[k] + b.counts[k];
+  console.log(
+    `# in-process ${((t1 - t0) / 1000).toFixed(0)} s (${a.counts.tests} tests), system ${((t2 - t1) / 1000).toFixed(0)} s (${b.counts.tests} tests)`,
+  );
+  // the plain closing line: both groups together
+  console.log(`tests: ${sum('pass')} passed, ${sum('fail') + sum('cancelled')} failed, ${sum('skipped')} skipped`);
+  process.exitCode = a.code || b.code ? 1 : 0;
+}
