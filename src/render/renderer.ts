@@ -11,8 +11,16 @@ import { chunkRanges, isChunked } from '../contract/chunks.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import { prepare, type Plan } from './prepare.js';
-import { Aborted, drawFrame, frameSequence, type DrawOptions, type SequenceStats } from './frame-sequence.js';
-import { isNoSpace, pageReason, stageReason } from './failure-reasons.js';
+import {
+  Aborted,
+  drawFrame,
+  frameSequence,
+  GlLost,
+  pageFailure,
+  type DrawOptions,
+  type SequenceStats,
+} from './frame-sequence.js';
+import { isNoSpace, stageReason } from './failure-reasons.js';
 import { StageClock } from './stage-times.js';
 import {
   chunkSegmentPath,
@@ -96,6 +104,11 @@ export class ChromiumRenderer implements Renderer {
     this.o.log.info({ encoder: this.o.encoder ?? 'x264' }, 'video encoder');
   }
 
+  /** Why the renderer cannot draw now (its browser failed to recover a GL), or null. */
+  fault(): string | null {
+    return this.browser.fault;
+  }
+
   /** The GL backend frames are drawn by, once started. */
   get gl(): GlProbe | null {
     return this.browser.gl;
@@ -163,8 +176,28 @@ export class ChromiumRenderer implements Renderer {
     }
   }
 
-  /** One output, or one chunk's segment (job.frames), drawn in one leased page. */
+  /**
+   * One output, or one chunk's segment (job.frames). When the pages lose their GL mid-job (a dead GPU process), the
+   * browser is made to draw again (warm-browser.ts recover()) and the job is tried once more on fresh pages.
+   */
   private async renderOnce(
+    job: RenderJob,
+    hooks: RenderHooks,
+    prepared?: Plan,
+    preparedMs = 0,
+  ): Promise<RenderOutcome> {
+    try {
+      return await this.renderAttempt(job, hooks, prepared, preparedMs);
+    } catch (err) {
+      if (!(err instanceof GlLost) || hooks.signal.aborted) throw err;
+      this.o.log.warn({ job_id: job.id }, 'the drawing pages lost their GL; recovering and trying the job again');
+      await this.browser.recover();
+      return this.renderAttempt(job, hooks, prepared, preparedMs);
+    }
+  }
+
+  /** One try of renderOnce, in leased pages. */
+  private async renderAttempt(
     job: RenderJob,
     hooks: RenderHooks,
     prepared?: Plan,
@@ -193,7 +226,7 @@ export class ChromiumRenderer implements Renderer {
       const refused = loads.find((l) => !l.ok);
       if (refused && !refused.ok) {
         this.o.log.warn({ job_id: job.id, page_error: refused.error }, 'drawing page refused the load');
-        throw new JobFailure(pageReason(refused.error), null);
+        throw pageFailure(refused.error);
       }
       const r =
         job.kind === 'frame'
@@ -217,6 +250,7 @@ export class ChromiumRenderer implements Renderer {
       };
     } catch (err) {
       if (hooks.signal.aborted) throw new Aborted();
+      if (err instanceof GlLost) throw err; // its pages cannot draw again: released unhealthy, closed
       if (err instanceof JobFailure) {
         healthy = true; // a page that failed the job closed itself; the others can serve the next job
         throw err;

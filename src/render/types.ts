@@ -127,5 +127,7 @@ export interface Renderer {
   estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null>;
   /** Starts what needs starting (a warm browser); resolves when ready. */
   start(): Promise<void>;
+  /** Why it cannot render now (a browser whose GL cannot draw even after a relaunch), or null; absent: never. */
+  fault?(): string | null;
   close(): Promise<void>;
 }

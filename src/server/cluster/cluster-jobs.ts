@@ -15,7 +15,7 @@ import type { JobKind, JobView } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import type { DiskSpace } from '../durability/disk-space.js';
-import { diskFull, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import { diskFull, queueFull, rendererUnavailable, shuttingDown, type Refusal } from '../durability/admission.js';
 import type { Jobs } from '../jobs/jobs-api.js';
 import { admitWork, type WorkAdmission } from '../jobs/work-admission.js';
 import type { RedisJobStore } from './redis-store.js';
@@ -106,6 +106,9 @@ export class ClusterJobService implements Jobs {
 
   async health(): Promise<Refusal | null> {
     if (this.stopping) return shuttingDown();
+    // a process that renders beside its API reports its own renderer; workers pause themselves (render-worker.ts)
+    const fault = this.o.renderer.fault?.();
+    if (fault) return rendererUnavailable(fault);
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 

@@ -42,6 +42,8 @@ interface ChunkResult {
 
 /** How often a rendering job reports its progress and looks whether its record was ended meanwhile (a cancel). */
 const PROGRESS_EVERY_MS = 250;
+/** how often a worker checks that its renderer can draw */
+const WATCH_RENDERER_MS = 1_000;
 
 export class RenderWorker {
   readonly worker: Worker<WorkData>;
@@ -52,6 +54,8 @@ export class RenderWorker {
   /** chunk segments, DATA_DIR/segments/<job>/<index>.ts */
   private readonly segments: DiskStorage;
   private readonly now: () => number;
+  private watch: NodeJS.Timeout | null = null;
+  private closing = false;
 
   constructor(private readonly o: RenderWorkerOptions) {
     const { config } = o;
@@ -74,6 +78,21 @@ export class RenderWorker {
     this.worker.on('failed', (job, err) => void this.failed(job, err));
   }
 
+  /**
+   * A worker whose renderer cannot draw (its browser's GL is gone even after relaunches) takes no work until it can:
+   * the queue is paused here and resumed when the renderer's fault clears, so other workers get the jobs.
+   */
+  private watchRenderer(): void {
+    const fault = this.o.renderer.fault?.() ?? null;
+    if (fault && !this.worker.isPaused()) {
+      this.o.log.warn({ fault }, 'the renderer cannot draw: this worker takes no work until it can');
+      void this.worker.pause(true).catch(() => {});
+    } else if (!fault && this.worker.isPaused() && !this.closing) {
+      this.o.log.info('the renderer draws again: this worker takes work again');
+      this.worker.resume();
+    }
+  }
+
   /** Starts taking work (the renderer must have started). */
   async start(): Promise<void> {
     await this.outputs.init();
@@ -86,10 +105,14 @@ export class RenderWorker {
     }
     void this.worker.run();
     await this.worker.waitUntilReady();
+    this.watch = setInterval(() => this.watchRenderer(), WATCH_RENDERER_MS);
+    this.watch.unref();
   }
 
   /** Stops taking work; the jobs in hand finish first (a killed process leaves them to the stalled check). */
   async close(): Promise<void> {
+    this.closing = true;
+    if (this.watch) clearInterval(this.watch);
     await this.worker.close();
     this.redis.disconnect();
   }

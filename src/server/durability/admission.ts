@@ -19,7 +19,7 @@ export class Gate {
   }
 }
 
-export type RefusalCode = 'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down';
+export type RefusalCode = 'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down' | 'renderer_unavailable';
 
 export interface Refusal {
   code: RefusalCode;
@@ -82,6 +82,15 @@ export function tooManyUploads(max: number): Refusal {
     code: 'too_many_uploads',
     error: `too many uploads at once (at most ${max}); retry shortly`,
     retryAfterSeconds: 1,
+  };
+}
+
+/** The renderer's browser cannot draw even after relaunches (its GL is gone); it keeps trying to recover. */
+export function rendererUnavailable(fault: string): Refusal {
+  return {
+    code: 'renderer_unavailable',
+    error: `the renderer cannot draw now (${fault}); retry later`,
+    retryAfterSeconds: 10,
   };
 }
 

@@ -13,7 +13,14 @@ import type { JobKind, JobView } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import { planRecovery } from '../durability/recovery.js';
-import { diskFull, journalUnwritable, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import {
+  diskFull,
+  journalUnwritable,
+  queueFull,
+  rendererUnavailable,
+  shuttingDown,
+  type Refusal,
+} from '../durability/admission.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 
@@ -176,6 +183,8 @@ export class JobService {
   /** Why the service cannot take work now (/healthz answers 503 with it), or null. A full queue is not counted. */
   async health(): Promise<Refusal | null> {
     if (this.stopping || this.closing) return shuttingDown();
+    const fault = this.o.renderer.fault?.();
+    if (fault) return rendererUnavailable(fault);
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 

@@ -211,6 +211,11 @@ export function rendererProcesses(root: number): Proc[] {
   return descendants(root).filter((p) => p.cmdline.includes('--type=renderer'));
 }
 
+/** Chromium's GPU process (what draws every page's WebGL), found by its command line. */
+export function gpuProcesses(root: number): Proc[] {
+  return descendants(root).filter((p) => p.cmdline.includes('--type=gpu-process'));
+}
+
 export function ffmpegProcesses(root: number): Proc[] {
   return descendants(root).filter((p) => p.comm === 'ffmpeg');
 }
