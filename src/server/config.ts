@@ -23,6 +23,7 @@ export interface Config {
   assetsMaxBytes: number;
   diskMinFreeBytes: number;
   requestTimeoutMs: number;
+  headersTimeoutMs: number;
   maxConcurrentUploads: number;
   shutdownGraceMs: number;
   webhookAllow: string[];
@@ -176,6 +177,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     parse: int('REQUEST_TIMEOUT_MS', 1),
   },
   {
+    name: 'HEADERS_TIMEOUT_MS',
+    key: 'headersTimeoutMs',
+    default: '10000',
+    doc: "Time limit to receive a request's headers (at most `REQUEST_TIMEOUT_MS`): a client that sends half its headers and then trickles or waits gets `408` and the connection is closed, so idle sockets cannot use up the process's file descriptors.",
+    parse: int('HEADERS_TIMEOUT_MS', 1),
+  },
+  {
     name: 'MAX_CONCURRENT_UPLOADS',
     key: 'maxConcurrentUploads',
     default: '4',
@@ -245,6 +253,7 @@ export function defaultConfig(): Config {
     assetsMaxBytes: 1024 * 1024 * 1024,
     diskMinFreeBytes: 100 * 1024 * 1024,
     requestTimeoutMs: 60_000,
+    headersTimeoutMs: 10_000,
     maxConcurrentUploads: 4,
     shutdownGraceMs: 10_000,
     webhookAllow: [],
