@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { VideoEncoder, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
+import { IncompleteVideo, VideoEncoder, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
 import { chunkRanges, isChunked } from '../contract/chunks.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
@@ -25,6 +25,7 @@ import { StageClock } from './stage-times.js';
 import {
   chunkSegmentPath,
   JobFailure,
+  VIDEO_INCOMPLETE,
   type RenderTimings,
   type Renderer,
   type RenderHooks,
@@ -62,6 +63,7 @@ export interface ChromiumRendererOptions {
 }
 
 const DEFAULT_VIDEO_PAGES = 2;
+
 /** below this many frames a second page costs more to load than it saves */
 const MIN_FRAMES_FOR_MORE_PAGES = 8;
 
@@ -158,9 +160,15 @@ export class ChromiumRenderer implements Renderer {
       if (hooks.signal.aborted) throw new Aborted();
       const t1 = performance.now();
       try {
-        await joinSegments(segments, job.outPath, this.o.ffmpegPath);
+        await joinSegments(
+          segments,
+          job.outPath,
+          this.o.ffmpegPath,
+          ranges.map((r) => r.to - r.from),
+        );
       } catch (err) {
         this.o.log.warn({ err, job_id: job.id }, 'joining the chunks failed');
+        if (err instanceof IncompleteVideo) throw new JobFailure(`render failed: ${err.message}`, VIDEO_INCOMPLETE);
         throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? 'storage_full' : null);
       }
       const timings = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, round(v)]));

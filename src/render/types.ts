@@ -104,6 +104,9 @@ export class JobFailure extends Error {
   }
 }
 
+/** The code of a chunked video that would not have every frame it promised (a segment missing or short). */
+export const VIDEO_INCOMPLETE = 'video_incomplete';
+
 /** flat 2D layers, lit 3D (render3d), raymarched metaballs: what one pixel of one frame costs to draw */
 export type CostClass = 'flat' | '3d' | 'raymarch';
 

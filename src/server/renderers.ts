@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { ChromiumRenderer } from '../render/renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
-import { joinSegments } from '../render/ffmpeg.js';
+import { IncompleteVideo, joinSegments } from '../render/ffmpeg.js';
+import { JobFailure, VIDEO_INCOMPLETE } from '../render/types.js';
 import { ExportRenderer } from '../export/export-renderer.js';
 
 export function buildRenderers(config: Config, log: Logger) {
@@ -29,6 +30,13 @@ export function buildRenderers(config: Config, log: Logger) {
   });
   return {
     renderer,
-    joinSegments: (segments: string[], outPath: string) => joinSegments(segments, outPath, config.ffmpegPath),
+    joinSegments: async (segments: string[], outPath: string, segmentFrames: number[]) => {
+      try {
+        await joinSegments(segments, outPath, config.ffmpegPath, segmentFrames);
+      } catch (err) {
+        if (err instanceof IncompleteVideo) throw new JobFailure(`render failed: ${err.message}`, VIDEO_INCOMPLETE);
+        throw err;
+      }
+    },
   };
 }

@@ -17,6 +17,7 @@ import type { AssetStore } from '../asset-store.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, connect, segmentKey, segmentsRoot, type WorkData } from './work-queue.js';
+import { chunkRanges } from '../../contract/chunks.js';
 import { DiskStorage } from '../storage/storage.js';
 import { dataStores } from '../storage/data-stores.js';
 import { endJob } from './job-end.js';
@@ -24,8 +25,11 @@ import { endJob } from './job-end.js';
 export interface RenderWorkerOptions {
   config: Config;
   renderer: Renderer;
-  /** joins MPEG-TS segments, in order, into an MP4 without re-encoding (src/render/ffmpeg.ts's joinSegments) */
-  joinSegments: (segments: string[], outPath: string) => Promise<void>;
+  /**
+   * joins MPEG-TS segments, in order, into an MP4 without re-encoding (src/render/ffmpeg.ts's joinSegments), after
+   * checking each has its frames; a segment missing or short throws a JobFailure coded VIDEO_INCOMPLETE
+   */
+  joinSegments: (segments: string[], outPath: string, segmentFrames: number[]) => Promise<void>;
   log: Logger;
   now?: () => number;
 }
@@ -232,13 +236,21 @@ export class RenderWorker {
     const out = this.outputs.pathOf(rec.job_id, rec.kind);
     const t0 = performance.now();
     try {
-      await this.o.joinSegments(segments, out);
+      await this.o.joinSegments(
+        segments,
+        out,
+        chunkRanges(d.frames).map((r) => r.to - r.from),
+      );
     } catch (err) {
       this.o.log.warn({ err, job_id: rec.job_id }, 'joining the chunks failed');
+      // a segment missing or short (a worker that wrote it elsewhere, a disk that lost it): said as such, never a
+      // shorter video reported ready
       await endJob(
         this.store,
         rec.job_id,
-        { message: 'render failed: the chunks could not be joined', code: null },
+        err instanceof JobFailure
+          ? { message: err.message, code: err.code }
+          : { message: 'render failed: the chunks could not be joined', code: null },
         this.now,
       );
       await this.cleanSegments(rec.job_id);
