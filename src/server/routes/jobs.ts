@@ -239,7 +239,9 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
       const hash = key ? requestHash(url, req.body) : '';
       let jobId: string;
       try {
-        jobId = key ? (await idempotency.claim(key, hash, create)).jobId : await create();
+        jobId = key
+          ? (await idempotency.claim(key, hash, create, async (id) => (await jobs.get(id)) !== undefined)).jobId
+          : await create();
       } catch (err) {
         if (err instanceof Refused) return sendRefusal(reply, err.refusal);
         throw err;
