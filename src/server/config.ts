@@ -19,6 +19,7 @@ export interface Config {
   renderEncoder: VideoEncoderName;
   ffmpegPath: string;
   maxQueuedJobs: number;
+  maxEndedJobs: number;
   outputMaxBytes: number;
   assetsMaxBytes: number;
   diskMinFreeBytes: number;
@@ -149,6 +150,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     parse: int('MAX_QUEUED_JOBS', 1),
   },
   {
+    name: 'MAX_ENDED_JOBS',
+    key: 'maxEndedJobs',
+    default: '10000',
+    doc: 'Ended job records kept at most (without REDIS_URL); past it the record and output of the job that ended first go before their 24 hours. An ended record keeps no source (its SHA-256 instead): about 1 KB in memory and in the journal, so 10,000 ended jobs cost about 10-20 MB.',
+    parse: int('MAX_ENDED_JOBS', 1),
+  },
+  {
     name: 'OUTPUT_MAX_BYTES',
     key: 'outputMaxBytes',
     default: '10737418240',
@@ -249,6 +257,7 @@ export function defaultConfig(): Config {
     renderEncoder: 'x264',
     ffmpegPath: 'ffmpeg',
     maxQueuedJobs: 1000,
+    maxEndedJobs: 10_000,
     outputMaxBytes: 10 * 1024 * 1024 * 1024,
     assetsMaxBytes: 1024 * 1024 * 1024,
     diskMinFreeBytes: 100 * 1024 * 1024,

@@ -61,6 +61,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     concurrency: config.renderConcurrency,
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
+    maxEndedJobs: config.maxEndedJobs,
     disk,
     log,
     now,

@@ -2,7 +2,7 @@
 // answers for any job. One JSON string per job that expires with the retention (RETENTION_MS after its creation);
 // the progress of a rendering job is a hash beside it (chunk index -> frames done), written by the workers.
 import type { Redis } from 'ioredis';
-import type { JobRecord, JobStore } from '../jobs/store.js';
+import { storedForm, type JobRecord, type JobStore } from '../jobs/store.js';
 
 export const KEY_PREFIX = 'cmrender:';
 const jobKey = (id: string) => `${KEY_PREFIX}job:${id}`;
@@ -26,7 +26,7 @@ export class RedisJobStore implements JobStore {
   }
 
   async put(rec: JobRecord): Promise<void> {
-    await this.redis.set(jobKey(rec.job_id), JSON.stringify(rec), 'PX', this.ttl(rec.created_at));
+    await this.redis.set(jobKey(rec.job_id), JSON.stringify(storedForm(rec)), 'PX', this.ttl(rec.created_at));
   }
 
   async delete(id: string): Promise<void> {
