@@ -1,6 +1,7 @@
 // Every environment variable the service reads, with its default and its documentation.
 // The configuration table in README.md is generated from CONFIG_DOC (see test/server/docs.test.ts).
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { LIMITS } from '../contract/limits.js';
 import { parseGlSetting, parseVideoEncoder, type GlSetting, type VideoEncoderName } from '../contract/hardware.js';
@@ -82,8 +83,8 @@ export const CONFIG_DOC: ConfigEntry[] = [
   {
     name: 'RENDER_CONCURRENCY',
     key: 'renderConcurrency',
-    default: '1',
-    doc: 'How many jobs (with `REDIS_URL`: chunks) this process renders at the same time (the hosted shape is 1). `0` (only with `REDIS_URL`): an API process that renders nothing.',
+    default: 'one per 4 cores, at least 1',
+    doc: 'How many jobs (with `REDIS_URL`: chunks) this process renders at the same time. Each takes two pages, an encoder and its share of the GL (llvmpipe draws with every core), so one per 4 cores: 1 on 2 cores, 4 on 16. `0` (only with `REDIS_URL`): an API process that renders nothing.',
     parse: int('RENDER_CONCURRENCY', 0),
   },
   {
@@ -242,12 +243,17 @@ export const CONFIG_DOC: ConfigEntry[] = [
   },
 ];
 
+/** Render slots when RENDER_CONCURRENCY is unset: one per 4 cores (measured on 2 cores: one slot, two pages). */
+export function defaultRenderConcurrency(cores = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / 4));
+}
+
 export function defaultConfig(): Config {
   return {
     port: 3000,
     host: inContainer() ? '0.0.0.0' : '127.0.0.1',
     dataDir: resolve('data'),
-    renderConcurrency: 1,
+    renderConcurrency: defaultRenderConcurrency(),
     logLevel: 'info',
     jobTimeoutMs: 15 * 60 * 1000,
     frameBudgetMs: LIMITS.frameDrawMs,
