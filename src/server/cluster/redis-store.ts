@@ -8,6 +8,15 @@ export const KEY_PREFIX = 'cmrender:';
 const jobKey = (id: string) => `${KEY_PREFIX}job:${id}`;
 const progressKey = (id: string) => `${KEY_PREFIX}progress:${id}`;
 
+/** KEYS[1] the record; ARGV[1] the ended record's JSON, ARGV[2] its TTL in ms. 1 when written, 0 when not pending. */
+const END_IF_PENDING = `
+local cur = redis.call('GET', KEYS[1])
+if not cur then return 0 end
+if cjson.decode(cur).status ~= 'pending' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
 export class RedisJobStore implements JobStore {
   constructor(
     private readonly redis: Redis,
@@ -27,6 +36,23 @@ export class RedisJobStore implements JobStore {
 
   async put(rec: JobRecord): Promise<void> {
     await this.redis.set(jobKey(rec.job_id), JSON.stringify(storedForm(rec)), 'PX', this.ttl(rec.created_at));
+  }
+
+  /**
+   * Writes an ended record only if the stored one is still pending, in one step on the server (a Lua script): of a
+   * cancel and a worker's finish racing for the same job, exactly one wins and the other learns it lost (false).
+   * A read, a check and a write from two processes let both win: DELETE answered "cancelled" and the job then
+   * ended ready (2 of 40 cancels sent near the finish).
+   */
+  async endIfPending(rec: JobRecord): Promise<boolean> {
+    const won = await this.redis.eval(
+      END_IF_PENDING,
+      1,
+      jobKey(rec.job_id),
+      JSON.stringify(storedForm(rec)),
+      String(this.ttl(rec.created_at)),
+    );
+    return won === 1;
   }
 
   async delete(id: string): Promise<void> {

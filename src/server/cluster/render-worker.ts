@@ -280,8 +280,8 @@ export class RenderWorker {
     const output = await this.outputs.add(rec.job_id, rec.kind, outcome);
     const fresh = await this.store.get(rec.job_id);
     if (!fresh || fresh.status !== 'pending') {
-      // cancelled meanwhile: the client was told so, the file goes
-      await this.outputs.discard(rec.job_id, rec.kind);
+      // cancelled meanwhile: the client was told so, the file goes (and its bytes leave the budget)
+      await this.outputs.remove(output);
       return;
     }
     const done = output.written_at;
@@ -297,7 +297,11 @@ export class RenderWorker {
         total_ms: done - fresh.created_at,
       },
     } satisfies Partial<JobRecord>);
-    await this.store.put(fresh);
+    if (!(await this.store.endIfPending(fresh))) {
+      // a cancel won the race between our read and our write: the client was told "cancelled", the file goes
+      await this.outputs.remove(output);
+      return;
+    }
     await this.store.clearProgress(rec.job_id);
     this.o.log.info(
       { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_ready', ...fresh.timings },
