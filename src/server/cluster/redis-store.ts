@@ -8,12 +8,34 @@ export const KEY_PREFIX = 'cmrender:';
 const jobKey = (id: string) => `${KEY_PREFIX}job:${id}`;
 const progressKey = (id: string) => `${KEY_PREFIX}progress:${id}`;
 
-/** KEYS[1] the record; ARGV[1] the ended record's JSON, ARGV[2] its TTL in ms. 1 when written, 0 when not pending. */
+/** The pending jobs of every API process (a sorted set: job id -> created_at), for MAX_QUEUED_JOBS across them. */
+const ADMITTED_KEY = `${KEY_PREFIX}admitted`;
+
+/**
+ * KEYS[1] the record, KEYS[2] the admitted set; ARGV[1] the ended record's JSON, ARGV[2] its TTL in ms, ARGV[3] the
+ * job id. 1 when written (and the job leaves the admitted set), 0 when the record is gone or not pending.
+ */
 const END_IF_PENDING = `
 local cur = redis.call('GET', KEYS[1])
-if not cur then return 0 end
+if not cur then
+  redis.call('ZREM', KEYS[2], ARGV[3])
+  return 0
+end
 if cjson.decode(cur).status ~= 'pending' then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[3])
+return 1
+`;
+
+/**
+ * KEYS[1] the admitted set; ARGV[1] the job id, ARGV[2] now, ARGV[3] the cap, ARGV[4] the oldest score still counted.
+ * Entries older than a record lives (a process that died between admitting and writing) are dropped first. 1 when
+ * admitted, 0 when the cap is reached.
+ */
+const ADMIT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 1
 `;
 
@@ -47,12 +69,36 @@ export class RedisJobStore implements JobStore {
   async endIfPending(rec: JobRecord): Promise<boolean> {
     const won = await this.redis.eval(
       END_IF_PENDING,
-      1,
+      2,
       jobKey(rec.job_id),
+      ADMITTED_KEY,
       JSON.stringify(storedForm(rec)),
       String(this.ttl(rec.created_at)),
+      rec.job_id,
     );
     return won === 1;
+  }
+
+  /**
+   * Counts a new job against MAX_QUEUED_JOBS for every API process at once (one script on the server: check and
+   * add in one step); false when `cap` jobs are pending already. A job leaves the count when it ends (endIfPending).
+   */
+  async admit(id: string, cap: number): Promise<boolean> {
+    const now = this.now();
+    return (
+      (await this.redis.eval(ADMIT, 1, ADMITTED_KEY, id, String(now), String(cap), String(now - this.retentionMs))) ===
+      1
+    );
+  }
+
+  /** Jobs admitted and not ended, across every process. */
+  async admitted(): Promise<number> {
+    return this.redis.zcard(ADMITTED_KEY);
+  }
+
+  /** A job that was admitted but will not be queued after all (its record could not be written). */
+  async unadmit(id: string): Promise<void> {
+    await this.redis.zrem(ADMITTED_KEY, id);
   }
 
   async delete(id: string): Promise<void> {

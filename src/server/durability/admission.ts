@@ -27,6 +27,13 @@ export interface Refusal {
   retryAfterSeconds: number;
 }
 
+/** A refusal thrown out of a job's creation (the queue cap, checked where the queue is), answered as a 503. */
+export class Refused extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.error);
+  }
+}
+
 /** Sends a refusal: 503, ErrorEnvelope {error, code}, retry-after. */
 export function sendRefusal(reply: FastifyReply, r: Refusal): FastifyReply {
   return reply
