@@ -12,13 +12,13 @@ const { renderer, joinSegments } = buildRenderers(config, log);
 // with REDIS_URL this process renders too (a render worker beside the API) unless RENDER_CONCURRENCY=0
 const worker =
   config.redisUrl && config.renderConcurrency > 0 ? new RenderWorker({ config, renderer, joinSegments, log }) : null;
-const app = await buildApp({ config, renderer, logger: log, startRenderer: !config.redisUrl || worker !== null });
-const address = await (async () => {
+const { app, address } = await (async () => {
   try {
+    const app = await buildApp({ config, renderer, logger: log, startRenderer: !config.redisUrl || worker !== null });
     await worker?.start();
-    return await app.listen({ port: config.port, host: config.host });
+    return { app, address: await app.listen({ port: config.port, host: config.host }) };
   } catch (err) {
-    // e.g. RENDER_GL=egl on a machine whose EGL cannot draw: one clear line, not a stack
+    // e.g. RENDER_GL=egl on a machine whose EGL cannot draw, Redis unreachable: one clear line, not a stack
     log.fatal({ err }, `cmrender could not start: ${(err as Error).message}`);
     process.exit(1);
   }

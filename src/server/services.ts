@@ -16,7 +16,10 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { IdempotencyIndex, idempotencyTtl } from './http/idempotency.js';
 import type { Jobs } from './jobs/jobs-api.js';
 import { RedisJobStore } from './cluster/redis-store.js';
-import { WorkQueue, connect } from './cluster/work-queue.js';
+import { WorkQueue, connect, connectApi, waitReady } from './cluster/work-queue.js';
+
+/** How long an API process waits for Redis at start before it stops with a clear line. */
+const REDIS_START_MS = 10_000;
 import { ClusterJobService } from './cluster/cluster-jobs.js';
 
 export interface ServiceOptions {
@@ -114,15 +117,25 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
 async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   const { config, log } = opts;
   const now = opts.now ?? Date.now;
-  const redis = connect(config.redisUrl);
+  const redis = connectApi(config.redisUrl);
   redis.on('error', (err) => log.warn({ err }, 'redis connection error'));
+  // an API started while Redis is unreachable stops with one clear line instead of waiting without listening
+  try {
+    await waitReady(redis, config.redisUrl, REDIS_START_MS);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
   const store = new RedisJobStore(redis, config.retentionMs, now);
   const work = new WorkQueue(redis);
   const { outputs, assets } = dataStores(config, store, log, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
+  const events = connect(config.redisUrl);
+  events.on('error', (err) => log.warn({ err }, 'redis connection error (queue events)'));
   const jobs = new ClusterJobService({
     store,
     work,
+    eventsConnection: events,
     renderer: opts.renderer,
     assets,
     outputs,
@@ -151,6 +164,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
       await jobs.close();
       await work.close();
       redis.disconnect();
+      events.disconnect();
     },
   };
 }

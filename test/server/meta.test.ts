@@ -125,11 +125,11 @@ test('/openapi.json describes each operation: summary, request body, error codes
   ])
     assert.match(render.responses['400'].description, new RegExp(`\`${code}\``));
   for (const [path, codes] of [
-    ['/v1/render', ['queue_full', 'storage_full', 'shutting_down']],
-    ['/v1/frame', ['queue_full', 'storage_full', 'shutting_down']],
-    ['/v1/gif', ['queue_full', 'storage_full', 'shutting_down']],
-    ['/v1/mesh', ['queue_full', 'storage_full', 'shutting_down']],
-    ['/v1/vectorize', ['queue_full', 'storage_full', 'shutting_down']],
+    ['/v1/render', ['queue_full', 'storage_full', 'shutting_down', 'redis_unavailable']],
+    ['/v1/frame', ['queue_full', 'storage_full', 'shutting_down', 'redis_unavailable']],
+    ['/v1/gif', ['queue_full', 'storage_full', 'shutting_down', 'redis_unavailable']],
+    ['/v1/mesh', ['queue_full', 'storage_full', 'shutting_down', 'redis_unavailable']],
+    ['/v1/vectorize', ['queue_full', 'storage_full', 'shutting_down', 'redis_unavailable']],
     ['/v1/assets', ['too_many_uploads']],
   ] as const) {
     const refusal = doc.paths[path].post.responses['503'];
@@ -143,7 +143,8 @@ test('/openapi.json describes each operation: summary, request body, error codes
     job.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`),
     ['path:id'],
   );
-  assert.deepEqual(Object.keys(job.responses).sort(), ['200', '404', '500']);
+  assert.deepEqual(Object.keys(job.responses).sort(), ['200', '404', '500', '503']);
+  assert.match(job.responses['503'].description, /`redis_unavailable`/);
   assert.equal(job.responses['500'].content['application/json'].schema.$ref, '#/components/schemas/JobError');
   // the client additions: Location on 202, Retry-After on a pending job, Idempotency-Key, cancel, events
   assert.equal(render.responses['202'].headers.location.schema.type, 'string');

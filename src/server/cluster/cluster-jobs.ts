@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { JobRecord, JobParams } from '../jobs/store.js';
 import type { JobEvents, JobExtras, CancelResult } from '../jobs/job-service.js';
 import { CANCELLED } from '../jobs/job-service.js';
@@ -19,6 +20,7 @@ import {
   diskFull,
   queueFull,
   Refused,
+  redisUnavailable,
   rendererUnavailable,
   shuttingDown,
   type Refusal,
@@ -32,6 +34,8 @@ import { endJob } from './job-end.js';
 export interface ClusterJobsOptions {
   store: RedisJobStore;
   work: WorkQueue;
+  /** a blocking connection for the queue's events (QueueEvents reads a stream) */
+  eventsConnection: Redis;
   renderer: Renderer;
   assets: AssetStore;
   outputs: OutputStore;
@@ -56,7 +60,7 @@ export class ClusterJobService implements Jobs {
   constructor(private readonly o: ClusterJobsOptions) {
     this.events.setMaxListeners(0);
     // what any worker does reaches every API's event streams: each event makes the streams read the record again
-    this.queueEvents = new QueueEvents(QUEUE_NAME, { connection: o.work.connection.duplicate() });
+    this.queueEvents = new QueueEvents(QUEUE_NAME, { connection: o.eventsConnection });
     const changed = ({ jobId }: { jobId: string }) => {
       this.events.emit('changed', jobId.replace(/-c\d+$/, ''));
       this.events.emit('queue');
@@ -93,6 +97,7 @@ export class ClusterJobService implements Jobs {
 
   async health(): Promise<Refusal | null> {
     if (this.stopping) return shuttingDown();
+    if (!this.o.store.reachable) return redisUnavailable();
     // a process that renders beside its API reports its own renderer; workers pause themselves (render-worker.ts)
     const fault = this.o.renderer.fault?.();
     if (fault) return rendererUnavailable(fault);

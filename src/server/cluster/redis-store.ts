@@ -46,6 +46,11 @@ export class RedisJobStore implements JobStore {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Whether the connection to Redis is up now (a command sent now would not fail at once). */
+  get reachable(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   /** Milliseconds the record of a job created at `createdAt` still lives (at least 1: Redis wants a positive TTL). */
   private ttl(createdAt: number): number {
     return Math.max(1, createdAt + this.retentionMs - this.now());

@@ -19,7 +19,8 @@ export class Gate {
   }
 }
 
-export type RefusalCode = 'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down' | 'renderer_unavailable';
+export type RefusalCode =
+  'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down' | 'renderer_unavailable' | 'redis_unavailable';
 
 export interface Refusal {
   code: RefusalCode;
@@ -99,6 +100,27 @@ export function rendererUnavailable(fault: string): Refusal {
     error: `the renderer cannot draw now (${fault}); retry later`,
     retryAfterSeconds: 10,
   };
+}
+
+/** With REDIS_URL: Redis, which holds the jobs, cannot be reached now (an outage, a restart). */
+export function redisUnavailable(): Refusal {
+  return {
+    code: 'redis_unavailable',
+    error: 'the job store (Redis) cannot be reached now; retry shortly',
+    retryAfterSeconds: 5,
+  };
+}
+
+/**
+ * Whether an error is a Redis command that failed for want of Redis (an API connection fails at once while it is
+ * down, or after its command timeout): answered as redisUnavailable(), never as a 500.
+ */
+export function isRedisUnavailable(err: unknown): boolean {
+  const e = err as { name?: string; message?: string } | null;
+  return (
+    e?.name === 'MaxRetriesPerRequestError' ||
+    /Stream isn't writeable|enableOfflineQueue|Command timed out|Connection is closed/.test(e?.message ?? '')
+  );
 }
 
 export function shuttingDown(): Refusal {

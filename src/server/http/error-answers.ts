@@ -1,6 +1,7 @@
 // How failures are answered: always the ErrorEnvelope `{error, code}` (service.md "Every 400 body is the
 // ErrorEnvelope"), with the contract's status and code, never a stack or an internal message. `code` is always
 // there: a client branches on it whatever the status.
+import { isRedisUnavailable, redisUnavailable, sendRefusal } from '../durability/admission.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { LIMITS } from '../../contract/limits.js';
 import type { ErrorEnvelope } from '../schemas.js';
@@ -39,6 +40,8 @@ export function answerError(err: FastifyError | HttpError, req: FastifyRequest, 
   if (err instanceof HttpError) return sendEnvelope(reply, err.statusCode, err.envelope);
   const known = FRAMEWORK_400.get(err.code);
   if (known) return sendEnvelope(reply, 400, known);
+  // Redis mode: a job route during an outage is a 503 the client may retry, never a 500 or a wait for the outage
+  if (isRedisUnavailable(err)) return sendRefusal(reply, redisUnavailable());
   const status = err.statusCode ?? 500;
   if (status === 404) return sendEnvelope(reply, 404, NOT_FOUND);
   if (status >= 400 && status < 500)

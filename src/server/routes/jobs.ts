@@ -182,7 +182,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             code: 'idempotency_mismatch',
           },
         ),
-        503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down']),
+        503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down', 'redis_unavailable']),
       },
     };
     // the body has passed its schema before the handler runs: validation comes before admission
@@ -287,6 +287,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             code: 'NAM003',
             diagnostics: [{ code: 'NAM003', message: "unknown identifier 'fgg'", line: 1, column: 48 }],
           }),
+          503: refusalAnswer(['redis_unavailable']),
         },
       },
     },
