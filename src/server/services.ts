@@ -9,7 +9,8 @@ import { JobService } from './jobs/job-service.js';
 import { Retention } from './jobs/retention.js';
 import type { OutputStore } from './outputs/output-store.js';
 import type { AssetStore } from './asset-store.js';
-import { dataStores } from './storage/data-stores.js';
+import { rm } from 'node:fs/promises';
+import { dataStores, jobScratch } from './storage/data-stores.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -62,6 +63,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
     disk,
+    scratchDir: jobScratch(config, ''),
     log,
     now,
   });
@@ -77,6 +79,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
   const idempotency = new IdempotencyIndex(now);
+  // nothing renders yet: what a job's scratch held belongs to the last run
+  await rm(jobScratch(config, ''), { recursive: true, force: true });
   await assets.init();
   await outputs.init();
   // nothing renders yet: every partial file (a .tmp, a GIF's frames or palette) is left from the last run
@@ -107,7 +111,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
 
 /**
  * With REDIS_URL: records and queue in Redis, shared by every API process and render worker; outputs and assets in
- * DATA_DIR, shared too. No recovery and no partial-file sweep at start (other processes may be rendering now); a lost
+ * the storage (STORAGE_URL), shared too. No recovery and no partial-file sweep at start (other processes may be rendering now); a lost
  * job is ended when it is next read (ClusterJobService). A POST with a webhook is refused in this mode (not yet delivered).
  */
 async function openClusterServices(opts: ServiceOptions): Promise<Services> {
@@ -128,13 +132,14 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
     disk,
+    scratchDir: jobScratch(config, ''),
     log,
     now,
   });
   const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
   const idempotency = new IdempotencyIndex(now);
   await assets.init({ shared: true });
-  await outputs.init();
+  await outputs.init({ shared: true });
   await jobs.init();
   retention.start();
   return {

@@ -17,7 +17,7 @@ import type { OutputStore } from '../outputs/output-store.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { diskFull, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
 import type { Jobs } from '../jobs/jobs-api.js';
-import { admitWork, type WorkAdmission } from '../jobs/work-admission.js';
+import { admitWork, estimateWork, type WorkAdmission } from '../jobs/work-admission.js';
 import type { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, chunkJobId, type WorkQueue } from './work-queue.js';
 import { endJob } from './job-end.js';
@@ -31,6 +31,8 @@ export interface ClusterJobsOptions {
   jobTimeoutMs: number;
   maxQueuedJobs?: number;
   disk?: DiskSpace;
+  /** local directory for downloaded inputs (the estimate reads the images' sizes) */
+  scratchDir: string;
   log: Logger;
   now: () => number;
 }
@@ -133,8 +135,7 @@ export class ClusterJobService implements Jobs {
     };
     // the frame count decides whether the video is cut in chunks; it is the renderer's own plan (no browser needed)
     if (kind === 'video') {
-      const files = Object.fromEntries(Object.entries(assets).map(([p, key]) => [p, this.o.assets.pathOf(key)]));
-      const frames = (await this.o.renderer.estimate?.({ kind, source, params, assets: files }))?.frames;
+      const frames = (await estimateWork(this.o, kind, source, params, assets))?.frames;
       if (frames !== undefined) rec.frames = frames;
     }
     this.queued++;

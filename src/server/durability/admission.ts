@@ -19,7 +19,7 @@ export class Gate {
   }
 }
 
-export type RefusalCode = 'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down';
+export type RefusalCode = 'queue_full' | 'storage_full' | 'storage_unavailable' | 'too_many_uploads' | 'shutting_down';
 
 export interface Refusal {
   code: RefusalCode;
@@ -82,6 +82,15 @@ export function tooManyUploads(max: number): Refusal {
     code: 'too_many_uploads',
     error: `too many uploads at once (at most ${max}); retry shortly`,
     retryAfterSeconds: 1,
+  };
+}
+
+/** The object store (STORAGE_URL=s3://…) cannot be reached or refuses: nothing was stored. */
+export function storageUnavailable(): Refusal {
+  return {
+    code: 'storage_unavailable',
+    error: 'the storage of outputs and assets cannot be reached; retry later',
+    retryAfterSeconds: 10,
   };
 }
 

@@ -2,6 +2,8 @@
 // shutdown checkpoints). Where outputs live is the output store's business, when records go is retention's.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStore, JobParams, WebhookState } from './store.js';
 import { RenderQueue } from './queue.js';
@@ -16,6 +18,7 @@ import { planRecovery } from '../durability/recovery.js';
 import { diskFull, journalUnwritable, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import type { DiskSpace } from '../durability/disk-space.js';
+import { STORAGE_DOWN, StorageUnavailable } from '../storage/storage.js';
 
 export interface JobServiceOptions {
   store: JobStore;
@@ -28,6 +31,8 @@ export interface JobServiceOptions {
   maxQueuedJobs?: number;
   /** free space on DATA_DIR's disk (default: not watched) */
   disk?: DiskSpace;
+  /** local directory a job's downloaded inputs go into while it runs (one subdirectory per job) */
+  scratchDir: string;
   log: Logger;
   now: () => number;
 }
@@ -329,10 +334,11 @@ export class JobService {
     });
     aborted.catch(() => {});
     let rendering: Promise<unknown> | undefined;
+    const scratch = join(this.o.scratchDir, id);
     try {
-      const assetFiles = Object.fromEntries(
-        Object.entries(rec.assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]),
-      );
+      // inputs down to local scratch, the output rendered into scratch and uploaded by outputs.add
+      const assetFiles = await this.o.assets.localFiles(rec.assets, scratch);
+      const outPath = await this.o.outputs.scratchPath(id, rec.kind);
       this.progress.set(id, 0);
       const outcome = await Promise.race([
         (rendering = this.o.renderer.render(
@@ -342,7 +348,7 @@ export class JobService {
             source: rec.source,
             params: rec.params,
             assets: assetFiles,
-            outPath: this.o.outputs.pathOf(id, rec.kind),
+            outPath,
           },
           { signal: ctl.signal, onProgress: (p) => this.setProgress(id, p) },
         )),
@@ -426,6 +432,7 @@ export class JobService {
       );
     } finally {
       clearTimeout(timer);
+      await rm(scratch, { recursive: true, force: true });
       this.progress.delete(id);
       this.cancelling.delete(id);
       // the line moves when a job leaves it (the next job's start emits again once it is in hand)
@@ -446,6 +453,7 @@ function failureOf(
       ? { message: err.message, code: err.code, diagnostics: err.diagnostics }
       : { message: err.message, code: err.code };
   if (isNoSpace(err)) return { message: NO_SPACE, code: 'storage_full' };
+  if (err instanceof StorageUnavailable) return { message: STORAGE_DOWN, code: 'storage_unavailable' };
   return { message: 'render failed: internal error', code: null };
 }
 

@@ -20,7 +20,8 @@ import { LIMITS } from '../../contract/limits.js';
 import type { Jobs } from '../jobs/jobs-api.js';
 import type { AssetStore } from '../asset-store.js';
 import type { WebhookState } from '../jobs/store.js';
-import { journalUnwritable, sendRefusal } from '../durability/admission.js';
+import { journalUnwritable, sendRefusal, storageUnavailable } from '../durability/admission.js';
+import { StorageUnavailable } from '../storage/storage.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { badRequest, HttpError, NOT_FOUND } from '../http/http-error.js';
 import { badRequestAnswer, errorAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
@@ -182,7 +183,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             code: 'idempotency_mismatch',
           },
         ),
-        503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down']),
+        503: refusalAnswer(['queue_full', 'storage_full', 'storage_unavailable', 'shutting_down']),
       },
     };
     // the body has passed its schema before the handler runs: validation comes before admission
@@ -242,6 +243,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         jobId = key ? (await idempotency.claim(key, hash, create)).jobId : await create();
       } catch (err) {
         if (err instanceof Refused) return sendRefusal(reply, err.refusal);
+        // the assets could not be checked or stored (STORAGE_URL's bucket is down): nothing was queued
+        if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
         throw err;
       }
       return reply

@@ -8,7 +8,9 @@ import { OutputParams, OutputRequestHeaders } from '../schemas.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import { parseRange } from '../http/byte-range.js';
 import { NOT_FOUND } from '../http/http-error.js';
-import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer } from '../http/responses.js';
+import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
+import { sendRefusal, storageUnavailable } from '../durability/admission.js';
+import { StorageUnavailable } from '../storage/storage.js';
 
 export interface OutputRoutesOptions {
   outputs: OutputStore;
@@ -35,11 +37,18 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
         error: 'range_not_satisfiable',
         code: 'range_not_satisfiable',
       }),
+      503: refusalAnswer(['storage_unavailable']),
     },
   };
   app.get('/v1/outputs/:filename', { schema }, async (req, reply) => {
     const { filename } = req.params;
-    const found = await outputs.lookup(filename);
+    let found;
+    try {
+      found = await outputs.lookup(filename);
+    } catch (err) {
+      if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
+      throw err;
+    }
     if (!found) return reply.code(404).send(NOT_FOUND);
     const { output, size } = found;
     const etag = `"${output.sha256}"`;
@@ -77,6 +86,11 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     reply.header('content-length', length);
     // HEAD: an empty stream keeps our content-length (Fastify's HEAD handler would set 0 for an empty body).
     if (req.method === 'HEAD' || length === 0) return reply.send(Readable.from([]));
-    return reply.send(outputs.read(output.filename, { start, end }));
+    try {
+      return reply.send(await outputs.read(output.filename, { start, end }));
+    } catch (err) {
+      if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
+      throw err;
+    }
   });
 };
