@@ -29,6 +29,10 @@ export class RendererByKind implements Renderer {
     return (await this.byKind[job.kind]?.estimate?.(job)) ?? null;
   }
 
+  setup(kind: RenderKind): string | null | undefined {
+    return this.byKind[kind]?.setup?.(kind);
+  }
+
   /** One after the other, in the order given: the browser's warm-up does not compete with a worker's for the CPU. */
   async start(): Promise<void> {
     for (const r of this.unique) await r.start();

@@ -96,6 +96,12 @@ export class ChromiumRenderer implements Renderer {
     this.o.log.info({ encoder: this.o.encoder ?? 'x264' }, 'video encoder');
   }
 
+  /** The GL backend and the video encoder: what of this renderer changes the bytes it draws (null before start). */
+  setup(): string | null {
+    const gl = this.gl;
+    return gl ? `gl=${gl.backend} encoder=${this.o.encoder ?? 'x264'}` : null;
+  }
+
   /** The GL backend frames are drawn by, once started. */
   get gl(): GlProbe | null {
     return this.browser.gl;

@@ -10,7 +10,8 @@ import { Retention } from './jobs/retention.js';
 import type { OutputStore } from './outputs/output-store.js';
 import type { AssetStore } from './asset-store.js';
 import { rm } from 'node:fs/promises';
-import { dataStores, jobScratch } from './storage/data-stores.js';
+import { dataStores, jobScratch, openStorage } from './storage/data-stores.js';
+import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -53,6 +54,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
   const store = opts.store ?? journal!;
   const { outputs, assets } = dataStores(config, store, log, now);
+  const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
   const jobs = new JobService({
     store,
@@ -64,10 +66,11 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     maxQueuedJobs: config.maxQueuedJobs,
     disk,
     scratchDir: jobScratch(config, ''),
+    cache,
     log,
     now,
   });
-  const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
+  const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
   const webhookPolicy = new WebhookPolicy(config.webhookAllow);
   const webhooks = new WebhookDispatcher({
     store,
@@ -122,6 +125,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   const store = new RedisJobStore(redis, config.retentionMs, now);
   const work = new WorkQueue(redis);
   const { outputs, assets } = dataStores(config, store, log, now);
+  const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
   const jobs = new ClusterJobService({
     store,
@@ -133,10 +137,11 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     maxQueuedJobs: config.maxQueuedJobs,
     disk,
     scratchDir: jobScratch(config, ''),
+    cache,
     log,
     now,
   });
-  const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
+  const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
   const idempotency = new IdempotencyIndex(now);
   await assets.init({ shared: true });
   await outputs.init({ shared: true });
@@ -157,4 +162,24 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
       redis.disconnect();
     },
   };
+}
+
+/** The render cache over the storage's `cache` area, shared by every process that shares the storage. */
+export function renderCache(
+  opts: Pick<ServiceOptions, 'config' | 'renderer' | 'log'>,
+  store: JobStore,
+  outputs: OutputStore,
+  assets: AssetStore,
+  now: () => number,
+): RenderCache {
+  return new RenderCache({
+    files: openStorage(opts.config, 'cache'),
+    store,
+    assets,
+    outputs,
+    renderer: opts.renderer,
+    retentionMs: opts.config.retentionMs,
+    log: opts.log,
+    now,
+  });
 }

@@ -21,6 +21,7 @@ import { admitWork, estimateWork, type WorkAdmission } from '../jobs/work-admiss
 import type { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, chunkJobId, type WorkQueue } from './work-queue.js';
 import { endJob } from './job-end.js';
+import type { RenderCache } from '../jobs/render-cache.js';
 
 export interface ClusterJobsOptions {
   store: RedisJobStore;
@@ -33,6 +34,8 @@ export interface ClusterJobsOptions {
   disk?: DiskSpace;
   /** local directory for downloaded inputs (the estimate reads the images' sizes) */
   scratchDir: string;
+  /** the render cache (shared through the storage with every process) */
+  cache?: RenderCache;
   log: Logger;
   now: () => number;
 }
@@ -123,6 +126,7 @@ export class ClusterJobService implements Jobs {
     assets: Record<string, string>,
     extras: JobExtras = {},
   ): Promise<JobRecord> {
+    const { cache: useCache, ...kept } = extras;
     const rec: JobRecord = {
       job_id: randomUUID(),
       kind,
@@ -131,8 +135,18 @@ export class ClusterJobService implements Jobs {
       source,
       params,
       assets,
-      ...extras,
+      ...kept,
     };
+    // an identical job's output still kept: ready at once, nothing queued (any worker may have drawn it)
+    if (useCache !== false && this.o.cache && (await this.o.cache.tryReuse(rec))) {
+      await this.o.store.put(rec);
+      this.o.log.info(
+        { job_id: rec.job_id, kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },
+        'job ready from the render cache',
+      );
+      this.events.emit('changed', rec.job_id);
+      return rec;
+    }
     // the frame count decides whether the video is cut in chunks; it is the renderer's own plan (no browser needed)
     if (kind === 'video') {
       const frames = (await estimateWork(this.o, kind, source, params, assets))?.frames;

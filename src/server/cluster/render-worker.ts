@@ -21,6 +21,7 @@ import { QUEUE_NAME, connect, segmentKey, type WorkData } from './work-queue.js'
 import { STORAGE_DOWN, StorageUnavailable, type Storage } from '../storage/storage.js';
 import { dataStores, jobScratch, openStorage } from '../storage/data-stores.js';
 import { endJob } from './job-end.js';
+import { RenderCache } from '../jobs/render-cache.js';
 
 export interface RenderWorkerOptions {
   config: Config;
@@ -53,6 +54,8 @@ export class RenderWorker {
   /** chunk segments, segments/<job>/<index>.ts of the storage */
   private readonly segments: Storage;
   private readonly now: () => number;
+  /** the render cache: a job this worker makes ready is recorded for any API to answer from */
+  private readonly cache: RenderCache;
 
   constructor(private readonly o: RenderWorkerOptions) {
     const { config } = o;
@@ -62,6 +65,16 @@ export class RenderWorker {
     this.store = new RedisJobStore(this.redis, config.retentionMs, this.now);
     ({ outputs: this.outputs, assets: this.assets } = dataStores(config, this.store, o.log, this.now));
     this.segments = openStorage(config, 'segments');
+    this.cache = new RenderCache({
+      files: openStorage(config, 'cache'),
+      store: this.store,
+      assets: this.assets,
+      outputs: this.outputs,
+      renderer: o.renderer,
+      retentionMs: config.retentionMs,
+      log: o.log,
+      now: this.now,
+    });
     this.worker = new Worker<WorkData>(QUEUE_NAME, (job) => this.process(job), {
       connection: this.redis.duplicate(),
       autorun: false,
@@ -291,6 +304,7 @@ export class RenderWorker {
     } satisfies Partial<JobRecord>);
     await this.store.put(fresh);
     await this.store.clearProgress(rec.job_id);
+    await this.cache.remember(fresh);
     this.o.log.info(
       { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_ready', ...fresh.timings },
       'job ready',

@@ -19,6 +19,7 @@ import { diskFull, journalUnwritable, queueFull, shuttingDown, type Refusal } fr
 import { isNoSpace } from '../../contract/no-space.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { STORAGE_DOWN, StorageUnavailable } from '../storage/storage.js';
+import type { RenderCache } from './render-cache.js';
 
 export interface JobServiceOptions {
   store: JobStore;
@@ -33,6 +34,8 @@ export interface JobServiceOptions {
   disk?: DiskSpace;
   /** local directory a job's downloaded inputs go into while it runs (one subdirectory per job) */
   scratchDir: string;
+  /** the render cache (default: none) */
+  cache?: RenderCache;
   log: Logger;
   now: () => number;
 }
@@ -50,6 +53,8 @@ export const CANCELLED = 'cancelled by the client';
 export interface JobExtras {
   webhook?: WebhookState;
   idempotency?: { key: string; hash: string };
+  /** false: render afresh, neither read nor fill the render cache (Cache-Control: no-cache, params.cache false) */
+  cache?: boolean;
 }
 
 /**
@@ -202,6 +207,7 @@ export class JobService {
     extras: JobExtras = {},
     costSeconds = 0,
   ): Promise<JobRecord> {
+    const { cache: useCache, ...kept } = extras;
     const rec: JobRecord = {
       job_id: randomUUID(),
       kind,
@@ -210,13 +216,23 @@ export class JobService {
       source,
       params,
       assets,
-      ...extras,
+      ...kept,
     };
     this.reserved++;
+    let cached = false;
     try {
+      cached = useCache !== false && this.o.cache ? await this.o.cache.tryReuse(rec) : false;
       await this.o.store.put(rec);
     } finally {
       this.reserved--;
+    }
+    if (cached) {
+      this.o.log.info(
+        { job_id: rec.job_id, kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },
+        'job ready from the render cache',
+      );
+      this.events.emit('ended', rec);
+      return rec;
     }
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
     this.enqueue(rec.job_id, costSeconds);
@@ -366,6 +382,7 @@ export class JobService {
         timings: { queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at },
       } satisfies Partial<JobRecord>);
       await this.o.store.put(fresh);
+      await this.o.cache?.remember(fresh);
       this.events.emit('ended', fresh);
       this.o.log.info(
         {
