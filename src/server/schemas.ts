@@ -60,7 +60,7 @@ const heightField = intField(
 /** params.cache: every enqueueing kind has it; the job's record keeps its params without it. */
 const cacheField = z.boolean({ error: 'params.cache must be true or false' }).optional().meta({
   description:
-    'Added: `false` renders afresh instead of answering from the render cache (as `Cache-Control: no-cache` does). Default `true`: a job identical to one whose output is still kept is ready at once with a copy of its bytes (`cached: true`).',
+    'Added: `false` renders afresh instead of answering from the render cache (as `Cache-Control: no-cache` does); the fresh output then serves identical jobs after it. Default `true`: a job identical to one whose output is still kept is ready at once with a copy of its bytes (`cached: true`).',
 });
 
 export const RenderParams = z

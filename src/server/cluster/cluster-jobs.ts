@@ -138,7 +138,7 @@ export class ClusterJobService implements Jobs {
       ...kept,
     };
     // an identical job's output still kept: ready at once, nothing queued (any worker may have drawn it)
-    if (useCache !== false && this.o.cache && (await this.o.cache.tryReuse(rec))) {
+    if (await this.o.cache?.tryReuse(rec, useCache !== false)) {
       await this.o.store.put(rec);
       this.o.log.info(
         { job_id: rec.job_id, kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },

@@ -53,7 +53,7 @@ export const CANCELLED = 'cancelled by the client';
 export interface JobExtras {
   webhook?: WebhookState;
   idempotency?: { key: string; hash: string };
-  /** false: render afresh, neither read nor fill the render cache (Cache-Control: no-cache, params.cache false) */
+  /** false: render afresh, not from the render cache (Cache-Control: no-cache, params.cache false); it still fills it */
   cache?: boolean;
 }
 
@@ -221,7 +221,7 @@ export class JobService {
     this.reserved++;
     let cached = false;
     try {
-      cached = useCache !== false && this.o.cache ? await this.o.cache.tryReuse(rec) : false;
+      cached = (await this.o.cache?.tryReuse(rec, useCache !== false)) ?? false;
       await this.o.store.put(rec);
     } finally {
       this.reserved--;

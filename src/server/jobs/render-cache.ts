@@ -98,13 +98,15 @@ export class RenderCache {
 
   /**
    * At a job's creation: its cache key is set on the record (the renderer records the entry once ready), and when
-   * the cache holds its output the record is made ready from it (cached: true). False when it must render.
+   * `read` and the cache holds its output, the record is made ready from it (cached: true). False when it must
+   * render. A job that may not read the cache (Cache-Control: no-cache, params.cache false) still fills it: its
+   * fresh output serves the identical jobs after it.
    */
-  async tryReuse(rec: JobRecord): Promise<boolean> {
+  async tryReuse(rec: JobRecord, read = true): Promise<boolean> {
     // a renderer that does not say what draws (a test's fake) promises nothing: its jobs are never cached
     if (this.o.renderer.setup?.(rec.kind) === undefined) return false;
     rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets);
-    if (!rec.cache_key) return false;
+    if (!rec.cache_key || !read) return false;
     const hit = await this.reuse(rec.cache_key, rec.job_id, rec.kind).catch((err) => {
       this.o.log.warn({ err, job_id: rec.job_id }, 'render cache not read: the job renders');
       return undefined;

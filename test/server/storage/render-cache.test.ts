@@ -2,7 +2,7 @@
 // bucket (s3rver on a loopback port): a second identical POST is ready within 100 ms of service time
 // (completed_at - created_at) with the same bytes under its own filename and `cached: true`; a changed param, asset
 // content or runner pin misses; the same image uploaded twice hits (assets count by content); Cache-Control:
-// no-cache and params.cache false render afresh; an entry is served until its output's 24 hours are up, not a
+// no-cache and params.cache false render afresh (and fill the cache); an entry is served until its output's 24 hours are up, not a
 // millisecond after.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -124,6 +124,10 @@ test('Cache-Control: no-cache or params.cache false render afresh; params.cache 
   assert.equal((await frame(onFile, body, { 'cache-control': 'max-age=60' })).job.cached, true);
   const bad = await post(onFile.app, '/v1/frame', { ...body, params: { width: 160, cache: 'no' } });
   assert.equal(bad.statusCode, 400);
+  // a fresh render still fills the cache for the jobs after it
+  const fresh = { source: scene('0.0.3', '#0000fe'), params: { width: 160 } };
+  assert.equal((await frame(onFile, fresh, { 'cache-control': 'no-cache' })).job.cached, undefined);
+  assert.equal((await frame(onFile, fresh)).job.cached, true);
 });
 
 test('an entry serves until its output is 24 hours old, not a millisecond longer', async () => {
