@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
-import { OUTPUT_FILENAME_RE } from '../../contract/limits.js';
+import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
 import type { JobKind } from '../schemas.js';
 import type { JobOutput, JobStore } from '../jobs/store.js';
 import { storageFull, type Refusal } from '../durability/admission.js';
@@ -17,6 +17,12 @@ import { PARTIAL_SUFFIXES } from '../../render/types.js';
 import { isPartial, ownerOf } from './partial-files.js';
 import type { Storage } from '../storage/storage.js';
 
+/** How an output may be cached by clients: it never changes under its name. */
+export const OUTPUT_CACHE_CONTROL = `public, max-age=${LIMITS.outputCacheSeconds}, immutable`;
+
+/** SigV4's longest presigned URL (7 days). */
+const PRESIGN_MAX_SECONDS = 7 * 24 * 3600;
+
 export interface OutputStoreOptions {
   /** where the outputs are kept (storage/data-stores.ts) */
   files: Storage;
@@ -24,6 +30,8 @@ export interface OutputStoreOptions {
   store: JobStore;
   /** disk budget of the directory in bytes (default: no cap) */
   maxBytes?: number;
+  /** how long an output is kept after it was written (RETENTION_MS; a presigned URL lives as long) */
+  retentionMs?: number;
   log: Logger;
   now: () => number;
 }
@@ -71,7 +79,8 @@ export class OutputStore {
     const st = await stat(path).catch(() => undefined);
     if (!st) throw new Error(`the render left no output at ${path}`);
     const sha256 = await sha256Of(createReadStream(path));
-    await this.files.upload(filename, path);
+    const mime = OUTPUT_MIME[KIND_EXT[kind]];
+    await this.files.upload(filename, path, { contentType: mime, cacheControl: OUTPUT_CACHE_CONTROL });
     return this.counted({
       filename,
       mime: OUTPUT_MIME[KIND_EXT[kind]],
@@ -166,6 +175,18 @@ export class OutputStore {
   /** The bytes of a stored output (a byte range of them, both ends inclusive). */
   read(filename: string, range?: { start: number; end: number }): Promise<Readable> {
     return this.files.get(filename, range);
+  }
+
+  /**
+   * A URL of the output's bytes straight from the storage (a presigned bucket URL) valid as long as the output is
+   * kept, or undefined where the storage has none (a directory).
+   */
+  async publicUrl(output: JobOutput): Promise<string | undefined> {
+    if (!this.files.publicUrl) return undefined;
+    const left = output.written_at + (this.o.retentionMs ?? 24 * 3600_000) - this.o.now();
+    // +1: the signature's own time is whole seconds, floored; the URL must not end before the output does
+    const seconds = Math.min(PRESIGN_MAX_SECONDS, Math.max(1, Math.ceil(left / 1000) + 1));
+    return this.files.publicUrl(output.filename, seconds);
   }
 
   /** The storage_full refusal while the outputs fill the budget, else null. */

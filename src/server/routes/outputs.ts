@@ -2,10 +2,9 @@
 // names are outputs; nothing outside it can be read.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { LIMITS } from '../../contract/limits.js';
 import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
 import { OutputParams, OutputRequestHeaders } from '../schemas.js';
-import type { OutputStore } from '../outputs/output-store.js';
+import { OUTPUT_CACHE_CONTROL, type OutputStore } from '../outputs/output-store.js';
 import { parseRange } from '../http/byte-range.js';
 import { NOT_FOUND } from '../http/http-error.js';
 import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
@@ -14,13 +13,15 @@ import { StorageUnavailable } from '../storage/storage.js';
 
 export interface OutputRoutesOptions {
   outputs: OutputStore;
+  /** STORAGE_PUBLIC_URLS=presigned: 302 to the bucket's presigned URL instead of streaming */
+  presigned?: boolean;
 }
 
-const CACHE_CONTROL = `public, max-age=${LIMITS.outputCacheSeconds}, immutable`;
+const CACHE_CONTROL = OUTPUT_CACHE_CONTROL;
 /** the media types of the outputs a job can have */
 const OUTPUT_TYPES = Object.values(KIND_EXT).map((ext) => OUTPUT_MIME[ext]);
 
-export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs }) => {
+export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs, presigned }) => {
   const schema = {
     summary: 'Download an output',
     tags: ['outputs'],
@@ -30,6 +31,9 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     headers: OutputRequestHeaders,
     response: {
       200: fileAnswer('The file.', OUTPUT_TYPES),
+      302: emptyAnswer(
+        'Added, with `STORAGE_PUBLIC_URLS=presigned`: the output straight from the bucket, at the presigned URL in `location`, valid as long as the output is kept; the object carries the same type and cache headers.',
+      ),
       206: fileAnswer('The requested byte range.', OUTPUT_TYPES),
       304: emptyAnswer('Not modified (If-None-Match matched the etag).'),
       404: notFoundAnswer('Unknown filename'),
@@ -51,6 +55,11 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     }
     if (!found) return reply.code(404).send(NOT_FOUND);
     const { output, size } = found;
+    if (presigned) {
+      const url = await outputs.publicUrl(output).catch(() => undefined);
+      // the redirect may be reused while the URL is valid, not past it: no cache
+      if (url) return reply.header('cache-control', 'no-store').redirect(url, 302);
+    }
     const etag = `"${output.sha256}"`;
     reply
       .header('content-type', output.mime)

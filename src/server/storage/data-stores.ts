@@ -34,7 +34,7 @@ export function jobScratch(config: Pick<Config, 'dataDir'>, id: string): string 
 }
 
 export function dataStores(
-  config: Pick<Config, 'outputMaxBytes' | 'assetsMaxBytes'> & StorageConfig,
+  config: Pick<Config, 'outputMaxBytes' | 'assetsMaxBytes' | 'retentionMs'> & StorageConfig,
   store: JobStore,
   log: Logger,
   now: () => number,
@@ -44,6 +44,7 @@ export function dataStores(
       files: openStorage(config, 'outputs'),
       store,
       maxBytes: config.outputMaxBytes,
+      retentionMs: config.retentionMs,
       log,
       now,
     }),

@@ -19,8 +19,9 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { PARTIAL_SUFFIXES } from '../../render/types.js';
-import { StorageUnavailable, type Storage, type StoredEntry } from './storage.js';
+import { StorageUnavailable, type ObjectHeaders, type Storage, type StoredEntry } from './storage.js';
 
 export interface S3Location {
   bucket: string;
@@ -91,10 +92,16 @@ export class S3Storage implements Storage {
     return p;
   }
 
-  async upload(key: string, localPath: string): Promise<void> {
+  async upload(key: string, localPath: string, headers: ObjectHeaders = {}): Promise<void> {
     const up = new Upload({
       client: this.client,
-      params: { Bucket: this.at.bucket, Key: this.keyOf(key), Body: createReadStream(localPath) },
+      params: {
+        Bucket: this.at.bucket,
+        Key: this.keyOf(key),
+        Body: createReadStream(localPath),
+        ContentType: headers.contentType,
+        CacheControl: headers.cacheControl,
+      },
       partSize: PART_BYTES,
       queueSize: 2,
     });
@@ -120,6 +127,15 @@ export class S3Storage implements Storage {
       ),
     );
     return r.Body as Readable;
+  }
+
+  /** Signed locally (no request): valid for `seconds` unless the credentials themselves expire sooner. */
+  async publicUrl(key: string, seconds: number): Promise<string> {
+    return this.send(() =>
+      getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.at.bucket, Key: this.keyOf(key) }), {
+        expiresIn: seconds,
+      }),
+    );
   }
 
   async copy(from: string, to: string): Promise<void> {

@@ -27,6 +27,12 @@ export class StorageUnavailable extends Error {
 /** What a job that ended on a StorageUnavailable tells its client (code `storage_unavailable`). */
 export const STORAGE_DOWN = 'render failed: the storage of outputs and assets cannot be reached (STORAGE_URL)';
 
+/** What an object is served with straight from the storage. */
+export interface ObjectHeaders {
+  contentType?: string;
+  cacheControl?: string;
+}
+
 export interface Storage {
   /** Creates what the store needs (the directory; the local scratch). shared: other processes use the same scratch. */
   init(opts?: { shared?: boolean }): Promise<void>;
@@ -37,8 +43,13 @@ export interface Storage {
    * files (`<path>.tmp`, ...) may sit next to it; remove(key) and dropScratch() take them.
    */
   scratchPath(key: string): Promise<string>;
-  /** Commits a finished local file under key, atomically; the local file is gone after (moved or uploaded). */
-  upload(key: string, localPath: string): Promise<void>;
+  /**
+   * Commits a finished local file under key, atomically; the local file is gone after (moved or uploaded). The
+   * headers are stored with an object (what a presigned URL answers with); a file has none.
+   */
+  upload(key: string, localPath: string, headers?: ObjectHeaders): Promise<void>;
+  /** A URL any client can GET the key's bytes from for `seconds`, where the storage has such URLs (a bucket). */
+  publicUrl?(key: string, seconds: number): Promise<string>;
   /** A local file with the bytes of key: the key's own file, or a copy downloaded into dir (the caller's scratch). */
   download(key: string, dir: string): Promise<string>;
   /** The bytes of a key, or a byte range of them (both ends inclusive). */

@@ -209,3 +209,36 @@ test('the bucket stops mid-job (while the output goes up): the job ends in stora
   const names = (await bucketKeys('embedded/outputs/')).map((k) => k.split('/').pop()!);
   assert.ok(!names.some((n) => n.startsWith(failedId)), 'nothing of the cut job is in the bucket');
 });
+
+test('STORAGE_PUBLIC_URLS=presigned: 302 to a presigned URL that serves the same bytes, typed, as long as the output lives', async () => {
+  const presigned = await startApp({
+    renderer,
+    ownsRenderer: false,
+    config: { ...s3.useInProcess('embedded'), storagePublicUrls: 'presigned' },
+  });
+  try {
+    const r = await runJob(presigned.app, '/v1/frame', { source: FRAME, params: { width: 160 } });
+    const job = r.json();
+    assert.equal(job.status, 'ready', r.body);
+    const answer = await presigned.app.inject({ url: job.url });
+    assert.equal(answer.statusCode, 302);
+    assert.equal(answer.headers['cache-control'], 'no-store');
+    const location = new URL(String(answer.headers.location));
+    assert.equal(location.origin, s3.endpoint);
+    const got = await fetch(location);
+    assert.equal(got.status, 200);
+    assert.equal(got.headers.get('content-type'), 'image/png');
+    assert.equal(got.headers.get('cache-control'), 'public, max-age=86400, immutable');
+    const bytes = Buffer.from(await got.arrayBuffer());
+    const streamed = await render(onBucket, '/v1/frame', { source: FRAME, params: { width: 160 } });
+    assert.equal(sha(bytes), sha(streamed.bytes));
+    // valid until the output's 24 hours are up, not before
+    const signed = location.searchParams.get('X-Amz-Date')!;
+    const signedAt = Date.parse(signed.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    const expires = Number(location.searchParams.get('X-Amz-Expires'));
+    assert.ok(signedAt + expires * 1000 >= job.completed_at + 24 * 3600_000, `${signed} + ${expires} s`);
+    assert.ok(expires <= 24 * 3600 + 1);
+  } finally {
+    await presigned.close();
+  }
+});
