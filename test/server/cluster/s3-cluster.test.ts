@@ -176,3 +176,32 @@ test('the bucket away: a job ends in storage_unavailable (never pending), an upl
   const done = await pollJob(api.url!, again.json.job_id, 60_000);
   assert.equal(done.status, 'ready', JSON.stringify(done));
 });
+
+test('the bucket stops mid-job (a chunk segment going up): the video ends in storage_unavailable; back: it renders', async () => {
+  // a video of its own (not in the cache): the first segment upload stops the server under it
+  const body = { source: LONG_SLIDE, params: { fps: 13, width: 160, height: 90, duration: 6 } };
+  let stopped: Promise<void> | undefined;
+  s3.hooks.push((req) => {
+    if (stopped || req.method !== 'PUT' || !req.url?.includes('/cluster/segments/')) return false;
+    stopped = s3.stop();
+    return true;
+  });
+  let id = '';
+  try {
+    const posted = await postJson(api.url!, '/v1/render', body);
+    assert.equal(posted.status, 202, JSON.stringify(posted.json));
+    id = posted.json.job_id;
+    const failed = await pollJob(api.url!, id, 120_000);
+    assert.equal(failed.status, 'error', JSON.stringify(failed));
+    assert.equal(failed.code, 'storage_unavailable');
+  } finally {
+    s3.hooks.pop();
+    await stopped;
+    await s3.start();
+  }
+  const again = await postJson(api.url!, '/v1/render', body);
+  const done = await pollJob(api.url!, again.json.job_id, 120_000);
+  assert.equal(done.status, 'ready', JSON.stringify(done));
+  assert.deepEqual(await keys(`cluster/outputs/${id}`), [], 'nothing of the cut job in the bucket');
+  for (const d of dirs.slice(1)) assert.deepEqual(scratchFiles(d), [], `no scratch left in ${d}`);
+});
