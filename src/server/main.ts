@@ -12,7 +12,17 @@ const { renderer, joinSegments } = buildRenderers(config, log);
 // with REDIS_URL this process renders too (a render worker beside the API) unless RENDER_CONCURRENCY=0
 const worker =
   config.redisUrl && config.renderConcurrency > 0 ? new RenderWorker({ config, renderer, joinSegments, log }) : null;
-const app = await buildApp({ config, renderer, logger: log, startRenderer: !config.redisUrl || worker !== null });
+// the stores are read at start: a bucket that cannot be reached (STORAGE_URL) stops it here, with one line
+const app = await buildApp({
+  config,
+  renderer,
+  logger: log,
+  startRenderer: !config.redisUrl || worker !== null,
+}).catch(async (err: Error) => {
+  log.fatal({ err }, `cmrender could not start: ${err.message}`);
+  await renderer.close().catch(() => {});
+  process.exit(1);
+});
 const address = await (async () => {
   try {
     await worker?.start();
@@ -24,7 +34,13 @@ const address = await (async () => {
   }
 })();
 log.info(
-  { address, data_dir: config.dataDir, concurrency: config.renderConcurrency, redis: Boolean(config.redisUrl) },
+  {
+    address,
+    data_dir: config.dataDir,
+    storage: config.storageUrl,
+    concurrency: config.renderConcurrency,
+    redis: Boolean(config.redisUrl),
+  },
   'cmrender listening',
 );
 

@@ -10,7 +10,7 @@ import { Retention } from './jobs/retention.js';
 import type { OutputStore } from './outputs/output-store.js';
 import type { AssetStore } from './asset-store.js';
 import { rm } from 'node:fs/promises';
-import { dataStores, jobScratch, openStorage } from './storage/data-stores.js';
+import { dataStores, openStorage, scratchRoot } from './storage/data-stores.js';
 import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
@@ -65,7 +65,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
     disk,
-    scratchDir: jobScratch(config, ''),
+    scratchDir: scratchRoot(config),
     cache,
     log,
     now,
@@ -83,7 +83,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
   const idempotency = new IdempotencyIndex(now);
   // nothing renders yet: what a job's scratch held belongs to the last run
-  await rm(jobScratch(config, ''), { recursive: true, force: true });
+  await rm(scratchRoot(config), { recursive: true, force: true });
   await assets.init();
   await outputs.init();
   // nothing renders yet: every partial file (a .tmp, a GIF's frames or palette) is left from the last run
@@ -136,7 +136,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
     disk,
-    scratchDir: jobScratch(config, ''),
+    scratchDir: scratchRoot(config),
     cache,
     log,
     now,

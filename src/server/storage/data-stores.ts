@@ -28,9 +28,14 @@ export function openStorage(config: StorageConfig, area: Area): Storage {
   return new S3Storage(client, { ...at, prefix: `${at.prefix}${area}/` }, join(config.dataDir, 'scratch', area));
 }
 
-/** Where a job's downloaded inputs (assets, segments to join) are put while it runs: one directory per job. */
+/** Where jobs' downloaded inputs (assets, segments to join) are put while they run: one directory per job. */
+export function scratchRoot(config: Pick<Config, 'dataDir'>): string {
+  return join(config.dataDir, 'scratch', 'jobs');
+}
+
+/** One job's (or one part's) scratch directory, removed when it ends. */
 export function jobScratch(config: Pick<Config, 'dataDir'>, id: string): string {
-  return join(config.dataDir, 'scratch', 'jobs', id);
+  return join(scratchRoot(config), id);
 }
 
 export function dataStores(

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { TestRedis } from '../../helpers/redis.js';
+import { TestRedis, freePort } from '../../helpers/redis.js';
 import { TestS3 } from '../../helpers/s3.js';
 import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
 import { startApp, realRenderer, runJob, ownExampleImage, type TestApp } from '../../helpers/app.js';
@@ -204,4 +204,22 @@ test('the bucket stops mid-job (a chunk segment going up): the video ends in sto
   assert.equal(done.status, 'ready', JSON.stringify(done));
   assert.deepEqual(await keys(`cluster/outputs/${id}`), [], 'nothing of the cut job in the bucket');
   for (const d of dirs.slice(1)) assert.deepEqual(scratchFiles(d), [], `no scratch left in ${d}`);
+});
+
+test('an API or a worker whose bucket cannot be reached at start stops with one line, exit status 1', async () => {
+  const closed = await freePort();
+  for (const role of ['api', 'worker'] as const) {
+    const dir = await mkdtemp(join(tmpdir(), 'cmr-s3-nobucket-'));
+    dirs.push(dir);
+    await assert.rejects(
+      startProcess(role, {
+        ...s3.env('cluster'),
+        AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${closed}`,
+        REDIS_URL: redis.url,
+        DATA_DIR: dir,
+        ...(role === 'api' ? { RENDER_CONCURRENCY: '0' } : {}),
+      }),
+      /exited with 1/,
+    );
+  }
 });
