@@ -5,9 +5,11 @@ import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { buildRenderers } from './renderers.js';
 import { RenderWorker } from './cluster/render-worker.js';
+import { loadStorage } from './storage/data-stores.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
+await loadStorage(config);
 const { renderer, joinSegments } = buildRenderers(config, log);
 // with REDIS_URL this process renders too (a render worker beside the API) unless RENDER_CONCURRENCY=0
 const worker =

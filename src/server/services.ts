@@ -10,7 +10,7 @@ import { Retention } from './jobs/retention.js';
 import type { OutputStore } from './outputs/output-store.js';
 import type { AssetStore } from './asset-store.js';
 import { rm } from 'node:fs/promises';
-import { dataStores, openStorage, scratchRoot } from './storage/data-stores.js';
+import { dataStores, loadStorage, openStorage, scratchRoot } from './storage/data-stores.js';
 import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
@@ -48,6 +48,7 @@ export interface Services {
  * the renderer has started.
  */
 export async function openServices(opts: ServiceOptions): Promise<Services> {
+  await loadStorage(opts.config);
   if (opts.config.redisUrl) return openClusterServices(opts);
   const { config, log } = opts;
   const now = opts.now ?? Date.now;

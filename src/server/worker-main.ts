@@ -5,9 +5,11 @@ import pino from 'pino';
 import { loadConfig } from './config.js';
 import { buildRenderers } from './renderers.js';
 import { RenderWorker } from './cluster/render-worker.js';
+import { loadStorage } from './storage/data-stores.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
+await loadStorage(config);
 if (!config.redisUrl) {
   log.fatal('npm run worker needs REDIS_URL (the queue it takes work from)');
   process.exit(2);

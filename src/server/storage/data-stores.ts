@@ -10,7 +10,14 @@ import type { JobStore } from '../jobs/store.js';
 import { OutputStore } from '../outputs/output-store.js';
 import { AssetStore } from '../asset-store.js';
 import { DiskStorage, type Storage } from './storage.js';
-import { S3Storage, parseS3Url, s3Client } from './s3-storage.js';
+
+/** The S3 driver, loaded only when STORAGE_URL names a bucket: the AWS SDK costs a default start 0.3 to 0.7 s. */
+let s3Driver: typeof import('./s3-storage.js') | undefined;
+
+/** Loads what STORAGE_URL needs; call before openStorage() (services, the composition roots). */
+export async function loadStorage(config: Pick<Config, 'storageUrl'>): Promise<void> {
+  if ((config.storageUrl || 'file:') !== 'file:') s3Driver ??= await import('./s3-storage.js');
+}
 
 export type StorageConfig = Pick<Config, 'dataDir' | 'storageUrl' | 's3ForcePathStyle'>;
 export type Area = 'outputs' | 'assets' | 'segments' | 'cache';
@@ -21,6 +28,8 @@ const clients = new Map<string, S3Client>();
 export function openStorage(config: StorageConfig, area: Area): Storage {
   const url = config.storageUrl || 'file:';
   if (url === 'file:') return new DiskStorage(join(config.dataDir, area));
+  if (!s3Driver) throw new Error('loadStorage() was not called before opening an s3:// storage');
+  const { S3Storage, parseS3Url, s3Client } = s3Driver;
   const at = parseS3Url(url);
   const id = `${url} ${config.s3ForcePathStyle}`;
   let client = clients.get(id);
