@@ -28,6 +28,9 @@ export async function buildApp(out = appDistDir): Promise<string> {
     bundle: true,
     platform: 'node',
     format: 'esm',
+    // the AWS SDK is imported only with STORAGE_URL=s3://… (storage/data-stores.ts): a chunk of its own, not a cost of
+    // every start
+    splitting: true,
     target: 'node20.15',
     packages: 'external',
     sourcemap: true,

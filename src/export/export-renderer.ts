@@ -31,6 +31,11 @@ export class ExportRenderer implements Renderer {
 
   constructor(private readonly o: ExportRendererOptions) {}
 
+  /** Geometry in Node: no GL, no encoder; the same code gives the same bytes wherever it runs. */
+  setup(): string {
+    return 'export';
+  }
+
   async start(): Promise<void> {
     this.closed = false;
     if (this.idle.length || this.warming) return;

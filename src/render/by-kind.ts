@@ -38,6 +38,11 @@ export class RendererByKind implements Renderer {
     return null;
   }
 
+  /** What of the renderer for this kind changes the bytes it makes (the render cache's key), if it says. */
+  setup(kind: RenderKind): string | null | undefined {
+    return this.byKind[kind]?.setup?.(kind);
+  }
+
   /** One after the other, in the order given: the browser's warm-up does not compete with a worker's for the CPU. */
   async start(): Promise<void> {
     for (const r of this.unique) await r.start();

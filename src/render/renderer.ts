@@ -111,6 +111,12 @@ export class ChromiumRenderer implements Renderer {
     return this.browser.fault;
   }
 
+  /** The GL backend and the video encoder: what of this renderer changes the bytes it draws (null before start). */
+  setup(): string | null {
+    const gl = this.gl;
+    return gl ? `gl=${gl.backend} (${gl.renderer}) encoder=${this.o.encoder ?? 'x264'}` : null;
+  }
+
   /** The GL backend frames are drawn by, once started. */
   get gl(): GlProbe | null {
     return this.browser.gl;

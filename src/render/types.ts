@@ -128,6 +128,13 @@ export interface Renderer {
    * it compiles the source, which must not hold the HTTP event loop (the page renderer asks a worker thread).
    */
   estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null>;
+  /**
+   * What of this renderer's own set-up changes the bytes of a job of `kind` (the GL backend, the H.264 encoder), as a
+   * short string; null while it is not started (it is known once a probe frame has drawn). The render cache keeps
+   * outputs of one set-up apart from another's; a renderer without it (or undefined: a kind it does not make)
+   * does not promise the same bytes for the same job, and its jobs are never cached.
+   */
+  setup?(kind: RenderKind): string | null | undefined;
   /** Starts what needs starting (a warm browser); resolves when ready. */
   start(): Promise<void>;
   /** Why it cannot render now (a browser whose GL cannot draw even after a relaunch), or null; absent: never. */

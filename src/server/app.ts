@@ -106,7 +106,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     idempotency: services.idempotency,
   });
   await app.register(jobEventRoutes, { jobs });
-  await app.register(outputRoutes, { outputs });
+  await app.register(outputRoutes, { outputs, presigned: config.storagePublicUrls === 'presigned' });
   await app.register(metaRoutes, {
     jobs,
     openapi: () => app.swagger() as Record<string, unknown>,

@@ -33,6 +33,9 @@ export interface Config {
   webhookTimeoutMs: number;
   redisUrl: string;
   stalledIntervalMs: number;
+  storageUrl: string;
+  s3ForcePathStyle: boolean;
+  storagePublicUrls: 'stream' | 'presigned';
 }
 
 export interface ConfigEntry {
@@ -241,6 +244,38 @@ export const CONFIG_DOC: ConfigEntry[] = [
     doc: 'With `REDIS_URL`: how long a render worker may go silent (killed, frozen) before its job or chunk is given to another worker (BullMQ lock duration and stalled-job check).',
     parse: int('STALLED_INTERVAL_MS', 500),
   },
+  {
+    name: 'STORAGE_URL',
+    key: 'storageUrl',
+    default: 'file:',
+    doc: 'Where outputs, uploaded assets and chunk segments are kept. `file:`: under `DATA_DIR` (shared by every process with `REDIS_URL`). `s3://bucket/prefix`: in an S3-compatible bucket (`outputs/`, `assets/`, `segments/`, `cache/` under the prefix); `DATA_DIR` then holds only local scratch (and the journal without Redis). Connection settings are the AWS SDK\'s own variables (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_ENDPOINT_URL_S3`; see "Past one machine").',
+    parse: (r) => {
+      if (r !== 'file:' && !/^s3:\/\/[^/]+/.test(r))
+        throw new Error(`STORAGE_URL must be file: or s3://bucket[/prefix], got "${r}"`);
+      return r;
+    },
+  },
+  {
+    name: 'S3_FORCE_PATH_STYLE',
+    key: 's3ForcePathStyle',
+    default: '0',
+    doc: 'With `STORAGE_URL=s3://…`: `1` addresses the bucket as `endpoint/bucket/key` (path style), which most servers other than AWS (MinIO, s3rver, Ceph) need; `0`: `bucket.endpoint/key`.',
+    parse: (r) => {
+      if (r !== '0' && r !== '1') throw new Error(`S3_FORCE_PATH_STYLE must be 0 or 1, got "${r}"`);
+      return r === '1';
+    },
+  },
+  {
+    name: 'STORAGE_PUBLIC_URLS',
+    key: 'storagePublicUrls',
+    default: 'stream',
+    doc: '`stream`: `GET /v1/outputs/{filename}` streams the output through the service. `presigned` (with `STORAGE_URL=s3://…`): it answers `302` to a presigned URL of the object that is valid as long as the output is kept (at most 7 days, the SigV4 limit), so the bytes come from the bucket directly; the bucket must be reachable by the clients.',
+    parse: (r) => {
+      if (r !== 'stream' && r !== 'presigned')
+        throw new Error(`STORAGE_PUBLIC_URLS must be stream or presigned, got "${r}"`);
+      return r;
+    },
+  },
 ];
 
 /** Render slots when RENDER_CONCURRENCY is unset: one per 4 cores (measured on 2 cores: one slot, two pages). */
@@ -276,6 +311,9 @@ export function defaultConfig(): Config {
     webhookTimeoutMs: 10_000,
     redisUrl: '',
     stalledIntervalMs: 30_000,
+    storageUrl: 'file:',
+    s3ForcePathStyle: false,
+    storagePublicUrls: 'stream',
   };
 }
 

@@ -5,9 +5,11 @@ import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { buildRenderers } from './renderers.js';
 import { RenderWorker } from './cluster/render-worker.js';
+import { loadStorage } from './storage/data-stores.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
+await loadStorage(config);
 const { renderer, joinSegments } = buildRenderers(config, log);
 // with REDIS_URL this process renders too (a render worker beside the API) unless RENDER_CONCURRENCY=0
 const worker =
@@ -18,13 +20,21 @@ const { app, address } = await (async () => {
     await worker?.start();
     return { app, address: await app.listen({ port: config.port, host: config.host }) };
   } catch (err) {
-    // e.g. RENDER_GL=egl on a machine whose EGL cannot draw, Redis unreachable: one clear line, not a stack
+    // e.g. RENDER_GL=egl on a machine whose EGL cannot draw, Redis or the bucket (STORAGE_URL) unreachable: one
+    // clear line, not a stack
     log.fatal({ err }, `cmrender could not start: ${(err as Error).message}`);
+    await renderer.close().catch(() => {});
     process.exit(1);
   }
 })();
 log.info(
-  { address, data_dir: config.dataDir, concurrency: config.renderConcurrency, redis: Boolean(config.redisUrl) },
+  {
+    address,
+    data_dir: config.dataDir,
+    storage: config.storageUrl,
+    concurrency: config.renderConcurrency,
+    redis: Boolean(config.redisUrl),
+  },
   'cmrender listening',
 );
 

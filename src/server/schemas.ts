@@ -57,6 +57,12 @@ const heightField = intField(
   'Output height in pixels. See the output size rules.',
 );
 
+/** params.cache: every enqueueing kind has it; the job's record keeps its params without it. */
+const cacheField = z.boolean({ error: 'params.cache must be true or false' }).optional().meta({
+  description:
+    'Added: `false` renders afresh instead of answering from the render cache (as `Cache-Control: no-cache` does); the fresh output then serves identical jobs after it. Default `true`: a job identical to one whose output is still kept is ready at once with a copy of its bytes (`cached: true`).',
+});
+
 export const RenderParams = z
   .object(
     {
@@ -69,6 +75,7 @@ export const RenderParams = z
       ),
       width: widthField,
       height: heightField,
+      cache: cacheField,
     },
     { error: 'params must be an object' },
   )
@@ -80,6 +87,7 @@ export const FrameParams = z
       at: numField('at', L.at.min, null, 'Seconds, 0 or more, default 0: the time the frame is taken at.'),
       width: widthField,
       height: heightField,
+      cache: cacheField,
     },
     { error: 'params must be an object' },
   )
@@ -109,6 +117,7 @@ export const GifParams = z
         G.height.max,
         "Output height in pixels; default: by the scene's aspect.",
       ),
+      cache: cacheField,
     },
     { error: 'params must be an object' },
   )
@@ -132,6 +141,7 @@ export const MeshParams = z
         null,
         `Edge bevel, 0 or more; default ${M.defaults.round}. Its xy part is in SVG user units, as in the viewer.`,
       ),
+      cache: cacheField,
     },
     { error: 'params must be an object' },
   )
@@ -181,6 +191,7 @@ export const VectorizeParams = z
         VR.maxDimMax,
         `Working size (longest side, pixels) the image is traced at, 1..${VR.maxDimMax}; default 700.`,
       ),
+      cache: cacheField,
     },
     { error: 'params must be an object' },
   )
@@ -280,7 +291,7 @@ export const VectorizeRequest = z
   });
 export type VectorizeRequest = z.infer<typeof VectorizeRequest>;
 
-/** The request headers of the enqueueing routes: Idempotency-Key; every other header passes through. */
+/** The request headers of the enqueueing routes: Idempotency-Key, Cache-Control; every other header passes through. */
 export const EnqueueHeaders = z
   .object({
     'idempotency-key': z
@@ -292,6 +303,10 @@ export const EnqueueHeaders = z
           'Added: 1 to 255 visible ASCII characters. The same key with the same request within 24 hours answers the same job; with another request, 422 `idempotency_mismatch`.',
         examples: ['6f1c1a52-render-intro-v3'],
       }),
+    'cache-control': z.string().optional().meta({
+      description:
+        'Added: `no-cache` (or `no-store`) renders afresh instead of answering from the render cache, as `params.cache: false` does.',
+    }),
   })
   .loose();
 export const CheckRequest = z.object({ source: Source }).meta({ id: 'CheckRequest' });
@@ -338,6 +353,10 @@ export const JobReady = z
     completed_at: z.number().int().optional(),
     url: z.string().meta({ description: 'Relative path on this host: /v1/outputs/<job_id>.<ext>' }),
     mime: z.enum(['image/png', 'video/mp4', 'image/gif', 'model/gltf-binary', 'image/svg+xml']),
+    cached: z.boolean().optional().meta({
+      description:
+        "Added: `true` when the job was answered from the render cache (its output is a copy of an identical earlier job's bytes); absent otherwise.",
+    }),
     width: z.number().int().optional().meta({
       description:
         "Added: the real output width (a mesh: its bounding box in mesh units, rounded; a vectorized drawing: its image's pixels).",

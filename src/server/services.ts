@@ -9,7 +9,9 @@ import { JobService } from './jobs/job-service.js';
 import { Retention } from './jobs/retention.js';
 import type { OutputStore } from './outputs/output-store.js';
 import type { AssetStore } from './asset-store.js';
-import { dataStores } from './storage/data-stores.js';
+import { rm } from 'node:fs/promises';
+import { dataStores, loadStorage, openStorage, scratchRoot } from './storage/data-stores.js';
+import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -49,12 +51,14 @@ export interface Services {
  * the renderer has started.
  */
 export async function openServices(opts: ServiceOptions): Promise<Services> {
+  await loadStorage(opts.config);
   if (opts.config.redisUrl) return openClusterServices(opts);
   const { config, log } = opts;
   const now = opts.now ?? Date.now;
   const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
   const store = opts.store ?? journal!;
   const { outputs, assets } = dataStores(config, store, log, now);
+  const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
   const jobs = new JobService({
     store,
@@ -66,10 +70,12 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     maxQueuedJobs: config.maxQueuedJobs,
     maxEndedJobs: config.maxEndedJobs,
     disk,
+    scratchDir: scratchRoot(config),
+    cache,
     log,
     now,
   });
-  const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
+  const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
   const webhookPolicy = new WebhookPolicy(config.webhookAllow);
   const webhooks = new WebhookDispatcher({
     store,
@@ -81,6 +87,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
   const idempotency = new IdempotencyIndex(now, idempotencyTtl(config.retentionMs));
+  // nothing renders yet: what a job's scratch held belongs to the last run
+  await rm(scratchRoot(config), { recursive: true, force: true });
   await assets.init();
   await outputs.init();
   // nothing renders yet: every partial file (a .tmp, a GIF's frames or palette) is left from the last run
@@ -111,7 +119,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
 
 /**
  * With REDIS_URL: records and queue in Redis, shared by every API process and render worker; outputs and assets in
- * DATA_DIR, shared too. No recovery and no partial-file sweep at start (other processes may be rendering now); a lost
+ * the storage (STORAGE_URL), shared too. No recovery and no partial-file sweep at start (other processes may be rendering now); a lost
  * job is ended when it is next read (ClusterJobService). A POST with a webhook is refused in this mode (not yet delivered).
  */
 async function openClusterServices(opts: ServiceOptions): Promise<Services> {
@@ -129,6 +137,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   const store = new RedisJobStore(redis, config.retentionMs, now);
   const work = new WorkQueue(redis);
   const { outputs, assets } = dataStores(config, store, log, now);
+  const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
   const events = connect(config.redisUrl);
   events.on('error', (err) => log.warn({ err }, 'redis connection error (queue events)'));
@@ -142,13 +151,15 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
     disk,
+    scratchDir: scratchRoot(config),
+    cache,
     log,
     now,
   });
-  const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
+  const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
   const idempotency = new IdempotencyIndex(now, idempotencyTtl(config.retentionMs));
   await assets.init({ shared: true });
-  await outputs.init();
+  await outputs.init({ shared: true });
   await jobs.init();
   retention.start();
   return {
@@ -167,4 +178,24 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
       events.disconnect();
     },
   };
+}
+
+/** The render cache over the storage's `cache` area, shared by every process that shares the storage. */
+export function renderCache(
+  opts: Pick<ServiceOptions, 'config' | 'renderer' | 'log'>,
+  store: JobStore,
+  outputs: OutputStore,
+  assets: AssetStore,
+  now: () => number,
+): RenderCache {
+  return new RenderCache({
+    files: openStorage(opts.config, 'cache'),
+    store,
+    assets,
+    outputs,
+    renderer: opts.renderer,
+    retentionMs: opts.config.retentionMs,
+    log: opts.log,
+    now,
+  });
 }

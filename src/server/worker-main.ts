@@ -5,9 +5,11 @@ import pino from 'pino';
 import { loadConfig } from './config.js';
 import { buildRenderers } from './renderers.js';
 import { RenderWorker } from './cluster/render-worker.js';
+import { loadStorage } from './storage/data-stores.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
+await loadStorage(config);
 if (!config.redisUrl) {
   log.fatal('npm run worker needs REDIS_URL (the queue it takes work from)');
   process.exit(2);
@@ -18,8 +20,16 @@ await renderer.start().catch((err: Error) => {
   process.exit(1);
 });
 const worker = new RenderWorker({ config, renderer, joinSegments, log });
-await worker.start();
-log.info({ concurrency: config.renderConcurrency, data_dir: config.dataDir }, 'cmrender worker ready');
+// the storage is read at start (a bucket that cannot be reached stops it here, with one line)
+await worker.start().catch(async (err: Error) => {
+  log.fatal({ err }, `cmrender worker could not start: ${err.message}`);
+  await renderer.close().catch(() => {});
+  process.exit(1);
+});
+log.info(
+  { concurrency: config.renderConcurrency, data_dir: config.dataDir, storage: config.storageUrl },
+  'cmrender worker ready',
+);
 
 let closing = false;
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {

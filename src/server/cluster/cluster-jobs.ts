@@ -26,10 +26,11 @@ import {
   type Refusal,
 } from '../durability/admission.js';
 import type { Jobs } from '../jobs/jobs-api.js';
-import { admitWork, type WorkAdmission } from '../jobs/work-admission.js';
+import { admitWork, estimateWork, type WorkAdmission } from '../jobs/work-admission.js';
 import type { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, chunkJobId, type WorkQueue } from './work-queue.js';
 import { endJob } from './job-end.js';
+import type { RenderCache } from '../jobs/render-cache.js';
 
 export interface ClusterJobsOptions {
   store: RedisJobStore;
@@ -42,6 +43,10 @@ export interface ClusterJobsOptions {
   jobTimeoutMs: number;
   maxQueuedJobs?: number;
   disk?: DiskSpace;
+  /** local directory for downloaded inputs (the estimate reads the images' sizes) */
+  scratchDir: string;
+  /** the render cache (shared through the storage with every process) */
+  cache?: RenderCache;
   log: Logger;
   now: () => number;
 }
@@ -116,6 +121,7 @@ export class ClusterJobService implements Jobs {
     assets: Record<string, string>,
     extras: JobExtras = {},
   ): Promise<JobRecord> {
+    const { cache: useCache, ...kept } = extras;
     const rec: JobRecord = {
       job_id: randomUUID(),
       kind,
@@ -124,12 +130,21 @@ export class ClusterJobService implements Jobs {
       source,
       params,
       assets,
-      ...extras,
+      ...kept,
     };
+    // an identical job's output still kept: ready at once, nothing queued (any worker may have drawn it)
+    if (await this.o.cache?.tryReuse(rec, useCache !== false)) {
+      await this.o.store.put(rec);
+      this.o.log.info(
+        { job_id: rec.job_id, kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },
+        'job ready from the render cache',
+      );
+      this.events.emit('changed', rec.job_id);
+      return rec;
+    }
     // the frame count decides whether the video is cut in chunks; it is the renderer's own plan (no browser needed)
     if (kind === 'video') {
-      const files = Object.fromEntries(Object.entries(assets).map(([p, key]) => [p, this.o.assets.pathOf(key)]));
-      const frames = (await this.o.renderer.estimate?.({ kind, source, params, assets: files }))?.frames;
+      const frames = (await estimateWork(this.o, kind, source, params, assets))?.frames;
       if (frames !== undefined) rec.frames = frames;
     }
     // MAX_QUEUED_JOBS across every API process: admitted in Redis in one step (a count read every second let two

@@ -1,26 +1,28 @@
 // A render worker (with REDIS_URL): takes queue jobs from BullMQ and renders them with the same Renderer as the
-// embedded service. A job in one piece is rendered into its output; a chunk into its segment under
-// DATA_DIR/segments/<job>/ (written as .tmp and renamed, so a killed worker never leaves a segment that counts); a
-// chunked video's parent, once every chunk is done, joins the segments into the output (no re-encode).
+// embedded service. Workers share nothing but Redis and the storage (STORAGE_URL): a job's assets come down into
+// the worker's own scratch, a job in one piece is rendered into a scratch file and uploaded as its output; a chunk
+// into a scratch segment uploaded as segments/<job>/<index>.ts (written as .tmp and renamed, and uploaded whole, so a
+// killed worker never leaves a segment that counts); a chunked video's parent, once every chunk is done, downloads
+// the segments, joins them (no re-encode) and uploads the output. Scratch goes when the part ends.
 // Faults are BullMQ's: a worker that stops renewing its lock (killed, frozen) has its queue job moved back to the
 // line by the stalled-job check of another worker (STALLED_INTERVAL_MS), which renders it again.
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config } from '../config.js';
-import { JobFailure, type Renderer, type RenderOutcome } from '../../render/types.js';
+import { JobFailure, VIDEO_INCOMPLETE, type Renderer, type RenderOutcome } from '../../render/types.js';
 import type { JobRecord } from '../jobs/store.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import type { AssetStore } from '../asset-store.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { RedisJobStore } from './redis-store.js';
-import { QUEUE_NAME, connect, segmentKey, segmentsRoot, type WorkData } from './work-queue.js';
+import { QUEUE_NAME, connect, segmentKey, type WorkData } from './work-queue.js';
+import { STORAGE_DOWN, StorageUnavailable, type Storage } from '../storage/storage.js';
+import { dataStores, jobScratch, openStorage } from '../storage/data-stores.js';
 import { chunkRanges } from '../../contract/chunks.js';
-import { DiskStorage } from '../storage/storage.js';
-import { dataStores } from '../storage/data-stores.js';
 import { endJob } from './job-end.js';
+import { RenderCache } from '../jobs/render-cache.js';
 
 export interface RenderWorkerOptions {
   config: Config;
@@ -55,11 +57,13 @@ export class RenderWorker {
   private readonly store: RedisJobStore;
   private readonly outputs: OutputStore;
   private readonly assets: AssetStore;
-  /** chunk segments, DATA_DIR/segments/<job>/<index>.ts */
-  private readonly segments: DiskStorage;
+  /** chunk segments, segments/<job>/<index>.ts of the storage */
+  private readonly segments: Storage;
   private readonly now: () => number;
   private watch: NodeJS.Timeout | null = null;
   private closing = false;
+  /** the render cache: a job this worker makes ready is recorded for any API to answer from */
+  private readonly cache: RenderCache;
 
   constructor(private readonly o: RenderWorkerOptions) {
     const { config } = o;
@@ -68,7 +72,17 @@ export class RenderWorker {
     this.redis.on('error', (err) => o.log.warn({ err }, 'redis connection error'));
     this.store = new RedisJobStore(this.redis, config.retentionMs, this.now);
     ({ outputs: this.outputs, assets: this.assets } = dataStores(config, this.store, o.log, this.now));
-    this.segments = new DiskStorage(segmentsRoot(config.dataDir));
+    this.segments = openStorage(config, 'segments');
+    this.cache = new RenderCache({
+      files: openStorage(config, 'cache'),
+      store: this.store,
+      assets: this.assets,
+      outputs: this.outputs,
+      renderer: o.renderer,
+      retentionMs: config.retentionMs,
+      log: o.log,
+      now: this.now,
+    });
     this.worker = new Worker<WorkData>(QUEUE_NAME, (job) => this.process(job), {
       connection: this.redis.duplicate(),
       autorun: false,
@@ -99,13 +113,16 @@ export class RenderWorker {
 
   /** Starts taking work (the renderer must have started). */
   async start(): Promise<void> {
-    await this.outputs.init();
+    // scratch may be shared with other workers on the same DATA_DIR: nothing of it is wiped at start
+    await this.outputs.init({ shared: true });
     await this.assets.init({ shared: true });
+    await this.segments.init({ shared: true });
     // segments of jobs that ended without a join (a chunk failed, Redis lost the job) go once past the retention
     const cutoff = this.now() - this.o.config.retentionMs;
-    for (const key of await this.segments.list()) {
-      const st = await this.segments.stat(key);
-      if (st && st.mtimeMs <= cutoff) await this.segments.remove(key);
+    for (const job of await this.segments.list()) {
+      const times = [];
+      for (const key of await this.segments.list(job)) times.push((await this.segments.stat(key))?.mtimeMs ?? 0);
+      if (Math.max(0, ...times) <= cutoff) await this.segments.remove(job);
     }
     void this.worker.run();
     await this.worker.waitUntilReady();
@@ -134,11 +151,8 @@ export class RenderWorker {
     }
     if (d.part === 'join') return this.joinChunks(job, rec, d);
     const chunk = d.part === 'chunk' ? d : undefined;
-    const outPath = chunk
-      ? this.segments.pathOf(segmentKey(rec.job_id, chunk.index))
-      : this.outputs.pathOf(rec.job_id, rec.kind);
-    if (chunk) await mkdir(dirname(outPath), { recursive: true });
     const part = chunk ? String(chunk.index) : 'whole';
+    const scratch = jobScratch(this.o.config, `${rec.job_id}-${part}`);
     const ctl = new AbortController();
     let timedOut = false;
     let ended = false;
@@ -163,7 +177,10 @@ export class RenderWorker {
     const t0 = performance.now();
     this.o.log.info({ job_id: rec.job_id, part, event: 'render_started' }, 'rendering');
     try {
-      const files = Object.fromEntries(Object.entries(rec.assets).map(([p, key]) => [p, this.assets.pathOf(key)]));
+      const files = await this.assets.localFiles(rec.assets, scratch);
+      const outPath = chunk
+        ? await this.segments.scratchPath(segmentKey(rec.job_id, chunk.index))
+        : await this.outputs.scratchPath(rec.job_id, rec.kind);
       const outcome = await this.o.renderer.render(
         {
           id: rec.job_id,
@@ -177,6 +194,7 @@ export class RenderWorker {
         { signal: ctl.signal, onProgress },
       );
       if (chunk) {
+        await this.segments.upload(segmentKey(rec.job_id, chunk.index), outPath);
         await this.store.setProgress(rec.job_id, part, chunk.to - chunk.from, rec.created_at);
         this.o.log.info(
           {
@@ -193,7 +211,7 @@ export class RenderWorker {
       await this.ready(rec, outcome, outcome.timings as unknown as Record<string, number>);
       return 'ready';
     } catch (err) {
-      if (chunk) await this.segments.remove(`${segmentKey(rec.job_id, chunk.index)}.tmp`);
+      if (chunk) await this.segments.dropScratch(segmentKey(rec.job_id, chunk.index));
       else await this.outputs.discard(rec.job_id, rec.kind);
       if (ended) {
         this.o.log.info({ job_id: rec.job_id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
@@ -205,7 +223,9 @@ export class RenderWorker {
           ? { message: err.message, code: err.code, ...(err.diagnostics ? { diagnostics: err.diagnostics } : {}) }
           : isNoSpace(err)
             ? { message: 'render failed: the service ran out of disk space', code: 'storage_full' }
-            : { message: 'render failed: internal error', code: null };
+            : err instanceof StorageUnavailable
+              ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
+              : { message: 'render failed: internal error', code: null };
       if (!(err instanceof JobFailure)) this.o.log.warn({ err, job_id: rec.job_id, part }, 'render failed');
       await endJob(this.store, rec.job_id, why, this.now);
       await this.cleanSegments(rec.job_id);
@@ -213,6 +233,7 @@ export class RenderWorker {
       throw new UnrecoverableError(why.message);
     } finally {
       clearTimeout(timer);
+      await rm(scratch, { recursive: true, force: true });
     }
   }
 
@@ -232,29 +253,42 @@ export class RenderWorker {
       );
       return 'ended';
     }
-    const segments = Array.from({ length: d.chunks }, (_, i) => this.segments.pathOf(segmentKey(rec.job_id, i)));
-    const out = this.outputs.pathOf(rec.job_id, rec.kind);
+    const scratch = jobScratch(this.o.config, `${rec.job_id}-join`);
     const t0 = performance.now();
     try {
+      const segments: string[] = [];
+      for (let i = 0; i < d.chunks; i++)
+        segments.push(
+          await this.segments.download(segmentKey(rec.job_id, i), scratch).catch((err: unknown) => {
+            if (err instanceof StorageUnavailable) throw err;
+            throw new JobFailure(`render failed: chunk ${i + 1} of ${d.chunks} is missing`, VIDEO_INCOMPLETE);
+          }),
+        );
       await this.o.joinSegments(
         segments,
-        out,
+        await this.outputs.scratchPath(rec.job_id, rec.kind),
         chunkRanges(d.frames).map((r) => r.to - r.from),
       );
     } catch (err) {
       this.o.log.warn({ err, job_id: rec.job_id }, 'joining the chunks failed');
-      // a segment missing or short (a worker that wrote it elsewhere, a disk that lost it): said as such, never a
-      // shorter video reported ready
+      await this.outputs.discard(rec.job_id, rec.kind);
+      const down = err instanceof StorageUnavailable;
       await endJob(
         this.store,
         rec.job_id,
-        err instanceof JobFailure
-          ? { message: err.message, code: err.code }
-          : { message: 'render failed: the chunks could not be joined', code: null },
+        // a segment missing or short (a worker that wrote it elsewhere, a store that lost it): said as such,
+        // never a shorter video reported ready
+        down
+          ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
+          : err instanceof JobFailure
+            ? { message: err.message, code: err.code }
+            : { message: 'render failed: the chunks could not be joined', code: null },
         this.now,
       );
       await this.cleanSegments(rec.job_id);
       throw new UnrecoverableError('join failed');
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
     }
     const chunkMs = results.map((r) => r.ms);
     const timings: Record<string, number> = {
@@ -263,11 +297,22 @@ export class RenderWorker {
       chunk_sum_ms: Math.round(chunkMs.reduce((a, b) => a + b, 0)),
       join_ms: Math.round(performance.now() - t0),
     };
-    await this.ready(
-      rec,
-      { width: first.width, height: first.height, runner: first.runner, frames: d.frames },
-      timings,
-    );
+    try {
+      await this.ready(
+        rec,
+        { width: first.width, height: first.height, runner: first.runner, frames: d.frames },
+        timings,
+      );
+    } catch (err) {
+      await this.outputs.discard(rec.job_id, rec.kind);
+      const why =
+        err instanceof StorageUnavailable
+          ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
+          : { message: 'render failed: internal error', code: null };
+      await endJob(this.store, rec.job_id, why, this.now);
+      await this.cleanSegments(rec.job_id);
+      throw new UnrecoverableError(why.message);
+    }
     await this.cleanSegments(rec.job_id);
     return 'ready';
   }
@@ -303,6 +348,7 @@ export class RenderWorker {
       return;
     }
     await this.store.clearProgress(rec.job_id);
+    await this.cache.remember(fresh);
     this.o.log.info(
       { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_ready', ...fresh.timings },
       'job ready',
@@ -327,7 +373,8 @@ export class RenderWorker {
   }
 
   private async cleanSegments(id: string): Promise<void> {
-    await this.segments.remove(id);
+    // a bucket that is down keeps them: they go with the start-up sweep of a later worker
+    await this.segments.remove(id).catch((err) => this.o.log.warn({ err, job_id: id }, 'segments not removed'));
   }
 }
 

@@ -2,7 +2,6 @@
 // in one piece is one queue job (id = the job id). A video of more than one chunk (src/contract/chunks.ts) is a flow:
 // a parent "join" job (id = the job id) waiting on one child per chunk (id = job id + "-c" + index); any worker
 // renders a chunk into a segment, the worker that gets the parent once every child is done joins them.
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { FlowProducer, Queue } from 'bullmq';
 import { chunkRanges, isChunked } from '../../contract/chunks.js';
@@ -60,9 +59,7 @@ export const redactUrl = (url: string): string => url.replace(/\/\/([^:@/]*):[^@
 
 export const chunkJobId = (id: string, index: number) => `${id}-c${index}`;
 
-/** The segments' storage root: DATA_DIR/segments (DATA_DIR is shared by every process). */
-export const segmentsRoot = (dataDir: string) => join(dataDir, 'segments');
-/** The storage key of chunk `index` of job `id` (under the job's own key, removed whole after the join). */
+/** The storage key (in the storage's `segments` area) of chunk `index` of job `id` (under the job's own key, removed whole after the join). */
 export const segmentKey = (id: string, index: number) => `${id}/${String(index).padStart(4, '0')}.ts`;
 
 /** Queue options shared by every job: keep finished queue jobs briefly (the record is what clients read). */

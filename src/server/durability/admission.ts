@@ -20,7 +20,13 @@ export class Gate {
 }
 
 export type RefusalCode =
-  'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down' | 'renderer_unavailable' | 'redis_unavailable';
+  | 'queue_full'
+  | 'storage_full'
+  | 'storage_unavailable'
+  | 'too_many_uploads'
+  | 'shutting_down'
+  | 'renderer_unavailable'
+  | 'redis_unavailable';
 
 export interface Refusal {
   code: RefusalCode;
@@ -98,6 +104,15 @@ export function rendererUnavailable(fault: string): Refusal {
   return {
     code: 'renderer_unavailable',
     error: `the renderer cannot draw now (${fault}); retry later`,
+    retryAfterSeconds: 10,
+  };
+}
+
+/** The object store (STORAGE_URL=s3://…) cannot be reached or refuses: nothing was stored. */
+export function storageUnavailable(): Refusal {
+  return {
+    code: 'storage_unavailable',
+    error: 'the storage of outputs and assets cannot be reached; retry later',
     retryAfterSeconds: 10,
   };
 }

@@ -2,6 +2,8 @@
 // shutdown checkpoints). Where outputs live is the output store's business, when records go is retention's.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStore, JobParams, WebhookState } from './store.js';
 import { RenderQueue } from './queue.js';
@@ -23,6 +25,8 @@ import {
 } from '../durability/admission.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import type { DiskSpace } from '../durability/disk-space.js';
+import { STORAGE_DOWN, StorageUnavailable } from '../storage/storage.js';
+import type { RenderCache } from './render-cache.js';
 
 export interface JobServiceOptions {
   store: JobStore;
@@ -37,6 +41,10 @@ export interface JobServiceOptions {
   disk?: DiskSpace;
   /** ended job records kept at most (MAX_ENDED_JOBS; default: no cap), the oldest-ended go first */
   maxEndedJobs?: number;
+  /** local directory a job's downloaded inputs go into while it runs (one subdirectory per job) */
+  scratchDir: string;
+  /** the render cache (default: none) */
+  cache?: RenderCache;
   log: Logger;
   now: () => number;
 }
@@ -54,6 +62,8 @@ export const CANCELLED = 'cancelled by the client';
 export interface JobExtras {
   webhook?: WebhookState;
   idempotency?: { key: string; hash: string };
+  /** false: render afresh, not from the render cache (Cache-Control: no-cache, params.cache false); it still fills it */
+  cache?: boolean;
 }
 
 /**
@@ -240,6 +250,7 @@ export class JobService {
     extras: JobExtras = {},
     costSeconds = 0,
   ): Promise<JobRecord> {
+    const { cache: useCache, ...kept } = extras;
     const rec: JobRecord = {
       job_id: randomUUID(),
       kind,
@@ -248,13 +259,23 @@ export class JobService {
       source,
       params,
       assets,
-      ...extras,
+      ...kept,
     };
     this.reserved++;
+    let cached = false;
     try {
+      cached = (await this.o.cache?.tryReuse(rec, useCache !== false)) ?? false;
       await this.o.store.put(rec);
     } finally {
       this.reserved--;
+    }
+    if (cached) {
+      this.o.log.info(
+        { job_id: rec.job_id, kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },
+        'job ready from the render cache',
+      );
+      this.events.emit('ended', rec);
+      return rec;
     }
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
     this.enqueue(rec.job_id, costSeconds);
@@ -372,10 +393,11 @@ export class JobService {
     });
     aborted.catch(() => {});
     let rendering: Promise<unknown> | undefined;
+    const scratch = join(this.o.scratchDir, id);
     try {
-      const assetFiles = Object.fromEntries(
-        Object.entries(rec.assets).map(([path, key]) => [path, this.o.assets.pathOf(key)]),
-      );
+      // inputs down to local scratch, the output rendered into scratch and uploaded by outputs.add
+      const assetFiles = await this.o.assets.localFiles(rec.assets, scratch);
+      const outPath = await this.o.outputs.scratchPath(id, rec.kind);
       this.progress.set(id, 0);
       const outcome = await Promise.race([
         (rendering = this.o.renderer.render(
@@ -385,7 +407,7 @@ export class JobService {
             source: rec.source,
             params: rec.params,
             assets: assetFiles,
-            outPath: this.o.outputs.pathOf(id, rec.kind),
+            outPath,
           },
           { signal: ctl.signal, onProgress: (p) => this.setProgress(id, p) },
         )),
@@ -403,6 +425,7 @@ export class JobService {
         timings: { queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at },
       } satisfies Partial<JobRecord>);
       await this.o.store.put(fresh);
+      await this.o.cache?.remember(fresh);
       this.events.emit('ended', fresh);
       this.o.log.info(
         {
@@ -469,6 +492,7 @@ export class JobService {
       );
     } finally {
       clearTimeout(timer);
+      await rm(scratch, { recursive: true, force: true });
       this.progress.delete(id);
       this.cancelling.delete(id);
       // the line moves when a job leaves it (the next job's start emits again once it is in hand)
@@ -489,6 +513,7 @@ function failureOf(
       ? { message: err.message, code: err.code, diagnostics: err.diagnostics }
       : { message: err.message, code: err.code };
   if (isNoSpace(err)) return { message: NO_SPACE, code: 'storage_full' };
+  if (err instanceof StorageUnavailable) return { message: STORAGE_DOWN, code: 'storage_unavailable' };
   return { message: 'render failed: internal error', code: null };
 }
 

@@ -28,6 +28,7 @@ export function jobView(rec: JobRecord, live: LiveJobState): JobView {
       mime: rec.output.mime as 'image/png' | 'video/mp4',
       width: rec.output.width,
       height: rec.output.height,
+      ...(rec.cached ? { cached: true } : {}),
     };
   }
   const v: JobView = {

@@ -5,11 +5,14 @@ import type { Logger } from 'pino';
 import type { JobStore } from './store.js';
 import type { AssetStore } from '../asset-store.js';
 import { OutputStore } from '../outputs/output-store.js';
+import type { RenderCache } from './render-cache.js';
 
 export interface RetentionOptions {
   store: JobStore;
   outputs: OutputStore;
   assets: AssetStore;
+  /** the render cache, whose entries go with the outputs they name */
+  cache?: RenderCache;
   retentionMs: number;
   log: Logger;
   now: () => number;
@@ -56,6 +59,7 @@ export class Retention {
     }
     await this.o.outputs.removeStrays(held, now - keep);
     await this.o.assets.sweep(now, keep);
+    await this.o.cache?.sweep();
   }
 
   private async expire(id: string): Promise<void> {

@@ -55,6 +55,10 @@ export interface JobRecord {
   webhook?: WebhookState;
   /** the client's Idempotency-Key and the hash of the request it came with (http/idempotency.ts) */
   idempotency?: { key: string; hash: string };
+  /** the render cache's key of this job (jobs/render-cache.ts): its output is recorded under it once ready */
+  cache_key?: string;
+  /** ready at once from the render cache: its output is a copy of an identical job's */
+  cached?: boolean;
 }
 
 export interface WebhookState {

@@ -1,7 +1,10 @@
 // Admission by estimated work, the same in both modes (the embedded JobService and the cluster's API): the renderer's
 // estimate of a job (frames x pixels x cost class, docs/durability.md), and the refusal when it cannot finish inside
 // the job limit. No estimate (the source does not compile, ...): no refusal, the job fails on its own.
-import type { Renderer } from '../../render/types.js';
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Renderer, WorkEstimate } from '../../render/types.js';
 import type { JobKind } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import type { JobParams } from './store.js';
@@ -13,15 +16,34 @@ export interface WorkAdmission {
   refusal?: string;
 }
 
+type EstimateDeps = { renderer: Renderer; assets: AssetStore; scratchDir: string };
+
+/** The renderer's estimate of a job; it reads the images' sizes: local copies where the storage is remote, gone after. */
+export async function estimateWork(
+  o: EstimateDeps,
+  kind: JobKind,
+  source: string,
+  params: JobParams,
+  assets: Record<string, string>,
+): Promise<WorkEstimate | null> {
+  if (!o.renderer.estimate) return null;
+  const dir = join(o.scratchDir, `estimate-${randomUUID()}`);
+  try {
+    const files = await o.assets.localFiles(assets, dir);
+    return await o.renderer.estimate({ kind, source, params, assets: files });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function admitWork(
-  o: { renderer: Renderer; assets: AssetStore; jobTimeoutMs: number },
+  o: EstimateDeps & { jobTimeoutMs: number },
   kind: JobKind,
   source: string,
   params: JobParams,
   assets: Record<string, string>,
 ): Promise<WorkAdmission> {
-  const files = Object.fromEntries(Object.entries(assets).map(([path, key]) => [path, o.assets.pathOf(key)]));
-  const e = await o.renderer.estimate?.({ kind, source, params, assets: files });
+  const e = await estimateWork(o, kind, source, params, assets);
   if (!e) return {};
   const limit = o.jobTimeoutMs / 1000;
   if (e.seconds <= limit) return { seconds: e.seconds };

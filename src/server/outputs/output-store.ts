@@ -1,53 +1,61 @@
-// The output store (DATA_DIR/outputs): the one place that knows an output's file name (`<job_id>.<ext>`), measures
-// its size and SHA-256 once a render has written it, hands a file back only to the ready job that owns it, and keeps
-// the directory within OUTPUT_MAX_BYTES (disk-budget.ts decides what goes; the jobs of evicted outputs expire with
-// them).
+// The output store (the storage's `outputs` area): the one place that knows an output's file name
+// (`<job_id>.<ext>`), measures its size and SHA-256 once a render has written it into scratch, uploads it, hands a file
+// back only to the ready job that owns it, and keeps the area within OUTPUT_MAX_BYTES (disk-budget.ts decides what
+// goes; the jobs of evicted outputs expire with them).
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { dirname, join, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
 import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
-import { OUTPUT_FILENAME_RE } from '../../contract/limits.js';
+import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
 import type { JobKind } from '../schemas.js';
 import type { JobOutput, JobStore } from '../jobs/store.js';
 import { storageFull, type Refusal } from '../durability/admission.js';
 import { planEviction, type OutputFile, type OutputRef } from './disk-budget.js';
 import { PARTIAL_SUFFIXES } from '../../render/types.js';
 import { isPartial, ownerOf } from './partial-files.js';
-import { DiskStorage } from '../storage/storage.js';
+import type { Storage } from '../storage/storage.js';
+
+/** How an output may be cached by clients: it never changes under its name. */
+export const OUTPUT_CACHE_CONTROL = `public, max-age=${LIMITS.outputCacheSeconds}, immutable`;
+
+/** SigV4's longest presigned URL (7 days). */
+const PRESIGN_MAX_SECONDS = 7 * 24 * 3600;
 
 export interface OutputStoreOptions {
-  dir: string;
+  /** where the outputs are kept (storage/data-stores.ts) */
+  files: Storage;
   /** the job records: which outputs are held, and the records that expire with an evicted output */
   store: JobStore;
   /** disk budget of the directory in bytes (default: no cap) */
   maxBytes?: number;
+  /** how long an output is kept after it was written (RETENTION_MS; a presigned URL lives as long) */
+  retentionMs?: number;
   log: Logger;
   now: () => number;
 }
 
 /** A ready job's output file, found by its public name. */
 export interface StoredOutput {
-  path: string;
   size: number;
   output: JobOutput;
 }
 
 export class OutputStore {
-  readonly dir: string;
-  /** bytes in the directory, kept up to date as outputs come and go (a recount at every budget check) */
+  /** bytes in the store, kept up to date as outputs come and go (a recount at every budget check) */
   private bytes = 0;
 
-  /** the files (DATA_DIR/outputs, shared by every process with REDIS_URL) */
-  private readonly files: DiskStorage;
+  /** the files (shared by every process with REDIS_URL) */
+  private readonly files: Storage;
 
   constructor(private readonly o: OutputStoreOptions) {
-    this.dir = resolve(o.dir);
-    this.files = new DiskStorage(this.dir);
+    this.files = o.files;
   }
 
-  async init(): Promise<void> {
-    await this.files.init();
+  /** shared: other processes render into the same scratch (a cluster on one DATA_DIR) */
+  async init(opts: { shared?: boolean } = {}): Promise<void> {
+    await this.files.init(opts);
   }
 
   /** The name of a job's output, written or still to be written. */
@@ -55,31 +63,47 @@ export class OutputStore {
     return `${id}.${KIND_EXT[kind]}`;
   }
 
-  /** Where the renderer writes a job's output. */
-  pathOf(id: string, kind: JobKind): string {
-    return join(this.dir, OutputStore.nameOf(id, kind));
+  /** The local scratch file the renderer writes a job's output into (upload it with add()). */
+  scratchPath(id: string, kind: JobKind): Promise<string> {
+    return this.files.scratchPath(OutputStore.nameOf(id, kind));
   }
 
   /**
-   * Measures the output a render has just written and counts it against the budget. Over the budget, older outputs
-   * go before this one is announced (its job is still pending, so it is never the one evicted).
+   * Measures the output a render has just written into its scratch file, uploads it and counts it against the budget.
+   * Over the budget, older outputs go before this one is announced (its job is still pending, so it is never the one
+   * evicted).
    */
   async add(id: string, kind: JobKind, size: { width: number; height: number }): Promise<JobOutput> {
     const filename = OutputStore.nameOf(id, kind);
-    const path = join(this.dir, filename);
-    const st = await this.files.stat(filename);
+    const path = await this.files.scratchPath(filename);
+    const st = await stat(path).catch(() => undefined);
     if (!st) throw new Error(`the render left no output at ${path}`);
-    const sha256 = await sha256Of(this.files.get(filename));
-    const output: JobOutput = {
+    const sha256 = await sha256Of(createReadStream(path));
+    const mime = OUTPUT_MIME[KIND_EXT[kind]];
+    await this.files.upload(filename, path, { contentType: mime, cacheControl: OUTPUT_CACHE_CONTROL });
+    return this.counted({
       filename,
       mime: OUTPUT_MIME[KIND_EXT[kind]],
-      bytes: st.bytes,
+      bytes: st.size,
       sha256,
       width: size.width,
       height: size.height,
       written_at: this.o.now(),
-    };
-    this.bytes += st.bytes;
+    });
+  }
+
+  /**
+   * A job's output made of another ready output's bytes (the render cache): a copy under the job's own name, so each
+   * lives and expires by its own record.
+   */
+  async addCopy(id: string, kind: JobKind, of: JobOutput): Promise<JobOutput> {
+    const filename = OutputStore.nameOf(id, kind);
+    await this.files.copy(of.filename, filename);
+    return this.counted({ ...of, filename, written_at: this.o.now() });
+  }
+
+  private async counted(output: JobOutput): Promise<JobOutput> {
+    this.bytes += output.bytes;
     if (this.o.maxBytes !== undefined && this.bytes > this.o.maxBytes)
       await this.enforceBudget().catch((e) => this.o.log.warn({ err: e }, 'disk budget enforcement failed'));
     return output;
@@ -88,11 +112,18 @@ export class OutputStore {
   /** Deletes what a failed or cut render left: its output and its partial files (the GIF's frames and palette too). */
   async discard(id: string, kind: JobKind): Promise<void> {
     const name = OutputStore.nameOf(id, kind);
-    await Promise.all(PARTIAL_SUFFIXES.map((s) => this.files.remove(`${name}${s}`)));
-    // a long video's chunk segments (the renderer removes them itself unless it was killed)
-    const segments = (await this.names()).filter((n) => n.startsWith(`${name}.`) && ownerOf(n) === name);
-    await Promise.all(segments.map((n) => this.files.remove(n)));
-    await this.files.remove(name);
+    // the scratch first: it is local, so it goes even when the store cannot be reached
+    await this.files.dropScratch(name);
+    try {
+      await Promise.all(PARTIAL_SUFFIXES.map((s) => this.files.remove(`${name}${s}`)));
+      // a long video's chunk segments (the renderer removes them itself unless it was killed)
+      const segments = (await this.names()).filter((n) => n.startsWith(`${name}.`) && ownerOf(n) === name);
+      await Promise.all(segments.map((n) => this.files.remove(n)));
+      await this.files.remove(name);
+    } catch (err) {
+      // an output that was never uploaded is not in the store; one that was goes with retention's stray sweep
+      this.o.log.warn({ err, job_id: id, event: 'discard_failed' }, "could not remove a failed job's output");
+    }
   }
 
   /**
@@ -130,21 +161,32 @@ export class OutputStore {
    * inside the store: nothing else in DATA_DIR (the journal, assets, partial files) can be reached through it.
    */
   async lookup(filename: string): Promise<StoredOutput | undefined> {
+    // a plain name of the store's root (the pattern has no "/"; a leading dot would be ".." or a hidden file)
     if (!OUTPUT_FILENAME_RE.test(filename) || filename.startsWith('.')) return undefined;
-    const path = resolve(this.dir, filename);
-    if (dirname(path) !== this.dir || !path.startsWith(this.dir + sep)) return undefined;
     const dot = filename.indexOf('.');
     if (dot < 0) return undefined;
     const rec = await this.o.store.get(filename.slice(0, dot));
     if (!rec || rec.status !== 'ready' || rec.output?.filename !== filename) return undefined;
     const st = await this.files.stat(filename);
     if (!st?.isFile) return undefined;
-    return { path, size: st.bytes, output: rec.output };
+    return { size: st.bytes, output: rec.output };
   }
 
   /** The bytes of a stored output (a byte range of them, both ends inclusive). */
-  read(filename: string, range?: { start: number; end: number }): Readable {
+  read(filename: string, range?: { start: number; end: number }): Promise<Readable> {
     return this.files.get(filename, range);
+  }
+
+  /**
+   * A URL of the output's bytes straight from the storage (a presigned bucket URL) valid as long as the output is
+   * kept, or undefined where the storage has none (a directory).
+   */
+  async publicUrl(output: JobOutput): Promise<string | undefined> {
+    if (!this.files.publicUrl) return undefined;
+    const left = output.written_at + (this.o.retentionMs ?? 24 * 3600_000) - this.o.now();
+    // +1: the signature's own time is whole seconds, floored; the URL must not end before the output does
+    const seconds = Math.min(PRESIGN_MAX_SECONDS, Math.max(1, Math.ceil(left / 1000) + 1));
+    return this.files.publicUrl(output.filename, seconds);
   }
 
   /** The storage_full refusal while the outputs fill the budget, else null. */

@@ -1,15 +1,22 @@
 // POST /v1/assets: multipart upload of images -> {"assets": {"<filename>": "asset_<32 hex>"}}
 // GET /v1/assets/{key}: the uploaded bytes back (the editor previews uploaded images with them).
-import { readFile } from 'node:fs/promises';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ASSET_KEY_RE, LIMITS } from '../../contract/limits.js';
+import { LIMITS } from '../../contract/limits.js';
 import { sniffImage } from '../../contract/mime.js';
 import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
 import { AssetUpload, AssetsResponse } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
-import { Gate, diskFull, sendRefusal, tooManyUploads, type Refusal } from '../durability/admission.js';
+import {
+  Gate,
+  diskFull,
+  sendRefusal,
+  storageUnavailable,
+  tooManyUploads,
+  type Refusal,
+} from '../durability/admission.js';
+import { StorageUnavailable } from '../storage/storage.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { HttpError, NOT_FOUND, badRequest } from '../http/http-error.js';
@@ -46,7 +53,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
         'image_too_large',
         'bad_multipart',
       ]),
-      503: refusalAnswer(['too_many_uploads', 'storage_full']),
+      503: refusalAnswer(['too_many_uploads', 'storage_full', 'storage_unavailable']),
     },
   };
   app.post('/v1/assets', { schema }, async (req, reply) => {
@@ -77,7 +84,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
   };
   app.get('/v1/assets/:key', { schema: getSchema }, async (req, reply) => {
     const { key } = req.params;
-    const bytes = ASSET_KEY_RE.test(key) ? await readFile(assets.pathOf(key)).catch(() => null) : null;
+    const bytes = await assets.read(key);
     const mime = bytes ? sniffImage(bytes) : undefined;
     if (!bytes || !mime) return reply.code(404).send(NOT_FOUND);
     return reply
@@ -132,8 +139,9 @@ async function upload(
   try {
     for (const f of files) saved.push([f.name, await assets.save(f.bytes)]);
   } catch (err) {
-    // all or nothing: what this upload stored goes again
-    for (const [, key] of saved) await assets.remove(key);
+    // all or nothing: what this upload stored goes again (on a bucket that went away, it may not be reachable either)
+    for (const [, key] of saved) await assets.remove(key).catch(() => {});
+    if (err instanceof StorageUnavailable) return { refusal: storageUnavailable() };
     if (!isNoSpace(err)) throw err;
     disk?.forget();
     return { refusal: diskFull(disk ? await disk.free() : 0, disk?.minFreeBytes ?? 0) };

@@ -19,8 +19,12 @@ import { vectorizeInput } from './vectorize-input.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { Jobs } from '../jobs/jobs-api.js';
 import type { AssetStore } from '../asset-store.js';
-import type { WebhookState } from '../jobs/store.js';
-import { journalUnwritable, Refused, sendRefusal } from '../durability/admission.js';
+import type { JobParams, WebhookState } from '../jobs/store.js';
+
+/** Cache-Control directives that ask for a fresh render (RFC 9111: no-cache; no-store is taken the same way). */
+const NO_CACHE = /(^|[\s,])no-(cache|store)\b/i;
+import { journalUnwritable, Refused, sendRefusal, storageUnavailable } from '../durability/admission.js';
+import { StorageUnavailable } from '../storage/storage.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { badRequest, HttpError, NOT_FOUND } from '../http/http-error.js';
 import { badRequestAnswer, errorAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
@@ -182,7 +186,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             code: 'idempotency_mismatch',
           },
         ),
-        503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down', 'redis_unavailable']),
+        503: refusalAnswer(['queue_full', 'storage_full', 'storage_unavailable', 'shutting_down', 'redis_unavailable']),
       },
     };
     // the body has passed its schema before the handler runs: validation comes before admission
@@ -193,7 +197,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         const b = req.body as {
           source?: string;
           image?: string;
-          params?: Record<string, number>;
+          params?: Record<string, number | boolean>;
           assets?: Record<string, string>;
           webhook?: { url: string; secret?: string };
         };
@@ -214,7 +218,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         // vectorize: the image is checked by its bytes and an inline one is stored as an asset (the journal keeps keys)
         const input =
           kind === 'vectorize' ? await vectorizeInput(assets, b, assetMap) : { source: b.source!, assets: assetMap };
-        const work = await jobs.estimate(kind, input.source, { ...b.params }, input.assets);
+        // params.cache says how to answer, not what to draw: the record keeps the params without it
+        const { cache, ...params } = (b.params ?? {}) as JobParams & { cache?: boolean };
+        const useCache = cache !== false && !NO_CACHE.test(String(req.headers['cache-control'] ?? ''));
+        const work = await jobs.estimate(kind, input.source, params, input.assets);
         if (work.refusal) throw badRequest('too_much_work', work.refusal);
         // no await between this check and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();
@@ -223,9 +230,9 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
           const rec = await jobs.create(
             kind,
             input.source,
-            { ...b.params },
+            params,
             input.assets,
-            { webhook, idempotency: key ? { key, hash } : undefined },
+            { webhook, idempotency: key ? { key, hash } : undefined, cache: useCache },
             work.seconds,
           );
           return rec.job_id;
@@ -244,6 +251,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
           : await create();
       } catch (err) {
         if (err instanceof Refused) return sendRefusal(reply, err.refusal);
+        // the assets could not be checked or stored (STORAGE_URL's bucket is down): nothing was queued
+        if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
         throw err;
       }
       return reply

@@ -2,23 +2,26 @@
 // names are outputs; nothing outside it can be read.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { LIMITS } from '../../contract/limits.js';
 import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
 import { OutputParams, OutputRequestHeaders } from '../schemas.js';
-import type { OutputStore } from '../outputs/output-store.js';
+import { OUTPUT_CACHE_CONTROL, type OutputStore } from '../outputs/output-store.js';
 import { parseRange } from '../http/byte-range.js';
 import { NOT_FOUND } from '../http/http-error.js';
-import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer } from '../http/responses.js';
+import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
+import { sendRefusal, storageUnavailable } from '../durability/admission.js';
+import { StorageUnavailable } from '../storage/storage.js';
 
 export interface OutputRoutesOptions {
   outputs: OutputStore;
+  /** STORAGE_PUBLIC_URLS=presigned: 302 to the bucket's presigned URL instead of streaming */
+  presigned?: boolean;
 }
 
-const CACHE_CONTROL = `public, max-age=${LIMITS.outputCacheSeconds}, immutable`;
+const CACHE_CONTROL = OUTPUT_CACHE_CONTROL;
 /** the media types of the outputs a job can have */
 const OUTPUT_TYPES = Object.values(KIND_EXT).map((ext) => OUTPUT_MIME[ext]);
 
-export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs }) => {
+export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs, presigned }) => {
   const schema = {
     summary: 'Download an output',
     tags: ['outputs'],
@@ -28,6 +31,9 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     headers: OutputRequestHeaders,
     response: {
       200: fileAnswer('The file.', OUTPUT_TYPES),
+      302: emptyAnswer(
+        'Added, with `STORAGE_PUBLIC_URLS=presigned`: the output straight from the bucket, at the presigned URL in `location`, valid as long as the output is kept; the object carries the same type and cache headers.',
+      ),
       206: fileAnswer('The requested byte range.', OUTPUT_TYPES),
       304: emptyAnswer('Not modified (If-None-Match matched the etag).'),
       404: notFoundAnswer('Unknown filename'),
@@ -35,13 +41,25 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
         error: 'range_not_satisfiable',
         code: 'range_not_satisfiable',
       }),
+      503: refusalAnswer(['storage_unavailable']),
     },
   };
   app.get('/v1/outputs/:filename', { schema }, async (req, reply) => {
     const { filename } = req.params;
-    const found = await outputs.lookup(filename);
+    let found;
+    try {
+      found = await outputs.lookup(filename);
+    } catch (err) {
+      if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
+      throw err;
+    }
     if (!found) return reply.code(404).send(NOT_FOUND);
     const { output, size } = found;
+    if (presigned) {
+      const url = await outputs.publicUrl(output).catch(() => undefined);
+      // the redirect may be reused while the URL is valid, not past it: no cache
+      if (url) return reply.header('cache-control', 'no-store').redirect(url, 302);
+    }
     const etag = `"${output.sha256}"`;
     reply
       .header('content-type', output.mime)
@@ -77,6 +95,11 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     reply.header('content-length', length);
     // HEAD: an empty stream keeps our content-length (Fastify's HEAD handler would set 0 for an empty body).
     if (req.method === 'HEAD' || length === 0) return reply.send(Readable.from([]));
-    return reply.send(outputs.read(output.filename, { start, end }));
+    try {
+      return reply.send(await outputs.read(output.filename, { start, end }));
+    } catch (err) {
+      if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
+      throw err;
+    }
   });
 };

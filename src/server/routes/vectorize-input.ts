@@ -2,7 +2,6 @@
 // `source`, or inline base64 `image`. Either way its bytes must say PNG or JPEG (else 400 not_an_image), and the job
 // records an asset key, never the image: an inline image is stored in the asset store (expiring like any upload), so
 // the journal stays small and a restarted service finds the image again.
-import { open } from 'node:fs/promises';
 import { sniffImage } from '../../contract/mime.js';
 import type { AssetStore } from '../asset-store.js';
 import { badRequest } from '../http/http-error.js';
@@ -33,7 +32,7 @@ export async function vectorizeInput(
       'unknown_asset',
       `source "${source}" is not a path of assets: map it to the key of an uploaded image`,
     );
-  traceable(await head(assets.pathOf(key)), `assets["${source}"]`);
+  traceable((await assets.read(key, 4096)) ?? Buffer.alloc(0), `assets["${source}"]`);
   return { source, assets: { [source]: key } };
 }
 
@@ -45,15 +44,4 @@ function traceable(bytes: Buffer, what: string): void {
     'not_an_image',
     `${what} is ${type ? `a ${type} image` : 'not an image'}: vectorize reads PNG or JPEG line drawings`,
   );
-}
-
-async function head(path: string): Promise<Buffer> {
-  const f = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(4096);
-    const { bytesRead } = await f.read(buf, 0, buf.length, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await f.close();
-  }
 }

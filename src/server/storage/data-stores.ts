@@ -1,26 +1,67 @@
-// The stores every process keeps under DATA_DIR, built one way for the embedded service, a cluster API process and a
-// render worker: outputs (DATA_DIR/outputs, with the output byte budget) and uploaded assets (DATA_DIR/assets).
+// The stores every process keeps, built one way for the embedded service, a cluster API process and a render worker:
+// outputs (with the output byte budget), uploaded assets and chunk segments, each in its own area of the storage
+// STORAGE_URL names (file: DATA_DIR/<area>, s3://bucket/prefix: objects under prefix/<area>/). This is the one place
+// that knows which storage is in use.
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
 import type { JobStore } from '../jobs/store.js';
 import { OutputStore } from '../outputs/output-store.js';
 import { AssetStore } from '../asset-store.js';
+import { DiskStorage, type Storage } from './storage.js';
+
+/** The S3 driver, loaded only when STORAGE_URL names a bucket: the AWS SDK costs a default start 0.3 to 0.7 s. */
+let s3Driver: typeof import('./s3-storage.js') | undefined;
+
+/** Loads what STORAGE_URL needs; call before openStorage() (services, the composition roots). */
+export async function loadStorage(config: Pick<Config, 'storageUrl'>): Promise<void> {
+  if ((config.storageUrl || 'file:') !== 'file:') s3Driver ??= await import('./s3-storage.js');
+}
+
+export type StorageConfig = Pick<Config, 'dataDir' | 'storageUrl' | 's3ForcePathStyle'>;
+export type Area = 'outputs' | 'assets' | 'segments' | 'cache';
+
+/** one client per process and URL (it keeps the connections) */
+const clients = new Map<string, S3Client>();
+
+export function openStorage(config: StorageConfig, area: Area): Storage {
+  const url = config.storageUrl || 'file:';
+  if (url === 'file:') return new DiskStorage(join(config.dataDir, area));
+  if (!s3Driver) throw new Error('loadStorage() was not called before opening an s3:// storage');
+  const { S3Storage, parseS3Url, s3Client } = s3Driver;
+  const at = parseS3Url(url);
+  const id = `${url} ${config.s3ForcePathStyle}`;
+  let client = clients.get(id);
+  if (!client) clients.set(id, (client = s3Client(config.s3ForcePathStyle)));
+  return new S3Storage(client, { ...at, prefix: `${at.prefix}${area}/` }, join(config.dataDir, 'scratch', area));
+}
+
+/** Where jobs' downloaded inputs (assets, segments to join) are put while they run: one directory per job. */
+export function scratchRoot(config: Pick<Config, 'dataDir'>): string {
+  return join(config.dataDir, 'scratch', 'jobs');
+}
+
+/** One job's (or one part's) scratch directory, removed when it ends. */
+export function jobScratch(config: Pick<Config, 'dataDir'>, id: string): string {
+  return join(scratchRoot(config), id);
+}
 
 export function dataStores(
-  config: Pick<Config, 'dataDir' | 'outputMaxBytes' | 'assetsMaxBytes'>,
+  config: Pick<Config, 'outputMaxBytes' | 'assetsMaxBytes' | 'retentionMs'> & StorageConfig,
   store: JobStore,
   log: Logger,
   now: () => number,
 ): { outputs: OutputStore; assets: AssetStore } {
   return {
     outputs: new OutputStore({
-      dir: join(config.dataDir, 'outputs'),
+      files: openStorage(config, 'outputs'),
       store,
       maxBytes: config.outputMaxBytes,
+      retentionMs: config.retentionMs,
       log,
       now,
     }),
-    assets: new AssetStore(join(config.dataDir, 'assets'), config.assetsMaxBytes),
+    assets: new AssetStore(openStorage(config, 'assets'), config.assetsMaxBytes),
   };
 }
