@@ -150,7 +150,7 @@ test('/openapi.json describes each operation: summary, request body, error codes
   assert.equal(render.responses['202'].headers.location.schema.type, 'string');
   assert.deepEqual(
     render.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`),
-    ['header:idempotency-key'],
+    ['header:idempotency-key', 'header:cache-control'],
   );
   assert.match(render.responses['422'].description, /`idempotency_mismatch`/);
   for (const code of ['bad_webhook', 'webhook_not_allowed'])
@@ -162,7 +162,7 @@ test('/openapi.json describes each operation: summary, request body, error codes
   const events = doc.paths['/v1/jobs/{id}/events'].get;
   assert.match(events.responses['200'].content['text/event-stream'].schema.examples[0], /^event: progress\n/);
   const output = doc.paths['/v1/outputs/{filename}'].get;
-  assert.deepEqual(Object.keys(output.responses).sort(), ['200', '206', '304', '404', '416']);
+  assert.deepEqual(Object.keys(output.responses).sort(), ['200', '206', '302', '304', '404', '416', '503']);
   assert.deepEqual(
     Object.keys(output.responses['200'].content).sort(),
     ['image/gif', 'image/png', 'image/svg+xml', 'model/gltf-binary', 'video/mp4'],
@@ -241,11 +241,17 @@ test('/openapi.json documents the GIF, mesh and vectorize operations: their para
     [1, 30, 60, 1920, 1920],
   );
   assert.equal(schemas.MeshRequest.properties.source.maxLength, 65536);
-  assert.deepEqual(Object.keys(schemas.MeshRequest.properties.params.properties).sort(), ['depth', 'round', 'size']);
+  assert.deepEqual(Object.keys(schemas.MeshRequest.properties.params.properties).sort(), [
+    'cache',
+    'depth',
+    'round',
+    'size',
+  ]);
   const vec = schemas.VectorizeRequest.properties;
   assert.equal(vec.image.maxLength, 12 * 1024 * 1024);
   assert.deepEqual(Object.keys(vec.params.properties).sort(), [
     'bridge',
+    'cache',
     'maxDim',
     'simplify',
     'stitch',
