@@ -8,6 +8,7 @@ import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { i420Bytes, i420Converter } from '../contract/yuv.js';
 import type { VideoEncoderName } from '../contract/hardware.js';
+import { CODEC_FACTS, crfOf, proresProfileOf, type VideoCodec } from '../contract/outputs.js';
 
 export interface EncoderOptions {
   ffmpegPath?: string;
@@ -15,17 +16,44 @@ export interface EncoderOptions {
   height: number;
   fps: number;
   outPath: string;
-  /** x264 CRF, default 18 */
+  /** x264 CRF, default 18 (or the one `quality` gives) */
   crf?: number;
+  /** the codec (default h264) and so the finished file's container (src/contract/outputs.ts) */
+  codec?: VideoCodec;
+  /** 0..100, mapped to the codec's own scale (crfOf, proresProfileOf); default: today's CRF 18 */
+  quality?: number;
+  /** frames arrive as RGBA (not I420) and the alpha is kept: vp9 (yuva420p) or prores (4444) */
+  transparent?: boolean;
   /** x264 preset, default "veryfast" */
   preset?: string;
   /** libx264 (default: the bit-exact reference) or NVIDIA's h264_nvenc (RENDER_ENCODER=nvenc) */
   encoder?: VideoEncoderName;
   /**
-   * 'mp4' (default): the finished file. 'mpegts': one chunk of a longer video, a closed segment (it starts with an
-   * IDR frame, as every encode does) that joinSegments() puts together with the others without re-encoding.
+   * 'mp4' (default): the finished file (for another codec, its own container: WebM or MOV). 'mpegts': one chunk of a
+   * longer video, a closed segment (it starts with a key frame, as every encode does) that joinSegments() puts
+   * together with the others without re-encoding (MPEG-TS or Matroska: segmentFormat()).
    */
   container?: 'mp4' | 'mpegts';
+}
+
+/**
+ * The muxer of a chunk's segment. H.264 keeps MPEG-TS (its joined bytes are unchanged) and H.265 takes it too;
+ * VP9, AV1 and ProRes, which MPEG-TS does not carry here (ffmpeg 5.1), go in Matroska. Both keep each frame's
+ * duration, so a join lasts exactly the clip (NUT, tried first, loses the last frame's: 6.9 s of a 7 s clip).
+ * Matroska counts time in milliseconds: a joined VP9 or AV1 WebM is in milliseconds anyway, a joined ProRes MOV
+ * has frames of 33 and 34 ms at 30 fps where a single encode has exact thirtieths.
+ */
+export function segmentFormat(codec: VideoCodec = 'h264'): 'mpegts' | 'matroska' {
+  return codec === 'h264' || codec === 'h265' ? 'mpegts' : 'matroska';
+}
+
+/** The muxer arguments of a finished file by codec: MP4 and MOV with the index first (+faststart), or WebM. */
+function finishedMuxer(codec: VideoCodec = 'h264'): string[] {
+  const container = CODEC_FACTS[codec].container;
+  // an HEVC MP4 tagged hvc1 (not ffmpeg's hev1) is what Apple's players open
+  const tag = codec === 'h265' ? ['-tag:v', 'hvc1'] : [];
+  if (container === 'webm') return ['-f', 'webm'];
+  return [...tag, '-movflags', '+faststart', '-f', container];
 }
 
 /**
@@ -58,8 +86,18 @@ export async function rgbaToI420Async(rgba: Uint8Array, width: number, height: n
 /** No metadata, no version strings, bit-exact muxing: the same packets give the same file bytes every run. */
 const BITEXACT = ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-bitexact'];
 
-/** The exact ffmpeg arguments of a video encode (exported for tests and docs). Input: I420 frames on stdin. */
+/** The exact ffmpeg arguments of a video encode (exported for tests and docs). Input: I420 (or RGBA) frames on stdin. */
 export function encoderArgs(o: EncoderOptions): string[] {
+  const codec = o.codec ?? 'h264';
+  // transparent frames come as RGBA, made 4:2:0 (or ProRes 4:4:4) with alpha by swscale with the same BT.709
+  // limited-range matrix the page's I420 uses; opaque frames are already the page's I420
+  const input = o.transparent
+    ? ['-pix_fmt', 'rgba']
+    : ['-pix_fmt', 'yuv420p', '-color_range', 'tv', '-colorspace', 'bt709'];
+  const outFmt = outputPixFmt(codec, o.transparent === true);
+  const convert = o.transparent
+    ? ['-vf', `scale=out_color_matrix=bt709:out_range=tv:flags=bicubic+accurate_rnd+full_chroma_int,format=${outFmt}`]
+    : [];
   return [
     '-hide_banner',
     '-loglevel',
@@ -68,12 +106,7 @@ export function encoderArgs(o: EncoderOptions): string[] {
     '-y',
     '-f',
     'rawvideo',
-    '-pix_fmt',
-    'yuv420p',
-    '-color_range',
-    'tv',
-    '-colorspace',
-    'bt709',
+    ...input,
     '-s',
     `${o.width}x${o.height}`,
     '-framerate',
@@ -83,9 +116,10 @@ export function encoderArgs(o: EncoderOptions): string[] {
     '-an',
     '-sn',
     '-dn',
-    ...(o.encoder === 'nvenc' ? nvencArgs(o) : x264Args(o)),
+    ...convert,
+    ...codecArgs(o),
     '-pix_fmt',
-    'yuv420p',
+    outFmt,
     '-colorspace',
     'bt709',
     '-color_primaries',
@@ -97,8 +131,99 @@ export function encoderArgs(o: EncoderOptions): string[] {
     '-r',
     String(o.fps),
     ...BITEXACT,
-    ...(o.container === 'mpegts' ? ['-f', 'mpegts'] : ['-movflags', '+faststart', '-f', 'mp4']),
+    ...(o.container === 'mpegts' ? ['-f', segmentFormat(codec)] : finishedMuxer(codec)),
     o.outPath,
+  ];
+}
+
+/** The pixel format written: 4:2:0 8-bit (with alpha: yuva420p), ProRes 4:2:2 10-bit (4444 with alpha). */
+function outputPixFmt(codec: VideoCodec, transparent: boolean): string {
+  if (codec === 'prores') return transparent ? 'yuva444p10le' : 'yuv422p10le';
+  return transparent ? 'yuva420p' : 'yuv420p';
+}
+
+function codecArgs(o: EncoderOptions): string[] {
+  switch (o.codec ?? 'h264') {
+    case 'h264':
+      return o.encoder === 'nvenc' ? nvencArgs(o) : x264Args(o);
+    case 'h265':
+      return x265Args(o);
+    case 'vp9':
+      return vp9Args(o);
+    case 'av1':
+      return av1Args(o);
+    case 'prores':
+      return proresArgs(o);
+  }
+}
+
+/**
+ * libx265, frame threads 1 (more would let one frame's decisions depend on another thread's timing) and wavefront
+ * rows on a pool of 2 threads, which give the same bytes whatever the pool; veryfast like x264.
+ */
+function x265Args(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'libx265',
+    '-preset',
+    'veryfast',
+    '-crf',
+    String(o.crf ?? crfOf('h265', o.quality)),
+    '-x265-params',
+    'log-level=error:pools=2:frame-threads=1:lookahead-threads=0',
+  ];
+}
+
+/** libvpx VP9 at constant quality (-b:v 0), 2 threads over tile columns (tiles give the same bytes whatever the threads). */
+function vp9Args(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'libvpx-vp9',
+    '-crf',
+    String(o.crf ?? crfOf('vp9', o.quality)),
+    '-b:v',
+    '0',
+    '-deadline',
+    'good',
+    '-cpu-used',
+    '5',
+    '-row-mt',
+    '0',
+    '-tile-columns',
+    '1',
+    '-threads',
+    '2',
+  ];
+}
+
+/**
+ * SVT-AV1 at preset 10 (fast; 1080p at about real time here) with 2 logical processors. SVT-AV1 promises the same
+ * bytes for the same input and settings; measured here: two encodes of the same frames are identical.
+ */
+function av1Args(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'libsvtav1',
+    '-preset',
+    '10',
+    '-crf',
+    String(o.crf ?? crfOf('av1', o.quality)),
+    '-svtav1-params',
+    'lp=2',
+  ];
+}
+
+/** prores_ks (intra only: every frame a key frame), Apple's vendor tag so players take it for their own. */
+function proresArgs(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'prores_ks',
+    '-profile:v',
+    String(proresProfileOf(o.quality, o.transparent === true)),
+    '-vendor',
+    'apl0',
+    '-threads',
+    '2',
   ];
 }
 
@@ -110,7 +235,7 @@ function x264Args(o: EncoderOptions): string[] {
     '-preset',
     o.preset ?? 'veryfast',
     '-crf',
-    String(o.crf ?? 18),
+    String(o.crf ?? crfOf('h264', o.quality)),
     '-tune',
     'animation',
     '-threads',
@@ -135,7 +260,7 @@ function nvencArgs(o: EncoderOptions): string[] {
     '-rc',
     'vbr',
     '-cq',
-    String(o.crf ?? 18),
+    String(o.crf ?? crfOf('h264', o.quality)),
     '-b:v',
     '0',
     '-bf',
@@ -165,9 +290,10 @@ export async function nvencProblem(ffmpegPath = 'ffmpeg'): Promise<string | null
 
 /**
  * The arguments of a join: the concat demuxer reads the list of segments (absolute paths) on stdin and copies their
- * packets, timestamps laid end to end, into one MP4 (+faststart, bit-exact): no frame is decoded or encoded again.
+ * packets, timestamps laid end to end, into the codec's file (MP4 or MOV with +faststart, or WebM; bit-exact): no
+ * frame is decoded or encoded again.
  */
-export function joinArgs(outPath: string): string[] {
+export function joinArgs(outPath: string, codec: VideoCodec = 'h264'): string[] {
   return [
     '-hide_banner',
     '-loglevel',
@@ -184,18 +310,20 @@ export function joinArgs(outPath: string): string[] {
     '-c',
     'copy',
     ...BITEXACT,
-    '-movflags',
-    '+faststart',
-    '-f',
-    'mp4',
+    ...finishedMuxer(codec),
     outPath,
   ];
 }
 
-/** Joins MPEG-TS segments (in order) into the MP4 at outPath, written as outPath.tmp then renamed. */
-export async function joinSegments(segments: readonly string[], outPath: string, ffmpegPath = 'ffmpeg'): Promise<void> {
+/** Joins a video's segments (in order) into its file at outPath, written as outPath.tmp then renamed. */
+export async function joinSegments(
+  segments: readonly string[],
+  outPath: string,
+  ffmpegPath = 'ffmpeg',
+  codec: VideoCodec = 'h264',
+): Promise<void> {
   const tmp = `${outPath}.tmp`;
-  const proc = spawn(ffmpegPath, joinArgs(tmp), { stdio: ['pipe', 'ignore', 'pipe'] });
+  const proc = spawn(ffmpegPath, joinArgs(tmp, codec), { stdio: ['pipe', 'ignore', 'pipe'] });
   let err = '';
   proc.stderr.setEncoding('utf8').on('data', (d: string) => {
     if (err.length < 8192) err += d;
@@ -293,7 +421,7 @@ export class RawFramePipe {
 /** One ffmpeg process per video job: write I420 frames (rgbaToI420) in order, then finish(). */
 export class VideoEncoder extends RawFramePipe {
   constructor(o: EncoderOptions) {
-    super(o.ffmpegPath, encoderArgs(o), (o.width * o.height * 3) / 2);
+    super(o.ffmpegPath, encoderArgs(o), o.transparent ? o.width * o.height * 4 : (o.width * o.height * 3) / 2);
   }
 }
 

@@ -145,7 +145,7 @@ export class ChromiumRenderer implements Renderer {
       if (hooks.signal.aborted) throw new Aborted();
       const t1 = performance.now();
       try {
-        await joinSegments(segments, job.outPath, this.o.ffmpegPath);
+        await joinSegments(segments, job.outPath, this.o.ffmpegPath, job.params.codec);
       } catch (err) {
         this.o.log.warn({ err, job_id: job.id }, 'joining the chunks failed');
         throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? 'storage_full' : null);
@@ -187,7 +187,12 @@ export class ChromiumRenderer implements Renderer {
       const loads = await Promise.all(
         pages.map((page) => {
           page.assets = plan.assets.byUrlPath;
-          return page.load({ width: plan.width, height: plan.height, runner: plan.runner });
+          return page.load({
+            width: plan.width,
+            height: plan.height,
+            runner: plan.runner,
+            transparent: job.params.transparent === true,
+          });
         }),
       );
       const refused = loads.find((l) => !l.ok);
@@ -257,8 +262,11 @@ export class ChromiumRenderer implements Renderer {
   private async video(job: RenderJob, plan: Plan, pages: ViewerPage[], hooks: RenderHooks): Promise<StageTimes> {
     await mkdir(dirname(job.outPath), { recursive: true });
     const tmp = `${job.outPath}.tmp`;
-    const range = job.frames ?? { from: 0, to: plan.frames };
+    // a chunk's frames count from the start of the video's range; the sequence takes indices into the whole clip
+    const chunk = job.frames ?? { from: 0, to: plan.frames };
+    const range = { from: plan.start + chunk.from, to: plan.start + chunk.to };
     const total = range.to - range.from;
+    const transparent = job.params.transparent === true;
     const enc = new VideoEncoder({
       ffmpegPath: this.o.ffmpegPath,
       width: plan.width,
@@ -267,6 +275,9 @@ export class ChromiumRenderer implements Renderer {
       outPath: tmp,
       container: job.frames ? 'mpegts' : 'mp4',
       encoder: this.o.encoder,
+      codec: job.params.codec,
+      quality: job.params.quality,
+      transparent,
     });
     const clock = new StageClock();
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };
@@ -274,7 +285,8 @@ export class ChromiumRenderer implements Renderer {
     try {
       // By default the page converts each frame to I420: 1.5 bytes a pixel leave it, and ffmpeg takes
       // them as they are. 'rgba' reads RGBA and converts in Node (the same bytes; kept for the bench and the tests).
-      const inPage = this.o.videoReadback !== 'rgba';
+      // a transparent video takes RGBA as it is (ffmpeg makes it YUV with alpha)
+      const inPage = this.o.videoReadback !== 'rgba' && !transparent;
       for await (const pic of frameSequence(
         plan,
         pages,
@@ -285,7 +297,7 @@ export class ChromiumRenderer implements Renderer {
         range,
       )) {
         const t0 = performance.now();
-        const yuv = inPage ? pic.pixels : await rgbaToI420Async(pic.pixels, plan.width, plan.height);
+        const yuv = inPage || transparent ? pic.pixels : await rgbaToI420Async(pic.pixels, plan.width, plan.height);
         const t1 = performance.now();
         if (!inPage) clock.add('convert', t1 - t0);
         for (let k = 0; k < pic.count; k++) {

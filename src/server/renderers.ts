@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { ChromiumRenderer } from '../render/renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
 import { joinSegments } from '../render/ffmpeg.js';
+import type { RenderParams } from '../render/types.js';
 import { ExportRenderer } from '../export/export-renderer.js';
 
 export function buildRenderers(config: Config, log: Logger) {
@@ -29,6 +30,7 @@ export function buildRenderers(config: Config, log: Logger) {
   });
   return {
     renderer,
-    joinSegments: (segments: string[], outPath: string) => joinSegments(segments, outPath, config.ffmpegPath),
+    joinSegments: (segments: string[], outPath: string, codec?: RenderParams['codec']) =>
+      joinSegments(segments, outPath, config.ffmpegPath, codec),
   };
 }

@@ -4,6 +4,7 @@
 // chunked video's parent, once every chunk is done, joins the segments into the output (no re-encode).
 // Faults are BullMQ's: a worker that stops renewing its lock (killed, frozen) has its queue job moved back to the
 // line by the stalled-job check of another worker (STALLED_INTERVAL_MS), which renders it again.
+import type { VideoCodec } from '../../contract/outputs.js';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
@@ -24,8 +25,8 @@ import { endJob } from './job-end.js';
 export interface RenderWorkerOptions {
   config: Config;
   renderer: Renderer;
-  /** joins MPEG-TS segments, in order, into an MP4 without re-encoding (src/render/ffmpeg.ts's joinSegments) */
-  joinSegments: (segments: string[], outPath: string) => Promise<void>;
+  /** joins the segments, in order, into the codec's file without re-encoding (src/render/ffmpeg.ts's joinSegments) */
+  joinSegments: (segments: string[], outPath: string, codec?: VideoCodec) => Promise<void>;
   log: Logger;
   now?: () => number;
 }
@@ -109,7 +110,7 @@ export class RenderWorker {
     const chunk = d.part === 'chunk' ? d : undefined;
     const outPath = chunk
       ? this.segments.pathOf(segmentKey(rec.job_id, chunk.index))
-      : this.outputs.pathOf(rec.job_id, rec.kind);
+      : this.outputs.pathOf(rec.job_id, rec.kind, rec.params);
     if (chunk) await mkdir(dirname(outPath), { recursive: true });
     const part = chunk ? String(chunk.index) : 'whole';
     const ctl = new AbortController();
@@ -167,7 +168,7 @@ export class RenderWorker {
       return 'ready';
     } catch (err) {
       if (chunk) await this.segments.remove(`${segmentKey(rec.job_id, chunk.index)}.tmp`);
-      else await this.outputs.discard(rec.job_id, rec.kind);
+      else await this.outputs.discard(rec.job_id, rec.kind, rec.params);
       if (ended) {
         this.o.log.info({ job_id: rec.job_id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
         return 'ended';
@@ -206,10 +207,10 @@ export class RenderWorker {
       return 'ended';
     }
     const segments = Array.from({ length: d.chunks }, (_, i) => this.segments.pathOf(segmentKey(rec.job_id, i)));
-    const out = this.outputs.pathOf(rec.job_id, rec.kind);
+    const out = this.outputs.pathOf(rec.job_id, rec.kind, rec.params);
     const t0 = performance.now();
     try {
-      await this.o.joinSegments(segments, out);
+      await this.o.joinSegments(segments, out, rec.params.codec);
     } catch (err) {
       this.o.log.warn({ err, job_id: rec.job_id }, 'joining the chunks failed');
       await endJob(
@@ -242,11 +243,11 @@ export class RenderWorker {
     outcome: Pick<RenderOutcome, 'width' | 'height' | 'runner' | 'frames'>,
     timings: Record<string, number>,
   ): Promise<void> {
-    const output = await this.outputs.add(rec.job_id, rec.kind, outcome);
+    const output = await this.outputs.add(rec.job_id, rec.kind, outcome, rec.params);
     const fresh = await this.store.get(rec.job_id);
     if (!fresh || fresh.status !== 'pending') {
       // cancelled meanwhile: the client was told so, the file goes
-      await this.outputs.discard(rec.job_id, rec.kind);
+      await this.outputs.discard(rec.job_id, rec.kind, rec.params);
       return;
     }
     const done = output.written_at;

@@ -342,13 +342,13 @@ export class JobService {
             source: rec.source,
             params: rec.params,
             assets: assetFiles,
-            outPath: this.o.outputs.pathOf(id, rec.kind),
+            outPath: this.o.outputs.pathOf(id, rec.kind, rec.params),
           },
           { signal: ctl.signal, onProgress: (p) => this.setProgress(id, p) },
         )),
         aborted,
       ]);
-      const output = await this.o.outputs.add(id, rec.kind, outcome);
+      const output = await this.o.outputs.add(id, rec.kind, outcome, rec.params);
       const done = output.written_at;
       const fresh = (await this.o.store.get(id)) ?? rec;
       Object.assign(fresh, {
@@ -389,7 +389,7 @@ export class JobService {
         delete fresh.started_at;
         delete fresh.progress;
         await this.o.store.put(fresh).catch((e) => this.o.log.error({ err: e, job_id: id }, 'checkpoint failed'));
-        await this.o.outputs.discard(id, rec.kind);
+        await this.o.outputs.discard(id, rec.kind, rec.params);
         return;
       }
       Object.assign(
@@ -402,12 +402,12 @@ export class JobService {
       fresh.status = 'error';
       fresh.completed_at = done;
       fresh.timings = { queue_wait_ms: queueWait, total_ms: done - rec.created_at };
-      if (!timedOut) await this.o.outputs.discard(id, rec.kind);
+      if (!timedOut) await this.o.outputs.discard(id, rec.kind, rec.params);
       await this.o.store.put(fresh);
       this.events.emit('ended', fresh);
       if (timedOut) {
         if (stopped) await settle(stopped, STOP_SETTLE_MS);
-        await this.o.outputs.discard(id, rec.kind);
+        await this.o.outputs.discard(id, rec.kind, rec.params);
       }
       const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
       this.o.log[level](

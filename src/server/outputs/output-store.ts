@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
-import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
+import { OUTPUT_MIME } from '../../contract/mime.js';
+import { outputExtOf, type FormatParams } from '../../contract/outputs.js';
 import { OUTPUT_FILENAME_RE } from '../../contract/limits.js';
 import type { JobKind } from '../schemas.js';
 import type { JobOutput, JobStore } from '../jobs/store.js';
@@ -51,28 +52,33 @@ export class OutputStore {
   }
 
   /** The name of a job's output, written or still to be written. */
-  static nameOf(id: string, kind: JobKind): string {
-    return `${id}.${KIND_EXT[kind]}`;
+  static nameOf(id: string, kind: JobKind, params?: FormatParams): string {
+    return `${id}.${outputExtOf(kind, params)}`;
   }
 
   /** Where the renderer writes a job's output. */
-  pathOf(id: string, kind: JobKind): string {
-    return join(this.dir, OutputStore.nameOf(id, kind));
+  pathOf(id: string, kind: JobKind, params?: FormatParams): string {
+    return join(this.dir, OutputStore.nameOf(id, kind, params));
   }
 
   /**
    * Measures the output a render has just written and counts it against the budget. Over the budget, older outputs
    * go before this one is announced (its job is still pending, so it is never the one evicted).
    */
-  async add(id: string, kind: JobKind, size: { width: number; height: number }): Promise<JobOutput> {
-    const filename = OutputStore.nameOf(id, kind);
+  async add(
+    id: string,
+    kind: JobKind,
+    size: { width: number; height: number },
+    params?: FormatParams,
+  ): Promise<JobOutput> {
+    const filename = OutputStore.nameOf(id, kind, params);
     const path = join(this.dir, filename);
     const st = await this.files.stat(filename);
     if (!st) throw new Error(`the render left no output at ${path}`);
     const sha256 = await sha256Of(this.files.get(filename));
     const output: JobOutput = {
       filename,
-      mime: OUTPUT_MIME[KIND_EXT[kind]],
+      mime: OUTPUT_MIME[outputExtOf(kind, params)],
       bytes: st.bytes,
       sha256,
       width: size.width,
@@ -86,8 +92,8 @@ export class OutputStore {
   }
 
   /** Deletes what a failed or cut render left: its output and its partial files (the GIF's frames and palette too). */
-  async discard(id: string, kind: JobKind): Promise<void> {
-    const name = OutputStore.nameOf(id, kind);
+  async discard(id: string, kind: JobKind, params?: FormatParams): Promise<void> {
+    const name = OutputStore.nameOf(id, kind, params);
     await Promise.all(PARTIAL_SUFFIXES.map((s) => this.files.remove(`${name}${s}`)));
     // a long video's chunk segments (the renderer removes them itself unless it was killed)
     const segments = (await this.names()).filter((n) => n.startsWith(`${name}.`) && ownerOf(n) === name);
@@ -175,7 +181,7 @@ export class OutputStore {
         refs.push({ filename: rec.output.filename, job_id: rec.job_id, at: rec.output.written_at });
       else if (rec.status === 'pending')
         refs.push({
-          filename: OutputStore.nameOf(rec.job_id, rec.kind),
+          filename: OutputStore.nameOf(rec.job_id, rec.kind, rec.params),
           job_id: rec.job_id,
           at: rec.created_at,
           rendering: true,

@@ -114,9 +114,11 @@ const BAD_REQUEST = [
 ];
 /** what is drawn has an estimate: too_much_work when it cannot finish inside the job limit */
 const DRAWN = [...BAD_REQUEST.slice(0, 7), 'too_much_work', ...BAD_REQUEST.slice(7)];
+/** a video or frame may ask for transparency of a codec or format without alpha: no_alpha */
+const WITH_ALPHA = [...DRAWN.slice(0, 5), 'no_alpha', ...DRAWN.slice(5)];
 const BAD_REQUEST_OF: Record<JobKind, string[]> = {
-  video: DRAWN,
-  frame: DRAWN,
+  video: WITH_ALPHA,
+  frame: WITH_ALPHA,
   gif: DRAWN,
   mesh: BAD_REQUEST.filter((c) => c !== 'invalid_assets' && c !== 'unknown_asset'),
   vectorize: [...BAD_REQUEST, 'image_too_large', 'invalid_image', 'not_an_image'],

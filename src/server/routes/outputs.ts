@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../contract/limits.js';
-import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
+import { OUTPUT_MIME } from '../../contract/mime.js';
 import { OutputParams, OutputRequestHeaders } from '../schemas.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import { parseRange } from '../http/byte-range.js';
@@ -16,7 +16,7 @@ export interface OutputRoutesOptions {
 
 const CACHE_CONTROL = `public, max-age=${LIMITS.outputCacheSeconds}, immutable`;
 /** the media types of the outputs a job can have */
-const OUTPUT_TYPES = Object.values(KIND_EXT).map((ext) => OUTPUT_MIME[ext]);
+const OUTPUT_TYPES = Object.values(OUTPUT_MIME);
 
 export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs }) => {
   const schema = {
