@@ -29,9 +29,11 @@ export const FRAME_ALPHA: Record<FrameFormat, boolean> = { png: true, jpeg: fals
  * quality: one number for every encoder. The default, 65, is today's x264 CRF 18 exactly: CRF-like scales map
  * linearly from their worst value at 0 to 0 (their best) at 100, rounded. ProRes has profiles, not a CRF: proxy
  * below 20, LT below 40, standard below 60, HQ from 60 (transparent: always 4444). JPEG and WebP take the number as
- * their own 0..100 quality (ffmpeg's mjpeg q:v 31..2, libwebp -quality 0..100).
+ * their own 0..100 quality (ffmpeg's mjpeg q:v 31..2, libwebp -quality 0..100), 90 by default.
  */
 export const QUALITY = { min: 0, max: 100, default: 65 } as const;
+/** A JPEG or WebP still without `quality`: 90 (mjpeg q:v 5, libwebp quality 90), sharper than the video default. */
+export const FRAME_QUALITY_DEFAULT = 90;
 
 /** The worst value of each CRF scale: libx264/libx265 0..51, libvpx-vp9 and SVT-AV1 0..63. */
 const CRF_WORST = { h264: 51, h265: 51, vp9: 63, av1: 63 } as const;

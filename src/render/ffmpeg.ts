@@ -8,7 +8,7 @@ import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { i420Bytes, i420Converter } from '../contract/yuv.js';
 import type { VideoEncoderName } from '../contract/hardware.js';
-import { CODEC_FACTS, crfOf, proresProfileOf, type VideoCodec } from '../contract/outputs.js';
+import { CODEC_FACTS, FRAME_QUALITY_DEFAULT, crfOf, proresProfileOf, type VideoCodec } from '../contract/outputs.js';
 
 export interface EncoderOptions {
   ffmpegPath?: string;
@@ -425,6 +425,77 @@ export class VideoEncoder extends RawFramePipe {
   }
 }
 
+// ---- JPEG and WebP stills -------------------------------------------------------------------------------
+
+export interface StillOptions {
+  ffmpegPath?: string;
+  width: number;
+  height: number;
+  format: 'jpeg' | 'webp';
+  /** 0..100 (default FRAME_QUALITY_DEFAULT) */
+  quality?: number;
+  outPath: string;
+}
+
+/**
+ * One RGBA picture on stdin to a JPEG (ffmpeg's mjpeg, 4:4:4, JFIF full range, q:v 2..31 from quality 100..0,
+ * optimal Huffman tables) or a lossy WebP (libwebp, which takes the RGBA itself and keeps its alpha when a pixel is
+ * not opaque). One thread and bit-exact flags: the same picture gives the same bytes.
+ */
+export function stillArgs(o: StillOptions): string[] {
+  const q = o.quality ?? FRAME_QUALITY_DEFAULT;
+  const codec =
+    o.format === 'jpeg'
+      ? [
+          '-c:v',
+          'mjpeg',
+          '-pix_fmt',
+          'yuvj444p',
+          '-q:v',
+          String(Math.round(2 + (29 * (100 - q)) / 100)),
+          '-huffman',
+          'optimal',
+        ]
+      : ['-c:v', 'libwebp', '-lossless', '0', '-quality', String(q), '-compression_level', '4', '-preset', 'default'];
+  return [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
+    '-threads',
+    '1',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgba',
+    '-s',
+    `${o.width}x${o.height}`,
+    '-i',
+    'pipe:0',
+    '-an',
+    ...codec,
+    ...BITEXACT,
+    '-frames:v',
+    '1',
+    '-f',
+    o.format === 'jpeg' ? 'mjpeg' : 'webp',
+    o.outPath,
+  ];
+}
+
+/** Writes one picture as a JPEG or WebP file at outPath (the caller renames it into place). */
+export async function encodeStill(rgba: Uint8Array, o: StillOptions): Promise<void> {
+  const pipe = new RawFramePipe(o.ffmpegPath, stillArgs(o), o.width * o.height * 4);
+  try {
+    await pipe.write(rgba);
+    await pipe.finish();
+  } catch (err) {
+    await pipe.kill();
+    throw err;
+  }
+}
+
 // ---- GIF ------------------------------------------------------------------------------------------------
 // Two passes over the same RGBA frames so that memory stays bounded whatever the clip's length: pass 1 builds one
 // palette for the whole clip (palettegen, stats_mode=full: every frame's histogram counts, so a colour that shows
@@ -439,6 +510,18 @@ export interface GifOptions {
   width: number;
   height: number;
   fps: number;
+  /** 0 = loop for ever (default), n = played n times */
+  loop?: number;
+  /** the palette's colours, 2..256 (default 256) */
+  colors?: number;
+}
+
+/**
+ * ffmpeg's -loop for a GIF played n times: 0 writes "for ever"; -1 writes no NETSCAPE2.0 extension (played once);
+ * m writes m repeats after the first showing.
+ */
+export function gifLoopArg(loop = 0): string {
+  return loop === 0 ? '0' : String(loop - 1 === 0 ? -1 : loop - 1);
 }
 
 /** Arguments shared by both passes: raw RGBA on stdin, one thread, bit-exact, so the same frames give the same bytes. */
@@ -470,14 +553,14 @@ function gifInputArgs(o: GifOptions): string[] {
 
 /**
  * Pass 1: the clip's palette as a 16x16 PNG. The frames are opaque, so no entry is kept for transparency: all 256
- * go to colours.
+ * (or `colors`) go to colours.
  */
 export function gifPaletteArgs(o: GifOptions, palettePath: string): string[] {
   return [
     ...gifInputArgs(o),
     '-an',
     '-vf',
-    'palettegen=max_colors=256:reserve_transparent=0:stats_mode=full',
+    `palettegen=max_colors=${o.colors ?? 256}:reserve_transparent=0:stats_mode=full`,
     ...BITEXACT,
     '-frames:v',
     '1',
@@ -492,7 +575,8 @@ export function gifPaletteArgs(o: GifOptions, palettePath: string): string[] {
 }
 
 /**
- * Pass 2: every frame mapped to the palette, looping forever (-loop 0 writes the NETSCAPE2.0 extension).
+ * Pass 2: every frame mapped to the palette, looping forever by default (gifLoopArg: -loop 0 writes the NETSCAPE2.0
+ * extension).
  * Dither: ordered Bayer (scale 4). Error diffusion (the default sierra2_4a) spreads each frame's error
  * differently, so flat areas of an animation shimmer from frame to frame and the GIF compresses worse; an ordered
  * pattern stays put where the picture stays put. diff_mode=rectangle re-dithers only the changed rectangle, which
@@ -508,7 +592,7 @@ export function gifEncodeArgs(o: GifOptions, palettePath: string, outPath: strin
     '[0:v][1:v]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle',
     ...BITEXACT,
     '-loop',
-    '0',
+    gifLoopArg(o.loop),
     '-f',
     'gif',
     outPath,

@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { VideoEncoder, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
+import { VideoEncoder, encodeStill, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
 import { chunkRanges, isChunked } from '../contract/chunks.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
@@ -249,13 +249,23 @@ export class ChromiumRenderer implements Renderer {
     const t0 = performance.now();
     const rgba = await drawFrame(page, plan, job.source, plan.first, null, { ...this.drawOptions, clock });
     const t1 = performance.now();
-    const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height));
-    await clock.time('write', async () => {
-      await mkdir(dirname(job.outPath), { recursive: true });
-      const tmp = `${job.outPath}.tmp`;
-      await writeFile(tmp, png);
-      await rename(tmp, job.outPath);
-    });
+    await mkdir(dirname(job.outPath), { recursive: true });
+    const tmp = `${job.outPath}.tmp`;
+    const format = job.params.format ?? 'png';
+    if (format === 'png') {
+      const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height));
+      await clock.time('write', () => writeFile(tmp, png));
+    } else {
+      // ffmpeg writes the file itself: encoding and writing are one stage here
+      const o = { ffmpegPath: this.o.ffmpegPath, width: plan.width, height: plan.height, format, outPath: tmp };
+      await clock
+        .time('encode', () => encodeStill(rgba, { ...o, quality: job.params.quality }))
+        .catch(async (err: unknown) => {
+          await rm(tmp, { force: true });
+          throw err;
+        });
+    }
+    await clock.time('write', () => rename(tmp, job.outPath));
     return { evaluateMs: 0, renderMs: t1 - t0, encodeMs: performance.now() - t1, clock };
   }
 
@@ -335,6 +345,8 @@ export class ChromiumRenderer implements Renderer {
       height: plan.height,
       fps: plan.fps,
       outPath: job.outPath,
+      loop: job.params.loop,
+      colors: job.params.colors,
     });
     const clock = new StageClock();
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };

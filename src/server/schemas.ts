@@ -9,6 +9,7 @@ import {
   CODEC_FACTS,
   FRAME_ALPHA,
   FRAME_FORMATS,
+  FRAME_QUALITY_DEFAULT,
   GIF_COLORS,
   GIF_LOOP,
   QUALITY,
@@ -142,7 +143,9 @@ export const FrameParams = z
       width: widthField,
       height: heightField,
       format: enumField('format', FRAME_FORMATS, 'Added: png (default), jpeg or webp.'),
-      quality: qualityField(`Added, jpeg and webp only: ${QUALITY.min}..${QUALITY.max}, default ${QUALITY.default}.`),
+      quality: qualityField(
+        `Added, jpeg and webp only: ${QUALITY.min}..${QUALITY.max}, default ${FRAME_QUALITY_DEFAULT}.`,
+      ),
       transparent: boolField(
         'transparent',
         'Added, png and webp: RGBA, alpha 0 where the scene draws no background. jpeg: 400 `no_alpha`.',
