@@ -45,7 +45,7 @@ export function crfOf(codec: Exclude<VideoCodec, 'prores'>, quality: number = QU
 }
 
 export const PRORES_PROFILES = ['proxy', 'lt', 'standard', 'hq', '4444'] as const;
-/** The ProRes profile (prores_ks -profile:v index) a quality gives; transparent takes 4444. */
+/** The ProRes profile (prores_aw -profile:v index) a quality gives; transparent takes 4444. */
 export function proresProfileOf(quality: number = QUALITY.default, transparent = false): number {
   if (transparent) return 4;
   return quality < 20 ? 0 : quality < 40 ? 1 : quality < 60 ? 2 : 3;

@@ -213,11 +213,15 @@ function av1Args(o: EncoderOptions): string[] {
   ];
 }
 
-/** prores_ks (intra only: every frame a key frame), Apple's vendor tag so players take it for their own. */
+/**
+ * ffmpeg's prores_aw (the `prores` encoder): intra only, so its frame threads cannot change a byte; Apple's vendor
+ * tag so players take it for their own. prores_ks, the other one, spends its bits more carefully but took 12.9 s
+ * for 60 frames at 1080p here against 1.8 s.
+ */
 function proresArgs(o: EncoderOptions): string[] {
   return [
     '-c:v',
-    'prores_ks',
+    'prores_aw',
     '-profile:v',
     String(proresProfileOf(o.quality, o.transparent === true)),
     '-vendor',

@@ -82,7 +82,12 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
   app.withTypeProvider<ZodTypeProvider>().post('/', { schema: { body: RunnerRequest } }, async (req, reply) => {
     const { source, kind } = req.body;
     const parsed = PARAMS_OF[kind].safeParse(req.body.params);
-    if (!parsed.success) throw badRequest('invalid_params', parsed.error.issues[0]?.message ?? 'invalid params');
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      // the service's code for transparency asked of an output without alpha (request-error.ts)
+      const noAlpha = issue?.code === 'custom' && issue.path[0] === 'transparent';
+      throw badRequest(noAlpha ? 'no_alpha' : 'invalid_params', issue?.message ?? 'invalid params');
+    }
     const params: RenderParams = { ...parsed.data };
     const dir = await mkdtemp(join(o.tmpDir, 'run-'));
     try {

@@ -171,6 +171,23 @@ test('range from 1 to 2 of a 3 s scene: frames 30..59 of the whole video, decode
   part.forEach((f, k) => assert.ok(f.equals(whole[30 + k]!), `range frame ${k} != whole frame ${30 + k}`));
 });
 
+test('a range over one chunk long (0.5 to 7 s at 10 fps: 65 frames in two chunks) is frames 5..69 of the whole', async () => {
+  const scene = sliding(7, true);
+  const common = { fps: 10, width: 160, height: 90, quality: 100 };
+  const whole = decodeFrames(await video(scene, common), 160, 90);
+  assert.equal(whole.length, 70);
+  const part = decodeFrames(await video(scene, { ...common, from: 0.5, to: 7 }), 160, 90);
+  assert.equal(part.length, 65);
+  part.forEach((f, k) => assert.ok(f.equals(whole[5 + k]!), `range frame ${k} != whole frame ${5 + k}`));
+});
+
+test('a range past the clip fails the job with a clear reason', async () => {
+  await assert.rejects(
+    video(sliding(1, true), { fps: FPS, width: W, height: H, from: 0.5, to: 2 }),
+    /past the end of the clip \(1 s\)/,
+  );
+});
+
 for (const codec of VIDEO_CODECS.filter((c) => c !== 'h264')) {
   test(`${codec} in chunks: 70 frames in two segments joined; the same bytes as chunks rendered apart and joined`, async () => {
     const scene = sliding(7, true);
