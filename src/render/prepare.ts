@@ -3,6 +3,7 @@
 // no files.
 import { compile, designFrame, formatJobMessage, type Program, type Diagnostic, type Value } from '../lang/index.js';
 import { LIMITS } from '../contract/limits.js';
+import { QUALITY } from '../contract/outputs.js';
 import { JobAssets } from './job-assets.js';
 import { JobFailure, type FailureDiagnostic, type RenderJob } from './types.js';
 
@@ -77,6 +78,7 @@ export function checkParams(job: RenderJob): void {
   };
   within('width', p.width, L.width, true);
   within('height', p.height, L.height, true);
+  if (job.kind !== 'gif') within('quality', p.quality, QUALITY, true);
   if (job.kind === 'frame') {
     if (p.at !== undefined && !(Number.isFinite(p.at) && p.at >= LIMITS.at.min))
       throw new JobFailure(`at ${p.at} must be a time of at least ${LIMITS.at.min} s`, null);

@@ -49,8 +49,10 @@ export interface RenderJob {
   /** Where the output must be written. The renderer writes it atomically (temporary file + rename). */
   outPath: string;
   /**
-   * A video's chunk: render only these frames, as a closed MPEG-TS segment at outPath (src/contract/chunks.ts), for
-   * a join later. Absent: the whole output (a long video is then rendered chunk by chunk and joined here).
+   * A video's chunk (src/contract/chunks.ts): render only these frames, counted from the start of the video's range,
+   * as a closed segment at outPath for a join later (MPEG-TS or Matroska by codec, ffmpeg.ts's segmentFormat; named
+   * .ts whatever its muxer, since the join probes it). Absent: the whole output (a long video is then rendered chunk
+   * by chunk and joined here).
    */
   frames?: FrameRange;
 }
@@ -79,7 +81,7 @@ export interface RenderTimings extends StageTimings {
   /** draw in the page, read back and move the pixels out (what the pipeline could not hide) */
   render_ms: number;
   encode_ms: number;
-  /** a video in chunks: joining the segments into the MP4 */
+  /** a video in chunks: joining the segments into its file */
   join_ms?: number;
 }
 
