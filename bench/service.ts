@@ -156,7 +156,6 @@ const allCases: Case[] = [
     name: `codec ${codec} video 2 s 30 fps 1920x1080`,
     path: '/v1/render',
     body: { source, params: { width: 1920, height: 1080, duration: 2, fps: 30, codec } },
-    heavy: true,
   })),
   {
     name: 'homepage frame 1920x1080',
