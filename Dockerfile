@@ -36,7 +36,6 @@ ENV NODE_ENV=production \
     PORT=3000 \
     DATA_DIR=/data \
     CHROMIUM_PATH=/usr/bin/chromium \
-    RENDER_CONCURRENCY=1 \
     LOG_LEVEL=info
 VOLUME ["/data"]
 EXPOSE 3000

@@ -29,6 +29,15 @@ export class RendererByKind implements Renderer {
     return (await this.byKind[job.kind]?.estimate?.(job)) ?? null;
   }
 
+  /** The first fault of the renderers behind it. */
+  fault(): string | null {
+    for (const r of this.unique) {
+      const f = r.fault?.();
+      if (f) return f;
+    }
+    return null;
+  }
+
   /** One after the other, in the order given: the browser's warm-up does not compete with a worker's for the CPU. */
   async start(): Promise<void> {
     for (const r of this.unique) await r.start();

@@ -27,6 +27,8 @@ export const CHROMIUM_FLAGS: readonly string[] = [
   '--hide-scrollbars',
   '--mute-audio',
   '--force-color-profile=srgb',
+  // a GPU process that died (killed, a driver reset) must not get our page's origin barred from WebGL
+  '--disable-domain-blocking-for-3d-apis',
 ];
 
 export function defaultChromiumPath(): string {

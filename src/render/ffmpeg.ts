@@ -319,13 +319,53 @@ export function joinArgs(outPath: string, codec: VideoCodec = 'h264'): string[] 
   ];
 }
 
-/** Joins a video's segments (in order) into its file at outPath, written as outPath.tmp then renamed. */
+/** A joined video would not have every frame it promised: a segment is missing, short, or the join lost frames. */
+export class IncompleteVideo extends Error {}
+
+/** ffprobe beside the configured ffmpeg (FFMPEG_PATH=/opt/x/ffmpeg means /opt/x/ffprobe). */
+export const ffprobeBeside = (ffmpegPath = 'ffmpeg'): string => ffmpegPath.replace(/ffmpeg$/, 'ffprobe');
+
+/** The video packets (frames) a file holds, read from its container without decoding; 0 when it cannot be read. */
+export async function countFrames(path: string, ffprobePath = 'ffprobe'): Promise<number> {
+  const args = ['-v', 'error', '-select_streams', 'v:0', '-count_packets'];
+  const proc = spawn(ffprobePath, [...args, '-show_entries', 'stream=nb_read_packets', '-of', 'csv=p=0', path], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let out = '';
+  proc.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const [code] = (await once(proc, 'close')) as [number | null];
+  const n = Number.parseInt(out.trim(), 10);
+  return code === 0 && Number.isFinite(n) ? n : 0;
+}
+
+/**
+ * Joins a video's segments (in order) into its file (MP4, WebM or MOV by codec) at outPath, written as outPath.tmp
+ * then renamed. ffmpeg's concat
+ * exits 0 when a segment after the first cannot be opened, so a join is checked: with `segmentFrames` (each
+ * segment's frame count, in order), every segment must be there with all its frames, and so must the result;
+ * otherwise it throws IncompleteVideo and leaves no output.
+ */
 export async function joinSegments(
   segments: readonly string[],
   outPath: string,
   ffmpegPath = 'ffmpeg',
+  segmentFrames?: readonly number[],
   codec: VideoCodec = 'h264',
 ): Promise<void> {
+  const ffprobe = ffprobeBeside(ffmpegPath);
+  if (segmentFrames) {
+    if (segmentFrames.length !== segments.length)
+      throw new IncompleteVideo(`${segments.length} segments for ${segmentFrames.length} chunks`);
+    for (const [i, p] of segments.entries()) {
+      const n = await countFrames(p, ffprobe);
+      if (n !== segmentFrames[i])
+        throw new IncompleteVideo(
+          n === 0
+            ? `chunk ${i + 1} of ${segments.length} is missing`
+            : `chunk ${i + 1} of ${segments.length} has ${n} of its ${segmentFrames[i]} frames`,
+        );
+    }
+  }
   const tmp = `${outPath}.tmp`;
   const proc = spawn(ffmpegPath, joinArgs(tmp, codec), { stdio: ['pipe', 'ignore', 'pipe'] });
   let err = '';
@@ -340,6 +380,14 @@ export async function joinSegments(
   if (code !== 0) {
     await rm(tmp, { force: true });
     throw new Error(`ffmpeg join exited with ${code}: ${err.trim().slice(0, 500)}`);
+  }
+  if (segmentFrames) {
+    const want = segmentFrames.reduce((a, b) => a + b, 0);
+    const got = await countFrames(tmp, ffprobe);
+    if (got !== want) {
+      await rm(tmp, { force: true });
+      throw new IncompleteVideo(`the joined video has ${got} of its ${want} frames`);
+    }
   }
   await rename(tmp, outPath);
 }

@@ -94,7 +94,18 @@ export async function drawFrame(
   }
   if (r.error.code === 'ASS001' && r.error.path)
     throw assetFailure(source, r.error.path, `image "${r.error.path}" could not be loaded`);
-  throw new JobFailure(pageReason(r.error), null);
+  throw pageFailure(r.error);
+}
+
+/**
+ * The page's GL went away under it (a GPU process killed or crashed, a driver reset): not the job's fault. The
+ * renderer replaces its pages (relaunching the browser if a fresh page cannot draw either) and tries the job once more.
+ */
+export class GlLost extends JobFailure {}
+
+/** The failure for an error the page reported: GlLost for a lost context, else the page's plain reason. */
+export function pageFailure(error: { code: string; message: string }): JobFailure {
+  return error.code === 'context_lost' ? new GlLost(pageReason(error), null) : new JobFailure(pageReason(error), null);
 }
 
 /** A run of consecutive frames with the same value: drawn once, shown `count` times from frame `first`. */

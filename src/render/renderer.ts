@@ -6,17 +6,26 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { VideoEncoder, encodeStill, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
+import { IncompleteVideo, VideoEncoder, encodeStill, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
 import { chunkRanges, isChunked } from '../contract/chunks.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import { prepare, type Plan } from './prepare.js';
-import { Aborted, drawFrame, frameSequence, type DrawOptions, type SequenceStats } from './frame-sequence.js';
-import { isNoSpace, pageReason, stageReason } from './failure-reasons.js';
+import {
+  Aborted,
+  drawFrame,
+  frameSequence,
+  GlLost,
+  pageFailure,
+  type DrawOptions,
+  type SequenceStats,
+} from './frame-sequence.js';
+import { isNoSpace, stageReason } from './failure-reasons.js';
 import { StageClock } from './stage-times.js';
 import {
   chunkSegmentPath,
   JobFailure,
+  VIDEO_INCOMPLETE,
   type RenderTimings,
   type Renderer,
   type RenderHooks,
@@ -54,6 +63,7 @@ export interface ChromiumRendererOptions {
 }
 
 const DEFAULT_VIDEO_PAGES = 2;
+
 /** below this many frames a second page costs more to load than it saves */
 const MIN_FRAMES_FOR_MORE_PAGES = 8;
 
@@ -94,6 +104,11 @@ export class ChromiumRenderer implements Renderer {
     }
     await this.browser.start();
     this.o.log.info({ encoder: this.o.encoder ?? 'x264' }, 'video encoder');
+  }
+
+  /** Why the renderer cannot draw now (its browser failed to recover a GL), or null. */
+  fault(): string | null {
+    return this.browser.fault;
   }
 
   /** The GL backend frames are drawn by, once started. */
@@ -145,9 +160,16 @@ export class ChromiumRenderer implements Renderer {
       if (hooks.signal.aborted) throw new Aborted();
       const t1 = performance.now();
       try {
-        await joinSegments(segments, job.outPath, this.o.ffmpegPath, job.params.codec);
+        await joinSegments(
+          segments,
+          job.outPath,
+          this.o.ffmpegPath,
+          ranges.map((r) => r.to - r.from),
+          job.params.codec,
+        );
       } catch (err) {
         this.o.log.warn({ err, job_id: job.id }, 'joining the chunks failed');
+        if (err instanceof IncompleteVideo) throw new JobFailure(`render failed: ${err.message}`, VIDEO_INCOMPLETE);
         throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? 'storage_full' : null);
       }
       const timings = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, round(v)]));
@@ -163,8 +185,28 @@ export class ChromiumRenderer implements Renderer {
     }
   }
 
-  /** One output, or one chunk's segment (job.frames), drawn in one leased page. */
+  /**
+   * One output, or one chunk's segment (job.frames). When the pages lose their GL mid-job (a dead GPU process), the
+   * browser is made to draw again (warm-browser.ts recover()) and the job is tried once more on fresh pages.
+   */
   private async renderOnce(
+    job: RenderJob,
+    hooks: RenderHooks,
+    prepared?: Plan,
+    preparedMs = 0,
+  ): Promise<RenderOutcome> {
+    try {
+      return await this.renderAttempt(job, hooks, prepared, preparedMs);
+    } catch (err) {
+      if (!(err instanceof GlLost) || hooks.signal.aborted) throw err;
+      this.o.log.warn({ job_id: job.id }, 'the drawing pages lost their GL; recovering and trying the job again');
+      await this.browser.recover();
+      return this.renderAttempt(job, hooks, prepared, preparedMs);
+    }
+  }
+
+  /** One try of renderOnce, in leased pages. */
+  private async renderAttempt(
     job: RenderJob,
     hooks: RenderHooks,
     prepared?: Plan,
@@ -198,7 +240,7 @@ export class ChromiumRenderer implements Renderer {
       const refused = loads.find((l) => !l.ok);
       if (refused && !refused.ok) {
         this.o.log.warn({ job_id: job.id, page_error: refused.error }, 'drawing page refused the load');
-        throw new JobFailure(pageReason(refused.error), null);
+        throw pageFailure(refused.error);
       }
       const r =
         job.kind === 'frame'
@@ -222,6 +264,7 @@ export class ChromiumRenderer implements Renderer {
       };
     } catch (err) {
       if (hooks.signal.aborted) throw new Aborted();
+      if (err instanceof GlLost) throw err; // its pages cannot draw again: released unhealthy, closed
       if (err instanceof JobFailure) {
         healthy = true; // a page that failed the job closed itself; the others can serve the next job
         throw err;

@@ -121,6 +121,9 @@ export class JobFailure extends Error {
   }
 }
 
+/** The code of a chunked video that would not have every frame it promised (a segment missing or short). */
+export const VIDEO_INCOMPLETE = 'video_incomplete';
+
 /** flat 2D layers, lit 3D (render3d), raymarched metaballs: what one pixel of one frame costs to draw */
 export type CostClass = 'flat' | '3d' | 'raymarch';
 
@@ -144,5 +147,7 @@ export interface Renderer {
   estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null>;
   /** Starts what needs starting (a warm browser); resolves when ready. */
   start(): Promise<void>;
+  /** Why it cannot render now (a browser whose GL cannot draw even after a relaunch), or null; absent: never. */
+  fault?(): string | null;
   close(): Promise<void>;
 }

@@ -26,6 +26,9 @@ const app = await buildRunnerApp({
   concurrency: config.renderConcurrency,
   timeoutMs: config.jobTimeoutMs,
   tmpDir: join(tmpdir(), `cmrender-runner-${process.pid}`),
+  requestTimeoutMs: config.requestTimeoutMs,
+  headersTimeoutMs: config.headersTimeoutMs,
+  maxLargeBodies: config.maxConcurrentUploads,
 });
 
 // A request may fail; it may not stop the runner. Anything that escapes a handler is logged and the process stays.

@@ -19,6 +19,9 @@ import { FrameParams, GifParams, RenderParams as VideoParams, Source } from '../
 import { acceptJsonBodies } from '../server/http/json-body.js';
 import { requestError } from '../server/http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from '../server/http/error-answers.js';
+import { serverTimeouts } from '../server/http/server-timeouts.js';
+import { limitRequestTime } from '../server/http/request-timeout.js';
+import { Gate, sendRefusal, tooManyUploads } from '../server/durability/admission.js';
 import { badRequest } from '../server/http/http-error.js';
 
 export interface RunnerOptions {
@@ -30,6 +33,11 @@ export interface RunnerOptions {
   timeoutMs: number;
   /** where a render's inputs and output live while the request runs */
   tmpDir: string;
+  /** time limits to receive a request and its headers (REQUEST_TIMEOUT_MS, HEADERS_TIMEOUT_MS) */
+  requestTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  /** requests with a large body (inline assets) received or held at once (MAX_CONCURRENT_UPLOADS) */
+  maxLargeBodies?: number;
 }
 
 const KIND = z.enum(['frame', 'video', 'gif'], { error: 'kind must be "frame", "video" or "gif"' });
@@ -55,6 +63,10 @@ export const RunnerRequest = z.object({
   assets: RunnerAssets,
 });
 
+const REQUEST_TIMEOUT_MS = 60_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+const MAX_LARGE_BODIES = 4;
+
 /** Body limit: the largest source plus every asset inline. */
 const BODY_MAX_BYTES = LIMITS.bodyMaxBytes + LIMITS.assets.maxFiles * Math.ceil(LIMITS.assets.maxFileBytes / 3) * 4;
 
@@ -62,6 +74,8 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
   const app = Fastify({
     loggerInstance: o.log,
     bodyLimit: BODY_MAX_BYTES,
+    // the same doors as the service: slow headers or bodies are cut off (408)
+    ...serverTimeouts(o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS, o.headersTimeoutMs ?? HEADERS_TIMEOUT_MS),
     // onReady starts the renderer (Chromium and its warm pages): on a busy 2-core machine that alone can pass
     // Fastify's 10 s default, and the process would exit before serving anything
     pluginTimeout: 120_000,
@@ -74,6 +88,23 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
   acceptJsonBodies(app);
   app.setErrorHandler(answerError);
   app.setNotFoundHandler(answerNotFound);
+  limitRequestTime(app, o.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  // A body with inline assets is parsed whole in memory (up to BODY_MAX_BYTES, ~330 MB): only a few at once, the
+  // rest refused before their bytes are read (503 too_many_uploads), as the service's uploads are
+  const large = new Gate(o.maxLargeBodies ?? MAX_LARGE_BODIES);
+  app.addHook('onRequest', async (req, reply) => {
+    const length = Number(req.headers['content-length'] ?? NaN);
+    if (req.method !== 'POST' || length <= LIMITS.bodyMaxBytes) return;
+    // refused before its body is read: the connection closes rather than drain hundreds of megabytes
+    if (!large.tryEnter()) return sendRefusal(reply.header('connection', 'close'), tooManyUploads(large.max));
+    let left = false;
+    const leave = () => {
+      if (!left) large.leave();
+      left = true;
+    };
+    reply.raw.once('close', leave);
+    reply.raw.once('finish', leave);
+  });
   await mkdir(o.tmpDir, { recursive: true });
   const queue = new PQueue({ concurrency: o.concurrency });
 

@@ -1,4 +1,5 @@
 // buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
+import { serverTimeouts } from './http/server-timeouts.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -59,6 +60,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     loggerInstance: log,
     bodyLimit: LIMITS.bodyMaxBytes,
     // a client that sends its request (headers and body) slowly is cut off: 408, the socket closed
+    ...serverTimeouts(config.requestTimeoutMs, config.headersTimeoutMs),
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     // onReady starts the renderer (Chromium and its warm pages): on a busy 2-core machine that alone can pass

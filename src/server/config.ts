@@ -1,6 +1,7 @@
 // Every environment variable the service reads, with its default and its documentation.
 // The configuration table in README.md is generated from CONFIG_DOC (see test/server/docs.test.ts).
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { LIMITS } from '../contract/limits.js';
 import { parseGlSetting, parseVideoEncoder, type GlSetting, type VideoEncoderName } from '../contract/hardware.js';
@@ -19,10 +20,12 @@ export interface Config {
   renderEncoder: VideoEncoderName;
   ffmpegPath: string;
   maxQueuedJobs: number;
+  maxEndedJobs: number;
   outputMaxBytes: number;
   assetsMaxBytes: number;
   diskMinFreeBytes: number;
   requestTimeoutMs: number;
+  headersTimeoutMs: number;
   maxConcurrentUploads: number;
   shutdownGraceMs: number;
   webhookAllow: string[];
@@ -80,8 +83,8 @@ export const CONFIG_DOC: ConfigEntry[] = [
   {
     name: 'RENDER_CONCURRENCY',
     key: 'renderConcurrency',
-    default: '1',
-    doc: 'How many jobs (with `REDIS_URL`: chunks) this process renders at the same time (the hosted shape is 1). `0` (only with `REDIS_URL`): an API process that renders nothing.',
+    default: 'one per 4 cores, at least 1',
+    doc: 'How many jobs (with `REDIS_URL`: chunks) this process renders at the same time. Each takes two pages, an encoder and its share of the GL (llvmpipe draws with every core), so one per 4 cores: 1 on 2 cores, 4 on 16. `0` (only with `REDIS_URL`): an API process that renders nothing.',
     parse: int('RENDER_CONCURRENCY', 0),
   },
   {
@@ -148,6 +151,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     parse: int('MAX_QUEUED_JOBS', 1),
   },
   {
+    name: 'MAX_ENDED_JOBS',
+    key: 'maxEndedJobs',
+    default: '10000',
+    doc: 'Ended job records kept at most (without REDIS_URL); past it the record and output of the job that ended first go before their 24 hours. An ended record keeps no source (its SHA-256 instead): about 1 KB in memory and in the journal, so 10,000 ended jobs cost about 10-20 MB.',
+    parse: int('MAX_ENDED_JOBS', 1),
+  },
+  {
     name: 'OUTPUT_MAX_BYTES',
     key: 'outputMaxBytes',
     default: '10737418240',
@@ -174,6 +184,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     default: '60000',
     doc: 'Time limit to receive a whole request, headers and body (a slower client gets `408` and the connection is closed); an upload of 10 × 25 MiB needs about 4.2 MiB/s.',
     parse: int('REQUEST_TIMEOUT_MS', 1),
+  },
+  {
+    name: 'HEADERS_TIMEOUT_MS',
+    key: 'headersTimeoutMs',
+    default: '10000',
+    doc: "Time limit to receive a request's headers (at most `REQUEST_TIMEOUT_MS`): a client that sends half its headers and then trickles or waits gets `408` and the connection is closed, so idle sockets cannot use up the process's file descriptors.",
+    parse: int('HEADERS_TIMEOUT_MS', 1),
   },
   {
     name: 'MAX_CONCURRENT_UPLOADS',
@@ -226,12 +243,17 @@ export const CONFIG_DOC: ConfigEntry[] = [
   },
 ];
 
+/** Render slots when RENDER_CONCURRENCY is unset: one per 4 cores (measured on 2 cores: one slot, two pages). */
+export function defaultRenderConcurrency(cores = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / 4));
+}
+
 export function defaultConfig(): Config {
   return {
     port: 3000,
     host: inContainer() ? '0.0.0.0' : '127.0.0.1',
     dataDir: resolve('data'),
-    renderConcurrency: 1,
+    renderConcurrency: defaultRenderConcurrency(),
     logLevel: 'info',
     jobTimeoutMs: 15 * 60 * 1000,
     frameBudgetMs: LIMITS.frameDrawMs,
@@ -241,10 +263,12 @@ export function defaultConfig(): Config {
     renderEncoder: 'x264',
     ffmpegPath: 'ffmpeg',
     maxQueuedJobs: 1000,
+    maxEndedJobs: 10_000,
     outputMaxBytes: 10 * 1024 * 1024 * 1024,
     assetsMaxBytes: 1024 * 1024 * 1024,
     diskMinFreeBytes: 100 * 1024 * 1024,
     requestTimeoutMs: 60_000,
+    headersTimeoutMs: 10_000,
     maxConcurrentUploads: 4,
     shutdownGraceMs: 10_000,
     webhookAllow: [],

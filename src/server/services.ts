@@ -13,7 +13,7 @@ import { dataStores } from './storage/data-stores.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { IdempotencyIndex } from './http/idempotency.js';
+import { IdempotencyIndex, idempotencyTtl } from './http/idempotency.js';
 import type { Jobs } from './jobs/jobs-api.js';
 import { RedisJobStore } from './cluster/redis-store.js';
 import { WorkQueue, connect } from './cluster/work-queue.js';
@@ -61,6 +61,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     concurrency: config.renderConcurrency,
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
+    maxEndedJobs: config.maxEndedJobs,
     disk,
     log,
     now,
@@ -76,7 +77,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     now,
   });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
-  const idempotency = new IdempotencyIndex(now);
+  const idempotency = new IdempotencyIndex(now, idempotencyTtl(config.retentionMs));
   await assets.init();
   await outputs.init();
   // nothing renders yet: every partial file (a .tmp, a GIF's frames or palette) is left from the last run
@@ -132,7 +133,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     now,
   });
   const retention = new Retention({ store, outputs, assets, retentionMs: config.retentionMs, log, now });
-  const idempotency = new IdempotencyIndex(now);
+  const idempotency = new IdempotencyIndex(now, idempotencyTtl(config.retentionMs));
   await assets.init({ shared: true });
   await outputs.init();
   await jobs.init();

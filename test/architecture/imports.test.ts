@@ -94,7 +94,16 @@ const ROOMS: { room: string; may: string[] }[] = [
   // the standalone runner: the service's schemas and HTTP plumbing, rendering through the Renderer interface; its
   // entry point (a composition root) builds the real renderer from the service's configuration
   { room: 'src/runner/main.ts', may: ['src/runner', 'src/server/config.ts', 'src/render/renderer.ts'] },
-  { room: 'src/runner', may: ['src/server/schemas.ts', 'src/server/http', 'src/contract', 'src/render/types.ts'] },
+  {
+    room: 'src/runner',
+    may: [
+      'src/server/schemas.ts',
+      'src/server/http',
+      'src/server/durability/admission.ts',
+      'src/contract',
+      'src/render/types.ts',
+    ],
+  },
   { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
   // the editor page: the whole language (it compiles and evaluates in the browser) and the drawing page's drawer;
   // it reaches the service over HTTP only, never through src/server or src/render

@@ -15,6 +15,7 @@ import {
   previewSettled,
   setSource,
   startRig,
+  WAIT_MS,
   type EditorRig,
 } from './helpers.js';
 
@@ -41,7 +42,7 @@ test(
   LIMIT,
   async (t) => {
     const page = await openEditor(rig);
-    await page.waitForFunction(() => window.cmEditor.firstPreviewMs !== null, null, { timeout: 20_000 });
+    await page.waitForFunction(() => window.cmEditor.firstPreviewMs !== null, null, { timeout: WAIT_MS });
     const source = await page.evaluate(() => window.cmEditor.source);
     assert.ok(
       exampleSources().some((e) => e.source === source),
@@ -85,7 +86,7 @@ test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixi
   const typedAt = Date.now();
   await page.keyboard.type('q');
   const item = list.locator('[data-code="NAM003"]');
-  await item.waitFor({ timeout: 10_000 });
+  await item.waitFor({ timeout: WAIT_MS });
   const shownAfter = Date.now() - typedAt;
   const wrong = STILL.replace('sq]', 'sqq]');
   assert.equal(await page.evaluate(() => window.cmEditor.source), wrong);
@@ -101,7 +102,7 @@ test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixi
   assert.equal(underlined, 'sqq');
   await page.keyboard.press('Backspace');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="diagnostics"] li').length === 0, null, {
-    timeout: 10_000,
+    timeout: WAIT_MS,
   });
   t.diagnostic(`NAM003 listed ${shownAfter} ms after the keystroke (150 ms of it the debounce)`);
   await page.context().close();
@@ -127,7 +128,7 @@ test('play runs time forward and pause stops it', LIMIT, async () => {
   const play = page.locator('[data-testid="play"]');
   await play.click();
   assert.equal(await play.getAttribute('aria-pressed'), 'true');
-  await page.waitForFunction(() => window.cmEditor.time > 0.05, null, { timeout: 10_000 });
+  await page.waitForFunction(() => window.cmEditor.time > 0.05, null, { timeout: WAIT_MS });
   await play.click();
   assert.equal(await play.getAttribute('aria-pressed'), 'false');
   const stopped = await page.evaluate(() => window.cmEditor.time);
@@ -178,7 +179,7 @@ test(
     await page.waitForFunction(
       () => (document.querySelector('[data-testid="result"] img') as HTMLImageElement | null)?.naturalWidth === 320,
       null,
-      { timeout: 10_000 },
+      { timeout: WAIT_MS },
     );
 
     await page.locator('#fps').fill('10');
@@ -194,7 +195,7 @@ test(
         return v.readyState >= 2 && v.videoWidth === 320 && v.currentTime > 0;
       },
       null,
-      { timeout: 20_000 },
+      { timeout: WAIT_MS },
     );
     const d = await video.evaluate((v: HTMLVideoElement) => v.duration);
     assert.ok(Math.abs(d - 1) < 0.15, `duration ${d}`);
@@ -261,7 +262,7 @@ test('an uploaded image appears in the preview and goes with the render', LIMIT,
   const source = STILL.replace('compose [bg, sq]', 'compose [image("/img/probe.png").fit(cover), sq]');
   await page.evaluate((s) => window.cmEditor.setSource(s), source);
   await page.waitForFunction(() => /ASS001/.test(document.getElementById('preview-status')!.textContent ?? ''), null, {
-    timeout: 20_000,
+    timeout: WAIT_MS,
   });
   const before = await page.evaluate(() => window.cmEditor.previews);
   await page.locator('#upload').setInputFiles({ name: 'probe.png', mimeType: 'image/png', buffer: probe });
@@ -292,18 +293,18 @@ test('the source survives a reload (local storage) and travels in a share link',
   const page = await openEditor(rig);
   await setSource(page, STILL);
   await page.reload();
-  await page.waitForFunction(() => window.cmEditor?.source !== undefined, null, { timeout: 20_000 });
+  await page.waitForFunction(() => window.cmEditor?.source !== undefined, null, { timeout: WAIT_MS });
   assert.equal(await page.evaluate(() => window.cmEditor.source), STILL);
   await page
     .context()
     .grantPermissions(['clipboard-read', 'clipboard-write'])
     .catch(() => {});
   await page.locator('#share').click();
-  await page.waitForFunction(() => location.hash.startsWith('#s='), null, { timeout: 10_000 });
+  await page.waitForFunction(() => location.hash.startsWith('#s='), null, { timeout: WAIT_MS });
   const hash = await page.evaluate(() => location.hash);
   await page.context().close();
   const fresh = await openEditor(rig, hash);
-  await fresh.waitForFunction((s) => window.cmEditor.source === s, STILL, { timeout: 10_000 });
+  await fresh.waitForFunction((s) => window.cmEditor.source === s, STILL, { timeout: WAIT_MS });
   await fresh.context().close();
 });
 
@@ -344,7 +345,7 @@ test('the .cm mode: highlighting, bracket matching, comment toggling and auto-in
   // completion offers the standard library's names
   await page.keyboard.press('End');
   await page.keyboard.type(' circ');
-  await page.locator('.cm-tooltip-autocomplete').waitFor({ timeout: 5_000 });
+  await page.locator('.cm-tooltip-autocomplete').waitFor({ timeout: WAIT_MS });
   assert.match((await page.locator('.cm-tooltip-autocomplete').textContent()) ?? '', /circle/);
   await page.context().close();
 });
@@ -475,7 +476,7 @@ test('an image dropped on the page is uploaded and mapped as /img/<name>', LIMIT
   await page.waitForFunction(
     () => /\/img\/dropped\.png → asset_/.test(document.getElementById('assets')!.textContent ?? ''),
     null,
-    { timeout: 10_000 },
+    { timeout: WAIT_MS },
   );
   const key = /asset_[0-9a-f]{32}/.exec((await page.locator('#assets').textContent())!)![0];
   const back = await rig.t.app.inject({ url: `/v1/assets/${key}` });
@@ -520,7 +521,7 @@ test('render-gif shows the GIF inline (or, on a service without POST /v1/gif, sa
     await page.waitForFunction(
       () => (document.querySelector('[data-testid="result"] img') as HTMLImageElement).naturalWidth === 64,
       null,
-      { timeout: 10_000 },
+      { timeout: WAIT_MS },
     );
   } else {
     await page.waitForFunction(
@@ -529,7 +530,7 @@ test('render-gif shows the GIF inline (or, on a service without POST /v1/gif, sa
           document.getElementById('job-status')!.textContent ?? '',
         ),
       null,
-      { timeout: 10_000 },
+      { timeout: WAIT_MS },
     );
   }
   await page.context().close();

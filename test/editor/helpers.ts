@@ -5,6 +5,13 @@ import { launchTestChromium } from '../helpers/gl.js';
 import { builtEditor, builtViewer } from '../helpers/built.js';
 import { realRenderer, startApp, type TestApp } from '../helpers/app.js';
 
+/**
+ * How long a wait for something the page will do (start, preview, tooltip) may last before the test calls it hung:
+ * generous, because a loaded machine (load 8 on 2 cores) takes many times the usual second, and what the tests
+ * assert is what happened, not how fast.
+ */
+export const WAIT_MS = 60_000;
+
 export interface EditorRig {
   t: TestApp;
   browser: Browser;
@@ -39,7 +46,7 @@ export async function openEditor(rig: EditorRig, hash = '', deviceScaleFactor = 
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${rig.base}/${hash}`);
   await page
-    .waitForFunction(() => window.cmEditor !== undefined, null, { timeout: 20_000 })
+    .waitForFunction(() => window.cmEditor !== undefined, null, { timeout: WAIT_MS })
     .catch(() => {
       throw new Error(`the editor did not start: ${errors.join('; ')}`);
     });
@@ -49,7 +56,7 @@ export async function openEditor(rig: EditorRig, hash = '', deviceScaleFactor = 
 /** Waits until a preview drawn after `before` previews has finished. */
 export async function previewSettled(page: Page, before: number): Promise<void> {
   await page.waitForFunction((n) => window.cmEditor.previews > n && !window.cmEditor.drawing, before, {
-    timeout: 20_000,
+    timeout: WAIT_MS,
   });
 }
 

@@ -49,7 +49,8 @@ export async function startApp(opts: {
   store?: JobStore;
 }): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-test-'));
-  const config: Config = { ...defaultConfig(), dataDir, logLevel: 'silent', ...opts.config };
+  // one render slot whatever the machine's cores (the default grows with them): tests of the queue count on it
+  const config: Config = { ...defaultConfig(), dataDir, logLevel: 'silent', renderConcurrency: 1, ...opts.config };
   const b: BuildOptions = {
     config,
     renderer: opts.renderer,

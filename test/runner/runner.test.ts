@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import { probe } from '../../src/render/ffmpeg.js';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import { repoRoot, ownExample, ownExampleImage, corpusSkip } from '../helpers/ap
 import { examplesDir } from '../helpers/shared.js';
 import { LONG_SLIDE } from '../helpers/video.js';
 
+const HEADERS_MS = 2_000;
+const LARGE_BODIES = 2;
 let child: ChildProcess;
 let base = '';
 let exited: number | null | undefined;
@@ -21,7 +24,15 @@ let exited: number | null | undefined;
 before(async () => {
   child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/runner/main.ts')], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RENDER_CONCURRENCY: '1' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      RENDER_CONCURRENCY: '1',
+      HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      MAX_CONCURRENT_UPLOADS: String(LARGE_BODIES),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.on('exit', (code) => (exited = code));
@@ -250,3 +261,57 @@ test('after all that: /healthz still answers ok, from the same process', async (
   assert.equal(child.exitCode, null);
   assert.ok(process.kill(child.pid!, 0), 'the same pid is alive');
 });
+
+/** A raw connection that sends `head` and keeps what comes back. */
+function rawRequest(head: string): { sock: Socket; answer: () => string; closed: Promise<void> } {
+  const u = new URL(base);
+  const sock = connect(Number(u.port), u.hostname);
+  let answer = '';
+  sock.on('data', (d) => (answer += d.toString()));
+  sock.on('error', () => {});
+  const closed = new Promise<void>((r) => sock.on('close', () => r()));
+  sock.write(head);
+  return { sock, answer: () => answer, closed };
+}
+
+test(
+  'the runner cuts off half-sent headers at HEADERS_TIMEOUT_MS: 408, the socket closed',
+  { timeout: 60_000 },
+  async () => {
+    const socks = Array.from({ length: 20 }, () => rawRequest('POST / HTTP/1.1\r\nHost: x\r\nX-Slow: '));
+    const drip = setInterval(() => socks.forEach((s) => s.sock.writable && s.sock.write('a')), 200);
+    try {
+      await Promise.all(socks.map((s) => s.closed));
+      for (const s of socks) assert.match(s.answer(), /^HTTP\/1\.1 408 /);
+    } finally {
+      clearInterval(drip);
+      socks.forEach((s) => s.sock.destroy());
+    }
+  },
+);
+
+test(
+  'at most MAX_CONCURRENT_UPLOADS large bodies at once: the next is refused (503 too_many_uploads) before its bytes are read',
+  { timeout: 60_000 },
+  async () => {
+    const large = (n: number) =>
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${n}\r\n\r\n{`;
+    const held = Array.from({ length: LARGE_BODIES }, () => rawRequest(large(1024 * 1024 + 1)));
+    try {
+      // the held ones have been seen by the runner once a small request behind them is answered
+      const small = await run({ source: 'x', kind: 'frame' });
+      assert.notEqual(small.status, 503);
+      const next = rawRequest(large(1024 * 1024 + 1));
+      await next.closed;
+      assert.match(next.answer(), /^HTTP\/1\.1 503 /);
+      assert.match(next.answer(), /"code":"too_many_uploads"/);
+      assert.match(next.answer(), /retry-after: \d+/i);
+      // a body of exactly the service's own limit is not a large one: never refused for this (just past it is)
+      const pad = 1024 * 1024 - JSON.stringify({ source: '', kind: 'frame' }).length;
+      const atLimit = await run(JSON.stringify({ source: 'x'.repeat(pad), kind: 'frame' }));
+      assert.notEqual(atLimit.status, 503, atLimit.bytes.toString());
+    } finally {
+      held.forEach((h) => h.sock.destroy());
+    }
+  },
+);

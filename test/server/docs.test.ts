@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/app.js';
-import { CONFIG_DOC, configTable, loadConfig, defaultConfig } from '../../src/server/config.js';
+import {
+  CONFIG_DOC,
+  configTable,
+  loadConfig,
+  defaultConfig,
+  defaultRenderConcurrency,
+} from '../../src/server/config.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 
@@ -51,7 +57,9 @@ test('every env var in src/ is in CONFIG_DOC', () => {
 test('configuration: defaults and parsing', () => {
   const d = loadConfig({});
   assert.equal(d.port, 3000);
-  assert.equal(d.renderConcurrency, 1);
+  assert.equal(d.renderConcurrency, defaultRenderConcurrency());
+  // one render slot per 4 cores, at least one: 2 cores (CI) -> 1, 16 -> 4
+  assert.deepEqual([1, 2, 4, 7, 8, 16, 64].map(defaultRenderConcurrency), [1, 1, 1, 1, 2, 4, 16]);
   assert.equal(d.jobTimeoutMs, 15 * 60 * 1000);
   assert.equal(d.retentionMs, 24 * 3600 * 1000);
   assert.equal(d.host, defaultConfig().host);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { startApp, FakeRenderer, waitJob, type TestApp } from '../helpers/app.js';
+import { MemoryJobStore } from '../../src/server/jobs/store.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];
@@ -94,6 +95,38 @@ test('a key lives 24 hours: after that the same key and body make a new job', as
   );
   assert.equal(later.statusCode, 202, 'an expired key binds no body any more');
   assert.notEqual(later.json().job_id, first);
+});
+
+test('with RETENTION_MS under 24 hours a key lives as long as its job: once the record is swept, the retry makes a new job', async () => {
+  let clock = Date.now();
+  const retentionMs = 60 * 60 * 1000;
+  const fake = new FakeRenderer();
+  const t = await startApp({ renderer: fake, now: () => clock, config: { retentionMs } });
+  apps.push(t);
+  const first = (await postKeyed(t.app, '/v1/frame', { source: SRC }, 'short-key')).json().job_id;
+  assert.equal((await waitJob(t.app, first)).json().status, 'ready');
+  clock += retentionMs - 1000;
+  assert.equal((await postKeyed(t.app, '/v1/frame', { source: SRC }, 'short-key')).json().job_id, first);
+  clock += 2000;
+  await t.app.retention.sweep();
+  assert.equal((await t.app.inject({ url: `/v1/jobs/${first}` })).statusCode, 404, 'the record is gone');
+  const retry = await postKeyed(t.app, '/v1/frame', { source: SRC }, 'short-key');
+  assert.equal(retry.statusCode, 202);
+  const second = retry.json().job_id;
+  assert.notEqual(second, first, 'a new job, not the id that 404s');
+  assert.equal((await waitJob(t.app, second)).json().status, 'ready');
+});
+
+test('a key whose job record is gone before the key expires (evicted) makes a new job', async () => {
+  const store = new MemoryJobStore();
+  const t = await startApp({ renderer: new FakeRenderer(), store });
+  apps.push(t);
+  const first = (await postKeyed(t.app, '/v1/frame', { source: SRC }, 'evicted-key')).json().job_id;
+  await waitJob(t.app, first);
+  await store.delete(first);
+  const retry = await postKeyed(t.app, '/v1/frame', { source: SRC }, 'evicted-key');
+  assert.equal(retry.statusCode, 202);
+  assert.notEqual(retry.json().job_id, first);
 });
 
 test('keys survive a restart (they are in the journal)', async () => {

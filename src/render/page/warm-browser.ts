@@ -3,10 +3,11 @@
 import type { Browser } from 'playwright-core';
 import type { Logger } from 'pino';
 import { launchChromium, launchForGl } from '../chromium.js';
-import type { GlProbe, GlSetting } from '../gl-backend.js';
+import { probeGl, probeProblem, type GlProbe, type GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
 import { ViewerPage } from './viewer-page.js';
+import { JobFailure } from '../types.js';
 
 export interface WarmBrowserOptions {
   chromiumPath: string;
@@ -29,6 +30,10 @@ export class WarmBrowser {
   launches = 0;
   /** the GL backend the first launch's probe frame was drawn by; later launches (after a crash) keep it */
   gl: GlProbe | null = null;
+  /** why the browser cannot draw now (recover() found its GL gone even after relaunches), else null */
+  fault: string | null = null;
+  private recovering: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: WarmBrowserOptions) {}
 
@@ -38,27 +43,64 @@ export class WarmBrowser {
     await this.refill();
   }
 
+  /**
+   * The first launch picks the GL backend (launchForGl); a relaunch keeps it and checks with a probe frame that it
+   * still draws on it (a relaunch on a machine whose EGL went away would quietly fall back to SwiftShader). A relaunch
+   * that cannot draw sets `fault` and is tried again every RECOVER_RETRY_MS.
+   */
+  private async launch(): Promise<Browser> {
+    if (!this.gl) {
+      const first = await launchForGl(this.o.gl ?? 'auto', this.o.chromiumPath);
+      for (const why of first.tried) this.o.log.warn({ gl_setting: this.o.gl ?? 'auto' }, `GL backend skipped: ${why}`);
+      this.gl = first.gl;
+      return first.browser;
+    }
+    const b = await launchChromium(this.gl.backend, this.o.chromiumPath);
+    const problem = probeProblem(
+      this.gl.backend,
+      await probeGl(b).catch((e: Error) => ({ ok: false, reason: e.message })),
+    );
+    if (!problem) return b;
+    await b.close().catch(() => {});
+    throw new Error(`the browser cannot draw on ${this.gl.backend}: ${problem}`);
+  }
+
+  /** Says why the browser cannot draw, and tries again later (a relaunch, then the pool). */
+  private setFault(reason: string): void {
+    if (this.fault !== reason) this.o.log.error({ fault: reason }, 'the renderer cannot draw');
+    this.fault = reason;
+    if (this.closing || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.closing) return;
+      void this.recover().catch(() => {});
+    }, RECOVER_RETRY_MS);
+    this.retryTimer.unref();
+  }
+
   private async getBrowser(): Promise<Browser> {
     if (this.browser?.isConnected()) return this.browser;
     this.launching ??= (async () => {
       const t0 = Date.now();
       let b: Browser;
-      if (this.gl) b = await launchChromium(this.gl.backend, this.o.chromiumPath);
-      else {
-        const first = await launchForGl(this.o.gl ?? 'auto', this.o.chromiumPath);
-        for (const why of first.tried)
-          this.o.log.warn({ gl_setting: this.o.gl ?? 'auto' }, `GL backend skipped: ${why}`);
-        this.gl = first.gl;
-        b = first.browser;
+      try {
+        b = await this.launch();
+      } catch (err) {
+        // the first launch's failure stops the start (GlUnavailable); a relaunch's is a fault to report and retry
+        if (this.launches > 0) this.setFault((err as Error).message);
+        throw err;
       }
+      if (this.fault) this.o.log.info('the renderer draws again');
+      this.fault = null;
+      const gl = this.gl!;
       this.launches++;
       this.o.log.info(
         {
           ms: Date.now() - t0,
           version: b.version(),
           launches: this.launches,
-          gl_backend: this.gl.backend,
-          gl_renderer: this.gl.renderer,
+          gl_backend: gl.backend,
+          gl_renderer: gl.renderer,
         },
         'chromium launched',
       );
@@ -78,6 +120,39 @@ export class WarmBrowser {
       this.launching = null;
     });
     return this.launching;
+  }
+
+  /**
+   * After a page lost its GL under a job (the GPU process was killed or crashed, a driver reset): every idle page
+   * goes, a probe frame checks that the browser still draws (Chromium starts a new GPU process), and when it does
+   * not the browser is relaunched. A relaunch that cannot draw either leaves `fault` set (health checks report it)
+   * and is tried again every RECOVER_RETRY_MS. Concurrent callers share one recovery.
+   */
+  recover(): Promise<void> {
+    this.recovering ??= (async () => {
+      try {
+        const dropped = this.idle;
+        this.idle = [];
+        await Promise.all(dropped.map((p) => p.close()));
+        const b = this.browser?.isConnected() ? this.browser : null;
+        if (b) {
+          const probe = await probeGl(b).catch((err: Error) => ({ ok: false as const, reason: err.message }));
+          const problem = probeProblem(this.gl?.backend ?? 'swiftshader', probe);
+          if (problem) {
+            this.o.log.warn({ problem }, 'the browser cannot draw; relaunching it');
+            this.browser = null;
+            await b.close().catch(() => {});
+          }
+        }
+        await this.getBrowser();
+        await this.refill();
+      } catch (err) {
+        this.o.log.warn({ err }, 'recovering the renderer failed');
+      } finally {
+        this.recovering = null;
+      }
+    })();
+    return this.recovering;
   }
 
   /** Crashes the browser process (tests use it to check the relaunch). */
@@ -154,6 +229,9 @@ export class WarmBrowser {
    * each take as long as both.
    */
   async acquire(): Promise<ViewerPage> {
+    await this.recovering;
+    if (this.fault)
+      throw new JobFailure(`render failed: the renderer cannot draw now (${this.fault}); retry later`, null);
     for (let waited = false; ; waited = true) {
       for (;;) {
         const p = this.idle.shift();
@@ -206,6 +284,8 @@ export class WarmBrowser {
 
   async close(): Promise<void> {
     this.closing = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.recovering?.catch(() => {});
     await this.warming?.catch(() => {});
     for (const p of this.idle) await p.close();
     this.idle = [];
@@ -217,16 +297,21 @@ export class WarmBrowser {
 
 /** how long an idle page may take to answer before it counts as dead */
 const PAGE_CHECK_MS = 5_000;
+/** how often a browser that could not be made to draw is tried again */
+const RECOVER_RETRY_MS = 10_000;
+/** true unless the page's canvas has a WebGL2 context that was lost (getContext gives back the canvas's own) */
+const CONTEXT_ALIVE = `(() => { const c = document.querySelector('canvas'); const gl = c && c.getContext('webgl2'); return !gl || !gl.isContextLost(); })()`;
 
 /**
- * Whether an idle page's renderer still answers: one round trip before a job takes it. A renderer killed while
- * idle (out of memory) is reported by a crash event that can arrive after the next job has already taken the page.
+ * Whether an idle page's renderer still answers and its canvas still has its WebGL context: one round trip before a
+ * job takes it. A renderer killed while idle (out of memory) is reported by a crash event that can arrive after the
+ * next job has already taken the page; a GPU process that died leaves every page's context lost.
  */
 async function answers(p: ViewerPage): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PAGE_CHECK_MS)));
-  const ok = p.page.evaluate('1').then(
-    () => true,
+  const ok = p.page.evaluate(CONTEXT_ALIVE).then(
+    (alive) => alive === true,
     () => false,
   );
   return Promise.race([ok, late]).finally(() => clearTimeout(timer));

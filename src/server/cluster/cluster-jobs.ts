@@ -15,7 +15,14 @@ import type { JobKind, JobView } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import type { DiskSpace } from '../durability/disk-space.js';
-import { diskFull, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import {
+  diskFull,
+  queueFull,
+  Refused,
+  rendererUnavailable,
+  shuttingDown,
+  type Refusal,
+} from '../durability/admission.js';
 import type { Jobs } from '../jobs/jobs-api.js';
 import { admitWork, type WorkAdmission } from '../jobs/work-admission.js';
 import type { RedisJobStore } from './redis-store.js';
@@ -37,8 +44,6 @@ export interface ClusterJobsOptions {
 
 /** A pending record whose queue job is gone this long after its creation was lost (Redis lost its data). */
 const LOST_AFTER_MS = 10_000;
-/** How often the queue's size (for MAX_QUEUED_JOBS) is read again. */
-const COUNT_EVERY_MS = 1_000;
 
 export class ClusterJobService implements Jobs {
   /** not yet on Redis: a POST with a webhook is refused (400 webhooks_unavailable) rather than accepted and dropped */
@@ -46,8 +51,6 @@ export class ClusterJobService implements Jobs {
   readonly events = new EventEmitter<JobEvents>();
   private readonly live = new Map<string, LiveJobState>();
   private readonly queueEvents: QueueEvents;
-  private queued = 0;
-  private countTimer: NodeJS.Timeout | undefined;
   private stopping = false;
 
   constructor(private readonly o: ClusterJobsOptions) {
@@ -62,27 +65,12 @@ export class ClusterJobService implements Jobs {
     this.queueEvents.on('error', (err) => o.log.warn({ err }, 'queue events: redis error'));
   }
 
-  async init(): Promise<void> {
-    await this.countQueued();
-    this.countTimer = setInterval(() => void this.countQueued(), COUNT_EVERY_MS);
-    this.countTimer.unref();
-  }
+  async init(): Promise<void> {}
 
   resume(): void {}
 
-  private async countQueued(): Promise<void> {
-    try {
-      const c = await this.o.work.queue.getJobCounts('waiting', 'active', 'waiting-children', 'prioritized', 'delayed');
-      // a chunked job counts once (its parent waits on its children)
-      this.queued = (c.waiting ?? 0) + (c.active ?? 0) + (c['waiting-children'] ?? 0) + (c.prioritized ?? 0);
-    } catch (err) {
-      this.o.log.warn({ err }, 'could not count the queue');
-    }
-  }
-
   async close(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.countTimer);
     await this.queueEvents.close();
   }
 
@@ -93,8 +81,7 @@ export class ClusterJobService implements Jobs {
 
   admission(): Refusal | null {
     if (this.stopping) return shuttingDown();
-    const cap = this.o.maxQueuedJobs;
-    if (cap !== undefined && this.queued >= cap) return queueFull(this.queued, cap);
+    // MAX_QUEUED_JOBS is checked in create(), in Redis, across every API process
     return this.o.outputs.refusal();
   }
 
@@ -106,6 +93,9 @@ export class ClusterJobService implements Jobs {
 
   async health(): Promise<Refusal | null> {
     if (this.stopping) return shuttingDown();
+    // a process that renders beside its API reports its own renderer; workers pause themselves (render-worker.ts)
+    const fault = this.o.renderer.fault?.();
+    if (fault) return rendererUnavailable(fault);
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 
@@ -137,9 +127,18 @@ export class ClusterJobService implements Jobs {
       const frames = (await this.o.renderer.estimate?.({ kind, source, params, assets: files }))?.frames;
       if (frames !== undefined) rec.frames = frames;
     }
-    this.queued++;
-    await this.o.store.put(rec);
-    await this.o.work.add(rec, rec.frames);
+    // MAX_QUEUED_JOBS across every API process: admitted in Redis in one step (a count read every second let two
+    // APIs with a cap of 200 accept 400)
+    const cap = this.o.maxQueuedJobs;
+    if (cap !== undefined && !(await this.o.store.admit(rec.job_id, cap)))
+      throw new Refused(queueFull(await this.o.store.admitted(), cap));
+    try {
+      await this.o.store.put(rec);
+      await this.o.work.add(rec, rec.frames);
+    } catch (err) {
+      await this.o.store.unadmit(rec.job_id).catch(() => {});
+      throw err;
+    }
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
     this.events.emit('queue');
     return rec;

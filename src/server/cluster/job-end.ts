@@ -1,5 +1,6 @@
-// Ending a job's record in error, from whichever process notices first (a worker, an API reconciling): only a
-// pending record changes, so the first end wins and a later one is a no-op.
+// Ending a job's record in error, from whichever process notices first (a worker, an API reconciling, a cancel):
+// only a pending record changes, in one atomic step in Redis (endIfPending), so the first end wins and a later one
+// is a no-op.
 import type { JobRecord } from '../jobs/store.js';
 import type { RedisJobStore } from './redis-store.js';
 
@@ -19,7 +20,7 @@ export async function endJob(
     total_ms: t - rec.created_at,
   };
   delete rec.progress;
-  await store.put(rec);
+  if (!(await store.endIfPending(rec))) return undefined;
   await store.clearProgress(id);
   return rec;
 }

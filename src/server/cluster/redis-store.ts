@@ -2,11 +2,42 @@
 // answers for any job. One JSON string per job that expires with the retention (RETENTION_MS after its creation);
 // the progress of a rendering job is a hash beside it (chunk index -> frames done), written by the workers.
 import type { Redis } from 'ioredis';
-import type { JobRecord, JobStore } from '../jobs/store.js';
+import { storedForm, type JobRecord, type JobStore } from '../jobs/store.js';
 
 export const KEY_PREFIX = 'cmrender:';
 const jobKey = (id: string) => `${KEY_PREFIX}job:${id}`;
 const progressKey = (id: string) => `${KEY_PREFIX}progress:${id}`;
+
+/** The pending jobs of every API process (a sorted set: job id -> created_at), for MAX_QUEUED_JOBS across them. */
+const ADMITTED_KEY = `${KEY_PREFIX}admitted`;
+
+/**
+ * KEYS[1] the record, KEYS[2] the admitted set; ARGV[1] the ended record's JSON, ARGV[2] its TTL in ms, ARGV[3] the
+ * job id. 1 when written (and the job leaves the admitted set), 0 when the record is gone or not pending.
+ */
+const END_IF_PENDING = `
+local cur = redis.call('GET', KEYS[1])
+if not cur then
+  redis.call('ZREM', KEYS[2], ARGV[3])
+  return 0
+end
+if cjson.decode(cur).status ~= 'pending' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[3])
+return 1
+`;
+
+/**
+ * KEYS[1] the admitted set; ARGV[1] the job id, ARGV[2] now, ARGV[3] the cap, ARGV[4] the oldest score still counted.
+ * Entries older than a record lives (a process that died between admitting and writing) are dropped first. 1 when
+ * admitted, 0 when the cap is reached.
+ */
+const ADMIT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return 1
+`;
 
 export class RedisJobStore implements JobStore {
   constructor(
@@ -26,7 +57,48 @@ export class RedisJobStore implements JobStore {
   }
 
   async put(rec: JobRecord): Promise<void> {
-    await this.redis.set(jobKey(rec.job_id), JSON.stringify(rec), 'PX', this.ttl(rec.created_at));
+    await this.redis.set(jobKey(rec.job_id), JSON.stringify(storedForm(rec)), 'PX', this.ttl(rec.created_at));
+  }
+
+  /**
+   * Writes an ended record only if the stored one is still pending, in one step on the server (a Lua script): of a
+   * cancel and a worker's finish racing for the same job, exactly one wins and the other learns it lost (false).
+   * A read, a check and a write from two processes let both win: DELETE answered "cancelled" and the job then
+   * ended ready (2 of 40 cancels sent near the finish).
+   */
+  async endIfPending(rec: JobRecord): Promise<boolean> {
+    const won = await this.redis.eval(
+      END_IF_PENDING,
+      2,
+      jobKey(rec.job_id),
+      ADMITTED_KEY,
+      JSON.stringify(storedForm(rec)),
+      String(this.ttl(rec.created_at)),
+      rec.job_id,
+    );
+    return won === 1;
+  }
+
+  /**
+   * Counts a new job against MAX_QUEUED_JOBS for every API process at once (one script on the server: check and
+   * add in one step); false when `cap` jobs are pending already. A job leaves the count when it ends (endIfPending).
+   */
+  async admit(id: string, cap: number): Promise<boolean> {
+    const now = this.now();
+    return (
+      (await this.redis.eval(ADMIT, 1, ADMITTED_KEY, id, String(now), String(cap), String(now - this.retentionMs))) ===
+      1
+    );
+  }
+
+  /** Jobs admitted and not ended, across every process. */
+  async admitted(): Promise<number> {
+    return this.redis.zcard(ADMITTED_KEY);
+  }
+
+  /** A job that was admitted but will not be queued after all (its record could not be written). */
+  async unadmit(id: string): Promise<void> {
+    await this.redis.zrem(ADMITTED_KEY, id);
   }
 
   async delete(id: string): Promise<void> {

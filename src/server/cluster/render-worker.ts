@@ -18,6 +18,7 @@ import type { AssetStore } from '../asset-store.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, connect, segmentKey, segmentsRoot, type WorkData } from './work-queue.js';
+import { chunkRanges } from '../../contract/chunks.js';
 import { DiskStorage } from '../storage/storage.js';
 import { dataStores } from '../storage/data-stores.js';
 import { endJob } from './job-end.js';
@@ -25,8 +26,11 @@ import { endJob } from './job-end.js';
 export interface RenderWorkerOptions {
   config: Config;
   renderer: Renderer;
-  /** joins the segments, in order, into the codec's file without re-encoding (src/render/ffmpeg.ts's joinSegments) */
-  joinSegments: (segments: string[], outPath: string, codec?: VideoCodec) => Promise<void>;
+  /**
+   * joins the segments, in order, into the codec's file without re-encoding (src/render/ffmpeg.ts's joinSegments),
+   * after checking each has its frames; a segment missing or short throws a JobFailure coded VIDEO_INCOMPLETE
+   */
+  joinSegments: (segments: string[], outPath: string, segmentFrames: number[], codec?: VideoCodec) => Promise<void>;
   log: Logger;
   now?: () => number;
 }
@@ -43,6 +47,8 @@ interface ChunkResult {
 
 /** How often a rendering job reports its progress and looks whether its record was ended meanwhile (a cancel). */
 const PROGRESS_EVERY_MS = 250;
+/** how often a worker checks that its renderer can draw */
+const WATCH_RENDERER_MS = 1_000;
 
 export class RenderWorker {
   readonly worker: Worker<WorkData>;
@@ -53,6 +59,8 @@ export class RenderWorker {
   /** chunk segments, DATA_DIR/segments/<job>/<index>.ts */
   private readonly segments: DiskStorage;
   private readonly now: () => number;
+  private watch: NodeJS.Timeout | null = null;
+  private closing = false;
 
   constructor(private readonly o: RenderWorkerOptions) {
     const { config } = o;
@@ -75,6 +83,21 @@ export class RenderWorker {
     this.worker.on('failed', (job, err) => void this.failed(job, err));
   }
 
+  /**
+   * A worker whose renderer cannot draw (its browser's GL is gone even after relaunches) takes no work until it can:
+   * the queue is paused here and resumed when the renderer's fault clears, so other workers get the jobs.
+   */
+  private watchRenderer(): void {
+    const fault = this.o.renderer.fault?.() ?? null;
+    if (fault && !this.worker.isPaused()) {
+      this.o.log.warn({ fault }, 'the renderer cannot draw: this worker takes no work until it can');
+      void this.worker.pause(true).catch(() => {});
+    } else if (!fault && this.worker.isPaused() && !this.closing) {
+      this.o.log.info('the renderer draws again: this worker takes work again');
+      this.worker.resume();
+    }
+  }
+
   /** Starts taking work (the renderer must have started). */
   async start(): Promise<void> {
     await this.outputs.init();
@@ -87,10 +110,14 @@ export class RenderWorker {
     }
     void this.worker.run();
     await this.worker.waitUntilReady();
+    this.watch = setInterval(() => this.watchRenderer(), WATCH_RENDERER_MS);
+    this.watch.unref();
   }
 
   /** Stops taking work; the jobs in hand finish first (a killed process leaves them to the stalled check). */
   async close(): Promise<void> {
+    this.closing = true;
+    if (this.watch) clearInterval(this.watch);
     await this.worker.close();
     this.redis.disconnect();
   }
@@ -210,13 +237,22 @@ export class RenderWorker {
     const out = this.outputs.pathOf(rec.job_id, rec.kind, rec.params);
     const t0 = performance.now();
     try {
-      await this.o.joinSegments(segments, out, rec.params.codec);
+      await this.o.joinSegments(
+        segments,
+        out,
+        chunkRanges(d.frames).map((r) => r.to - r.from),
+        rec.params.codec,
+      );
     } catch (err) {
       this.o.log.warn({ err, job_id: rec.job_id }, 'joining the chunks failed');
+      // a segment missing or short (a worker that wrote it elsewhere, a disk that lost it): said as such, never a
+      // shorter video reported ready
       await endJob(
         this.store,
         rec.job_id,
-        { message: 'render failed: the chunks could not be joined', code: null },
+        err instanceof JobFailure
+          ? { message: err.message, code: err.code }
+          : { message: 'render failed: the chunks could not be joined', code: null },
         this.now,
       );
       await this.cleanSegments(rec.job_id);
@@ -246,8 +282,8 @@ export class RenderWorker {
     const output = await this.outputs.add(rec.job_id, rec.kind, outcome, rec.params);
     const fresh = await this.store.get(rec.job_id);
     if (!fresh || fresh.status !== 'pending') {
-      // cancelled meanwhile: the client was told so, the file goes
-      await this.outputs.discard(rec.job_id, rec.kind, rec.params);
+      // cancelled meanwhile: the client was told so, the file goes (and its bytes leave the budget)
+      await this.outputs.remove(output);
       return;
     }
     const done = output.written_at;
@@ -263,7 +299,11 @@ export class RenderWorker {
         total_ms: done - fresh.created_at,
       },
     } satisfies Partial<JobRecord>);
-    await this.store.put(fresh);
+    if (!(await this.store.endIfPending(fresh))) {
+      // a cancel won the race between our read and our write: the client was told "cancelled", the file goes
+      await this.outputs.remove(output);
+      return;
+    }
     await this.store.clearProgress(rec.job_id);
     this.o.log.info(
       { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_ready', ...fresh.timings },

@@ -19,12 +19,19 @@ export class Gate {
   }
 }
 
-export type RefusalCode = 'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down';
+export type RefusalCode = 'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down' | 'renderer_unavailable';
 
 export interface Refusal {
   code: RefusalCode;
   error: string;
   retryAfterSeconds: number;
+}
+
+/** A refusal thrown out of a job's creation (the queue cap, checked where the queue is), answered as a 503. */
+export class Refused extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.error);
+  }
 }
 
 /** Sends a refusal: 503, ErrorEnvelope {error, code}, retry-after. */
@@ -82,6 +89,15 @@ export function tooManyUploads(max: number): Refusal {
     code: 'too_many_uploads',
     error: `too many uploads at once (at most ${max}); retry shortly`,
     retryAfterSeconds: 1,
+  };
+}
+
+/** The renderer's browser cannot draw even after relaunches (its GL is gone); it keeps trying to recover. */
+export function rendererUnavailable(fault: string): Refusal {
+  return {
+    code: 'renderer_unavailable',
+    error: `the renderer cannot draw now (${fault}); retry later`,
+    retryAfterSeconds: 10,
   };
 }
 

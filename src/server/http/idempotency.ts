@@ -12,6 +12,9 @@ import type { JobRecord } from '../jobs/store.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** A key lives 24 hours, or as long as job records do when RETENTION_MS is shorter. */
+export const idempotencyTtl = (retentionMs: number): number => Math.min(IDEMPOTENCY_TTL_MS, retentionMs);
+
 interface Entry {
   hash: string;
   at: number;
@@ -41,14 +44,23 @@ export class IdempotencyIndex {
 
   /**
    * The job for this key: the one an earlier request with the same hash made (replayed: true), or the one `create`
-   * makes now. A failed creation (400, 503) frees the key, so the client may retry with it.
+   * makes now. A failed creation (400, 503) frees the key, so the client may retry with it. A key lives as long as
+   * its job: once `exists` says the job's record is gone (retention, the cap on ended records), the key is free.
    */
-  async claim(key: string, hash: string, create: () => Promise<string>): Promise<{ jobId: string; replayed: boolean }> {
+  async claim(
+    key: string,
+    hash: string,
+    create: () => Promise<string>,
+    exists: (jobId: string) => Promise<boolean> = async () => true,
+  ): Promise<{ jobId: string; replayed: boolean }> {
     if (++this.claims % 256 === 0) this.prune();
     const known = this.entries.get(key);
     if (known && this.now() - known.at < this.ttlMs) {
       if (known.hash !== hash) throw mismatch();
-      return { jobId: await known.jobId, replayed: true };
+      const jobId = await known.jobId;
+      if (await exists(jobId)) return { jobId, replayed: true };
+      if (this.entries.get(key) === known) this.entries.delete(key);
+      return this.claim(key, hash, create, exists);
     }
     const entry: Entry = { hash, at: this.now(), jobId: create() };
     this.entries.set(key, entry);

@@ -13,7 +13,14 @@ import type { JobKind, JobView } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import { planRecovery } from '../durability/recovery.js';
-import { diskFull, journalUnwritable, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import {
+  diskFull,
+  journalUnwritable,
+  queueFull,
+  rendererUnavailable,
+  shuttingDown,
+  type Refusal,
+} from '../durability/admission.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 
@@ -28,6 +35,8 @@ export interface JobServiceOptions {
   maxQueuedJobs?: number;
   /** free space on DATA_DIR's disk (default: not watched) */
   disk?: DiskSpace;
+  /** ended job records kept at most (MAX_ENDED_JOBS; default: no cap), the oldest-ended go first */
+  maxEndedJobs?: number;
   log: Logger;
   now: () => number;
 }
@@ -84,11 +93,37 @@ export class JobService {
   private recovered: string[] = [];
   /** jobs admitted whose record is being written: they count against MAX_QUEUED_JOBS already (an exact cap) */
   private reserved = 0;
+  /** the ended jobs whose records are kept, oldest-ended first (MAX_ENDED_JOBS) */
+  private readonly endedIds = new Set<string>();
 
   constructor(private readonly o: JobServiceOptions) {
     this.queue = new RenderQueue(o.concurrency, o.now);
     // every SSE stream listens; more than the default 10 is normal, not a leak
     this.events.setMaxListeners(0);
+    this.events.on('ended', (rec) => this.keepEnded(rec.job_id));
+  }
+
+  /**
+   * Counts an ended job against MAX_ENDED_JOBS: past it, the record (and output) of the job that ended first goes,
+   * so memory and the journal are bounded by configuration, not by how fast clients POST.
+   */
+  private keepEnded(id: string): void {
+    this.endedIds.delete(id);
+    this.endedIds.add(id);
+    const cap = this.o.maxEndedJobs ?? Infinity;
+    while (this.endedIds.size > cap) {
+      const oldest = this.endedIds.values().next().value as string;
+      this.endedIds.delete(oldest);
+      void this.evict(oldest).catch((err) => this.o.log.warn({ err, job_id: oldest }, 'evicting a record failed'));
+    }
+  }
+
+  private async evict(id: string): Promise<void> {
+    const rec = await this.o.store.get(id);
+    if (!rec || rec.status === 'pending') return;
+    await this.o.store.delete(id);
+    if (rec.output) await this.o.outputs.remove(rec.output);
+    this.o.log.info({ job_id: id, event: 'job_evicted' }, 'ended job record evicted (MAX_ENDED_JOBS)');
   }
 
   /**
@@ -97,7 +132,8 @@ export class JobService {
    * already was.
    */
   async init(): Promise<void> {
-    const plan = planRecovery(await this.o.store.list(), this.o.now());
+    const records = await this.o.store.list();
+    const plan = planRecovery(records, this.o.now());
     for (const rec of plan.updates) {
       await this.o.store.put(rec);
       // the cut render left at most a partial file: it goes (a requeued job writes it again)
@@ -109,6 +145,11 @@ export class JobService {
         'job interrupted twice: ended in error',
       );
     this.recovered = plan.requeue;
+    const failed = new Set(plan.failed);
+    const ended = records
+      .filter((r) => r.status !== 'pending' || failed.has(r.job_id))
+      .sort((a, b) => (a.completed_at ?? a.created_at) - (b.completed_at ?? b.created_at));
+    for (const r of ended) this.keepEnded(r.job_id);
     if (plan.requeue.length || plan.failed.length)
       this.o.log.info(
         { requeued: plan.requeue.length, failed: plan.failed.length, event: 'jobs_recovered' },
@@ -176,6 +217,8 @@ export class JobService {
   /** Why the service cannot take work now (/healthz answers 503 with it), or null. A full queue is not counted. */
   async health(): Promise<Refusal | null> {
     if (this.stopping || this.closing) return shuttingDown();
+    const fault = this.o.renderer.fault?.();
+    if (fault) return rendererUnavailable(fault);
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 

@@ -16,7 +16,7 @@
 import { open, rename, mkdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import type { JobRecord, JobStore } from './store.js';
+import { storedForm, type JobRecord, type JobStore } from './store.js';
 
 /** CRC-32 (IEEE 802.3, the zlib/PNG one) of bytes: node:zlib's. */
 export const crc32 = (buf: Uint8Array): number => zlibCrc32(buf);
@@ -197,7 +197,7 @@ export class JournalJobStore implements JobStore {
   async put(rec: JobRecord): Promise<void> {
     await this.recover();
     this.assertWritable();
-    const copy = structuredClone(rec);
+    const copy = structuredClone(storedForm(rec));
     const line = encodeLine({ op: 'put', rec: copy });
     const existed = this.map.has(copy.job_id);
     this.map.set(copy.job_id, copy);

@@ -1,6 +1,7 @@
 // Job records behind a small store interface. Every field of a job lives in one plain, JSON-serialisable record so a
 // durable store (a later issue) can implement the same interface.
 import type { JobKind } from '../schemas.js';
+import { createHash } from 'node:crypto';
 
 export type JobStatus = 'pending' | 'ready' | 'error';
 
@@ -33,7 +34,9 @@ export interface JobRecord {
   created_at: number;
   started_at?: number;
   completed_at?: number;
+  /** the scene; '' once the job has ended (ended-record.ts), when source_sha256 says which it was */
   source: string;
+  source_sha256?: string;
   params: JobParams;
   /** in-source path -> asset key */
   assets: Record<string, string>;
@@ -75,6 +78,17 @@ export interface JobStore {
   writable?(): Promise<boolean>;
 }
 
+/**
+ * The record as every store keeps it: an ended one without its source (its SHA-256 instead), a pending one as it
+ * is. An ended job's view, webhook and idempotency key need no source; and a source is up to 64 KiB while a job that
+ * fails to compile ends in milliseconds, so records that kept theirs grew the process and the journal by about
+ * 350 KB a job for as fast as a client could POST.
+ */
+export function storedForm(rec: JobRecord): JobRecord {
+  if (rec.status === 'pending' || rec.source === '') return rec;
+  return { ...rec, source: '', source_sha256: createHash('sha256').update(rec.source).digest('hex') };
+}
+
 /** In-memory store. Records are copied in and out so callers never share mutable state with the store. */
 export class MemoryJobStore implements JobStore {
   private readonly map = new Map<string, JobRecord>();
@@ -83,7 +97,7 @@ export class MemoryJobStore implements JobStore {
     return r ? structuredClone(r) : undefined;
   }
   async put(rec: JobRecord) {
-    this.map.set(rec.job_id, structuredClone(rec));
+    this.map.set(rec.job_id, structuredClone(storedForm(rec)));
   }
   async delete(id: string) {
     this.map.delete(id);

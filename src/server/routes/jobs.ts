@@ -20,7 +20,7 @@ import { LIMITS } from '../../contract/limits.js';
 import type { Jobs } from '../jobs/jobs-api.js';
 import type { AssetStore } from '../asset-store.js';
 import type { WebhookState } from '../jobs/store.js';
-import { journalUnwritable, sendRefusal } from '../durability/admission.js';
+import { journalUnwritable, Refused, sendRefusal } from '../durability/admission.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { badRequest, HttpError, NOT_FOUND } from '../http/http-error.js';
 import { badRequestAnswer, errorAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
@@ -241,7 +241,9 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
       const hash = key ? requestHash(url, req.body) : '';
       let jobId: string;
       try {
-        jobId = key ? (await idempotency.claim(key, hash, create)).jobId : await create();
+        jobId = key
+          ? (await idempotency.claim(key, hash, create, async (id) => (await jobs.get(id)) !== undefined)).jobId
+          : await create();
       } catch (err) {
         if (err instanceof Refused) return sendRefusal(reply, err.refusal);
         throw err;
@@ -341,13 +343,6 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
     },
   );
 };
-
-/** A 503 from admission, carried out of the idempotent creation to be answered with its retry-after. */
-class Refused extends Error {
-  constructor(readonly refusal: NonNullable<ReturnType<Jobs['admission']>>) {
-    super(refusal.error);
-  }
-}
 
 /** The request's asset map, once every key is known to the asset store (else 400 unknown_asset). */
 async function knownAssets(

@@ -40,12 +40,13 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
             description: '`ok` and a newline.',
             content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } },
           },
-          503: refusalAnswer(['storage_full', 'shutting_down']),
+          503: refusalAnswer(['storage_full', 'shutting_down', 'renderer_unavailable']),
         },
       },
     },
     async (_req, reply) => {
-      // up but unable to take work (a full disk, a journal that cannot be written, shutting down): said with a reason
+      // up but unable to take work (a full disk, a journal that cannot be written, a browser that cannot draw,
+      // shutting down): said with a reason
       const down = await jobs.health();
       if (down) return sendRefusal(reply, down);
       return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('ok\n');

@@ -71,6 +71,15 @@ export class WebhookPolicy {
 
   /** Resolves the URL's host and checks it; returns the checked URL, or throws WebhookRefused. */
   async check(url: string): Promise<URL> {
+    return (await this.resolve(url)).url;
+  }
+
+  /**
+   * Resolves and checks the URL's host; returns the URL and the checked addresses, which the delivery connects to
+   * (pinned-post.ts): a name resolved again at connection time could answer otherwise (DNS rebinding). A host
+   * WEBHOOK_ALLOW names is not resolved here (addresses empty: the connection resolves it).
+   */
+  async resolve(url: string): Promise<{ url: URL; addresses: string[] }> {
     let u: URL;
     try {
       u = new URL(url);
@@ -82,7 +91,7 @@ export class WebhookPolicy {
     if (u.username || u.password)
       throw new WebhookRefused('bad_webhook', 'webhook.url must not carry credentials (use webhook.secret)');
     const host = unbracket(u.hostname.toLowerCase());
-    if (this.hosts.has(host)) return u;
+    if (this.hosts.has(host)) return { url: u, addresses: [] };
     let addresses: string[];
     try {
       addresses = isIP(host) ? [host] : await this.lookup(host);
@@ -98,17 +107,58 @@ export class WebhookPolicy {
           `webhook.url: ${host} resolves to ${a}, a non-public address this service does not call (see WEBHOOK_ALLOW)`,
         );
     }
-    return u;
+    return { url: u, addresses };
   }
 
+  /**
+   * An address may be called when WEBHOOK_ALLOW holds it, or when it is public and so is every IPv4 address an
+   * IPv6 form carries inside it (mapped, compatible, 6to4, NAT64, Teredo, ISATAP reach that IPv4 host).
+   */
   private allows(address: string): boolean {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    // an IPv4-mapped IPv6 address reaches the IPv4 host: judge that one
-    const a = mapped ? mapped[1] : address;
-    const type = isIP(a) === 4 ? 'ipv4' : 'ipv6';
-    if (this.ranges.check(a, type)) return true;
-    return !NOT_PUBLIC.check(a, type) && !(type === 'ipv6' && /^(64:ff9b::|::ffff:)/i.test(a));
+    const type = isIP(address) === 4 ? 'ipv4' : 'ipv6';
+    if (this.ranges.check(address, type)) return true;
+    if (NOT_PUBLIC.check(address, type)) return false;
+    return embeddedIpv4(address).every((v4) => this.ranges.check(v4, 'ipv4') || !NOT_PUBLIC.check(v4, 'ipv4'));
   }
+}
+
+/** The 8 16-bit groups of an IPv6 address (with '::' expanded and a trailing dotted quad read), or null. */
+export function ipv6Groups(address: string): number[] | null {
+  if (isIP(address) !== 6) return null;
+  let a = address.toLowerCase().replace(/%.*$/, '');
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(a);
+  if (quad) {
+    const [b0, b1, b2, b3] = quad.slice(1).map(Number) as [number, number, number, number];
+    a = `${a.slice(0, quad.index)}${((b0 << 8) | b1).toString(16)}:${((b2 << 8) | b3).toString(16)}`;
+  }
+  const [head, tail] = a.includes('::') ? a.split('::') : [a, undefined];
+  const parse = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
+  const h = parse(head);
+  const t = parse(tail);
+  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill(0), ...t];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+
+/** Every IPv4 address an IPv6 address reaches through a transition form; empty for an address that embeds none. */
+export function embeddedIpv4(address: string): string[] {
+  const g = ipv6Groups(address);
+  if (!g) return [];
+  const out: string[] = [];
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible, ::/96), ::ffff:0:a.b.c.d (translated)
+  if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) out.push(v4(g[6]!, g[7]!));
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) out.push(v4(g[6]!, g[7]!));
+  // 6to4: 2002:AABB:CCDD::/16 carries AA.BB.CC.DD
+  if (g[0] === 0x2002) out.push(v4(g[1]!, g[2]!));
+  // NAT64: 64:ff9b::/96 and the local-use 64:ff9b:1::/48
+  if (g[0] === 0x64 && g[1] === 0xff9b) out.push(v4(g[6]!, g[7]!));
+  // Teredo 2001:0::/32: the server's IPv4 in groups 2-3, the client's inverted in groups 6-7
+  if (g[0] === 0x2001 && g[1] === 0) out.push(v4(g[2]!, g[3]!), v4(g[6]! ^ 0xffff, g[7]! ^ 0xffff));
+  // ISATAP: any prefix with an interface id of 0:5efe or 200:5efe and the IPv4 in groups 6-7
+  if ((g[4] === 0 || g[4] === 0x200) && g[5] === 0x5efe) out.push(v4(g[6]!, g[7]!));
+  return out;
 }
 
 function unbracket(h: string): string {

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { JobRecord, JobStore } from '../jobs/store.js';
 import { jobView } from '../jobs/job-view.js';
 import type { WebhookPolicy } from './address-policy.js';
+import { postPinned } from './pinned-post.js';
 import { signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
 
 export interface WebhookDispatcherOptions {
@@ -85,8 +86,9 @@ export class WebhookDispatcher {
     let outcome: string;
     let ok = false;
     try {
-      // the host is checked again: what it resolves to may have changed since the job was posted
-      const url = await this.o.policy.check(hook.url);
+      // the host is checked again (what it resolves to may have changed since the job was posted), and the
+      // delivery connects to the address checked
+      const { url, addresses } = await this.o.policy.resolve(hook.url);
       const body = JSON.stringify(jobView(rec, {}));
       const timestamp = Math.floor(this.o.now() / 1000);
       const headers: Record<string, string> = {
@@ -95,15 +97,14 @@ export class WebhookDispatcher {
         [TIMESTAMP_HEADER]: String(timestamp),
       };
       if (hook.secret) headers[SIGNATURE_HEADER] = signWebhook(hook.secret, timestamp, body);
-      const res = await fetch(url, {
-        method: 'POST',
+      // a redirect is not followed (postPinned never does): it could lead anywhere, including inside the network
+      const res = await postPinned(
+        url,
+        addresses[0],
         headers,
         body,
-        // a redirect is not followed: it could lead anywhere, including inside the network
-        redirect: 'manual',
-        signal: AbortSignal.any([stop, AbortSignal.timeout(this.o.timeoutMs)]),
-      });
-      await res.body?.cancel().catch(() => {});
+        AbortSignal.any([stop, AbortSignal.timeout(this.o.timeoutMs)]),
+      );
       ok = res.status >= 200 && res.status < 300;
       outcome = `HTTP ${res.status}`;
     } catch (err) {

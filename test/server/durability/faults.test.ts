@@ -16,6 +16,7 @@ import {
   browserProcess,
   rendererProcesses,
   ffmpegProcesses,
+  gpuProcesses,
   sleep,
 } from './helpers/service.js';
 
@@ -86,6 +87,38 @@ test(
     assert.equal((await s.waitJob(queued, 60_000)).body.status, 'ready');
     const nb = browserProcess(s.pid);
     assert.ok(nb && nb.pid !== b.pid, 'a new browser process runs');
+    await expectNextJobsWork();
+  },
+);
+
+test(
+  'the GPU process is SIGKILLed between jobs (an OOM kill, a driver fault): the next frame and video render',
+  { timeout: 120_000 },
+  async () => {
+    await expectNextJobsWork();
+    const gpu = gpuProcesses(s.pid);
+    assert.ok(gpu.length >= 1, 'found the GPU process');
+    killAll(gpu.map((p) => p.pid));
+    await expectNextJobsWork();
+    await expectNextJobsWork();
+    const h = await s.req('GET', '/healthz');
+    assert.equal(h.status, 200, h.text);
+  },
+);
+
+test(
+  'the GPU process is SIGKILLed mid-video: that job ends ready on fresh pages or with a clear message; the next renders',
+  { timeout: 120_000 },
+  async () => {
+    const id = await startLong();
+    const gpu = gpuProcesses(s.pid);
+    assert.ok(gpu.length >= 1, 'found the GPU process');
+    killAll(gpu.map((p) => p.pid));
+    // tried again on fresh pages, it runs into the job limit (LONG outlasts it) or fails: either way it ends, with
+    // a reason a client can read, never "lost its WebGL context" for a GPU process the service could replace
+    const e = await s.waitJob(id, LIMIT_MS + 30_000);
+    assert.notEqual(e.body.status, 'pending', e.text);
+    if (e.body.status === 'error') assert.doesNotMatch(e.body.message, /WebGL context/, e.text);
     await expectNextJobsWork();
   },
 );

@@ -145,7 +145,7 @@ test('concurrent uploads are capped: one more answers 503 too_many_uploads; afte
 });
 
 test(
-  'memory does not grow across hundreds of jobs: once their records expire, nothing of 400 jobs is left on the heap',
+  'memory does not grow across hundreds of jobs: ended records drop their sources, and once expired nothing of 400 jobs is left on the heap',
   { timeout: 120_000 },
   async () => {
     const r = new FakeRenderer();
@@ -154,16 +154,20 @@ test(
     // 32 KiB sources: a job retained anywhere (a closure, a map, the queue) would show as megabytes
     const big = { ...FRAME, source: `${FRAME.source}// ${'x'.repeat(32 * 1024)}\n` };
     try {
-      const batch = async (n: number) => {
+      const post400 = async (n: number) => {
         const ids: string[] = [];
         for (let i = 0; i < n; i++) {
           const a = await post(t.app, '/v1/frame', { ...big, source: big.source + `// ${i}\n` });
           assert.equal(a.statusCode, 202);
           ids.push(a.json().job_id);
         }
+        return ids;
+      };
+      const finish = async (ids: string[]) => {
         for (const id of ids) assert.equal((await waitJob(t.app, id)).json().status, 'ready');
         r.calls.length = 0; // the fake renderer's own call log is not the service's memory
       };
+      const batch = async (n: number) => finish(await post400(n));
       const expireAll = async () => {
         now += 25 * H;
         await t.app.retention.sweep();
@@ -176,14 +180,26 @@ test(
       await batch(100);
       await expireAll();
       const h0 = heap();
-      await batch(400);
+      // 400 jobs held pending: their records hold their sources (the measure sees them)
+      let release = () => {};
+      const gate = new Promise<void>((res) => (release = res));
+      r.behaviour = () => gate;
+      const ids = await post400(400);
       const h1 = heap();
-      assert.ok(h1 - h0 > 400 * 32 * 1024 * 0.9, 'the live records hold their sources (the measure sees them)');
+      assert.ok(h1 - h0 > 400 * 32 * 1024 * 0.9, 'the pending records hold their sources (the measure sees them)');
+      release();
+      await finish(ids);
+      r.behaviour = null;
+      const hEnded = heap();
+      assert.ok(
+        hEnded - h0 < 400 * 32 * 1024 * 0.2,
+        `ended records keep no source: the heap holds ${hEnded - h0} bytes for 400 ended jobs`,
+      );
       await expireAll();
       const h2 = heap();
       assert.equal(embeddedJobs(t.app).queue.size, 0);
       assert.equal(readdirSync(join(t.dataDir, 'outputs')).length, 0);
-      console.log(`heap: ${h0} -> ${h1} with 400 records -> ${h2} after expiry`);
+      console.log(`heap: ${h0} -> ${h1} with 400 pending -> ${hEnded} ended -> ${h2} after expiry`);
       assert.ok(
         h2 - h0 < 2 * 1024 * 1024,
         `heap grew ${h2 - h0} bytes over 400 jobs (${h0} -> ${h1} with records -> ${h2} after expiry)`,

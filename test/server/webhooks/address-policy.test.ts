@@ -6,6 +6,10 @@ import { WebhookPolicy, WebhookRefused } from '../../../src/server/webhooks/addr
 import { WebhookDispatcher } from '../../../src/server/webhooks/dispatcher.js';
 import { MemoryJobStore, type JobRecord } from '../../../src/server/jobs/store.js';
 import { silentLog } from '../../helpers/app.js';
+import { postPinned } from '../../../src/server/webhooks/pinned-post.js';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 
 const resolver = (table: Record<string, string[]>) => async (host: string) => table[host] ?? [];
 
@@ -80,4 +84,62 @@ test('at delivery the host is checked again: a name that now resolves to loopbac
   assert.equal(typeof w.gave_up_at, 'number');
   assert.equal(w.delivered_at, undefined);
   await d.close();
+});
+
+test('IPv6 forms that carry an IPv4 address are judged by the IPv4 inside: private inside is refused, public allowed', async () => {
+  const p = new WebhookPolicy([], resolver({}));
+  for (const url of [
+    'http://[::127.0.0.1]/x', // IPv4-compatible, ::/96
+    'http://[::7f00:1]/x',
+    'http://[::ffff:10.0.0.1]/x', // mapped
+    'http://[::ffff:0:192.168.1.1]/x', // translated
+    'http://[2002:a9fe:a9fe::1]/x', // 6to4 of 169.254.169.254 (cloud metadata)
+    'http://[2002:7f00:1::]/x', // 6to4 of 127.0.0.1
+    'http://[64:ff9b::10.0.0.1]/x', // NAT64
+    'http://[64:ff9b:1::a00:1]/x', // NAT64 local use
+    'http://[2001:0:a9fe:a9fe::1]/x', // Teredo with 169.254.169.254 as its server
+    'http://[2001:db8::5efe:10.0.0.1]/x', // ISATAP
+  ])
+    assert.equal(await refusal(p, url), 'webhook_not_allowed', url);
+  for (const url of [
+    'http://[::ffff:93.184.216.34]/x',
+    'http://[2002:5db8:d822::1]/x',
+    'http://[64:ff9b::5db8:d822]/x',
+  ])
+    assert.equal(await refusal(p, url), null, url);
+  // WEBHOOK_ALLOW's IPv4 ranges open the same addresses in their IPv6 forms
+  assert.equal(await refusal(new WebhookPolicy(['10.0.0.0/8'], resolver({})), 'http://[::ffff:10.0.0.1]/x'), null);
+});
+
+test('a delivery connects to the address the policy checked, not to a second resolution of the name', async () => {
+  const hits: { host: string | undefined; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      hits.push({ host: req.headers.host, body });
+      res.writeHead(204).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  try {
+    // the name resolves only in the policy's (stubbed) resolver: the system's DNS has never heard of it, so a
+    // connection that resolved it again would fail with ENOTFOUND instead of reaching the receiver
+    const p = new WebhookPolicy(['127.0.0.1'], resolver({ 'hooks.invalid': ['127.0.0.1'] }));
+    const { url, addresses } = await p.resolve(`http://hooks.invalid:${port}/done`);
+    assert.deepEqual(addresses, ['127.0.0.1']);
+    const res = await postPinned(
+      url,
+      addresses[0],
+      { 'content-type': 'application/json' },
+      '{"a":1}',
+      AbortSignal.timeout(10_000),
+    );
+    assert.equal(res.status, 204);
+    assert.deepEqual(hits, [{ host: `hooks.invalid:${port}`, body: '{"a":1}' }]);
+  } finally {
+    server.close();
+  }
 });

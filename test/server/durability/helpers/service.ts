@@ -52,7 +52,15 @@ export class ServiceProcess {
   static async start(dataDir: string, env: Record<string, string> = {}, startMs = 60_000): Promise<ServiceProcess> {
     const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'server', 'main.ts')], {
       cwd: repoRoot,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        RENDER_CONCURRENCY: '1',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const s = new ServiceProcess(child, dataDir);
@@ -209,6 +217,11 @@ export function browserProcess(root: number): Proc | undefined {
 
 export function rendererProcesses(root: number): Proc[] {
   return descendants(root).filter((p) => p.cmdline.includes('--type=renderer'));
+}
+
+/** Chromium's GPU process (what draws every page's WebGL), found by its command line. */
+export function gpuProcesses(root: number): Proc[] {
+  return descendants(root).filter((p) => p.cmdline.includes('--type=gpu-process'));
 }
 
 export function ffmpegProcesses(root: number): Proc[] {

@@ -1,0 +1,60 @@
+// A browser that comes back unable to draw. The service's Chromium crashes and is relaunched on a machine whose EGL
+// has gone away meanwhile (glvnd pointed at no vendor: Chromium then quietly falls back to SwiftShader, which the
+// relaunch's probe frame must see through). The renderer says why it cannot draw (/healthz 503
+// renderer_unavailable), fails jobs with that reason instead of drawing on another backend, and recovers by itself
+// once EGL is back.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { realRenderer, runJob, startApp, type TestApp } from '../helpers/app.js';
+import type { ChromiumRenderer } from '../../src/render/renderer.js';
+
+const NO_EGL = '__EGL_VENDOR_LIBRARY_FILENAMES';
+const FRAME = {
+  source: `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  compose [rect(width: 1920px, height: 1080px, fill: #204060)]\n}\n`,
+  params: { width: 64, height: 36 },
+};
+
+let t: TestApp | null = null;
+after(async () => {
+  delete process.env[NO_EGL];
+  await t?.close();
+});
+
+async function until(what: string, cond: () => Promise<boolean> | boolean, ms = 90_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('a relaunch that cannot draw: /healthz 503 renderer_unavailable, jobs fail saying so; EGL back: it recovers', async (ctx) => {
+  const renderer: ChromiumRenderer = realRenderer();
+  t = await startApp({ renderer });
+  if (renderer.gl?.backend !== 'egl')
+    return ctx.skip(`needs the egl backend (this run draws on ${renderer.gl?.backend})`);
+  const ok = await runJob(t.app, '/v1/frame', FRAME);
+  assert.equal(ok.json().status, 'ready', ok.body);
+
+  process.env[NO_EGL] = '/nonexistent/egl-vendor.json';
+  const launches = renderer.browser.launches;
+  await renderer.browser.crashForTest();
+  await until('the renderer reports its fault', () => renderer.fault() !== null);
+  assert.equal(renderer.browser.launches, launches, 'no browser that cannot draw counts as launched');
+
+  const h = await t.app.inject({ url: '/healthz' });
+  assert.equal(h.statusCode, 503, h.body);
+  assert.equal(h.json().code, 'renderer_unavailable');
+  assert.match(h.json().error, /cannot draw .*fell back to SwiftShader/);
+  assert.ok(Number(h.headers['retry-after']) >= 1);
+  const failed = (await runJob(t.app, '/v1/frame', FRAME)).json();
+  assert.equal(failed.status, 'error', JSON.stringify(failed));
+  assert.match(failed.message, /the renderer cannot draw now/);
+
+  delete process.env[NO_EGL];
+  await until('/healthz says ok again', async () => (await t!.app.inject({ url: '/healthz' })).statusCode === 200);
+  assert.equal(renderer.browser.launches, launches + 1);
+  assert.equal(renderer.fault(), null);
+  const back = (await runJob(t.app, '/v1/frame', FRAME)).json();
+  assert.equal(back.status, 'ready', JSON.stringify(back));
+});
