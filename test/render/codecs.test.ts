@@ -208,3 +208,12 @@ for (const codec of VIDEO_CODECS.filter((c) => c !== 'h264')) {
     assert.ok((await readFile(whole)).equals(await readFile(out)), `${codec}: split apart gave other bytes`);
   });
 }
+
+test('a transparent ProRes 4444 in two chunks keeps its alpha across the join', async () => {
+  const path = await video(sliding(7, false), { codec: 'prores', transparent: true, fps: FPS, width: W, height: H });
+  const p = await probe(path);
+  assert.deepEqual([p.pixFmt, p.frames], ['yuva444p12le', 70]);
+  const frames = decodeRgba(path, 'prores');
+  assert.equal(frames.length, 70);
+  for (const i of [0, 59, 60, 69]) assert.equal(frames[i]![3], 0, `frame ${i}: corner alpha`);
+});
