@@ -21,6 +21,7 @@ import { defaultChromiumPath } from '../src/render/chromium.js';
 import { STAGES } from '../src/render/stage-times.js';
 import type { Renderer, RenderTimings } from '../src/render/types.js';
 import { parseGlSetting, type GlSetting } from '../src/contract/hardware.js';
+import { VIDEO_CODECS, type VideoCodec } from '../src/contract/outputs.js';
 
 const read = (name: string) => readFileSync(join(examplesDir, `${name}.cm`), 'utf8');
 const source = read('docs-api-quick');
@@ -43,6 +44,8 @@ interface Service {
   base: string;
   /** the timings of the service's last job, for the breakdown */
   lastTimings: RenderTimings | null;
+  /** the output URL of the service's last job (its bytes for the codec table) */
+  lastUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -74,6 +77,7 @@ async function openService(gl: GlSetting): Promise<Service> {
     label: chromium.gl ? `${chromium.gl.backend} (${chromium.gl.renderer})` : gl,
     base: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`,
     lastTimings: null,
+    lastUrl: null,
     async close() {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -93,8 +97,15 @@ async function job(svc: Service, path: string, body: unknown): Promise<number> {
   if (r.status !== 202) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   const { job_id } = (await r.json()) as { job_id: string };
   for (;;) {
-    const j = (await (await fetch(`${base}/v1/jobs/${job_id}`)).json()) as { status: string; message?: string };
-    if (j.status === 'ready') return performance.now() - t0;
+    const j = (await (await fetch(`${base}/v1/jobs/${job_id}`)).json()) as {
+      status: string;
+      message?: string;
+      url?: string;
+    };
+    if (j.status === 'ready') {
+      svc.lastUrl = j.url ?? null;
+      return performance.now() - t0;
+    }
     if (j.status === 'error') throw new Error(`${path}: ${j.message}`);
     await new Promise((res) => setTimeout(res, 5));
   }
@@ -118,6 +129,7 @@ interface Case {
       at?: number;
       depth?: number;
       size?: number;
+      codec?: VideoCodec;
     };
   };
   reference?: number;
@@ -139,6 +151,12 @@ const allCases: Case[] = [
     reference: 10.3,
     target: 1.0,
   },
+  // each codec at 1080p, 2 s, default quality: its time and its bytes (the codec table)
+  ...VIDEO_CODECS.map((codec): Case => ({
+    name: `codec ${codec} video 2 s 30 fps 1920x1080`,
+    path: '/v1/render',
+    body: { source, params: { width: 1920, height: 1080, duration: 2, fps: 30, codec } },
+  })),
   {
     name: 'homepage frame 1920x1080',
     path: '/v1/frame',
@@ -209,6 +227,7 @@ try {
   for (const c of cases) for (const svc of services) await job(svc, c.path, c.body); // warm-up
   const rows: string[] = [];
   const stageRows: string[] = [];
+  const codecRows: string[] = [];
   for (const c of cases) {
     const times = new Map<Service, number[]>(services.map((svc) => [svc, []]));
     const runs = c.heavy ? Math.min(3, RUNS) : RUNS;
@@ -227,6 +246,16 @@ try {
         : '';
     const ratio = services.length === 2 ? ` x${(medians[0]! / medians[1]!).toFixed(2)} |` : '';
     rows.push(`| ${c.name} | ${runs} | ${cells.join(' | ')} |${ratio} ${ref} | ${c.target?.toFixed(2) ?? ''} |`);
+    if (c.body.params.codec) {
+      const bytes = await Promise.all(
+        services.map(async (svc) => {
+          const r = await fetch(svc.base + svc.lastUrl!, { method: 'HEAD' });
+          return Number(r.headers.get('content-length'));
+        }),
+      );
+      const cellsOf = services.map((svc, k) => `${medians[k]!.toFixed(3)} | ${bytes[k]}`);
+      codecRows.push(`| ${c.body.params.codec} | ${runs} | ${cellsOf.join(' | ')} |`);
+    }
     for (const svc of services) {
       const t = svc.lastTimings;
       if (t)
@@ -248,6 +277,15 @@ try {
     "\nWhere the time went in the last run (ms, summed over frames; a video's stages overlap, so they add up to",
   );
   console.log('more than the wall time; "wait" is the page time the pipeline could not hide)\n');
+  if (codecRows.length) {
+    console.log(
+      '\nEach codec at its default quality: docs-api-quick, 1920x1080, 2 s at 30 fps (median seconds, bytes)\n',
+    );
+    console.log(`| codec | runs | ${services.map((svc) => `${svc.gl} s | ${svc.gl} bytes`).join(' | ')} |`);
+    console.log(`|---|---|${services.map(() => '---|---').join('|')}|`);
+    for (const r of codecRows) console.log(r);
+    console.log('');
+  }
   console.log(`| job | gl | ${STAGES.join(' | ')} | wait |`);
   console.log(`|---|---|${STAGES.map(() => '---').join('|')}|---|`);
   for (const r of stageRows) console.log(r);

@@ -6,7 +6,7 @@ const ENDPOINT: Record<Kind, string> = { frame: '/v1/frame', video: '/v1/render'
 
 export interface JobRequest {
   source: string;
-  params: Record<string, number>;
+  params: Record<string, number | string>;
   /** in-source path -> asset key */
   assets: Record<string, string>;
 }

@@ -42,6 +42,11 @@ const ui = {
   height: $<HTMLInputElement>('height'),
   fps: $<HTMLInputElement>('fps'),
   duration: $<HTMLInputElement>('duration'),
+  format: $<HTMLSelectElement>('format'),
+  codec: $<HTMLSelectElement>('codec'),
+  quality: $<HTMLInputElement>('quality'),
+  renderPng: $<HTMLButtonElement>('render-png'),
+  renderMp4: $<HTMLButtonElement>('render-mp4'),
   progress: $<HTMLProgressElement>('job-progress'),
   jobStatus: $<HTMLSpanElement>('job-status'),
   result: $<HTMLDivElement>('result'),
@@ -240,7 +245,18 @@ ui.scrubber.oninput = () => {
 ui.serverMode.onchange = () => requestDraw();
 
 // ---- rendering through the API
-const ENDS: Record<Kind, string> = { frame: 'PNG', video: 'MP4', gif: 'GIF' };
+/** What each button makes, by the chosen still format and video codec (an option's data-label, else its text). */
+const selected = (el: HTMLSelectElement) => {
+  const o = el.selectedOptions[0];
+  return o?.dataset.label ?? o?.textContent ?? el.value;
+};
+const ends = (): Record<Kind, string> => ({ frame: selected(ui.format), video: selected(ui.codec), gif: 'GIF' });
+function labelButtons(): void {
+  ui.renderPng.textContent = `Render ${selected(ui.format)}`;
+  ui.renderMp4.textContent = `Render ${selected(ui.codec)}`;
+}
+ui.format.onchange = labelButtons;
+ui.codec.onchange = labelButtons;
 let rendering: AbortController | null = null;
 
 function numberField(el: HTMLInputElement): number | undefined {
@@ -252,15 +268,27 @@ async function render(kind: Kind): Promise<void> {
   rendering?.abort();
   const ac = new AbortController();
   rendering = ac;
-  const params: Record<string, number> = {};
+  const ENDS = ends();
+  const params: Record<string, number | string> = {};
   const put = (k: string, v: number | undefined) => v !== undefined && Number.isFinite(v) && (params[k] = v);
+  const quality = numberField(ui.quality);
   put('width', numberField(ui.width));
   put('height', numberField(ui.height));
   // the exact preview time: the PNG is the frame on screen
-  if (kind === 'frame') put('at', t);
-  else {
+  if (kind === 'frame') {
+    put('at', t);
+    // a PNG is lossless: quality is for JPEG and WebP only (the service refuses it on a PNG)
+    if (ui.format.value !== 'png') {
+      params.format = ui.format.value;
+      put('quality', quality);
+    }
+  } else {
     put('fps', numberField(ui.fps));
     put('duration', numberField(ui.duration));
+    if (kind === 'video') {
+      if (ui.codec.value !== 'h264') params.codec = ui.codec.value;
+      put('quality', quality);
+    }
   }
   ui.progress.hidden = false;
   ui.progress.removeAttribute('value');
@@ -283,7 +311,7 @@ async function render(kind: Kind): Promise<void> {
     ui.progress.hidden = true;
     if (end.status === 'ready') {
       ui.jobStatus.textContent = `${ENDS[kind]}: ready${end.width ? ` (${end.width}×${end.height})` : ''}`;
-      showResult(kind, end.url);
+      showResult(kind, end.url, ENDS[kind]);
     } else {
       ui.jobStatus.classList.add('bad');
       ui.jobStatus.replaceChildren(`${ENDS[kind]} failed: ${end.message}`);
@@ -304,7 +332,7 @@ async function render(kind: Kind): Promise<void> {
   }
 }
 
-function showResult(kind: Kind, url: string): void {
+function showResult(kind: Kind, url: string, what: string): void {
   let media: HTMLElement;
   if (kind === 'video') {
     const v = document.createElement('video');
@@ -313,12 +341,12 @@ function showResult(kind: Kind, url: string): void {
     v.muted = true;
     v.autoplay = true;
     v.src = url;
-    v.setAttribute('aria-label', 'Rendered MP4');
+    v.setAttribute('aria-label', `Rendered ${what}`);
     media = v;
   } else {
     const img = document.createElement('img');
     img.src = url;
-    img.alt = kind === 'frame' ? `Rendered PNG at t = ${t.toFixed(2)} s` : 'Rendered GIF';
+    img.alt = kind === 'frame' ? `Rendered ${what} at t = ${t.toFixed(2)} s` : 'Rendered GIF';
     media = img;
   }
   const link = document.createElement('a');

@@ -1,4 +1,4 @@
-// `cmrender render FILE -o OUT.(png|mp4|gif)`: a local render through the same ChromiumRenderer as the service
+// `cmrender render FILE -o OUT.(png|jpg|webp|mp4|webm|mov|gif)`: a local render through the same ChromiumRenderer as the service
 // (warm Chromium page, frame pipeline, ffmpeg), without a server. The output kind follows the extension.
 import { readFileSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { parseGlSetting } from '../contract/hardware.js';
 import { checkParams, prepare } from '../render/prepare.js';
 import { Aborted } from '../render/frame-sequence.js';
 import { JobFailure, type RenderJob, type RenderParams } from '../render/types.js';
+import { VIDEO_CODECS, videoExt, type FrameFormat, type VideoCodec } from '../contract/outputs.js';
 import { parseAt } from './time.js';
 import { createProgress, formatSeconds, type ProgressSink } from './progress.js';
 import { numberFlag, parseFlags, UsageError } from './flags.js';
@@ -21,9 +22,19 @@ export interface CommandIo {
 }
 
 export const RENDER_USAGE =
-  'cmrender render FILE -o OUT.png|OUT.mp4|OUT.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--asset /img/x.jpg=./x.jpg]...';
+  'cmrender render FILE -o OUT.png|.jpg|.webp|.mp4|.webm|.mov|.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--codec C] [--quality Q] [--asset /img/x.jpg=./x.jpg]...';
 
-const KIND_BY_EXT: Record<string, RenderJob['kind']> = { '.png': 'frame', '.mp4': 'video', '.gif': 'gif' };
+/** The output's kind, and the codec or still format its extension implies (--codec picks h265 or av1). */
+const BY_EXT: Record<string, { kind: RenderJob['kind']; codec?: VideoCodec; format?: FrameFormat }> = {
+  '.png': { kind: 'frame' },
+  '.jpg': { kind: 'frame', format: 'jpeg' },
+  '.jpeg': { kind: 'frame', format: 'jpeg' },
+  '.webp': { kind: 'frame', format: 'webp' },
+  '.mp4': { kind: 'video' },
+  '.webm': { kind: 'video', codec: 'vp9' },
+  '.mov': { kind: 'video', codec: 'prores' },
+  '.gif': { kind: 'gif' },
+};
 
 const FLAGS = {
   '-o': 'string',
@@ -34,6 +45,8 @@ const FLAGS = {
   '--width': 'number',
   '--height': 'number',
   '--asset': 'repeat',
+  '--codec': 'string',
+  '--quality': 'number',
 } as const;
 
 export interface RenderRequest {
@@ -49,12 +62,29 @@ export function parseRenderArgs(argv: readonly string[]): RenderRequest {
   const out = f.values.get('-o') ?? f.values.get('--output');
   if (!out) throw new UsageError('`render` requires an output file: -o OUT.png, OUT.mp4 or OUT.gif');
   const ext = extname(out).toLowerCase();
-  const kind = KIND_BY_EXT[ext];
-  if (!kind)
+  const byExt = BY_EXT[ext];
+  if (!byExt)
     throw new UsageError(
-      `cannot render to '${basename(out)}': unknown output extension '${ext || '(none)'}'; use .png (a frame), .mp4 (a video) or .gif`,
+      `cannot render to '${basename(out)}': unknown output extension '${ext || '(none)'}'; use .png, .jpg or .webp (a frame), .mp4, .webm or .mov (a video) or .gif`,
     );
+  const kind = byExt.kind;
   const params: RenderParams = {};
+  if (byExt.format) params.format = byExt.format;
+  const codec = f.values.get('--codec') ?? byExt.codec;
+  if (codec !== undefined) {
+    if (kind !== 'video') throw new UsageError('--codec is for .mp4, .webm and .mov outputs');
+    if (!(VIDEO_CODECS as readonly string[]).includes(codec))
+      throw new UsageError(`unknown codec '${codec}'; use ${VIDEO_CODECS.join(', ')}`);
+    if (videoExt(codec as VideoCodec) !== ext.slice(1))
+      throw new UsageError(`codec ${codec} is written as .${videoExt(codec as VideoCodec)}, not ${ext}`);
+    if (codec !== 'h264') params.codec = codec as VideoCodec;
+  }
+  const quality = numberFlag(f, '--quality');
+  if (quality !== undefined) {
+    if (kind === 'gif' || (kind === 'frame' && !byExt.format))
+      throw new UsageError('--quality is for videos and .jpg or .webp frames');
+    params.quality = quality;
+  }
   const time = (name: '--at' | '--duration') => {
     const v = f.values.get(name);
     if (v === undefined) return undefined;
@@ -67,10 +97,10 @@ export function parseRenderArgs(argv: readonly string[]): RenderRequest {
   const fps = numberFlag(f, '--fps');
   if (kind === 'frame') {
     if (duration !== undefined || fps !== undefined)
-      throw new UsageError('--duration and --fps are for .mp4 and .gif outputs');
+      throw new UsageError('--duration and --fps are for video and .gif outputs');
     if (at !== undefined) params.at = at;
   } else {
-    if (at !== undefined) throw new UsageError('--at is for .png outputs (a clip starts at 0)');
+    if (at !== undefined) throw new UsageError('--at is for frame outputs (a clip starts at 0)');
     if (duration !== undefined) params.duration = duration;
     if (fps !== undefined) params.fps = fps;
   }

@@ -2,12 +2,18 @@
 export const OUTPUT_MIME = {
   png: 'image/png',
   mp4: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
+  jpg: 'image/jpeg',
+  webp: 'image/webp',
   gif: 'image/gif',
   glb: 'model/gltf-binary',
   svg: 'image/svg+xml',
 } as const;
 export type OutputExt = keyof typeof OUTPUT_MIME;
+export type OutputMime = (typeof OUTPUT_MIME)[OutputExt];
 
+/** Each kind's extension with default params (a video's codec or a frame's format may choose another: outputs.ts). */
 export const KIND_EXT = {
   frame: 'png',
   video: 'mp4',

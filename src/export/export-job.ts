@@ -8,10 +8,14 @@ import { svgToGlb } from './mesh';
 import { vectorizeImage } from './vectorize';
 import { ExportError } from './errors';
 
+/** the params a mesh or a vectorize reads (a job's record holds every kind's, strings included) */
+type NumericParam =
+  'depth' | 'size' | 'round' | 'strokeWidth' | 'threshold' | 'simplify' | 'bridge' | 'stitch' | 'maxDim';
+
 export interface ExportTask {
   kind: 'mesh' | 'vectorize';
   source: string;
-  params: Record<string, number | undefined>;
+  params: { [K in NumericParam]?: number };
   /** in-source path -> file */
   assets: Record<string, string>;
   outPath: string;

@@ -8,6 +8,7 @@ import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { i420Bytes, i420Converter } from '../contract/yuv.js';
 import type { VideoEncoderName } from '../contract/hardware.js';
+import { CODEC_FACTS, FRAME_QUALITY_DEFAULT, crfOf, proresProfileOf, type VideoCodec } from '../contract/outputs.js';
 
 export interface EncoderOptions {
   ffmpegPath?: string;
@@ -15,17 +16,44 @@ export interface EncoderOptions {
   height: number;
   fps: number;
   outPath: string;
-  /** x264 CRF, default 18 */
+  /** x264 CRF, default 18 (or the one `quality` gives) */
   crf?: number;
+  /** the codec (default h264) and so the finished file's container (src/contract/outputs.ts) */
+  codec?: VideoCodec;
+  /** 0..100, mapped to the codec's own scale (crfOf, proresProfileOf); default: today's CRF 18 */
+  quality?: number;
+  /** frames arrive as RGBA (not I420) and the alpha is kept: vp9 (yuva420p) or prores (4444) */
+  transparent?: boolean;
   /** x264 preset, default "veryfast" */
   preset?: string;
   /** libx264 (default: the bit-exact reference) or NVIDIA's h264_nvenc (RENDER_ENCODER=nvenc) */
   encoder?: VideoEncoderName;
   /**
-   * 'mp4' (default): the finished file. 'mpegts': one chunk of a longer video, a closed segment (it starts with an
-   * IDR frame, as every encode does) that joinSegments() puts together with the others without re-encoding.
+   * 'mp4' (default): the finished file (for another codec, its own container: WebM or MOV). 'mpegts': one chunk of a
+   * longer video, a closed segment (it starts with a key frame, as every encode does) that joinSegments() puts
+   * together with the others without re-encoding (MPEG-TS or Matroska: segmentFormat()).
    */
   container?: 'mp4' | 'mpegts';
+}
+
+/**
+ * The muxer of a chunk's segment. H.264 keeps MPEG-TS (its joined bytes are unchanged) and H.265 takes it too;
+ * VP9, AV1 and ProRes, which MPEG-TS does not carry here (ffmpeg 5.1), go in Matroska. Both keep each frame's
+ * duration, so a join lasts exactly the clip (NUT, tried first, loses the last frame's: 6.9 s of a 7 s clip).
+ * Matroska counts time in milliseconds: a joined VP9 or AV1 WebM is in milliseconds anyway, a joined ProRes MOV
+ * has frames of 33 and 34 ms at 30 fps where a single encode has exact thirtieths.
+ */
+export function segmentFormat(codec: VideoCodec = 'h264'): 'mpegts' | 'matroska' {
+  return codec === 'h264' || codec === 'h265' ? 'mpegts' : 'matroska';
+}
+
+/** The muxer arguments of a finished file by codec: MP4 and MOV with the index first (+faststart), or WebM. */
+function finishedMuxer(codec: VideoCodec = 'h264'): string[] {
+  const container = CODEC_FACTS[codec].container;
+  // an HEVC MP4 tagged hvc1 (not ffmpeg's hev1) is what Apple's players open
+  const tag = codec === 'h265' ? ['-tag:v', 'hvc1'] : [];
+  if (container === 'webm') return ['-f', 'webm'];
+  return [...tag, '-movflags', '+faststart', '-f', container];
 }
 
 /**
@@ -58,8 +86,18 @@ export async function rgbaToI420Async(rgba: Uint8Array, width: number, height: n
 /** No metadata, no version strings, bit-exact muxing: the same packets give the same file bytes every run. */
 const BITEXACT = ['-map_metadata', '-1', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-bitexact'];
 
-/** The exact ffmpeg arguments of a video encode (exported for tests and docs). Input: I420 frames on stdin. */
+/** The exact ffmpeg arguments of a video encode (exported for tests and docs). Input: I420 (or RGBA) frames on stdin. */
 export function encoderArgs(o: EncoderOptions): string[] {
+  const codec = o.codec ?? 'h264';
+  // transparent frames come as RGBA, made 4:2:0 (or ProRes 4:4:4) with alpha by swscale with the same BT.709
+  // limited-range matrix the page's I420 uses; opaque frames are already the page's I420
+  const input = o.transparent
+    ? ['-pix_fmt', 'rgba']
+    : ['-pix_fmt', 'yuv420p', '-color_range', 'tv', '-colorspace', 'bt709'];
+  const outFmt = outputPixFmt(codec, o.transparent === true);
+  const convert = o.transparent
+    ? ['-vf', `scale=out_color_matrix=bt709:out_range=tv:flags=bicubic+accurate_rnd+full_chroma_int,format=${outFmt}`]
+    : [];
   return [
     '-hide_banner',
     '-loglevel',
@@ -68,12 +106,7 @@ export function encoderArgs(o: EncoderOptions): string[] {
     '-y',
     '-f',
     'rawvideo',
-    '-pix_fmt',
-    'yuv420p',
-    '-color_range',
-    'tv',
-    '-colorspace',
-    'bt709',
+    ...input,
     '-s',
     `${o.width}x${o.height}`,
     '-framerate',
@@ -83,9 +116,10 @@ export function encoderArgs(o: EncoderOptions): string[] {
     '-an',
     '-sn',
     '-dn',
-    ...(o.encoder === 'nvenc' ? nvencArgs(o) : x264Args(o)),
+    ...convert,
+    ...codecArgs(o),
     '-pix_fmt',
-    'yuv420p',
+    outFmt,
     '-colorspace',
     'bt709',
     '-color_primaries',
@@ -97,8 +131,103 @@ export function encoderArgs(o: EncoderOptions): string[] {
     '-r',
     String(o.fps),
     ...BITEXACT,
-    ...(o.container === 'mpegts' ? ['-f', 'mpegts'] : ['-movflags', '+faststart', '-f', 'mp4']),
+    ...(o.container === 'mpegts' ? ['-f', segmentFormat(codec)] : finishedMuxer(codec)),
     o.outPath,
+  ];
+}
+
+/** The pixel format written: 4:2:0 8-bit (with alpha: yuva420p), ProRes 4:2:2 10-bit (4444 with alpha). */
+function outputPixFmt(codec: VideoCodec, transparent: boolean): string {
+  if (codec === 'prores') return transparent ? 'yuva444p10le' : 'yuv422p10le';
+  return transparent ? 'yuva420p' : 'yuv420p';
+}
+
+function codecArgs(o: EncoderOptions): string[] {
+  switch (o.codec ?? 'h264') {
+    case 'h264':
+      return o.encoder === 'nvenc' ? nvencArgs(o) : x264Args(o);
+    case 'h265':
+      return x265Args(o);
+    case 'vp9':
+      return vp9Args(o);
+    case 'av1':
+      return av1Args(o);
+    case 'prores':
+      return proresArgs(o);
+  }
+}
+
+/**
+ * libx265, frame threads 1 (more would let one frame's decisions depend on another thread's timing) and wavefront
+ * rows on a pool of 2 threads, which give the same bytes whatever the pool; veryfast like x264.
+ */
+function x265Args(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'libx265',
+    '-preset',
+    'veryfast',
+    '-crf',
+    String(o.crf ?? crfOf('h265', o.quality)),
+    '-x265-params',
+    'log-level=error:pools=2:frame-threads=1:lookahead-threads=0',
+  ];
+}
+
+/** libvpx VP9 at constant quality (-b:v 0), 2 threads over tile columns (tiles give the same bytes whatever the threads). */
+function vp9Args(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'libvpx-vp9',
+    '-crf',
+    String(o.crf ?? crfOf('vp9', o.quality)),
+    '-b:v',
+    '0',
+    '-deadline',
+    'good',
+    '-cpu-used',
+    '5',
+    '-row-mt',
+    '0',
+    '-tile-columns',
+    '1',
+    '-threads',
+    '2',
+  ];
+}
+
+/**
+ * SVT-AV1 at preset 10 (fast; 1080p at about real time here) with 2 logical processors. SVT-AV1 promises the same
+ * bytes for the same input and settings; measured here: two encodes of the same frames are identical.
+ */
+function av1Args(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'libsvtav1',
+    '-preset',
+    '10',
+    '-crf',
+    String(o.crf ?? crfOf('av1', o.quality)),
+    '-svtav1-params',
+    'lp=2',
+  ];
+}
+
+/**
+ * ffmpeg's prores_aw (the `prores` encoder): intra only, so its frame threads cannot change a byte; Apple's vendor
+ * tag so players take it for their own. prores_ks, the other one, spends its bits more carefully but took 12.9 s
+ * for 60 frames at 1080p here against 1.8 s.
+ */
+function proresArgs(o: EncoderOptions): string[] {
+  return [
+    '-c:v',
+    'prores_aw',
+    '-profile:v',
+    String(proresProfileOf(o.quality, o.transparent === true)),
+    '-vendor',
+    'apl0',
+    '-threads',
+    '2',
   ];
 }
 
@@ -110,7 +239,7 @@ function x264Args(o: EncoderOptions): string[] {
     '-preset',
     o.preset ?? 'veryfast',
     '-crf',
-    String(o.crf ?? 18),
+    String(o.crf ?? crfOf('h264', o.quality)),
     '-tune',
     'animation',
     '-threads',
@@ -135,7 +264,7 @@ function nvencArgs(o: EncoderOptions): string[] {
     '-rc',
     'vbr',
     '-cq',
-    String(o.crf ?? 18),
+    String(o.crf ?? crfOf('h264', o.quality)),
     '-b:v',
     '0',
     '-bf',
@@ -165,9 +294,10 @@ export async function nvencProblem(ffmpegPath = 'ffmpeg'): Promise<string | null
 
 /**
  * The arguments of a join: the concat demuxer reads the list of segments (absolute paths) on stdin and copies their
- * packets, timestamps laid end to end, into one MP4 (+faststart, bit-exact): no frame is decoded or encoded again.
+ * packets, timestamps laid end to end, into the codec's file (MP4 or MOV with +faststart, or WebM; bit-exact): no
+ * frame is decoded or encoded again.
  */
-export function joinArgs(outPath: string): string[] {
+export function joinArgs(outPath: string, codec: VideoCodec = 'h264'): string[] {
   return [
     '-hide_banner',
     '-loglevel',
@@ -184,10 +314,7 @@ export function joinArgs(outPath: string): string[] {
     '-c',
     'copy',
     ...BITEXACT,
-    '-movflags',
-    '+faststart',
-    '-f',
-    'mp4',
+    ...finishedMuxer(codec),
     outPath,
   ];
 }
@@ -212,7 +339,8 @@ export async function countFrames(path: string, ffprobePath = 'ffprobe'): Promis
 }
 
 /**
- * Joins MPEG-TS segments (in order) into the MP4 at outPath, written as outPath.tmp then renamed. ffmpeg's concat
+ * Joins a video's segments (in order) into its file (MP4, WebM or MOV by codec) at outPath, written as outPath.tmp
+ * then renamed. ffmpeg's concat
  * exits 0 when a segment after the first cannot be opened, so a join is checked: with `segmentFrames` (each
  * segment's frame count, in order), every segment must be there with all its frames, and so must the result;
  * otherwise it throws IncompleteVideo and leaves no output.
@@ -222,6 +350,7 @@ export async function joinSegments(
   outPath: string,
   ffmpegPath = 'ffmpeg',
   segmentFrames?: readonly number[],
+  codec: VideoCodec = 'h264',
 ): Promise<void> {
   const ffprobe = ffprobeBeside(ffmpegPath);
   if (segmentFrames) {
@@ -238,7 +367,7 @@ export async function joinSegments(
     }
   }
   const tmp = `${outPath}.tmp`;
-  const proc = spawn(ffmpegPath, joinArgs(tmp), { stdio: ['pipe', 'ignore', 'pipe'] });
+  const proc = spawn(ffmpegPath, joinArgs(tmp, codec), { stdio: ['pipe', 'ignore', 'pipe'] });
   let err = '';
   proc.stderr.setEncoding('utf8').on('data', (d: string) => {
     if (err.length < 8192) err += d;
@@ -344,7 +473,78 @@ export class RawFramePipe {
 /** One ffmpeg process per video job: write I420 frames (rgbaToI420) in order, then finish(). */
 export class VideoEncoder extends RawFramePipe {
   constructor(o: EncoderOptions) {
-    super(o.ffmpegPath, encoderArgs(o), (o.width * o.height * 3) / 2);
+    super(o.ffmpegPath, encoderArgs(o), o.transparent ? o.width * o.height * 4 : (o.width * o.height * 3) / 2);
+  }
+}
+
+// ---- JPEG and WebP stills -------------------------------------------------------------------------------
+
+export interface StillOptions {
+  ffmpegPath?: string;
+  width: number;
+  height: number;
+  format: 'jpeg' | 'webp';
+  /** 0..100 (default FRAME_QUALITY_DEFAULT) */
+  quality?: number;
+  outPath: string;
+}
+
+/**
+ * One RGBA picture on stdin to a JPEG (ffmpeg's mjpeg, 4:4:4, JFIF full range, q:v 2..31 from quality 100..0,
+ * optimal Huffman tables) or a lossy WebP (libwebp, which takes the RGBA itself and keeps its alpha when a pixel is
+ * not opaque). One thread and bit-exact flags: the same picture gives the same bytes.
+ */
+export function stillArgs(o: StillOptions): string[] {
+  const q = o.quality ?? FRAME_QUALITY_DEFAULT;
+  const codec =
+    o.format === 'jpeg'
+      ? [
+          '-c:v',
+          'mjpeg',
+          '-pix_fmt',
+          'yuvj444p',
+          '-q:v',
+          String(Math.round(2 + (29 * (100 - q)) / 100)),
+          '-huffman',
+          'optimal',
+        ]
+      : ['-c:v', 'libwebp', '-lossless', '0', '-quality', String(q), '-compression_level', '4', '-preset', 'default'];
+  return [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-y',
+    '-threads',
+    '1',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgba',
+    '-s',
+    `${o.width}x${o.height}`,
+    '-i',
+    'pipe:0',
+    '-an',
+    ...codec,
+    ...BITEXACT,
+    '-frames:v',
+    '1',
+    '-f',
+    o.format === 'jpeg' ? 'mjpeg' : 'webp',
+    o.outPath,
+  ];
+}
+
+/** Writes one picture as a JPEG or WebP file at outPath (the caller renames it into place). */
+export async function encodeStill(rgba: Uint8Array, o: StillOptions): Promise<void> {
+  const pipe = new RawFramePipe(o.ffmpegPath, stillArgs(o), o.width * o.height * 4);
+  try {
+    await pipe.write(rgba);
+    await pipe.finish();
+  } catch (err) {
+    await pipe.kill();
+    throw err;
   }
 }
 
@@ -362,6 +562,18 @@ export interface GifOptions {
   width: number;
   height: number;
   fps: number;
+  /** 0 = loop for ever (default), n = played n times */
+  loop?: number;
+  /** the palette's colours, 2..256 (default 256) */
+  colors?: number;
+}
+
+/**
+ * ffmpeg's -loop for a GIF played n times: 0 writes "for ever"; -1 writes no NETSCAPE2.0 extension (played once);
+ * m writes m repeats after the first showing.
+ */
+export function gifLoopArg(loop = 0): string {
+  return loop === 0 ? '0' : String(loop - 1 === 0 ? -1 : loop - 1);
 }
 
 /** Arguments shared by both passes: raw RGBA on stdin, one thread, bit-exact, so the same frames give the same bytes. */
@@ -393,14 +605,14 @@ function gifInputArgs(o: GifOptions): string[] {
 
 /**
  * Pass 1: the clip's palette as a 16x16 PNG. The frames are opaque, so no entry is kept for transparency: all 256
- * go to colours.
+ * (or `colors`) go to colours.
  */
 export function gifPaletteArgs(o: GifOptions, palettePath: string): string[] {
   return [
     ...gifInputArgs(o),
     '-an',
     '-vf',
-    'palettegen=max_colors=256:reserve_transparent=0:stats_mode=full',
+    `palettegen=max_colors=${o.colors ?? 256}:reserve_transparent=0:stats_mode=full`,
     ...BITEXACT,
     '-frames:v',
     '1',
@@ -415,7 +627,8 @@ export function gifPaletteArgs(o: GifOptions, palettePath: string): string[] {
 }
 
 /**
- * Pass 2: every frame mapped to the palette, looping forever (-loop 0 writes the NETSCAPE2.0 extension).
+ * Pass 2: every frame mapped to the palette, looping forever by default (gifLoopArg: -loop 0 writes the NETSCAPE2.0
+ * extension).
  * Dither: ordered Bayer (scale 4). Error diffusion (the default sierra2_4a) spreads each frame's error
  * differently, so flat areas of an animation shimmer from frame to frame and the GIF compresses worse; an ordered
  * pattern stays put where the picture stays put. diff_mode=rectangle re-dithers only the changed rectangle, which
@@ -431,7 +644,7 @@ export function gifEncodeArgs(o: GifOptions, palettePath: string, outPath: strin
     '[0:v][1:v]paletteuse=dither=bayer:bayer_scale=4:diff_mode=rectangle',
     ...BITEXACT,
     '-loop',
-    '0',
+    gifLoopArg(o.loop),
     '-f',
     'gif',
     outPath,

@@ -3,6 +3,7 @@
 // no files.
 import { compile, designFrame, formatJobMessage, type Program, type Diagnostic, type Value } from '../lang/index.js';
 import { LIMITS } from '../contract/limits.js';
+import { QUALITY } from '../contract/outputs.js';
 import { JobAssets } from './job-assets.js';
 import { JobFailure, type FailureDiagnostic, type RenderJob } from './types.js';
 
@@ -77,6 +78,7 @@ export function checkParams(job: RenderJob): void {
   };
   within('width', p.width, L.width, true);
   within('height', p.height, L.height, true);
+  if (job.kind !== 'gif') within('quality', p.quality, QUALITY, true);
   if (job.kind === 'frame') {
     if (p.at !== undefined && !(Number.isFinite(p.at) && p.at >= LIMITS.at.min))
       throw new JobFailure(`at ${p.at} must be a time of at least ${LIMITS.at.min} s`, null);
@@ -84,6 +86,32 @@ export function checkParams(job: RenderJob): void {
   }
   within('fps', p.fps, L.fps, true);
   within('duration', p.duration, L.duration, false);
+  if (job.kind !== 'video') return;
+  within('from', p.from, { min: 0, max: L.duration.max }, false);
+  within('to', p.to, { min: 0, max: L.duration.max }, false);
+  if (p.from !== undefined && p.to !== undefined && !(p.to > p.from))
+    throw new JobFailure(`to ${p.to} must be greater than from ${p.from}`, null);
+}
+
+/**
+ * The frames a video's range covers, as indices into the whole clip's frames: from round(from x fps) up to
+ * round(to x fps), exclusive (at least one frame). Frame i shows the scene at i / fps whatever the range, so frame
+ * k of a range equals frame k + start of the whole video.
+ */
+export function rangeFrames(
+  params: { from?: number; to?: number },
+  fps: number,
+  clipFrames: number,
+  duration: number,
+): { start: number; frames: number } {
+  if (params.from === undefined && params.to === undefined) return { start: 0, frames: clipFrames };
+  const start = Math.round((params.from ?? 0) * fps);
+  const end = params.to === undefined ? clipFrames : Math.round(params.to * fps);
+  if (params.to !== undefined && params.to > duration)
+    throw new JobFailure(`to ${params.to} s is past the end of the clip (${duration} s)`, null);
+  if (start >= clipFrames)
+    throw new JobFailure(`from ${params.from} s is at or past the end of the clip (${duration} s)`, null);
+  return { start, frames: Math.max(1, Math.min(end, clipFrames) - start) };
 }
 
 function toFailureDiag(d: Diagnostic): FailureDiagnostic {
@@ -140,7 +168,10 @@ export interface Plan {
   /** frame: the time of the frame; video and GIF: 0 */
   at: number;
   fps: number;
+  /** the frames the output holds (a video's range: only those) */
   frames: number;
+  /** a video's range: the index (in the whole clip) of its first frame; 0 without a range */
+  start: number;
   duration: number;
   /** the first frame the job draws (at `at` for a frame job, at 0 for a video), already evaluated */
   first: EvaluatedFrame;
@@ -170,7 +201,9 @@ export function prepare(job: RenderJob): Plan {
       null,
     );
   }
-  const frames = clip ? Math.max(1, Math.round(duration * fps)) : 1;
+  const clipFrames = clip ? Math.max(1, Math.round(duration * fps)) : 1;
+  const { start, frames } =
+    job.kind === 'video' ? rangeFrames(job.params, fps, clipFrames, duration) : { start: 0, frames: clipFrames };
   if (clip && !first.timeFree) checkWorkBudget(first.nodes * frames, frames);
-  return { program, runner: compiled.runner, ...size, at, fps, frames, duration, first, assets };
+  return { program, runner: compiled.runner, ...size, at, fps, frames, start, duration, first, assets };
 }

@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { IncompleteVideo, VideoEncoder, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
+import { IncompleteVideo, VideoEncoder, encodeStill, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
 import { chunkRanges, isChunked } from '../contract/chunks.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
@@ -171,6 +171,7 @@ export class ChromiumRenderer implements Renderer {
           job.outPath,
           this.o.ffmpegPath,
           ranges.map((r) => r.to - r.from),
+          job.params.codec,
         );
       } catch (err) {
         this.o.log.warn({ err, job_id: job.id }, 'joining the chunks failed');
@@ -234,7 +235,12 @@ export class ChromiumRenderer implements Renderer {
       const loads = await Promise.all(
         pages.map((page) => {
           page.assets = plan.assets.byUrlPath;
-          return page.load({ width: plan.width, height: plan.height, runner: plan.runner });
+          return page.load({
+            width: plan.width,
+            height: plan.height,
+            runner: plan.runner,
+            transparent: job.params.transparent === true,
+          });
         }),
       );
       const refused = loads.find((l) => !l.ok);
@@ -292,21 +298,34 @@ export class ChromiumRenderer implements Renderer {
     const t0 = performance.now();
     const rgba = await drawFrame(page, plan, job.source, plan.first, null, { ...this.drawOptions, clock });
     const t1 = performance.now();
-    const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height));
-    await clock.time('write', async () => {
-      await mkdir(dirname(job.outPath), { recursive: true });
-      const tmp = `${job.outPath}.tmp`;
-      await writeFile(tmp, png);
-      await rename(tmp, job.outPath);
-    });
+    await mkdir(dirname(job.outPath), { recursive: true });
+    const tmp = `${job.outPath}.tmp`;
+    const format = job.params.format ?? 'png';
+    if (format === 'png') {
+      const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height));
+      await clock.time('write', () => writeFile(tmp, png));
+    } else {
+      // ffmpeg writes the file itself: encoding and writing are one stage here
+      const o = { ffmpegPath: this.o.ffmpegPath, width: plan.width, height: plan.height, format, outPath: tmp };
+      await clock
+        .time('encode', () => encodeStill(rgba, { ...o, quality: job.params.quality }))
+        .catch(async (err: unknown) => {
+          await rm(tmp, { force: true });
+          throw err;
+        });
+    }
+    await clock.time('write', () => rename(tmp, job.outPath));
     return { evaluateMs: 0, renderMs: t1 - t0, encodeMs: performance.now() - t1, clock };
   }
 
   private async video(job: RenderJob, plan: Plan, pages: ViewerPage[], hooks: RenderHooks): Promise<StageTimes> {
     await mkdir(dirname(job.outPath), { recursive: true });
     const tmp = `${job.outPath}.tmp`;
-    const range = job.frames ?? { from: 0, to: plan.frames };
+    // a chunk's frames count from the start of the video's range; the sequence takes indices into the whole clip
+    const chunk = job.frames ?? { from: 0, to: plan.frames };
+    const range = { from: plan.start + chunk.from, to: plan.start + chunk.to };
     const total = range.to - range.from;
+    const transparent = job.params.transparent === true;
     const enc = new VideoEncoder({
       ffmpegPath: this.o.ffmpegPath,
       width: plan.width,
@@ -315,6 +334,9 @@ export class ChromiumRenderer implements Renderer {
       outPath: tmp,
       container: job.frames ? 'mpegts' : 'mp4',
       encoder: this.o.encoder,
+      codec: job.params.codec,
+      quality: job.params.quality,
+      transparent,
     });
     const clock = new StageClock();
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };
@@ -322,7 +344,8 @@ export class ChromiumRenderer implements Renderer {
     try {
       // By default the page converts each frame to I420: 1.5 bytes a pixel leave it, and ffmpeg takes
       // them as they are. 'rgba' reads RGBA and converts in Node (the same bytes; kept for the bench and the tests).
-      const inPage = this.o.videoReadback !== 'rgba';
+      // a transparent video takes RGBA as it is (ffmpeg makes it YUV with alpha)
+      const inPage = this.o.videoReadback !== 'rgba' && !transparent;
       for await (const pic of frameSequence(
         plan,
         pages,
@@ -333,7 +356,7 @@ export class ChromiumRenderer implements Renderer {
         range,
       )) {
         const t0 = performance.now();
-        const yuv = inPage ? pic.pixels : await rgbaToI420Async(pic.pixels, plan.width, plan.height);
+        const yuv = inPage || transparent ? pic.pixels : await rgbaToI420Async(pic.pixels, plan.width, plan.height);
         const t1 = performance.now();
         if (!inPage) clock.add('convert', t1 - t0);
         for (let k = 0; k < pic.count; k++) {
@@ -371,6 +394,8 @@ export class ChromiumRenderer implements Renderer {
       height: plan.height,
       fps: plan.fps,
       outPath: job.outPath,
+      loop: job.params.loop,
+      colors: job.params.colors,
     });
     const clock = new StageClock();
     const stats: SequenceStats = { clock, drawMs: 0, drawn: 0 };

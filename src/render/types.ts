@@ -1,6 +1,7 @@
 // The contract between the HTTP side (src/server) and the renderer (src/render).
 import type { StageTimings } from './stage-times.js';
 import type { FrameRange } from '../contract/chunks.js';
+import type { FrameFormat, VideoCodec } from '../contract/outputs.js';
 export interface RenderParams {
   fps?: number;
   duration?: number;
@@ -18,6 +19,20 @@ export interface RenderParams {
   bridge?: number;
   stitch?: number;
   maxDim?: number;
+  /** video: the codec (and so the container), default h264 in MP4 */
+  codec?: VideoCodec;
+  /** video and frame (jpeg, webp): 0..100 on each encoder's scale (src/contract/outputs.ts) */
+  quality?: number;
+  /** video: the range of the scene rendered, in seconds (frame times stay the whole scene's) */
+  from?: number;
+  to?: number;
+  /** video (vp9, prores) and frame (png, webp): keep alpha where the scene draws no background */
+  transparent?: boolean;
+  /** frame: png (default), jpeg or webp */
+  format?: FrameFormat;
+  /** GIF: 0 = loop for ever (default), n = played n times; the palette's size 2..256 */
+  loop?: number;
+  colors?: number;
 }
 
 /** What a job makes: drawn by the page (frame, video, gif) or built from geometry in Node (mesh, vectorize). */
@@ -34,8 +49,10 @@ export interface RenderJob {
   /** Where the output must be written. The renderer writes it atomically (temporary file + rename). */
   outPath: string;
   /**
-   * A video's chunk: render only these frames, as a closed MPEG-TS segment at outPath (src/contract/chunks.ts), for
-   * a join later. Absent: the whole output (a long video is then rendered chunk by chunk and joined here).
+   * A video's chunk (src/contract/chunks.ts): render only these frames, counted from the start of the video's range,
+   * as a closed segment at outPath for a join later (MPEG-TS or Matroska by codec, ffmpeg.ts's segmentFormat; named
+   * .ts whatever its muxer, since the join probes it). Absent: the whole output (a long video is then rendered chunk
+   * by chunk and joined here).
    */
   frames?: FrameRange;
 }
@@ -64,7 +81,7 @@ export interface RenderTimings extends StageTimings {
   /** draw in the page, read back and move the pixels out (what the pipeline could not hide) */
   render_ms: number;
   encode_ms: number;
-  /** a video in chunks: joining the segments into the MP4 */
+  /** a video in chunks: joining the segments into its file */
   join_ms?: number;
 }
 

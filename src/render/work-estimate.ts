@@ -4,6 +4,11 @@
 import type { Value } from '../lang/index.js';
 import { prepare } from './prepare.js';
 import type { RenderJob, WorkEstimate, CostClass } from './types.js';
+import type { VideoCodec } from '../contract/outputs.js';
+
+function encodeFactor(kind: RenderJob['kind'], codec: VideoCodec | undefined): number {
+  return kind === 'video' ? CODEC_ENCODE_FACTOR[codec ?? 'h264'] : 1;
+}
 
 /**
  * Nanoseconds per pixel of one drawn frame by cost class (draw, read back, move, convert), measured on the
@@ -13,6 +18,11 @@ import type { RenderJob, WorkEstimate, CostClass } from './types.js';
 export const DRAW_NS_PER_PIXEL: Record<CostClass, number> = { flat: 24, '3d': 48, raymarch: 120 };
 /** ns per pixel of every frame in the encoder (x264 for MP4; the GIF's palette and mapping passes for a GIF) */
 export const ENCODE_NS_PER_PIXEL = { frame: 10, video: 8, gif: 20 } as const;
+/**
+ * A video encoder's cost against x264's, measured by `npm run bench` (1080p, 2 s, the default quality, 2 cores):
+ * x265 about 6 times x264's encode time, VP9 about 2.5, SVT-AV1 about 2, ProRes (prores_aw) about 4.
+ */
+export const CODEC_ENCODE_FACTOR: Record<VideoCodec, number> = { h264: 1, h265: 6, vp9: 3, av1: 2, prores: 4 };
 /** what a drawn frame costs whatever its size (the page round trip, evaluation of a small scene) */
 export const FRAME_OVERHEAD_S = 0.005;
 
@@ -51,6 +61,6 @@ export function estimateWork(job: Pick<RenderJob, 'kind' | 'source' | 'params' |
   const drawn = kind === 'frame' || plan.first.timeFree ? 1 : plan.frames;
   const seconds =
     drawn * (FRAME_OVERHEAD_S + pixels * DRAW_NS_PER_PIXEL[cls] * 1e-9) +
-    plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * 1e-9;
+    plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * encodeFactor(job.kind, job.params.codec) * 1e-9;
   return { seconds, frames: plan.frames, drawnFrames: drawn, width: plan.width, height: plan.height, costClass: cls };
 }

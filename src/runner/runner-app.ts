@@ -12,7 +12,8 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { LIMITS } from '../contract/limits.js';
-import { KIND_EXT, OUTPUT_MIME, sniffImage } from '../contract/mime.js';
+import { OUTPUT_MIME, sniffImage } from '../contract/mime.js';
+import { outputExtOf } from '../contract/outputs.js';
 import { JobFailure, type Renderer, type RenderParams } from '../render/types.js';
 import { FrameParams, GifParams, RenderParams as VideoParams, Source } from '../server/schemas.js';
 import { acceptJsonBodies } from '../server/http/json-body.js';
@@ -112,13 +113,19 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
   app.withTypeProvider<ZodTypeProvider>().post('/', { schema: { body: RunnerRequest } }, async (req, reply) => {
     const { source, kind } = req.body;
     const parsed = PARAMS_OF[kind].safeParse(req.body.params);
-    if (!parsed.success) throw badRequest('invalid_params', parsed.error.issues[0]?.message ?? 'invalid params');
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      // the service's code for transparency asked of an output without alpha (request-error.ts)
+      const noAlpha = issue?.code === 'custom' && issue.path[0] === 'transparent';
+      throw badRequest(noAlpha ? 'no_alpha' : 'invalid_params', issue?.message ?? 'invalid params');
+    }
     const params: RenderParams = { ...parsed.data };
     const dir = await mkdtemp(join(o.tmpDir, 'run-'));
     try {
       const assets = await writeAssets(dir, req.body.assets ?? {});
       const id = randomUUID();
-      const outPath = join(dir, `${id}.${KIND_EXT[kind]}`);
+      const ext = outputExtOf(kind, params);
+      const outPath = join(dir, `${id}.${ext}`);
       try {
         await queue.add(() => renderWithin(o, { id, kind, source, params, assets, outPath }));
       } catch (err) {
@@ -127,7 +134,7 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
         return reply.code(500).send(f);
       }
       const bytes = await readFile(outPath);
-      return reply.code(200).type(OUTPUT_MIME[KIND_EXT[kind]]).header('cache-control', 'no-store').send(bytes);
+      return reply.code(200).type(OUTPUT_MIME[ext]).header('cache-control', 'no-store').send(bytes);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

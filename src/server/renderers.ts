@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import { ChromiumRenderer } from '../render/renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
 import { IncompleteVideo, joinSegments } from '../render/ffmpeg.js';
-import { JobFailure, VIDEO_INCOMPLETE } from '../render/types.js';
+import { JobFailure, VIDEO_INCOMPLETE, type RenderParams } from '../render/types.js';
 import { ExportRenderer } from '../export/export-renderer.js';
 
 export function buildRenderers(config: Config, log: Logger) {
@@ -30,9 +30,14 @@ export function buildRenderers(config: Config, log: Logger) {
   });
   return {
     renderer,
-    joinSegments: async (segments: string[], outPath: string, segmentFrames: number[]) => {
+    joinSegments: async (
+      segments: string[],
+      outPath: string,
+      segmentFrames: number[],
+      codec?: RenderParams['codec'],
+    ) => {
       try {
-        await joinSegments(segments, outPath, config.ffmpegPath, segmentFrames);
+        await joinSegments(segments, outPath, config.ffmpegPath, segmentFrames, codec);
       } catch (err) {
         if (err instanceof IncompleteVideo) throw new JobFailure(`render failed: ${err.message}`, VIDEO_INCOMPLETE);
         throw err;

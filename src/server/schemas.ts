@@ -4,6 +4,19 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { LIMITS, ASSET_KEY_RE, OUTPUT_FILENAME_RE, UUID_RE } from '../contract/limits.js';
+import { OUTPUT_MIME, type OutputMime } from '../contract/mime.js';
+import {
+  CODEC_FACTS,
+  FRAME_ALPHA,
+  FRAME_FORMATS,
+  FRAME_QUALITY_DEFAULT,
+  GIF_COLORS,
+  GIF_LOOP,
+  QUALITY,
+  VIDEO_CODECS,
+  type FrameFormat,
+  type VideoCodec,
+} from '../contract/outputs.js';
 
 const L = LIMITS;
 
@@ -62,6 +75,23 @@ const cacheField = z.boolean({ error: 'params.cache must be true or false' }).op
   description:
     'Added: `false` renders afresh instead of answering from the render cache (as `Cache-Control: no-cache` does); the fresh output then serves identical jobs after it. Default `true`: a job identical to one whose output is still kept is ready at once with a copy of its bytes (`cached: true`).',
 });
+function enumField<T extends string>(name: string, values: readonly [T, ...T[]], extra: string) {
+  const msg = `params.${name} must be one of ${values.join(', ')}`;
+  return z.enum(values, { error: msg }).optional().meta({ description: extra });
+}
+function boolField(name: string, extra: string) {
+  return z
+    .boolean({ error: `params.${name} must be true or false` })
+    .optional()
+    .meta({ description: extra });
+}
+const qualityField = (extra: string) =>
+  intField('quality', QUALITY.min, QUALITY.max, `${extra} See the quality table in the README.`);
+
+/** The message of 400 `no_alpha` (request-error.ts gives that code to a refusal at params.transparent). */
+export const NO_ALPHA = (what: string) =>
+  `params.transparent needs an output with alpha (video: vp9 or prores; frame: png or webp); ${what} has none`;
+const WITH_ALPHA = VIDEO_CODECS.filter((c) => CODEC_FACTS[c].alpha).join(', ');
 
 export const RenderParams = z
   .object(
@@ -76,9 +106,40 @@ export const RenderParams = z
       width: widthField,
       height: heightField,
       cache: cacheField,
+      codec: enumField(
+        'codec',
+        VIDEO_CODECS,
+        "Added: h264 (default, MP4), h265 (MP4), vp9 (WebM), av1 (WebM), prores (MOV). The output's extension and `mime` follow.",
+      ),
+      quality: qualityField(
+        `Added: ${QUALITY.min}..${QUALITY.max}, default ${QUALITY.default} (x264 CRF 18): mapped to each encoder's scale.`,
+      ),
+      from: numField(
+        'from',
+        0,
+        L.duration.max,
+        "Added: seconds; render only from this time of the scene (default 0). Frame times stay the whole scene's.",
+      ),
+      to: numField(
+        'to',
+        0,
+        L.duration.max,
+        "Added: seconds; render only up to this time (exclusive; default: the end). At most the clip's duration.",
+      ),
+      transparent: boolField(
+        'transparent',
+        `Added: keep alpha where the scene draws no background (codecs ${WITH_ALPHA}: VP9 yuva420p, ProRes 4444). Another codec: 400 \`no_alpha\`.`,
+      ),
     },
     { error: 'params must be an object' },
   )
+  .superRefine((p, ctx) => {
+    if (p.from !== undefined && p.to !== undefined && !(p.to > p.from))
+      ctx.addIssue({ code: 'custom', path: ['to'], message: 'params.to must be greater than params.from' });
+    const codec: VideoCodec = p.codec ?? 'h264';
+    if (p.transparent && !CODEC_FACTS[codec].alpha)
+      ctx.addIssue({ code: 'custom', path: ['transparent'], message: NO_ALPHA(`codec ${codec}`) });
+  })
   .optional();
 
 export const FrameParams = z
@@ -88,9 +149,28 @@ export const FrameParams = z
       width: widthField,
       height: heightField,
       cache: cacheField,
+      format: enumField('format', FRAME_FORMATS, 'Added: png (default), jpeg or webp.'),
+      quality: qualityField(
+        `Added, jpeg and webp only: ${QUALITY.min}..${QUALITY.max}, default ${FRAME_QUALITY_DEFAULT}.`,
+      ),
+      transparent: boolField(
+        'transparent',
+        'Added, png and webp: RGBA, alpha 0 where the scene draws no background. jpeg: 400 `no_alpha`.',
+      ),
     },
     { error: 'params must be an object' },
   )
+  .superRefine((p, ctx) => {
+    const format: FrameFormat = p.format ?? 'png';
+    if (p.quality !== undefined && format === 'png')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quality'],
+        message: 'params.quality is for the lossy formats (jpeg, webp); a png is lossless',
+      });
+    if (p.transparent && !FRAME_ALPHA[format])
+      ctx.addIssue({ code: 'custom', path: ['transparent'], message: NO_ALPHA(format) });
+  })
   .optional();
 
 const G = L.gif;
@@ -118,6 +198,18 @@ export const GifParams = z
         "Output height in pixels; default: by the scene's aspect.",
       ),
       cache: cacheField,
+      loop: intField(
+        'loop',
+        GIF_LOOP.min,
+        GIF_LOOP.max,
+        'Added: 0 (default) = loop for ever; n = played n times, then it stops.',
+      ),
+      colors: intField(
+        'colors',
+        GIF_COLORS.min,
+        GIF_COLORS.max,
+        `Added: colours of the clip's palette, default ${GIF_COLORS.default}.`,
+      ),
     },
     { error: 'params must be an object' },
   )
@@ -352,11 +444,11 @@ export const JobReady = z
     created_at: z.number().int().optional(),
     completed_at: z.number().int().optional(),
     url: z.string().meta({ description: 'Relative path on this host: /v1/outputs/<job_id>.<ext>' }),
-    mime: z.enum(['image/png', 'video/mp4', 'image/gif', 'model/gltf-binary', 'image/svg+xml']),
     cached: z.boolean().optional().meta({
       description:
         "Added: `true` when the job was answered from the render cache (its output is a copy of an identical earlier job's bytes); absent otherwise.",
     }),
+    mime: z.enum(Object.values(OUTPUT_MIME) as [OutputMime, ...OutputMime[]]),
     width: z.number().int().optional().meta({
       description:
         "Added: the real output width (a mesh: its bounding box in mesh units, rounded; a vectorized drawing: its image's pixels).",

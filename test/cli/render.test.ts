@@ -78,6 +78,31 @@ test('render -o out.mp4 --duration --fps: an H.264 MP4 with duration × fps fram
   assert.match(r.stderr, /out\.mp4: 100% \(12\/12 frames\), done/);
 });
 
+test('render -o out.webm (VP9; --codec av1 for AV1) and -o out.jpg --quality: the codec and format follow the extension', async () => {
+  const r = cli('render', 'slide.cm', '-o', 'out.webm', '--duration', '0.5', '--fps', '10', '--width', '160');
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual((await probe(join(dir, 'out.webm'))).codec, 'vp9');
+  const av1 = cli(
+    'render',
+    'slide.cm',
+    '-o',
+    'av1.webm',
+    '--codec',
+    'av1',
+    '--duration',
+    '0.5',
+    '--fps',
+    '10',
+    '--width',
+    '160',
+  );
+  assert.equal(av1.status, 0, av1.stderr);
+  assert.deepEqual((await probe(join(dir, 'av1.webm'))).codec, 'av1');
+  const jpg = cli('render', 'slide.cm', '-o', 'out.jpg', '--quality', '80', '--width', '160');
+  assert.equal(jpg.status, 0, jpg.stderr);
+  assert.deepEqual([...readFileSync(join(dir, 'out.jpg')).subarray(0, 3)], [0xff, 0xd8, 0xff]);
+});
+
 test('render -o out.gif: a looping GIF, 480 wide by default', async () => {
   const r = cli('render', 'slide.cm', '-o', 'out.gif', '--duration', '0.5', '--fps', '10');
   assert.equal(r.status, 0, r.stderr);
@@ -118,9 +143,18 @@ test('a compile error: exit 1 with file:line:col CODE message, nothing written',
 });
 
 test('an unknown output extension or a limit past its edge: exit 2 with a clear message', () => {
-  const r = cli('render', 'slide.cm', '-o', 'out.webm');
+  const r = cli('render', 'slide.cm', '-o', 'out.avi');
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /unknown output extension '\.webm'; use \.png \(a frame\), \.mp4 \(a video\) or \.gif/);
+  assert.match(
+    r.stderr,
+    /unknown output extension '\.avi'; use \.png, \.jpg or \.webp \(a frame\), \.mp4, \.webm or \.mov \(a video\) or \.gif/,
+  );
+  const wrongCodec = cli('render', 'slide.cm', '-o', 'out.mp4', '--codec', 'vp9');
+  assert.equal(wrongCodec.status, 2);
+  assert.match(wrongCodec.stderr, /codec vp9 is written as \.webm, not \.mp4/);
+  const quality = cli('render', 'slide.cm', '-o', 'out.jpg', '--quality', '101');
+  assert.equal(quality.status, 2);
+  assert.match(quality.stderr, /quality 101 is outside 0\.\.100/);
   assert.equal(cli('mesh', 'drawing.svg', '-o', 'out.obj').status, 2);
   assert.equal(cli('vectorize', 'sketch.png', '-o', 'out.png').status, 2);
   const fps = cli('render', 'slide.cm', '-o', 'out.gif', '--fps', '31');

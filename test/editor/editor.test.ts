@@ -203,6 +203,33 @@ test(
   },
 );
 
+test(
+  'the render panel offers the still format, the codec and the quality: a WebP still, a VP9 WebM',
+  LIMIT,
+  async () => {
+    const page = await openEditor(rig);
+    await setSource(page, MOVING);
+    await page.locator('#width').fill('160');
+    await page.locator('#height').fill('90');
+    await page.locator('#quality').fill('80');
+    await page.locator('#format').selectOption('webp');
+    assert.equal(await page.locator('[data-testid="render-png"]').textContent(), 'Render WebP');
+    await page.locator('[data-testid="render-png"]').click();
+    const img = page.locator('[data-testid="result"] img');
+    await img.waitFor({ timeout: 60_000 });
+    assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.webp$/);
+    await page.locator('#codec').selectOption('vp9');
+    assert.equal(await page.locator('[data-testid="render-mp4"]').textContent(), 'Render VP9 WebM');
+    await page.locator('#fps').fill('5');
+    await page.locator('#duration').fill('0.4');
+    await page.locator('[data-testid="render-mp4"]').click();
+    const video = page.locator('[data-testid="result"] video');
+    await video.waitFor({ timeout: 120_000 });
+    assert.match((await video.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.webm$/);
+    await page.context().close();
+  },
+);
+
 test('Ctrl+Enter renders a PNG; a failing render shows its error with its line', LIMIT, async () => {
   const page = await openEditor(rig);
   // compiles in the page, fails in the service: an image that was never uploaded (ASS001 at its literal)
@@ -383,6 +410,9 @@ test(
       'height',
       'fps',
       'duration',
+      'format',
+      'codec',
+      'quality',
       'render-png',
       'render-mp4',
       'render-gif',

@@ -129,6 +129,9 @@ test("POST / bad requests: 400 with the error envelope and the service's codes",
     [{ source: 'x', kind: 'gif', params: { fps: 31 } }, 'invalid_params'],
     [{ source: 'x', kind: 'video', params: { fps: 61 } }, 'invalid_params'],
     [{ source: 'x', kind: 'frame', params: { at: -1 } }, 'invalid_params'],
+    [{ source: 'x', kind: 'video', params: { codec: 'h264', transparent: true } }, 'no_alpha'],
+    [{ source: 'x', kind: 'frame', params: { format: 'jpeg', transparent: true } }, 'no_alpha'],
+    [{ source: 'x', kind: 'video', params: { quality: 101 } }, 'invalid_params'],
     [{ source: 'x', kind: 'frame', assets: [1] }, 'invalid_assets'],
   ];
   for (const [body, code] of cases) {

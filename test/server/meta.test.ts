@@ -165,8 +165,18 @@ test('/openapi.json describes each operation: summary, request body, error codes
   assert.deepEqual(Object.keys(output.responses).sort(), ['200', '206', '302', '304', '404', '416', '503']);
   assert.deepEqual(
     Object.keys(output.responses['200'].content).sort(),
-    ['image/gif', 'image/png', 'image/svg+xml', 'model/gltf-binary', 'video/mp4'],
-    'every kind of output (KIND_EXT)',
+    [
+      'image/gif',
+      'image/jpeg',
+      'image/png',
+      'image/svg+xml',
+      'image/webp',
+      'model/gltf-binary',
+      'video/mp4',
+      'video/quicktime',
+      'video/webm',
+    ],
+    'every kind of output (OUTPUT_MIME: the kinds, the video codecs and the still formats)',
   );
   assert.equal(output.responses['304'].content, undefined, 'a 304 has no body');
 });
@@ -266,9 +276,13 @@ test('/openapi.json documents the GIF, mesh and vectorize operations: their para
   assert.match(doc.paths['/v1/mesh'].post.description, /`bad_svg`/);
   assert.deepEqual(doc.components.schemas.JobReady.properties.mime.enum.sort(), [
     'image/gif',
+    'image/jpeg',
     'image/png',
     'image/svg+xml',
+    'image/webp',
     'model/gltf-binary',
     'video/mp4',
+    'video/quicktime',
+    'video/webm',
   ]);
 });

@@ -20,6 +20,8 @@ export interface LoadOptions {
   runner: string;
   /** in-source image path -> URL to fetch it from; a path not listed is fetched as itself on the page's origin */
   assets?: Record<string, string>;
+  /** keep alpha: pixels() has alpha 0 where no background is drawn until a frame names one (default opaque) */
+  transparent?: boolean;
 }
 
 /**
@@ -140,7 +142,7 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
     if (typeof o?.runner !== 'string' || !runners.has(o.runner)) {
       return fail({ code: 'bad_runner', message: `unknown runner version ${JSON.stringify(o?.runner)}` });
     }
-    viewer.reset(width, height, o.runner);
+    viewer.reset(width, height, o.runner, o.transparent === true);
     for (const [path, url] of Object.entries(o.assets ?? {}))
       if (typeof url === 'string') viewer.images.urls.set(path, url);
     const fontBuf = await fetchFont();

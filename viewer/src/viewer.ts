@@ -50,6 +50,10 @@ export class Viewer {
   /** Q4: the background persists across frames of one job until a new frame rect or image replaces it */
   private background: THREE.Color | THREE.Texture = new THREE.Color(0, 0, 0);
   private backgroundImagePath: string | null = null;
+  /** this job keeps alpha (load's `transparent`): the canvas stays clear until a frame names a background */
+  private transparent = false;
+  /** a frame of this job has named a background (which then persists, Q4) */
+  private backgroundNamed = false;
   private prevMaterials: THREE.Material[] = [];
   private composer: EffectComposer | null = null;
   private renderPass: RenderPass | null = null;
@@ -90,7 +94,9 @@ export class Viewer {
   });
 
   constructor(readonly canvas: HTMLCanvasElement) {
-    this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+    // alpha: a transparent job (load's `transparent`) keeps alpha 0 where no background is drawn; an opaque job
+    // clears to alpha 1 and pixels() sets alpha 255 anyway, so its RGB (and so its bytes) is what it was without it
+    this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true, alpha: true });
     this.renderer.setPixelRatio(1);
     this.renderer.outputColorSpace = THREE.SRGBColorSpace;
     this.renderer.toneMapping = THREE.NoToneMapping;
@@ -108,8 +114,10 @@ export class Viewer {
   contextLost = false;
 
   /** Start a new job: drop the previous job's resources, size the canvas. */
-  reset(width: number, height: number, runner: string): void {
+  reset(width: number, height: number, runner: string, transparent = false): void {
     this.runner = runner;
+    this.transparent = transparent;
+    this.backgroundNamed = false;
     // the previous job's materials are released only after this job's first draw, like every frame's: until
     // then they keep their compiled programs alive, and a job drawing the same kinds of material (most jobs) does
     // not wait for SwiftShader to compile them again (about 50 ms for a plain colour, more for a lit one)
@@ -191,8 +199,10 @@ export class Viewer {
       const [r, g, b] = frame.background.rgb;
       this.background = new THREE.Color().setRGB(r, g, b, THREE.LinearSRGBColorSpace);
       this.backgroundImagePath = null;
+      this.backgroundNamed = true;
     } else if (frame.background.kind === 'image') {
       this.backgroundImagePath = frame.background.path;
+      this.backgroundNamed = true;
       this.background = this.images.texture(frame.background.path);
     } else if (this.backgroundImagePath !== null) {
       this.background = this.images.texture(this.backgroundImagePath); // may have finished loading since
@@ -200,7 +210,7 @@ export class Viewer {
 
     const scene = this.scene;
     scene.clear();
-    scene.background = this.background;
+    scene.background = this.clear ? null : this.background;
     scene.add(root);
     for (const l of ctx.lights) scene.add(l);
 
@@ -272,12 +282,20 @@ export class Viewer {
     };
   }
 
+  /** no background is drawn: the canvas is cleared to alpha 0 (a transparent job whose frames named none yet) */
+  private get clear(): boolean {
+    return this.transparent && !this.backgroundNamed;
+  }
+
   private render(box: Box, bloom: BloomSettings | null, damaged: Rect | null): void {
     const r = this.renderer;
     // margins take the scene's background colour (black for an image background)
     r.setRenderTarget(null);
     r.setViewport(0, 0, this.width, this.height);
-    r.setClearColor(this.background instanceof THREE.Color ? this.background : new THREE.Color(0, 0, 0), 1);
+    r.setClearColor(
+      this.background instanceof THREE.Color ? this.background : new THREE.Color(0, 0, 0),
+      this.clear ? 0 : 1,
+    );
     // WebGL counts rows from the bottom
     const d = damaged && {
       x: damaged.x,
@@ -423,6 +441,17 @@ export class Viewer {
     const out = new Uint8Array(w * h * 4);
     const row = w * 4;
     for (let y = 0; y < h; y++) out.set(raw.subarray((h - 1 - y) * row, (h - y) * row), y * row);
+    if (!this.transparent) {
+      for (let i = 3; i < out.length; i += 4) out[i] = 255;
+    } else {
+      // blending over a clear canvas leaves colour times alpha (three.js's normal blending): back to straight alpha,
+      // which PNG, WebP and ffmpeg's RGBA input mean
+      for (let i = 0; i < out.length; i += 4) {
+        const a = out[i + 3]!;
+        if (a === 0 || a === 255) continue;
+        for (let c = 0; c < 3; c++) out[i + c] = Math.min(255, Math.round((out[i + c]! * 255) / a));
+      }
+    }
     return out;
   }
 }

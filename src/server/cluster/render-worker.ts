@@ -7,6 +7,7 @@
 // Faults are BullMQ's: a worker that stops renewing its lock (killed, frozen) has its queue job moved back to the
 // line by the stalled-job check of another worker (STALLED_INTERVAL_MS), which renders it again.
 import { rm } from 'node:fs/promises';
+import type { VideoCodec } from '../../contract/outputs.js';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
@@ -28,10 +29,10 @@ export interface RenderWorkerOptions {
   config: Config;
   renderer: Renderer;
   /**
-   * joins MPEG-TS segments, in order, into an MP4 without re-encoding (src/render/ffmpeg.ts's joinSegments), after
-   * checking each has its frames; a segment missing or short throws a JobFailure coded VIDEO_INCOMPLETE
+   * joins the segments, in order, into the codec's file without re-encoding (src/render/ffmpeg.ts's joinSegments),
+   * after checking each has its frames; a segment missing or short throws a JobFailure coded VIDEO_INCOMPLETE
    */
-  joinSegments: (segments: string[], outPath: string, segmentFrames: number[]) => Promise<void>;
+  joinSegments: (segments: string[], outPath: string, segmentFrames: number[], codec?: VideoCodec) => Promise<void>;
   log: Logger;
   now?: () => number;
 }
@@ -180,7 +181,7 @@ export class RenderWorker {
       const files = await this.assets.localFiles(rec.assets, scratch);
       const outPath = chunk
         ? await this.segments.scratchPath(segmentKey(rec.job_id, chunk.index))
-        : await this.outputs.scratchPath(rec.job_id, rec.kind);
+        : await this.outputs.scratchPath(rec.job_id, rec.kind, rec.params);
       const outcome = await this.o.renderer.render(
         {
           id: rec.job_id,
@@ -212,7 +213,7 @@ export class RenderWorker {
       return 'ready';
     } catch (err) {
       if (chunk) await this.segments.dropScratch(segmentKey(rec.job_id, chunk.index));
-      else await this.outputs.discard(rec.job_id, rec.kind);
+      else await this.outputs.discard(rec.job_id, rec.kind, rec.params);
       if (ended) {
         this.o.log.info({ job_id: rec.job_id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
         return 'ended';
@@ -266,12 +267,13 @@ export class RenderWorker {
         );
       await this.o.joinSegments(
         segments,
-        await this.outputs.scratchPath(rec.job_id, rec.kind),
+        await this.outputs.scratchPath(rec.job_id, rec.kind, rec.params),
         chunkRanges(d.frames).map((r) => r.to - r.from),
+        rec.params.codec,
       );
     } catch (err) {
       this.o.log.warn({ err, job_id: rec.job_id }, 'joining the chunks failed');
-      await this.outputs.discard(rec.job_id, rec.kind);
+      await this.outputs.discard(rec.job_id, rec.kind, rec.params);
       const down = err instanceof StorageUnavailable;
       await endJob(
         this.store,
@@ -304,7 +306,7 @@ export class RenderWorker {
         timings,
       );
     } catch (err) {
-      await this.outputs.discard(rec.job_id, rec.kind);
+      await this.outputs.discard(rec.job_id, rec.kind, rec.params);
       const why =
         err instanceof StorageUnavailable
           ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
@@ -322,7 +324,7 @@ export class RenderWorker {
     outcome: Pick<RenderOutcome, 'width' | 'height' | 'runner' | 'frames'>,
     timings: Record<string, number>,
   ): Promise<void> {
-    const output = await this.outputs.add(rec.job_id, rec.kind, outcome);
+    const output = await this.outputs.add(rec.job_id, rec.kind, outcome, rec.params);
     const fresh = await this.store.get(rec.job_id);
     if (!fresh || fresh.status !== 'pending') {
       // cancelled meanwhile: the client was told so, the file goes (and its bytes leave the budget)

@@ -3,7 +3,7 @@
 //
 // - body: 400 with the code of the first rule broken, in the contract's order: not a JSON object (`bad_json`), then
 //   `source` (`missing_source`, `source_too_large`), then a vectorize `image` (`image_too_large`, `invalid_image`),
-//   then `params` (`invalid_params`), then `assets`
+//   then `params` (`invalid_params`; `no_alpha`: transparent asked of a codec or format without alpha), then `assets`
 //   (`invalid_assets`), then `webhook` (`bad_webhook`). `error` is the schema's own message, e.g. "params.fps must be an integer from 1 to 60".
 // - headers: the only one checked is Idempotency-Key (400 `bad_idempotency_key`).
 // - path parameters (a job id that is not a UUID, an output name outside ^[A-Za-z0-9._-]+$): 404 not_found, since
@@ -22,6 +22,7 @@ const BODY_RULES = [
   'invalid_image',
   'invalid_kind',
   'invalid_params',
+  'no_alpha',
   'invalid_assets',
   'bad_webhook',
 ] as const;
@@ -54,7 +55,9 @@ function ruleOf(issue: FastifySchemaValidationError): BodyRule {
       : 'missing_source';
   if (field === 'image') return issue.keyword === 'too_big' ? 'image_too_large' : 'invalid_image';
   if (field === 'kind') return 'invalid_kind'; // the standalone runner's body
-  if (field === 'params') return 'invalid_params';
+  if (field === 'params')
+    // transparent asked of an output that has no alpha (the schemas' refinement at params.transparent)
+    return issue.instancePath === '/params/transparent' && issue.keyword === 'custom' ? 'no_alpha' : 'invalid_params';
   if (field === 'webhook') return 'bad_webhook';
   // the body schemas have no other field: unknown ones are stripped, not checked
   return 'invalid_assets';

@@ -147,7 +147,7 @@ export class JobService {
     for (const rec of plan.updates) {
       await this.o.store.put(rec);
       // the cut render left at most a partial file: it goes (a requeued job writes it again)
-      await this.o.outputs.discard(rec.job_id, rec.kind);
+      await this.o.outputs.discard(rec.job_id, rec.kind, rec.params);
     }
     for (const id of plan.failed)
       this.o.log.warn(
@@ -397,7 +397,7 @@ export class JobService {
     try {
       // inputs down to local scratch, the output rendered into scratch and uploaded by outputs.add
       const assetFiles = await this.o.assets.localFiles(rec.assets, scratch);
-      const outPath = await this.o.outputs.scratchPath(id, rec.kind);
+      const outPath = await this.o.outputs.scratchPath(id, rec.kind, rec.params);
       this.progress.set(id, 0);
       const outcome = await Promise.race([
         (rendering = this.o.renderer.render(
@@ -413,7 +413,7 @@ export class JobService {
         )),
         aborted,
       ]);
-      const output = await this.o.outputs.add(id, rec.kind, outcome);
+      const output = await this.o.outputs.add(id, rec.kind, outcome, rec.params);
       const done = output.written_at;
       const fresh = (await this.o.store.get(id)) ?? rec;
       Object.assign(fresh, {
@@ -455,7 +455,7 @@ export class JobService {
         delete fresh.started_at;
         delete fresh.progress;
         await this.o.store.put(fresh).catch((e) => this.o.log.error({ err: e, job_id: id }, 'checkpoint failed'));
-        await this.o.outputs.discard(id, rec.kind);
+        await this.o.outputs.discard(id, rec.kind, rec.params);
         return;
       }
       Object.assign(
@@ -468,12 +468,12 @@ export class JobService {
       fresh.status = 'error';
       fresh.completed_at = done;
       fresh.timings = { queue_wait_ms: queueWait, total_ms: done - rec.created_at };
-      if (!timedOut) await this.o.outputs.discard(id, rec.kind);
+      if (!timedOut) await this.o.outputs.discard(id, rec.kind, rec.params);
       await this.o.store.put(fresh);
       this.events.emit('ended', fresh);
       if (timedOut) {
         if (stopped) await settle(stopped, STOP_SETTLE_MS);
-        await this.o.outputs.discard(id, rec.kind);
+        await this.o.outputs.discard(id, rec.kind, rec.params);
       }
       const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
       this.o.log[level](

@@ -2,6 +2,7 @@
 // record holds everything durable; what only the running service knows (queue position, progress) comes in `live`.
 import type { JobView } from '../schemas.js';
 import type { JobRecord } from './store.js';
+import type { OutputMime } from '../../contract/mime.js';
 
 export interface LiveJobState {
   /** 0 = rendering now, 1 = next, ...; undefined when the job is not queued */
@@ -25,7 +26,7 @@ export function jobView(rec: JobRecord, live: LiveJobState): JobView {
       created_at: rec.created_at,
       completed_at: rec.completed_at,
       url: `/v1/outputs/${rec.output.filename}`,
-      mime: rec.output.mime as 'image/png' | 'video/mp4',
+      mime: rec.output.mime as OutputMime,
       width: rec.output.width,
       height: rec.output.height,
       ...(rec.cached ? { cached: true } : {}),

@@ -92,7 +92,7 @@ export class RenderCache {
     const holder = await this.o.store.get(entry.job_id);
     if (holder?.status !== 'ready' || holder.output?.filename !== entry.output.filename) return undefined;
     // the copy is made before the job is announced ready: a copy that fails leaves the job to render
-    const output = await this.o.outputs.addCopy(id, kind, entry.output);
+    const output = await this.o.outputs.addCopy(id, entry.output);
     return { output, runner: entry.runner };
   }
 

@@ -54,7 +54,7 @@ export class Retention {
       } else if (rec.status === 'error' && (rec.completed_at ?? rec.created_at) + keep <= now) {
         await this.expire(rec.job_id);
       } else if (rec.status === 'pending') {
-        held.add(OutputStore.nameOf(rec.job_id, rec.kind));
+        held.add(OutputStore.nameOf(rec.job_id, rec.kind, rec.params));
       }
     }
     await this.o.outputs.removeStrays(held, now - keep);

@@ -7,7 +7,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
+import { OUTPUT_MIME } from '../../contract/mime.js';
+import { outputExtOf, type FormatParams } from '../../contract/outputs.js';
 import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
 import type { JobKind } from '../schemas.js';
 import type { JobOutput, JobStore } from '../jobs/store.js';
@@ -59,13 +60,13 @@ export class OutputStore {
   }
 
   /** The name of a job's output, written or still to be written. */
-  static nameOf(id: string, kind: JobKind): string {
-    return `${id}.${KIND_EXT[kind]}`;
+  static nameOf(id: string, kind: JobKind, params?: FormatParams): string {
+    return `${id}.${outputExtOf(kind, params)}`;
   }
 
   /** The local scratch file the renderer writes a job's output into (upload it with add()). */
-  scratchPath(id: string, kind: JobKind): Promise<string> {
-    return this.files.scratchPath(OutputStore.nameOf(id, kind));
+  scratchPath(id: string, kind: JobKind, params?: FormatParams): Promise<string> {
+    return this.files.scratchPath(OutputStore.nameOf(id, kind, params));
   }
 
   /**
@@ -73,17 +74,22 @@ export class OutputStore {
    * Over the budget, older outputs go before this one is announced (its job is still pending, so it is never the one
    * evicted).
    */
-  async add(id: string, kind: JobKind, size: { width: number; height: number }): Promise<JobOutput> {
-    const filename = OutputStore.nameOf(id, kind);
+  async add(
+    id: string,
+    kind: JobKind,
+    size: { width: number; height: number },
+    params?: FormatParams,
+  ): Promise<JobOutput> {
+    const filename = OutputStore.nameOf(id, kind, params);
     const path = await this.files.scratchPath(filename);
     const st = await stat(path).catch(() => undefined);
     if (!st) throw new Error(`the render left no output at ${path}`);
     const sha256 = await sha256Of(createReadStream(path));
-    const mime = OUTPUT_MIME[KIND_EXT[kind]];
+    const mime = OUTPUT_MIME[outputExtOf(kind, params)];
     await this.files.upload(filename, path, { contentType: mime, cacheControl: OUTPUT_CACHE_CONTROL });
     return this.counted({
       filename,
-      mime: OUTPUT_MIME[KIND_EXT[kind]],
+      mime,
       bytes: st.size,
       sha256,
       width: size.width,
@@ -96,8 +102,9 @@ export class OutputStore {
    * A job's output made of another ready output's bytes (the render cache): a copy under the job's own name, so each
    * lives and expires by its own record.
    */
-  async addCopy(id: string, kind: JobKind, of: JobOutput): Promise<JobOutput> {
-    const filename = OutputStore.nameOf(id, kind);
+  async addCopy(id: string, of: JobOutput): Promise<JobOutput> {
+    // the same extension as the output it copies (the codec or still format is part of the cache key)
+    const filename = `${id}.${of.filename.slice(of.filename.lastIndexOf('.') + 1)}`;
     await this.files.copy(of.filename, filename);
     return this.counted({ ...of, filename, written_at: this.o.now() });
   }
@@ -110,8 +117,8 @@ export class OutputStore {
   }
 
   /** Deletes what a failed or cut render left: its output and its partial files (the GIF's frames and palette too). */
-  async discard(id: string, kind: JobKind): Promise<void> {
-    const name = OutputStore.nameOf(id, kind);
+  async discard(id: string, kind: JobKind, params?: FormatParams): Promise<void> {
+    const name = OutputStore.nameOf(id, kind, params);
     // the scratch first: it is local, so it goes even when the store cannot be reached
     await this.files.dropScratch(name);
     try {
@@ -217,7 +224,7 @@ export class OutputStore {
         refs.push({ filename: rec.output.filename, job_id: rec.job_id, at: rec.output.written_at });
       else if (rec.status === 'pending')
         refs.push({
-          filename: OutputStore.nameOf(rec.job_id, rec.kind),
+          filename: OutputStore.nameOf(rec.job_id, rec.kind, rec.params),
           job_id: rec.job_id,
           at: rec.created_at,
           rendering: true,

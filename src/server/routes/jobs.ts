@@ -51,7 +51,7 @@ const ENQUEUE = [
     kind: 'video',
     url: '/v1/render',
     operationId: 'render',
-    summary: 'Render an MP4 video',
+    summary: 'Render a video (MP4, WebM or MOV)',
     body: RenderRequest,
     tag: 'render',
     bodyExample: { source: EXAMPLE_SOURCE, params: { duration: 2, fps: 30, width: 1280 } },
@@ -61,7 +61,7 @@ const ENQUEUE = [
     kind: 'frame',
     url: '/v1/frame',
     operationId: 'frame',
-    summary: 'Render one PNG frame',
+    summary: 'Render one frame (PNG, JPEG or WebP)',
     body: FrameRequest,
     tag: 'render',
     bodyExample: { source: EXAMPLE_SOURCE, params: { at: 0.5 } },
@@ -71,11 +71,11 @@ const ENQUEUE = [
     kind: 'gif',
     url: '/v1/gif',
     operationId: 'gif',
-    summary: 'Render an endlessly looping GIF',
+    summary: 'Render a GIF (looping for ever unless `loop` says otherwise)',
     body: GifRequest,
     tag: 'render',
     bodyExample: { source: EXAMPLE_SOURCE, params: { duration: 2, fps: 15, width: 480 } },
-    extra: `One palette per clip (ffmpeg palettegen/paletteuse), the same frames as the MP4. Limits: fps ${G.fps.min}..${G.fps.max} (default ${G.fps.default}), duration ${G.duration.min}..${G.duration.max} s, width/height ${G.width.min}..${G.width.max} (default ${G.width.default} wide, the height by the scene's aspect). Output \`image/gif\`. `,
+    extra: `One palette per clip (ffmpeg palettegen/paletteuse), the same frames as the MP4. Limits: fps ${G.fps.min}..${G.fps.max} (default ${G.fps.default}), duration ${G.duration.min}..${G.duration.max} s, width/height ${G.width.min}..${G.width.max} (default ${G.width.default} wide, the height by the scene's aspect); \`loop\` 0 (for ever) or the times it plays, \`colors\` the palette's size. Output \`image/gif\`. `,
   },
   {
     kind: 'mesh',
@@ -118,9 +118,11 @@ const BAD_REQUEST = [
 ];
 /** what is drawn has an estimate: too_much_work when it cannot finish inside the job limit */
 const DRAWN = [...BAD_REQUEST.slice(0, 7), 'too_much_work', ...BAD_REQUEST.slice(7)];
+/** a video or frame may ask for transparency of a codec or format without alpha: no_alpha */
+const WITH_ALPHA = [...DRAWN.slice(0, 5), 'no_alpha', ...DRAWN.slice(5)];
 const BAD_REQUEST_OF: Record<JobKind, string[]> = {
-  video: DRAWN,
-  frame: DRAWN,
+  video: WITH_ALPHA,
+  frame: WITH_ALPHA,
   gif: DRAWN,
   mesh: BAD_REQUEST.filter((c) => c !== 'invalid_assets' && c !== 'unknown_asset'),
   vectorize: [...BAD_REQUEST, 'image_too_large', 'invalid_image', 'not_an_image'],

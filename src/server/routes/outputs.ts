@@ -2,7 +2,7 @@
 // names are outputs; nothing outside it can be read.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { KIND_EXT, OUTPUT_MIME } from '../../contract/mime.js';
+import { OUTPUT_MIME } from '../../contract/mime.js';
 import { OutputParams, OutputRequestHeaders } from '../schemas.js';
 import { OUTPUT_CACHE_CONTROL, type OutputStore } from '../outputs/output-store.js';
 import { parseRange } from '../http/byte-range.js';
@@ -19,7 +19,7 @@ export interface OutputRoutesOptions {
 
 const CACHE_CONTROL = OUTPUT_CACHE_CONTROL;
 /** the media types of the outputs a job can have */
-const OUTPUT_TYPES = Object.values(KIND_EXT).map((ext) => OUTPUT_MIME[ext]);
+const OUTPUT_TYPES = Object.values(OUTPUT_MIME);
 
 export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs, presigned }) => {
   const schema = {

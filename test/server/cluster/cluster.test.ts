@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +99,42 @@ test('a 10 s video in three chunks over two workers: every frame, the right dura
     w.lines.some((l) => l.event === 'chunk_done' && l.job_id === posted.json.job_id),
   );
   assert.deepEqual(renderedBy, [true, true], 'each worker rendered at least one chunk');
+});
+
+test('a transparent VP9 WebM in two chunks over two workers: video/webm, every frame, alpha kept, the embedded bytes', async () => {
+  // LONG_SLIDE without its background layer: the square over nothing
+  const source = LONG_SLIDE.replace('compose [bg, fg]', 'compose [fg]');
+  const body = { source, params: { fps: 7, width: 160, height: 90, codec: 'vp9', transparent: true } };
+  const posted = await postJson(apiA.url!, '/v1/render', body);
+  assert.equal(posted.status, 202, JSON.stringify(posted.json));
+  const done = await pollJob(apiB.url!, posted.json.job_id, 120_000);
+  assert.equal(done.status, 'ready', JSON.stringify(done));
+  assert.equal(done.mime, 'video/webm');
+  assert.match(done.url, /\.webm$/);
+  const bytes = await download(apiB.url!, done.url);
+  const file = join(dataDir, 'outputs', `${posted.json.job_id}.webm`);
+  const p = await probe(file);
+  assert.deepEqual([p.codec, p.frames], ['vp9', 70]);
+  assert.ok(Math.abs(p.duration - 10) < 0.01, `duration ${p.duration}`);
+  // the alpha side stream crossed the segments and the join: libvpx decodes alpha 0 in a corner of every frame
+  const rgba = spawnSync(
+    'ffmpeg',
+    ['-v', 'error', '-c:v', 'libvpx-vp9', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgba', '-'],
+    {
+      maxBuffer: 1 << 28,
+    },
+  ).stdout;
+  assert.equal(rgba.length, 70 * 160 * 90 * 4);
+  for (let f = 0; f < 70; f++) assert.equal(rgba[f * 160 * 90 * 4 + 3], 0, `frame ${f}: corner alpha`);
+  let t: TestApp | undefined;
+  try {
+    t = await startApp({ renderer: realRenderer() });
+    const job = (await runJob(t.app, '/v1/render', body)).json();
+    assert.equal(job.status, 'ready', JSON.stringify(job));
+    assert.equal(sha((await t.app.inject({ url: job.url })).rawPayload), sha(bytes), 'embedded vs two workers');
+  } finally {
+    await t?.close();
+  }
 });
 
 test('the same video with one worker and from the embedded service: the same bytes', async () => {

@@ -127,3 +127,16 @@ test('fair queue: short jobs overtake a long one only until it has waited its ow
     await t.close();
   }
 });
+
+test('the estimate counts the codec: H.265 and ProRes encode slower than H.264, so the same clip estimates longer', () => {
+  const est = (codec?: 'h264' | 'h265' | 'prores') =>
+    estimateWork({
+      kind: 'video',
+      source: MOVING,
+      params: { width: 1920, height: 1080, duration: 10, codec },
+      assets: {},
+    })!.seconds;
+  assert.equal(est(), est('h264'));
+  assert.ok(est('h265') > est('h264'), `${est('h265')} vs ${est('h264')}`);
+  assert.ok(est('prores') > est('h264'));
+});
