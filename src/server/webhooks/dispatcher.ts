@@ -1,16 +1,17 @@
 // Webhook deliveries: when a job that carries `webhook` ends (ready or error), its JSON view is POSTed to the URL,
 // signed (signature.ts). A delivery never blocks rendering (it runs on timers, outside the render queue). A non-2xx
 // answer, a redirect, a timeout or a network error is retried after the delays of WEBHOOK_RETRY_MS (by default 2, 5,
-// 15, 30 and 60 s: six attempts over about two minutes), then given up.
+// 15, 30 and 60 s: six attempts over about two minutes), then given up. A 410 Gone is given up at once (Standard
+// Webhooks: the receiver does not want this endpoint called again).
 //
 // The delivery state lives in the job record (`webhook.attempts`, `next_at`, `delivered_at`, `gave_up_at`), written
 // to the journal after each attempt, so a delivery pending when the service stops resumes at the next start. An
-// attempt cut by the shutdown is not counted. Delivery is at least once: a receiver should dedupe on job_id.
+// attempt cut by the shutdown is not counted. Delivery is at least once: a receiver should dedupe on webhook-id.
 import type { Logger } from 'pino';
 import type { JobRecord, JobStore } from '../jobs/store.js';
 import { jobView } from '../jobs/job-view.js';
 import type { WebhookPolicy } from './address-policy.js';
-import { signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
+import { deliveryHeaders } from './signature.js';
 
 export interface WebhookDispatcherOptions {
   store: JobStore;
@@ -84,6 +85,7 @@ export class WebhookDispatcher {
     const n = (hook.attempts ?? 0) + 1;
     let outcome: string;
     let ok = false;
+    let gone = false;
     try {
       // the host is checked again: what it resolves to may have changed since the job was posted
       const url = await this.o.policy.check(hook.url);
@@ -92,9 +94,8 @@ export class WebhookDispatcher {
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         'user-agent': 'cmrender-webhook',
-        [TIMESTAMP_HEADER]: String(timestamp),
+        ...deliveryHeaders(hook.secret, id, timestamp, body),
       };
-      if (hook.secret) headers[SIGNATURE_HEADER] = signWebhook(hook.secret, timestamp, body);
       const res = await fetch(url, {
         method: 'POST',
         headers,
@@ -105,6 +106,8 @@ export class WebhookDispatcher {
       });
       await res.body?.cancel().catch(() => {});
       ok = res.status >= 200 && res.status < 300;
+      // Standard Webhooks: 410 Gone says the endpoint no longer wants deliveries; no retry
+      gone = res.status === 410;
       outcome = `HTTP ${res.status}`;
     } catch (err) {
       outcome = err instanceof Error ? err.message : String(err);
@@ -116,7 +119,7 @@ export class WebhookDispatcher {
     const w = fresh.webhook;
     w.attempts = n;
     delete w.next_at;
-    const delay = this.o.retryDelaysMs[n - 1];
+    const delay = gone ? undefined : this.o.retryDelaysMs[n - 1];
     if (ok) w.delivered_at = now;
     else if (delay === undefined) w.gave_up_at = now;
     else w.next_at = now + delay;
