@@ -22,6 +22,7 @@ import {
   type RenderHooks,
   type RenderJob,
   type RenderOutcome,
+  type RendererCounters,
   type WorkEstimate,
 } from './types.js';
 import { EstimateThread } from './estimate-thread.js';
@@ -109,6 +110,10 @@ export class ChromiumRenderer implements Renderer {
   async close(): Promise<void> {
     await this.estimates.close();
     await this.browser.close();
+  }
+
+  counters(): RendererCounters {
+    return { chromiumLaunches: this.browser.launches, pageCrashes: this.browser.pageCrashes };
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {

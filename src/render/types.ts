@@ -128,4 +128,14 @@ export interface Renderer {
   /** Starts what needs starting (a warm browser); resolves when ready. */
   start(): Promise<void>;
   close(): Promise<void>;
+  /** Running totals for the metrics (absent: nothing to count, e.g. no browser). */
+  counters?(): RendererCounters;
+}
+
+/** What a renderer counts since it was made. */
+export interface RendererCounters {
+  /** Chromium launches (the first and every relaunch after a crash) */
+  chromiumLaunches: number;
+  /** drawing pages that crashed */
+  pageCrashes: number;
 }

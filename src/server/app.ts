@@ -27,6 +27,9 @@ import { metaRoutes } from './routes/meta.js';
 import { checkRoutes } from './routes/check.js';
 import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
+import { countRefusedJobs } from './metrics/refused-jobs.js';
 import { editorDistDir } from '../paths.js';
 
 export interface BuildOptions {
@@ -49,6 +52,8 @@ declare module 'fastify' {
     outputs: OutputStore;
     retention: Retention;
     assetStore: AssetStore;
+    /** null with METRICS=off */
+    metrics: ServiceMetrics | null;
   }
 }
 
@@ -74,8 +79,27 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const services = await openServices({ config, renderer, store: opts.store, log, now: opts.now });
+  let metrics: ServiceMetrics | null = null;
+  const services = await openServices({
+    config,
+    renderer,
+    store: opts.store,
+    log,
+    now: opts.now,
+    // deliveries run on timers, never before this function returns: metrics is set by then
+    onWebhookAttempt: (outcome) => metrics?.webhookAttempt(outcome),
+  });
   const { jobs, outputs, assets } = services;
+  if (config.metrics) {
+    metrics = new ServiceMetrics({
+      load: () => jobs.load(),
+      outputs: () => outputs.usage(),
+      // an API process that renders nothing (REDIS_URL, RENDER_CONCURRENCY=0) has no browser to count
+      renderer: () => (opts.startRenderer === false ? undefined : renderer.counters?.()),
+    });
+    metrics.watch(jobs.events);
+  }
+  app.decorate('metrics', metrics);
   app.decorate('jobs', jobs);
   app.decorate('outputs', outputs);
   app.decorate('retention', services.retention);
@@ -96,6 +120,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler(answerNotFound);
 
   await registerOpenApi(app);
+  if (metrics) countRefusedJobs(app, metrics);
 
   await app.register(jobRoutes, {
     jobs,
@@ -113,6 +138,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(checkRoutes);
   await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads), disk: services.disk });
   await app.register(pageRoutes, { dir: editorDistDir });
+  if (metrics) await app.register(metricsRoutes, { metrics });
 
   app.addHook('onReady', async () => {
     if (opts.startRenderer !== false) await renderer.start();

@@ -30,6 +30,7 @@ export interface Config {
   webhookTimeoutMs: number;
   redisUrl: string;
   stalledIntervalMs: number;
+  metrics: boolean;
 }
 
 export interface ConfigEntry {
@@ -52,6 +53,13 @@ function int(name: string, min: number) {
   };
 }
 const str = (raw: string): string => raw;
+function onOff(name: string) {
+  return (raw: string): boolean => {
+    if (/^(on|1|true)$/i.test(raw)) return true;
+    if (/^(off|0|false)$/i.test(raw)) return false;
+    throw new Error(`${name} must be on or off, got "${raw}"`);
+  };
+}
 const list = (raw: string): string[] =>
   raw
     .split(',')
@@ -224,6 +232,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     doc: 'With `REDIS_URL`: how long a render worker may go silent (killed, frozen) before its job or chunk is given to another worker (BullMQ lock duration and stalled-job check).',
     parse: int('STALLED_INTERVAL_MS', 500),
   },
+  {
+    name: 'METRICS',
+    key: 'metrics',
+    default: 'on',
+    doc: "`GET /metrics`: Prometheus metrics of this process (`cmrender_*`, and Node's `process_*`/`nodejs_*`). `off`: no route and nothing counted.",
+    parse: onOff('METRICS'),
+  },
 ];
 
 export function defaultConfig(): Config {
@@ -252,6 +267,7 @@ export function defaultConfig(): Config {
     webhookTimeoutMs: 10_000,
     redisUrl: '',
     stalledIntervalMs: 30_000,
+    metrics: true,
   };
 }
 

@@ -12,7 +12,7 @@ import type { AssetStore } from './asset-store.js';
 import { dataStores } from './storage/data-stores.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
-import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhookDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
 import { IdempotencyIndex } from './http/idempotency.js';
 import type { Jobs } from './jobs/jobs-api.js';
 import { RedisJobStore } from './cluster/redis-store.js';
@@ -26,6 +26,8 @@ export interface ServiceOptions {
   store?: JobStore;
   log: Logger;
   now?: () => number;
+  /** told of each webhook delivery attempt's outcome (the metrics) */
+  onWebhookAttempt?: (outcome: WebhookOutcome) => void;
 }
 
 export interface Services {
@@ -74,6 +76,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     timeoutMs: config.webhookTimeoutMs,
     log,
     now,
+    onAttempt: opts.onWebhookAttempt,
   });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
   const idempotency = new IdempotencyIndex(now);

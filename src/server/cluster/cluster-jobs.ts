@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { QueueEvents } from 'bullmq';
 import type { JobRecord, JobParams } from '../jobs/store.js';
-import type { JobEvents, JobExtras, CancelResult } from '../jobs/job-service.js';
+import type { JobEvents, JobExtras, JobLoad, CancelResult } from '../jobs/job-service.js';
 import { CANCELLED } from '../jobs/job-service.js';
 import { jobView, type LiveJobState } from '../jobs/job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/types.js';
@@ -91,6 +91,12 @@ export class ClusterJobService implements Jobs {
     this.stopping = true;
   }
 
+  /** The shared queue's entries waiting, and those in a worker's hands (each chunk of a video is one). */
+  async load(): Promise<JobLoad> {
+    const c = await this.o.work.queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
+    return { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0), running: c.active ?? 0 };
+  }
+
   admission(): Refusal | null {
     if (this.stopping) return shuttingDown();
     const cap = this.o.maxQueuedJobs;
@@ -141,6 +147,7 @@ export class ClusterJobService implements Jobs {
     await this.o.store.put(rec);
     await this.o.work.add(rec, rec.frames);
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
+    this.events.emit('created', rec);
     this.events.emit('queue');
     return rec;
   }

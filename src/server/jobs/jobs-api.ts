@@ -12,6 +12,7 @@ export type Jobs = Pick<
   | 'admission'
   | 'storageRefusal'
   | 'health'
+  | 'load'
   | 'estimate'
   | 'create'
   | 'cancel'

@@ -22,7 +22,12 @@ export interface WebhookDispatcherOptions {
   timeoutMs: number;
   log: Logger;
   now: () => number;
+  /** told of each attempt's outcome (the metrics) */
+  onAttempt?: (outcome: WebhookOutcome) => void;
 }
+
+/** delivered: a 2xx; failed: retried later; gave_up: the last attempt failed, or the receiver said 410 Gone */
+export type WebhookOutcome = 'delivered' | 'failed' | 'gave_up';
 
 /** True while the job has ended and its webhook is neither delivered nor given up. */
 export function deliveryPending(rec: JobRecord): boolean {
@@ -124,6 +129,7 @@ export class WebhookDispatcher {
     else if (delay === undefined) w.gave_up_at = now;
     else w.next_at = now + delay;
     await this.o.store.put(fresh);
+    this.o.onAttempt?.(ok ? 'delivered' : delay === undefined ? 'gave_up' : 'failed');
     const log = { job_id: id, event: 'webhook_attempt', attempt: n, outcome };
     if (ok) this.o.log.info(log, 'webhook delivered');
     else if (delay === undefined) this.o.log.warn(log, 'webhook given up');
