@@ -30,6 +30,7 @@ import { pageRoutes } from './routes/pages.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { countRefusedJobs } from './metrics/refused-jobs.js';
+import { watchReadiness } from './http/readiness.js';
 import { editorDistDir } from '../paths.js';
 
 export interface BuildOptions {
@@ -44,6 +45,11 @@ export interface BuildOptions {
   ownsRenderer?: boolean;
   /** Clock (tests move it to check retention). */
   now?: () => number;
+  /**
+   * Leave the renderer's start to `app.warmUp()` (main.ts calls it once listening, so /readyz can say "starting" while
+   * Chromium launches); default false: the renderer starts when the app is ready.
+   */
+  warmLater?: boolean;
 }
 
 declare module 'fastify' {
@@ -54,6 +60,8 @@ declare module 'fastify' {
     assetStore: AssetStore;
     /** null with METRICS=off */
     metrics: ServiceMetrics | null;
+    /** Starts the renderer and the recovered jobs; until it resolves, job POSTs and /readyz answer 503 `starting`. */
+    warmUp(): Promise<void>;
   }
 }
 
@@ -119,7 +127,20 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setErrorHandler(answerError);
   app.setNotFoundHandler(answerNotFound);
 
+  let warm = false;
+  let warming: Promise<void> | null = null;
+  app.decorate('warmUp', () => {
+    warming ??= (async () => {
+      if (opts.startRenderer !== false) await renderer.start();
+      // jobs that were pending when the service last stopped render again, before any new one
+      jobs.resume();
+      warm = true;
+    })();
+    return warming;
+  });
+
   await registerOpenApi(app);
+  await watchReadiness(app, { jobs, warm: () => warm, maxEventLoopDelayMs: config.readyMaxEventLoopDelayMs });
   if (metrics) countRefusedJobs(app, metrics);
 
   await app.register(jobRoutes, {
@@ -141,9 +162,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   if (metrics) await app.register(metricsRoutes, { metrics });
 
   app.addHook('onReady', async () => {
-    if (opts.startRenderer !== false) await renderer.start();
-    // jobs that were pending when the service last stopped render again, before any new one
-    jobs.resume();
+    if (!opts.warmLater) await app.warmUp();
   });
   app.addHook('onClose', async () => {
     await services.close();

@@ -31,6 +31,7 @@ export interface Config {
   redisUrl: string;
   stalledIntervalMs: number;
   metrics: boolean;
+  readyMaxEventLoopDelayMs: number;
 }
 
 export interface ConfigEntry {
@@ -239,6 +240,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     doc: "`GET /metrics`: Prometheus metrics of this process (`cmrender_*`, and Node's `process_*`/`nodejs_*`). `off`: no route and nothing counted.",
     parse: onOff('METRICS'),
   },
+  {
+    name: 'READY_MAX_EVENT_LOOP_DELAY_MS',
+    key: 'readyMaxEventLoopDelayMs',
+    default: '1000',
+    doc: '`GET /readyz` answers 503 `overloaded` while the event loop is delayed longer than this (measured by `@fastify/under-pressure`); other routes keep answering. `0`: not checked.',
+    parse: int('READY_MAX_EVENT_LOOP_DELAY_MS', 0),
+  },
 ];
 
 export function defaultConfig(): Config {
@@ -268,6 +276,7 @@ export function defaultConfig(): Config {
     redisUrl: '',
     stalledIntervalMs: 30_000,
     metrics: true,
+    readyMaxEventLoopDelayMs: 1000,
   };
 }
 

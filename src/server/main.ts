@@ -1,5 +1,6 @@
-// Entry point (`npm start`): reads the configuration, starts the warm renderer and the HTTP server.
-// SIGTERM/SIGINT: graceful stop (no more sweeps, JobService.shutdown), exit 0.
+// Entry point (`npm start`): reads the configuration, starts the HTTP server and then the warm renderer (/readyz is
+// 503 `starting` until it is warm). SIGTERM/SIGINT: graceful stop: /readyz and new job POSTs answer 503
+// `shutting_down` at once, the jobs in hand finish within SHUTDOWN_GRACE_MS (or are checkpointed), then exit 0.
 import pino from 'pino';
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
@@ -12,11 +13,21 @@ const { renderer, joinSegments } = buildRenderers(config, log);
 // with REDIS_URL this process renders too (a render worker beside the API) unless RENDER_CONCURRENCY=0
 const worker =
   config.redisUrl && config.renderConcurrency > 0 ? new RenderWorker({ config, renderer, joinSegments, log }) : null;
-const app = await buildApp({ config, renderer, logger: log, startRenderer: !config.redisUrl || worker !== null });
+const app = await buildApp({
+  config,
+  renderer,
+  logger: log,
+  startRenderer: !config.redisUrl || worker !== null,
+  // listen first: while Chromium launches, /readyz says 503 starting (and /healthz ok) instead of refusing connections
+  warmLater: true,
+});
 const address = await (async () => {
   try {
+    const at = await app.listen({ port: config.port, host: config.host });
+    log.info({ address: at }, 'cmrender warming up');
+    await app.warmUp();
     await worker?.start();
-    return await app.listen({ port: config.port, host: config.host });
+    return at;
   } catch (err) {
     // e.g. RENDER_GL=egl on a machine whose EGL cannot draw: one clear line, not a stack
     log.fatal({ err }, `cmrender could not start: ${(err as Error).message}`);

@@ -15,7 +15,7 @@ import type { JobKind, JobView } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import type { DiskSpace } from '../durability/disk-space.js';
-import { diskFull, queueFull, shuttingDown, type Refusal } from '../durability/admission.js';
+import { diskFull, queueFull, redisUnavailable, shuttingDown, type Refusal } from '../durability/admission.js';
 import type { Jobs } from '../jobs/jobs-api.js';
 import { admitWork, type WorkAdmission } from '../jobs/work-admission.js';
 import type { RedisJobStore } from './redis-store.js';
@@ -89,6 +89,22 @@ export class ClusterJobService implements Jobs {
   async shutdown(): Promise<void> {
     // the workers hold the jobs: an API process has nothing in hand
     this.stopping = true;
+  }
+
+  /** health(), and Redis answering a PING within a second (its commands wait for a reconnect otherwise). */
+  async ready(): Promise<Refusal | null> {
+    const down = await this.health();
+    if (down) return down;
+    let t: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      this.o.work.connection.ping().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((r) => (t = setTimeout(() => r(false), 1_000))),
+    ]);
+    clearTimeout(t);
+    return answered ? null : redisUnavailable();
   }
 
   /** The shared queue's entries waiting, and those in a worker's hands (each chunk of a video is one). */

@@ -19,7 +19,14 @@ export class Gate {
   }
 }
 
-export type RefusalCode = 'queue_full' | 'storage_full' | 'too_many_uploads' | 'shutting_down';
+export type RefusalCode =
+  | 'queue_full'
+  | 'storage_full'
+  | 'too_many_uploads'
+  | 'shutting_down'
+  | 'starting'
+  | 'redis_unavailable'
+  | 'overloaded';
 
 export interface Refusal {
   code: RefusalCode;
@@ -87,4 +94,23 @@ export function tooManyUploads(max: number): Refusal {
 
 export function shuttingDown(): Refusal {
   return { code: 'shutting_down', error: 'the service is shutting down; retry shortly', retryAfterSeconds: 5 };
+}
+
+/** The renderer is still warming up (Chromium's launch and its first pages): jobs are taken once it is ready. */
+export function starting(): Refusal {
+  return {
+    code: 'starting',
+    error: 'the service is starting (the renderer is warming up); retry shortly',
+    retryAfterSeconds: 2,
+  };
+}
+
+/** With REDIS_URL: Redis does not answer, so no job can be stored or queued. */
+export function redisUnavailable(): Refusal {
+  return { code: 'redis_unavailable', error: 'redis does not answer; retry shortly', retryAfterSeconds: 5 };
+}
+
+/** The event loop is saturated (@fastify/under-pressure's measure): this process answers late. */
+export function overloaded(what: string): Refusal {
+  return { code: 'overloaded', error: `the service is overloaded (${what}); retry shortly`, retryAfterSeconds: 5 };
 }

@@ -189,6 +189,11 @@ export class JobService {
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 
+  /** Why this process cannot take work now, as readiness sees it (/readyz): the same as health(). */
+  ready(): Promise<Refusal | null> {
+    return this.health();
+  }
+
   /** Jobs waiting and rendering now. */
   async load(): Promise<JobLoad> {
     return { waiting: this.queue.size - this.running.size, running: this.running.size };

@@ -12,6 +12,7 @@ export type Jobs = Pick<
   | 'admission'
   | 'storageRefusal'
   | 'health'
+  | 'ready'
   | 'load'
   | 'estimate'
   | 'create'

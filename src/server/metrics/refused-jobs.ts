@@ -2,9 +2,7 @@
 // missing key, the rate limit) answers through the error envelope, so one onSend hook sees every refusal.
 import type { FastifyInstance } from 'fastify';
 import type { ServiceMetrics } from './service-metrics.js';
-
-/** The routes that queue a job (routes/jobs.ts). */
-const ENQUEUE_URLS = new Set(['/v1/render', '/v1/frame', '/v1/gif', '/v1/mesh', '/v1/vectorize']);
+import { ENQUEUE_URLS } from '../routes/jobs.js';
 
 export function countRefusedJobs(app: FastifyInstance, metrics: ServiceMetrics): void {
   app.addHook('onSend', async (req, reply, payload) => {

@@ -99,6 +99,9 @@ const ENQUEUE = [
   },
 ] as const;
 
+/** The URLs that queue a job (readiness refuses them while starting; the metrics count their refusals). */
+export const ENQUEUE_URLS: ReadonlySet<string> = new Set(ENQUEUE.map((e) => e.url));
+
 const BAD_REQUEST = [
   'bad_json',
   'missing_source',
@@ -182,7 +185,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             code: 'idempotency_mismatch',
           },
         ),
-        503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down']),
+        503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down', 'starting']),
       },
     };
     // the body has passed its schema before the handler runs: validation comes before admission
