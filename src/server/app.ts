@@ -31,6 +31,8 @@ import { metricsRoutes } from './routes/metrics.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { countRefusedJobs } from './metrics/refused-jobs.js';
 import { watchReadiness } from './http/readiness.js';
+import { ApiKeys, requireApiKeys } from './http/api-keys.js';
+import { limitPosts } from './http/rate-limits.js';
 import { editorDistDir } from '../paths.js';
 
 export interface BuildOptions {
@@ -121,6 +123,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   await openCors(app);
 
+  // keys before the limits: a request without a valid key is turned away without spending anyone's budget
+  requireApiKeys(app, ApiKeys.load(config.apiKeys), config.apiKeysReads);
+  await limitPosts(app, { max: config.rateLimitPosts, windowMs: config.rateLimitWindowMs, redis: services.redis });
   limitRequestTime(app, config.requestTimeoutMs);
   acceptJsonBodies(app);
   await app.register(multipart, { limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } });

@@ -32,6 +32,10 @@ export interface Config {
   stalledIntervalMs: number;
   metrics: boolean;
   readyMaxEventLoopDelayMs: number;
+  apiKeys: string;
+  apiKeysReads: boolean;
+  rateLimitPosts: number;
+  rateLimitWindowMs: number;
 }
 
 export interface ConfigEntry {
@@ -247,6 +251,34 @@ export const CONFIG_DOC: ConfigEntry[] = [
     doc: '`GET /readyz` answers 503 `overloaded` while the event loop is delayed longer than this (measured by `@fastify/under-pressure`); other routes keep answering. `0`: not checked.',
     parse: int('READY_MAX_EVENT_LOOP_DELAY_MS', 0),
   },
+  {
+    name: 'API_KEYS',
+    key: 'apiKeys',
+    default: '(empty: no keys)',
+    doc: 'API keys: a file (one per line, `#` comments) or a comma-separated list; an entry `sha256:<64 hex>` is the SHA-256 of a key (`printf %s "$KEY" \\| sha256sum`). Set: every write under `/v1/` (POST, DELETE) needs `Authorization: Bearer <key>`, else `401` `unauthorized`.',
+    parse: str,
+  },
+  {
+    name: 'API_KEYS_READS',
+    key: 'apiKeysReads',
+    default: 'off',
+    doc: 'With `API_KEYS`: `on` asks for a key on reads under `/v1/` too (jobs, events, outputs, assets); `off`: reads by their unguessable ids stay open.',
+    parse: onOff('API_KEYS_READS'),
+  },
+  {
+    name: 'RATE_LIMIT_POSTS',
+    key: 'rateLimitPosts',
+    default: '0 (no limit)',
+    doc: 'POSTs under `/v1/` per `RATE_LIMIT_WINDOW_MS` per API key (without one: per client address); past it `429` `rate_limited` with `Retry-After` and the IETF `RateLimit-Policy` / `RateLimit` fields. Counted in Redis with `REDIS_URL`.',
+    parse: int('RATE_LIMIT_POSTS', 0),
+  },
+  {
+    name: 'RATE_LIMIT_WINDOW_MS',
+    key: 'rateLimitWindowMs',
+    default: '60000',
+    doc: 'The window of `RATE_LIMIT_POSTS`.',
+    parse: int('RATE_LIMIT_WINDOW_MS', 1000),
+  },
 ];
 
 export function defaultConfig(): Config {
@@ -277,6 +309,10 @@ export function defaultConfig(): Config {
     stalledIntervalMs: 30_000,
     metrics: true,
     readyMaxEventLoopDelayMs: 1000,
+    apiKeys: '',
+    apiKeysReads: false,
+    rateLimitPosts: 0,
+    rateLimitWindowMs: 60_000,
   };
 }
 

@@ -18,6 +18,7 @@ import type { Jobs } from './jobs/jobs-api.js';
 import { RedisJobStore } from './cluster/redis-store.js';
 import { WorkQueue, connect } from './cluster/work-queue.js';
 import { ClusterJobService } from './cluster/cluster-jobs.js';
+import type { Redis } from 'ioredis';
 
 export interface ServiceOptions {
   config: Config;
@@ -38,6 +39,8 @@ export interface Services {
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyIndex;
   disk: DiskSpace;
+  /** With REDIS_URL: the connection (the rate limits keep their counts there) */
+  redis?: Redis;
   /** Stops the sweeps, interrupts the jobs in hand and closes the journal this opened (not the renderer). */
   close(): Promise<void>;
 }
@@ -148,6 +151,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     webhookPolicy: new WebhookPolicy(config.webhookAllow),
     idempotency,
     disk,
+    redis,
     async close() {
       retention.stop();
       await jobs.close();

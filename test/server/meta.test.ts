@@ -160,7 +160,7 @@ test('/openapi.json describes each operation: summary, request body, error codes
     assert.match(render.responses['400'].description, new RegExp(`\`${code}\``));
   assert.equal(job.responses['200'].headers['retry-after'].schema.type, 'integer');
   const cancel = doc.paths['/v1/jobs/{id}'].delete;
-  assert.deepEqual(Object.keys(cancel.responses).sort(), ['200', '404', '409']);
+  assert.deepEqual(Object.keys(cancel.responses).sort(), ['200', '401', '404', '409']);
   assert.match(cancel.responses['409'].description, /`job_ended`/);
   const events = doc.paths['/v1/jobs/{id}/events'].get;
   assert.match(events.responses['200'].content['text/event-stream'].schema.examples[0], /^event: progress\n/);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { JobRecord, JobParams } from '../jobs/store.js';
 import type { JobEvents, JobExtras, JobLoad, CancelResult } from '../jobs/job-service.js';
 import { CANCELLED } from '../jobs/job-service.js';
@@ -46,6 +47,7 @@ export class ClusterJobService implements Jobs {
   readonly events = new EventEmitter<JobEvents>();
   private readonly live = new Map<string, LiveJobState>();
   private readonly queueEvents: QueueEvents;
+  private readonly eventsConnection: Redis;
   private queued = 0;
   private countTimer: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -53,7 +55,9 @@ export class ClusterJobService implements Jobs {
   constructor(private readonly o: ClusterJobsOptions) {
     this.events.setMaxListeners(0);
     // what any worker does reaches every API's event streams: each event makes the streams read the record again
-    this.queueEvents = new QueueEvents(QUEUE_NAME, { connection: o.work.connection.duplicate() });
+    // BullMQ leaves a connection it was given open at close: this one is ours to end (close())
+    this.eventsConnection = o.work.connection.duplicate();
+    this.queueEvents = new QueueEvents(QUEUE_NAME, { connection: this.eventsConnection });
     const changed = ({ jobId }: { jobId: string }) => {
       this.events.emit('changed', jobId.replace(/-c\d+$/, ''));
       this.events.emit('queue');
@@ -84,6 +88,7 @@ export class ClusterJobService implements Jobs {
     this.stopping = true;
     clearInterval(this.countTimer);
     await this.queueEvents.close();
+    this.eventsConnection.disconnect();
   }
 
   async shutdown(): Promise<void> {

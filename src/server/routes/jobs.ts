@@ -23,7 +23,15 @@ import type { WebhookState } from '../jobs/store.js';
 import { journalUnwritable, sendRefusal } from '../durability/admission.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { badRequest, HttpError, NOT_FOUND } from '../http/http-error.js';
-import { badRequestAnswer, errorAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
+import {
+  badRequestAnswer,
+  errorAnswer,
+  json,
+  notFoundAnswer,
+  rateLimitedAnswer,
+  refusalAnswer,
+  unauthorizedAnswer,
+} from '../http/responses.js';
 import { IdempotencyIndex, requestHash } from '../http/idempotency.js';
 import { pollAfterSeconds } from '../http/poll-hint.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
@@ -185,6 +193,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             code: 'idempotency_mismatch',
           },
         ),
+        401: unauthorizedAnswer(),
+        429: rateLimitedAnswer(),
         503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down', 'starting']),
       },
     };
@@ -322,6 +332,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             message: 'cancelled by the client',
             code: 'cancelled',
           }),
+          401: unauthorizedAnswer(),
           404: notFoundAnswer('Unknown job id'),
           409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.', {
             error: 'the job has already ended (ready)',
