@@ -28,6 +28,7 @@ import { checkRoutes } from './routes/check.js';
 import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { ClusterJobService } from './cluster/cluster-jobs.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { countRefusedJobs } from './metrics/refused-jobs.js';
 import { watchReadiness } from './http/readiness.js';
@@ -106,6 +107,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       outputs: () => outputs.usage(),
       // an API process that renders nothing (REDIS_URL, RENDER_CONCURRENCY=0) has no browser to count
       renderer: () => (opts.startRenderer === false ? undefined : renderer.counters?.()),
+      extra: jobs instanceof ClusterJobService ? () => jobs.queueMetrics() : undefined,
     });
     metrics.watch(jobs.events);
   }

@@ -112,6 +112,11 @@ export class ClusterJobService implements Jobs {
     return answered ? null : redisUnavailable();
   }
 
+  /** BullMQ's own Prometheus export of the shared queue (bullmq_job_count by state), for GET /metrics. */
+  queueMetrics(): Promise<string> {
+    return this.o.work.queue.exportPrometheusMetrics();
+  }
+
   /** The shared queue's entries waiting, and those in a worker's hands (each chunk of a video is one). */
   async load(): Promise<JobLoad> {
     const c = await this.o.work.queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');

@@ -15,6 +15,8 @@ export interface MetricSources {
   outputs(): { bytes: number; budgetBytes: number | undefined };
   /** the renderer's running totals, when this process renders */
   renderer(): RendererCounters | undefined;
+  /** more exposition text to append (Redis mode: BullMQ's export of the shared queue) */
+  extra?(): Promise<string>;
 }
 
 /** Render times run from a tenth of a second (a small frame) to the 15-minute job limit. */
@@ -32,7 +34,7 @@ export class ServiceMetrics {
   private readonly frames: Counter<'kind'>;
   private readonly webhooks: Counter<'outcome'>;
 
-  constructor(sources: MetricSources) {
+  constructor(private readonly sources: MetricSources) {
     const registers = [this.registry];
     this.accepted = new Counter({
       name: 'cmrender_jobs_accepted_total',
@@ -157,8 +159,10 @@ export class ServiceMetrics {
     this.webhooks.inc({ outcome });
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  async text(): Promise<string> {
+    const ours = await this.registry.metrics();
+    const extra = await this.sources.extra?.().catch(() => '');
+    return extra ? `${ours.trimEnd()}\n${extra.trimEnd()}\n` : ours;
   }
 
   get contentType(): string {
