@@ -55,7 +55,7 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     app.retention.stop();
     app.jobs
       .shutdown(config.shutdownGraceMs)
-      .then(() => worker?.close())
+      .then(() => worker?.close(config.shutdownGraceMs))
       .then(() => app.close())
       .then(
         () => process.exit(0),

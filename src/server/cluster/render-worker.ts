@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config } from '../config.js';
 import { JobFailure, type Renderer, type RenderOutcome } from '../../render/types.js';
 import type { JobRecord } from '../jobs/store.js';
@@ -46,6 +46,11 @@ const PROGRESS_EVERY_MS = 250;
 export class RenderWorker {
   readonly worker: Worker<WorkData>;
   private readonly redis: Redis;
+  private readonly workerConnection: Redis;
+  /** abort controllers of the queue jobs rendering now, by queue job id */
+  private readonly inHand = new Map<string, AbortController>();
+  /** set by close() once the grace is over: stopped renders go back to the queue instead of failing */
+  private handingBack = false;
   private readonly store: RedisJobStore;
   private readonly outputs: OutputStore;
   private readonly assets: AssetStore;
@@ -61,8 +66,9 @@ export class RenderWorker {
     this.store = new RedisJobStore(this.redis, config.retentionMs, this.now);
     ({ outputs: this.outputs, assets: this.assets } = dataStores(config, this.store, o.log, this.now));
     this.segments = new DiskStorage(segmentsRoot(config.dataDir));
-    this.worker = new Worker<WorkData>(QUEUE_NAME, (job) => this.process(job), {
-      connection: this.redis.duplicate(),
+    this.workerConnection = this.redis.duplicate();
+    this.worker = new Worker<WorkData>(QUEUE_NAME, (job, token) => this.process(job, token), {
+      connection: this.workerConnection,
       autorun: false,
       concurrency: Math.max(1, config.renderConcurrency),
       lockDuration: config.stalledIntervalMs,
@@ -88,13 +94,24 @@ export class RenderWorker {
     await this.worker.waitUntilReady();
   }
 
-  /** Stops taking work; the jobs in hand finish first (a killed process leaves them to the stalled check). */
-  async close(): Promise<void> {
-    await this.worker.close();
+  /**
+   * Stops taking work; the jobs and chunks in hand get graceMs to finish. Past it their renders are stopped and they
+   * are handed back to the queue at once (moved to delayed with no delay: another worker takes them), not failed. A
+   * killed process leaves them to the stalled check instead (STALLED_INTERVAL_MS).
+   */
+  async close(graceMs = Infinity): Promise<void> {
+    const closing = this.worker.close();
+    if (!(await settleWithin(closing, graceMs))) {
+      this.handingBack = true;
+      for (const ctl of this.inHand.values()) ctl.abort(new Error('shutdown'));
+      await closing;
+    }
+    // BullMQ leaves the connections it was given open
+    this.workerConnection.disconnect();
     this.redis.disconnect();
   }
 
-  private async process(job: Job<WorkData>): Promise<ChunkResult | string> {
+  private async process(job: Job<WorkData>, token?: string): Promise<ChunkResult | string> {
     const d = job.data;
     const rec = await this.store.get(d.id);
     if (!rec || rec.status !== 'pending') {
@@ -113,6 +130,7 @@ export class RenderWorker {
     if (chunk) await mkdir(dirname(outPath), { recursive: true });
     const part = chunk ? String(chunk.index) : 'whole';
     const ctl = new AbortController();
+    this.inHand.set(String(job.id), ctl);
     let timedOut = false;
     let ended = false;
     const timer = setTimeout(() => {
@@ -168,6 +186,15 @@ export class RenderWorker {
     } catch (err) {
       if (chunk) await this.segments.remove(`${segmentKey(rec.job_id, chunk.index)}.tmp`);
       else await this.outputs.discard(rec.job_id, rec.kind);
+      if (this.handingBack && !timedOut && !ended) {
+        // shutdown past its grace: back in line for another worker, as if this one had never taken it
+        await job.moveToDelayed(Date.now(), token);
+        this.o.log.info(
+          { job_id: rec.job_id, part, event: 'render_handed_back' },
+          'shutdown: handed back to the queue',
+        );
+        throw new DelayedError();
+      }
       if (ended) {
         this.o.log.info({ job_id: rec.job_id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
         return 'ended';
@@ -186,6 +213,7 @@ export class RenderWorker {
       throw new UnrecoverableError(why.message);
     } finally {
       clearTimeout(timer);
+      this.inHand.delete(String(job.id));
     }
   }
 
@@ -298,4 +326,22 @@ function chunkResult(o: RenderOutcome, ms: number): ChunkResult {
     number
   >;
   return { width: o.width, height: o.height, runner: o.runner, frames: o.frames, ms, timings };
+}
+
+/** Waits for p to settle, at most ms; true when it settled in time. */
+async function settleWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms === Infinity) {
+    await p.catch(() => {});
+    return true;
+  }
+  let t: NodeJS.Timeout | undefined;
+  const ok = await Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms))),
+  ]);
+  clearTimeout(t);
+  return ok;
 }
