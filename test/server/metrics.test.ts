@@ -7,8 +7,9 @@ import { startApp, realRenderer, FakeRenderer, post, runJob, ownExample, type Te
 import { parseExposition, valueOf, type Sample } from '../helpers/prometheus.js';
 
 let t: TestApp;
+const renderer = realRenderer();
 before(async () => {
-  t = await startApp({ renderer: realRenderer() });
+  t = await startApp({ renderer });
 });
 after(async () => {
   await t?.close();
@@ -93,6 +94,19 @@ test('a frame, a video and a refused POST move the counters by exactly what happ
     'no delivery, no outcome label',
   );
   assert.equal(valueOf(s3, 'cmrender_output_budget_bytes'), 10 * 1024 ** 3);
+});
+
+test('a Chromium crash: the next job relaunches it and cmrender_chromium_launches_total moves by one', async () => {
+  const before = await scrape();
+  await renderer.browser.crashForTest();
+  const frame = await runJob(t.app, '/v1/frame', {
+    source: ownExample('hello.cm'),
+    params: { width: 160, height: 90 },
+  });
+  assert.equal(frame.json().status, 'ready');
+  const after = await scrape();
+  assert.equal(moved(before, after, 'cmrender_chromium_launches_total'), 1);
+  assert.equal(moved(before, after, 'cmrender_page_crashes_total'), 0, 'the browser died, not a page');
 });
 
 test('names follow the conventions: cmrender_ prefix, _total counters, base units, no job ids; Node metrics too', async () => {

@@ -9,6 +9,7 @@ import { startApp, FakeRenderer, post, waitJob, type TestApp } from '../../helpe
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
 import type { Config } from '../../../src/server/config.js';
+import { parseExposition, valueOf } from '../../helpers/prometheus.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const LOOPBACK: Partial<Config> = {
@@ -68,6 +69,16 @@ test('webhook-id stays the same across retries while webhook-timestamp is each a
     [`msg_${id}`, `msg_${id}`, `msg_${id}`],
   );
   for (const h of hits) assert.ok(new Webhook(secret).verify(h.body, headersOf(h.headers)), 'every attempt verifies');
+  // the metrics count each attempt by its outcome once its state is written (bounded wait for the third)
+  const end = Date.now() + 5_000;
+  let samples = parseExposition((await t.app.inject({ url: '/metrics' })).body);
+  while (valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'delivered' }) < 1 && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 20));
+    samples = parseExposition((await t.app.inject({ url: '/metrics' })).body);
+  }
+  assert.equal(valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'failed' }), 2);
+  assert.equal(valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'delivered' }), 1);
+  assert.equal(valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'gave_up' }), 0);
 });
 
 test('a 410 Gone from the receiver stops the retries at once (a 404 does not)', async () => {
@@ -84,6 +95,9 @@ test('a 410 Gone from the receiver stops the retries at once (a 404 does not)', 
   assert.equal(rec?.webhook?.attempts, 1, 'one attempt, given up');
   assert.ok(rec?.webhook?.gave_up_at);
   assert.equal(rx.hits.length, 1);
+  const samples = parseExposition((await t.app.inject({ url: '/metrics' })).body);
+  assert.equal(valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'gave_up' }), 1);
+  assert.equal(valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'failed' }), 0);
 
   const { rx: rx404, t: t2 } = await setup((n) => (n === 1 ? 404 : 204));
   await post(t2.app, '/v1/frame', { source: SRC, webhook: { url: rx404.url } });
