@@ -29,6 +29,7 @@ import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { ClusterJobService } from './cluster/cluster-jobs.js';
+import { ClientQuota } from './jobs/client-quota.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { countRefusedJobs } from './metrics/refused-jobs.js';
 import { watchReadiness } from './http/readiness.js';
@@ -152,6 +153,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   await app.register(jobRoutes, {
     jobs,
+    quota:
+      config.maxQueuedJobsPerClient > 0 && !config.redisUrl
+        ? new ClientQuota(config.maxQueuedJobsPerClient, jobs.events)
+        : null,
     assets,
     webhookPolicy: services.webhookPolicy,
     idempotency: services.idempotency,

@@ -36,6 +36,7 @@ export interface Config {
   apiKeysReads: boolean;
   rateLimitPosts: number;
   rateLimitWindowMs: number;
+  maxQueuedJobsPerClient: number;
 }
 
 export interface ConfigEntry {
@@ -279,6 +280,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     doc: 'The window of `RATE_LIMIT_POSTS`.',
     parse: int('RATE_LIMIT_WINDOW_MS', 1000),
   },
+  {
+    name: 'MAX_QUEUED_JOBS_PER_CLIENT',
+    key: 'maxQueuedJobsPerClient',
+    default: '0 (no limit)',
+    doc: 'Jobs one client (its API key, else its address) may have waiting or rendering at once; past it `429` `client_queue_full` with `Retry-After`. Without `REDIS_URL` only (with Redis the jobs end in the workers).',
+    parse: int('MAX_QUEUED_JOBS_PER_CLIENT', 0),
+  },
 ];
 
 export function defaultConfig(): Config {
@@ -313,6 +321,7 @@ export function defaultConfig(): Config {
     apiKeysReads: false,
     rateLimitPosts: 0,
     rateLimitWindowMs: 60_000,
+    maxQueuedJobsPerClient: 0,
   };
 }
 

@@ -1,6 +1,7 @@
 // Optional API keys and POST rate limits (embedded mode): off by default; with API_KEYS every write under /v1/ needs
 // `Authorization: Bearer <key>` (401 otherwise) while reads stay open unless API_KEYS_READS; RATE_LIMIT_POSTS POSTs
-// per window per key (or per address) pass, the next is 429 with Retry-After and the IETF RateLimit fields.
+// per window per key (or per address) pass, the next is 429 with Retry-After and the IETF RateLimit fields;
+// MAX_QUEUED_JOBS_PER_CLIENT jobs in hand per key (or address), the next is 429 client_queue_full.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -9,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { startApp, FakeRenderer, waitJob, type TestApp } from '../helpers/app.js';
+import { startApp, FakeRenderer, gate, waitJob, type TestApp } from '../helpers/app.js';
 import { parseExposition, valueOf } from '../helpers/prometheus.js';
 import type { Config } from '../../src/server/config.js';
 
@@ -142,4 +143,31 @@ test('with keys the budget is per key: one key at its limit does not stop anothe
   const samples = parseExposition((await a.inject({ url: '/metrics' })).body);
   assert.equal(valueOf(samples, 'cmrender_jobs_refused_total', { code: 'unauthorized' }), 3);
   assert.equal(valueOf(samples, 'cmrender_jobs_refused_total', { code: 'rate_limited' }), 1);
+});
+
+test('MAX_QUEUED_JOBS_PER_CLIENT=2: a client with 2 jobs in hand gets 429 client_queue_full; others pass; an end frees a place', async () => {
+  const fake = new FakeRenderer();
+  const hold = gate();
+  fake.behaviour = () => hold.promise;
+  const t = await startApp({ renderer: fake, config: { apiKeys: 'q-a,q-b', maxQueuedJobsPerClient: 2 } });
+  apps.push(t);
+  const a = t.app;
+  const first = await frame(a, 'q-a');
+  assert.equal(first.statusCode, 202);
+  assert.equal((await frame(a, 'q-a')).statusCode, 202);
+  const over = await frame(a, 'q-a');
+  assert.equal(over.statusCode, 429);
+  assert.equal(over.json().code, 'client_queue_full');
+  assert.ok(Number(over.headers['retry-after']) >= 1);
+  assert.equal((await frame(a, 'q-b')).statusCode, 202, 'another key has its own places');
+  // a cancel ends a job: its place is free again, at once
+  const del = await a.inject({
+    method: 'DELETE',
+    url: `/v1/jobs/${first.json().job_id}`,
+    headers: { authorization: 'Bearer q-a' },
+  });
+  assert.equal(del.statusCode, 200);
+  assert.equal((await frame(a, 'q-a')).statusCode, 202);
+  assert.equal((await frame(a, 'q-a')).statusCode, 429);
+  hold.open();
 });

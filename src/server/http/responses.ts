@@ -78,11 +78,11 @@ export function unauthorizedAnswer() {
   };
 }
 
-/** 429 of the POSTs past their rate limit (http/rate-limits.ts), with the IETF RateLimit header fields. */
-export function rateLimitedAnswer() {
+/** 429 of the POSTs past their rate limit (http/rate-limits.ts) or, for job POSTs, their client's queue quota. */
+export function rateLimitedAnswer(codes: readonly string[] = ['rate_limited']) {
   return {
     ...errorAnswer(
-      '`rate_limited`: more POSTs than `RATE_LIMIT_POSTS` in `RATE_LIMIT_WINDOW_MS` from this key (or, without keys, this address).',
+      `${orList(codes)}: more POSTs than \`RATE_LIMIT_POSTS\` in \`RATE_LIMIT_WINDOW_MS\` from this key (or, without keys, this address)${codes.includes('client_queue_full') ? '; or this client already has `MAX_QUEUED_JOBS_PER_CLIENT` jobs waiting or rendering' : ''}.`,
       { error: 'rate limit reached: 10 POSTs per 60 s; retry in 42 s', code: 'rate_limited' },
     ),
     headers: {

@@ -35,9 +35,12 @@ import {
 import { IdempotencyIndex, requestHash } from '../http/idempotency.js';
 import { pollAfterSeconds } from '../http/poll-hint.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
+import type { ClientQuota } from '../jobs/client-quota.js';
 
 export interface JobRoutesOptions {
   jobs: Jobs;
+  /** MAX_QUEUED_JOBS_PER_CLIENT (embedded mode), else null */
+  quota: ClientQuota | null;
   assets: AssetStore;
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyIndex;
@@ -156,7 +159,7 @@ const RETRY_AFTER_HEADER = {
 
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
   app,
-  { jobs, assets, webhookPolicy, idempotency },
+  { jobs, assets, webhookPolicy, idempotency, quota },
 ) => {
   // the asset map as the client sent it: validation re-shapes records and would drop an in-source path "__proto__"
   const sentAssets = new WeakMap<object, unknown>();
@@ -194,7 +197,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
           },
         ),
         401: unauthorizedAnswer(),
-        429: rateLimitedAnswer(),
+        429: rateLimitedAnswer(['rate_limited', 'client_queue_full']),
         503: refusalAnswer(['queue_full', 'storage_full', 'shutting_down', 'starting']),
       },
     };
@@ -232,6 +235,15 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         // no await between this check and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();
         if (refusal) throw new Refused(refusal);
+        const client = req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`;
+        if (quota && !quota.take(client)) {
+          // when one of them ends is not known here: a poll's pace
+          reply.header('retry-after', '5');
+          throw new HttpError(429, {
+            error: `this client has ${quota.max} jobs waiting or rendering (MAX_QUEUED_JOBS_PER_CLIENT); retry when one has ended`,
+            code: 'client_queue_full',
+          });
+        }
         try {
           const rec = await jobs.create(
             kind,
@@ -241,8 +253,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             { webhook, idempotency: key ? { key, hash } : undefined },
             work.seconds,
           );
+          quota?.bind(client, rec.job_id);
           return rec.job_id;
         } catch (err) {
+          quota?.giveBack(client);
           // the journal could not take the record: nothing was queued, the client may retry once space returns
           if (isNoSpace(err)) throw new Refused(journalUnwritable());
           throw err;
