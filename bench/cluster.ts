@@ -45,7 +45,7 @@ try {
   // embedded: one process, its own queue, the chunks rendered in order
   const dir1 = await mkdtemp(join(tmpdir(), 'cmr-bench-emb-'));
   dirs.push(dir1);
-  const emb = await startProcess('api', { DATA_DIR: dir1 });
+  const emb = await startProcess('api', { DATA_DIR: dir1, RENDER_CACHE: 'on' });
   procs.push(emb);
   await timed(emb.url!, '/v1/frame', FRAME); // warm
   const embFrame = await timed(emb.url!, '/v1/frame', FRAME);
@@ -61,6 +61,7 @@ try {
   const env = (i: number) => ({
     REDIS_URL: redis!.url,
     DATA_DIR: dirs[onBucket ? 1 + i : 1]!,
+    RENDER_CACHE: 'on',
     ...(s3 ? s3.env('bench') : {}),
   });
   const [api, ...workers] = await Promise.all([

@@ -5,7 +5,8 @@
 // frame of homepage by resolution. Also a 2 s, 15 fps, 480-wide GIF of homepage and a mesh of the plinken SVG (our
 // own examples stand in for both when ../shared is absent: glyphs-3d.cm and svg-mark.cm).
 // BENCH_RUNS sets the runs of the light cases (default 7); the heavy ones take at most 3. BENCH_ONLY=<substring>
-// runs only the cases whose name contains it. `--gl=both` (the default; or BENCH_GL) runs every case on SwiftShader
+// runs only the cases whose name contains it. The service reads the environment's configuration like `npm start`
+// (METRICS=off, RATE_LIMIT_POSTS, ...), so a setting's cost is measured by running the bench with and without it. `--gl=both` (the default; or BENCH_GL) runs every case on SwiftShader
 // and on egl side by side, in turn run by run; `--gl=egl` or `--gl=swiftshader` one of them.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { examplesDir, hasCorpus, ownExamplesDir } from '../test/helpers/shared.js';
 import pino from 'pino';
 import { buildApp } from '../src/server/app.js';
-import { defaultConfig } from '../src/server/config.js';
+import { loadConfig } from '../src/server/config.js';
 import { ChromiumRenderer } from '../src/render/renderer.js';
 import { RendererByKind } from '../src/render/by-kind.js';
 import { ExportRenderer } from '../src/export/export-renderer.js';
@@ -69,7 +70,13 @@ async function openService(gl: GlSetting): Promise<Service> {
       return o;
     },
   };
-  const app = await buildApp({ config: { ...defaultConfig(), dataDir, logLevel: 'warn' }, renderer, logger: log });
+  // the environment's settings (METRICS=off, RATE_LIMIT_POSTS, ...) apply, so their cost can be measured
+  // every timed job renders: the render cache would answer the repeats of a case in milliseconds
+  const app = await buildApp({
+    config: { ...loadConfig(), dataDir, logLevel: 'warn', renderCache: false },
+    renderer,
+    logger: log,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address();
   const svc: Service = {

@@ -1,4 +1,6 @@
 // The service's HTTP API as the editor uses it: enqueue a job, follow it to the end, upload images. Same origin only.
+// An instance with API_KEYS answers a write without a key 401: the page asks for one (onKeyNeeded), keeps it in local
+// storage and sends it as `Authorization: Bearer <key>` on every request from then on.
 
 export type Kind = 'frame' | 'video' | 'gif';
 
@@ -38,6 +40,45 @@ async function errorText(r: Response): Promise<string> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const KEY_STORE = 'cmrender.apiKey';
+let askForKey: ((why: string) => string | null) | null = null;
+
+/** How the page asks for a key when the service wants one (why: the service's own words); null: not given. */
+export function onKeyNeeded(ask: (why: string) => string | null): void {
+  askForKey = ask;
+}
+
+/** The key in use: the one in local storage, else the one given in this page (storage disabled). */
+let pageKey: string | null = null;
+function storedKey(): string | null {
+  try {
+    return localStorage.getItem(KEY_STORE) ?? pageKey;
+  } catch {
+    return pageKey;
+  }
+}
+
+/** fetch with the stored key; a 401 asks for a key once, keeps it and tries again. */
+async function keyedFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const send = () => {
+    const key = storedKey();
+    const headers = new Headers(init.headers);
+    if (key) headers.set('authorization', `Bearer ${key}`);
+    return fetch(url, { ...init, headers });
+  };
+  const r = await send();
+  if (r.status !== 401 || !askForKey) return r;
+  const key = askForKey(await errorText(r.clone()));
+  if (!key) return r;
+  pageKey = key;
+  try {
+    localStorage.setItem(KEY_STORE, key);
+  } catch {
+    // storage disabled: the key lasts as long as the page
+  }
+  return send();
+}
+
 /**
  * Posts a job and follows it until it is ready or failed: through its event stream (every change of queue position
  * and progress arrives, however short it lasts), or by polling where the stream is not to be had.
@@ -49,7 +90,7 @@ export async function runJob(
   signal?: AbortSignal,
 ): Promise<JobEnd> {
   const headers = { 'content-type': 'application/json' };
-  const r = await fetch(ENDPOINT[kind], { method: 'POST', headers, body: JSON.stringify(req), signal });
+  const r = await keyedFetch(ENDPOINT[kind], { method: 'POST', headers, body: JSON.stringify(req), signal });
   if (r.status === 404) return { status: 'error', message: `this service has no ${ENDPOINT[kind]} endpoint` };
   if (r.status !== 202) return { status: 'error', message: await errorText(r) };
   const { job_id } = (await r.json()) as { job_id: string };
@@ -58,7 +99,7 @@ export async function runJob(
   for (let wait = 50; ; wait = Math.min(500, wait * 1.5)) {
     await sleep(wait);
     signal?.throwIfAborted();
-    const j = await fetch(`/v1/jobs/${job_id}`, { signal });
+    const j = await keyedFetch(`/v1/jobs/${job_id}`, { signal });
     const body = (await j.json()) as Record<string, unknown>;
     if (body.status === 'pending') {
       onProgress(progressOf(body));
@@ -108,7 +149,7 @@ function followEvents(id: string, onProgress: (p: JobProgress) => void, signal?:
 export async function uploadImages(files: readonly File[]): Promise<Record<string, string>> {
   const form = new FormData();
   for (const f of files) form.append('file', f, f.name);
-  const r = await fetch('/v1/assets', { method: 'POST', body: form });
+  const r = await keyedFetch('/v1/assets', { method: 'POST', body: form });
   if (r.status !== 200) throw new Error(await errorText(r));
   return ((await r.json()) as { assets: Record<string, string> }).assets;
 }

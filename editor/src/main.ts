@@ -10,7 +10,7 @@ import { compile, designFrame, type Program } from '../../src/lang/index';
 import { cmLanguage } from './cm-language';
 import { showDiagnostics, jumpTo } from './diagnostics';
 import { Preview, type PreviewOutcome } from './preview';
-import { runJob, uploadImages, type Kind } from './api';
+import { onKeyNeeded, runJob, uploadImages, type Kind } from './api';
 import { fragmentOf, sourceOfFragment } from './share';
 
 /** The project's examples/*.cm, bundled at build time (scripts/build-editor.ts). */
@@ -103,6 +103,15 @@ const view = new EditorView({
       ),
     ],
   }),
+});
+
+// an instance with API_KEYS wants a key on renders and uploads: the page says so and keeps the answer (api.ts)
+onKeyNeeded((why) => {
+  const key = window.prompt(
+    `This service needs an API key to render (${why}).\nIt is kept in this browser's local storage.`,
+    '',
+  );
+  return key?.trim() || null;
 });
 
 function setSource(source: string): void {

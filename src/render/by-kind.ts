@@ -7,6 +7,7 @@ import {
   type RenderJob,
   type RenderKind,
   type RenderOutcome,
+  type RendererCounters,
   type WorkEstimate,
 } from './types.js';
 
@@ -50,5 +51,17 @@ export class RendererByKind implements Renderer {
 
   async close(): Promise<void> {
     await Promise.all(this.unique.map((r) => r.close()));
+  }
+
+  /** The sums of the parts' counters. */
+  counters(): RendererCounters {
+    const sum: RendererCounters = { chromiumLaunches: 0, pageCrashes: 0 };
+    for (const r of this.unique) {
+      const c = r.counters?.();
+      if (!c) continue;
+      sum.chromiumLaunches += c.chromiumLaunches;
+      sum.pageCrashes += c.pageCrashes;
+    }
+    return sum;
   }
 }

@@ -31,6 +31,7 @@ import {
   type RenderHooks,
   type RenderJob,
   type RenderOutcome,
+  type RendererCounters,
   type WorkEstimate,
 } from './types.js';
 import { EstimateThread } from './estimate-thread.js';
@@ -130,6 +131,10 @@ export class ChromiumRenderer implements Renderer {
   async close(): Promise<void> {
     await this.estimates.close();
     await this.browser.close();
+  }
+
+  counters(): RendererCounters {
+    return { chromiumLaunches: this.browser.launches, pageCrashes: this.browser.pageCrashes };
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {

@@ -157,4 +157,14 @@ export interface Renderer {
   /** Why it cannot render now (a browser whose GL cannot draw even after a relaunch), or null; absent: never. */
   fault?(): string | null;
   close(): Promise<void>;
+  /** Running totals for the metrics (absent: nothing to count, e.g. no browser). */
+  counters?(): RendererCounters;
+}
+
+/** What a renderer counts since it was made. */
+export interface RendererCounters {
+  /** Chromium launches (the first and every relaunch after a crash) */
+  chromiumLaunches: number;
+  /** drawing pages that crashed */
+  pageCrashes: number;
 }

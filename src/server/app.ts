@@ -28,6 +28,14 @@ import { metaRoutes } from './routes/meta.js';
 import { checkRoutes } from './routes/check.js';
 import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { ClusterJobService } from './cluster/cluster-jobs.js';
+import { ClientQuota } from './jobs/client-quota.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
+import { countRefusedJobs } from './metrics/refused-jobs.js';
+import { watchReadiness } from './http/readiness.js';
+import { ApiKeys, requireApiKeys } from './http/api-keys.js';
+import { limitPosts } from './http/rate-limits.js';
 import { editorDistDir } from '../paths.js';
 
 export interface BuildOptions {
@@ -42,6 +50,11 @@ export interface BuildOptions {
   ownsRenderer?: boolean;
   /** Clock (tests move it to check retention). */
   now?: () => number;
+  /**
+   * Leave the renderer's start to `app.warmUp()` (main.ts calls it once listening, so /readyz can say "starting" while
+   * Chromium launches); default false: the renderer starts when the app is ready.
+   */
+  warmLater?: boolean;
 }
 
 declare module 'fastify' {
@@ -50,6 +63,10 @@ declare module 'fastify' {
     outputs: OutputStore;
     retention: Retention;
     assetStore: AssetStore;
+    /** null with METRICS=off */
+    metrics: ServiceMetrics | null;
+    /** Starts the renderer and the recovered jobs; until it resolves, job POSTs and /readyz answer 503 `starting`. */
+    warmUp(): Promise<void>;
   }
 }
 
@@ -76,8 +93,28 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const services = await openServices({ config, renderer, store: opts.store, log, now: opts.now });
+  let metrics: ServiceMetrics | null = null;
+  const services = await openServices({
+    config,
+    renderer,
+    store: opts.store,
+    log,
+    now: opts.now,
+    // deliveries run on timers, never before this function returns: metrics is set by then
+    onWebhookAttempt: (outcome) => metrics?.webhookAttempt(outcome),
+  });
   const { jobs, outputs, assets } = services;
+  if (config.metrics) {
+    metrics = new ServiceMetrics({
+      load: () => jobs.load(),
+      outputs: () => outputs.usage(),
+      // an API process that renders nothing (REDIS_URL, RENDER_CONCURRENCY=0) has no browser to count
+      renderer: () => (opts.startRenderer === false ? undefined : renderer.counters?.()),
+      extra: jobs instanceof ClusterJobService ? () => jobs.queueMetrics() : undefined,
+    });
+    metrics.watch(jobs.events);
+  }
+  app.decorate('metrics', metrics);
   app.decorate('jobs', jobs);
   app.decorate('outputs', outputs);
   app.decorate('retention', services.retention);
@@ -91,16 +128,37 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   await openCors(app);
 
+  // keys before the limits: a request without a valid key is turned away without spending anyone's budget
+  requireApiKeys(app, ApiKeys.load(config.apiKeys), config.apiKeysReads);
+  await limitPosts(app, { max: config.rateLimitPosts, windowMs: config.rateLimitWindowMs, redis: services.redis });
   limitRequestTime(app, config.requestTimeoutMs);
   acceptJsonBodies(app);
   await app.register(multipart, { limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes } });
   app.setErrorHandler(answerError);
   app.setNotFoundHandler(answerNotFound);
 
+  let warm = false;
+  let warming: Promise<void> | null = null;
+  app.decorate('warmUp', () => {
+    warming ??= (async () => {
+      if (opts.startRenderer !== false) await renderer.start();
+      // jobs that were pending when the service last stopped render again, before any new one
+      jobs.resume();
+      warm = true;
+    })();
+    return warming;
+  });
+
   await registerOpenApi(app);
+  await watchReadiness(app, { jobs, warm: () => warm, maxEventLoopDelayMs: config.readyMaxEventLoopDelayMs });
+  if (metrics) countRefusedJobs(app, metrics);
 
   await app.register(jobRoutes, {
     jobs,
+    quota:
+      config.maxQueuedJobsPerClient > 0 && !config.redisUrl
+        ? new ClientQuota(config.maxQueuedJobsPerClient, jobs.events)
+        : null,
     assets,
     webhookPolicy: services.webhookPolicy,
     idempotency: services.idempotency,
@@ -115,11 +173,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(checkRoutes);
   await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads), disk: services.disk });
   await app.register(pageRoutes, { dir: editorDistDir });
+  if (metrics) await app.register(metricsRoutes, { metrics });
 
   app.addHook('onReady', async () => {
-    if (opts.startRenderer !== false) await renderer.start();
-    // jobs that were pending when the service last stopped render again, before any new one
-    jobs.resume();
+    if (!opts.warmLater) await app.warmUp();
   });
   app.addHook('onClose', async () => {
     await services.close();

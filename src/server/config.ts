@@ -34,8 +34,16 @@ export interface Config {
   redisUrl: string;
   stalledIntervalMs: number;
   storageUrl: string;
+  renderCache: boolean;
   s3ForcePathStyle: boolean;
   storagePublicUrls: 'stream' | 'presigned';
+  metrics: boolean;
+  readyMaxEventLoopDelayMs: number;
+  apiKeys: string;
+  apiKeysReads: boolean;
+  rateLimitPosts: number;
+  rateLimitWindowMs: number;
+  maxQueuedJobsPerClient: number;
 }
 
 export interface ConfigEntry {
@@ -58,6 +66,13 @@ function int(name: string, min: number) {
   };
 }
 const str = (raw: string): string => raw;
+function onOff(name: string) {
+  return (raw: string): boolean => {
+    if (/^(on|1|true)$/i.test(raw)) return true;
+    if (/^(off|0|false)$/i.test(raw)) return false;
+    throw new Error(`${name} must be on or off, got "${raw}"`);
+  };
+}
 const list = (raw: string): string[] =>
   raw
     .split(',')
@@ -256,6 +271,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     },
   },
   {
+    name: 'RENDER_CACHE',
+    key: 'renderCache',
+    default: 'on',
+    doc: '`on`: a job identical to one whose output is still kept (same kind, source and runner pin, params, assets by content, GL renderer and encoder) is ready at once with a copy of that output (`cached: true`); `Cache-Control: no-cache` or `params.cache: false` skip it for one job. `off`: every job renders (benchmarks, determinism checks).',
+    parse: onOff('RENDER_CACHE'),
+  },
+  {
     name: 'S3_FORCE_PATH_STYLE',
     key: 's3ForcePathStyle',
     default: '0',
@@ -275,6 +297,55 @@ export const CONFIG_DOC: ConfigEntry[] = [
         throw new Error(`STORAGE_PUBLIC_URLS must be stream or presigned, got "${r}"`);
       return r;
     },
+  },
+  {
+    name: 'METRICS',
+    key: 'metrics',
+    default: 'on',
+    doc: "`GET /metrics`: Prometheus metrics of this process (`cmrender_*`, and Node's `process_*`/`nodejs_*`). `off`: no route and nothing counted.",
+    parse: onOff('METRICS'),
+  },
+  {
+    name: 'READY_MAX_EVENT_LOOP_DELAY_MS',
+    key: 'readyMaxEventLoopDelayMs',
+    default: '1000',
+    doc: '`GET /readyz` answers 503 `overloaded` while the event loop is delayed longer than this (measured by `@fastify/under-pressure`); other routes keep answering. `0`: not checked.',
+    parse: int('READY_MAX_EVENT_LOOP_DELAY_MS', 0),
+  },
+  {
+    name: 'API_KEYS',
+    key: 'apiKeys',
+    default: '(empty: no keys)',
+    doc: 'API keys: a file (one per line, `#` comments) or a comma-separated list; an entry `sha256:<64 hex>` is the SHA-256 of a key (`printf %s "$KEY" \\| sha256sum`). Set: every write under `/v1/` (POST, DELETE) needs `Authorization: Bearer <key>`, else `401` `unauthorized`.',
+    parse: str,
+  },
+  {
+    name: 'API_KEYS_READS',
+    key: 'apiKeysReads',
+    default: 'off',
+    doc: 'With `API_KEYS`: `on` asks for a key on reads under `/v1/` too (jobs, events, outputs, assets); `off`: reads by their unguessable ids stay open.',
+    parse: onOff('API_KEYS_READS'),
+  },
+  {
+    name: 'RATE_LIMIT_POSTS',
+    key: 'rateLimitPosts',
+    default: '0 (no limit)',
+    doc: 'POSTs under `/v1/` per `RATE_LIMIT_WINDOW_MS` per API key (without one: per client address); past it `429` `rate_limited` with `Retry-After` and the IETF `RateLimit-Policy` / `RateLimit` fields. Counted in Redis with `REDIS_URL`.',
+    parse: int('RATE_LIMIT_POSTS', 0),
+  },
+  {
+    name: 'RATE_LIMIT_WINDOW_MS',
+    key: 'rateLimitWindowMs',
+    default: '60000',
+    doc: 'The window of `RATE_LIMIT_POSTS`.',
+    parse: int('RATE_LIMIT_WINDOW_MS', 1000),
+  },
+  {
+    name: 'MAX_QUEUED_JOBS_PER_CLIENT',
+    key: 'maxQueuedJobsPerClient',
+    default: '0 (no limit)',
+    doc: 'Jobs one client (its API key, else its address) may have waiting or rendering at once; past it `429` `client_queue_full` with `Retry-After`. Without `REDIS_URL` only (with Redis the jobs end in the workers).',
+    parse: int('MAX_QUEUED_JOBS_PER_CLIENT', 0),
   },
 ];
 
@@ -312,8 +383,16 @@ export function defaultConfig(): Config {
     redisUrl: '',
     stalledIntervalMs: 30_000,
     storageUrl: 'file:',
+    renderCache: true,
     s3ForcePathStyle: false,
     storagePublicUrls: 'stream',
+    metrics: true,
+    readyMaxEventLoopDelayMs: 1000,
+    apiKeys: '',
+    apiKeysReads: false,
+    rateLimitPosts: 0,
+    rateLimitWindowMs: 60_000,
+    maxQueuedJobsPerClient: 0,
   };
 }
 

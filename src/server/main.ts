@@ -1,5 +1,6 @@
-// Entry point (`npm start`): reads the configuration, starts the warm renderer and the HTTP server.
-// SIGTERM/SIGINT: graceful stop (no more sweeps, JobService.shutdown), exit 0.
+// Entry point (`npm start`): reads the configuration, starts the HTTP server and then the warm renderer (/readyz is
+// 503 `starting` until it is warm). SIGTERM/SIGINT: graceful stop: /readyz and new job POSTs answer 503
+// `shutting_down` at once, the jobs in hand finish within SHUTDOWN_GRACE_MS (or are checkpointed), then exit 0.
 import pino from 'pino';
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
@@ -16,9 +17,20 @@ const worker =
   config.redisUrl && config.renderConcurrency > 0 ? new RenderWorker({ config, renderer, joinSegments, log }) : null;
 const { app, address } = await (async () => {
   try {
-    const app = await buildApp({ config, renderer, logger: log, startRenderer: !config.redisUrl || worker !== null });
+    const app = await buildApp({
+      config,
+      renderer,
+      logger: log,
+      startRenderer: !config.redisUrl || worker !== null,
+      // listen first: while Chromium launches, /readyz says 503 starting (and /healthz ok) instead of refusing
+      // connections
+      warmLater: true,
+    });
+    const at = await app.listen({ port: config.port, host: config.host });
+    log.info({ address: at }, 'cmrender warming up');
+    await app.warmUp();
     await worker?.start();
-    return { app, address: await app.listen({ port: config.port, host: config.host }) };
+    return { app, address: at };
   } catch (err) {
     // e.g. RENDER_GL=egl on a machine whose EGL cannot draw, Redis or the bucket (STORAGE_URL) unreachable: one
     // clear line, not a stack
@@ -54,7 +66,7 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     app.retention.stop();
     app.jobs
       .shutdown(config.shutdownGraceMs)
-      .then(() => worker?.close())
+      .then(() => worker?.close(config.shutdownGraceMs))
       .then(() => app.close())
       .then(
         () => process.exit(0),

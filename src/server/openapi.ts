@@ -56,7 +56,7 @@ const WEBHOOKS = {
       operationId: 'jobEnded',
       tags: ['jobs'],
       description:
-        'POSTed to `webhook.url` once, retried with backoff for about two minutes on a non-2xx answer. With `webhook.secret`: `X-CMRender-Signature` = hex HMAC-SHA256(secret, `X-CMRender-Timestamp` + "." + raw body).',
+        'POSTed to `webhook.url` once, retried with backoff for about two minutes on a non-2xx answer (a `410` stops the retries). Signed as Standard Webhooks says: `webhook-id` (`msg_<job_id>`, the same on every retry), `webhook-timestamp` (Unix seconds) and, with `webhook.secret`, `webhook-signature` = `v1,` + base64 HMAC-SHA256(key, id + "." + timestamp + "." + raw body), the key being the base64 after `whsec_` or else the secret\'s own bytes. Deprecated (one more release): `X-CMRender-Timestamp` and `X-CMRender-Signature` = hex HMAC-SHA256(secret, timestamp + "." + raw body).',
       requestBody: {
         required: true,
         content: {
@@ -78,7 +78,10 @@ const WEBHOOKS = {
       },
       responses: {
         '2XX': { description: 'Delivered.' },
-        '4XX': { description: 'Refused by the receiver: retried like a network error.' },
+        '4XX': {
+          description:
+            'Refused by the receiver: retried like a network error, except `410 Gone`, which stops the retries.',
+        },
       },
     },
   },

@@ -14,7 +14,7 @@ import { dataStores, loadStorage, openStorage, scratchRoot } from './storage/dat
 import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
-import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhookDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
 import { IdempotencyIndex, idempotencyTtl } from './http/idempotency.js';
 import type { Jobs } from './jobs/jobs-api.js';
 import { RedisJobStore } from './cluster/redis-store.js';
@@ -23,6 +23,7 @@ import { WorkQueue, connect, connectApi, waitReady } from './cluster/work-queue.
 /** How long an API process waits for Redis at start before it stops with a clear line. */
 const REDIS_START_MS = 10_000;
 import { ClusterJobService } from './cluster/cluster-jobs.js';
+import type { Redis } from 'ioredis';
 
 export interface ServiceOptions {
   config: Config;
@@ -31,6 +32,8 @@ export interface ServiceOptions {
   store?: JobStore;
   log: Logger;
   now?: () => number;
+  /** told of each webhook delivery attempt's outcome (the metrics) */
+  onWebhookAttempt?: (outcome: WebhookOutcome) => void;
 }
 
 export interface Services {
@@ -41,6 +44,8 @@ export interface Services {
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyIndex;
   disk: DiskSpace;
+  /** With REDIS_URL: the connection (the rate limits keep their counts there) */
+  redis?: Redis;
   /** Stops the sweeps, interrupts the jobs in hand and closes the journal this opened (not the renderer). */
   close(): Promise<void>;
 }
@@ -84,6 +89,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     timeoutMs: config.webhookTimeoutMs,
     log,
     now,
+    onAttempt: opts.onWebhookAttempt,
   });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
   const idempotency = new IdempotencyIndex(now, idempotencyTtl(config.retentionMs));
@@ -170,6 +176,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     webhookPolicy: new WebhookPolicy(config.webhookAllow),
     idempotency,
     disk,
+    redis,
     async close() {
       retention.stop();
       await jobs.close();
@@ -197,5 +204,6 @@ export function renderCache(
     retentionMs: opts.config.retentionMs,
     log: opts.log,
     now,
+    enabled: opts.config.renderCache,
   });
 }

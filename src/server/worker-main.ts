@@ -1,6 +1,7 @@
 // Entry point of `npm run worker` (with REDIS_URL): a render worker, a warm Chromium and the same renderer as the
-// service, taking jobs and chunks from the BullMQ queue; no HTTP. SIGTERM/SIGINT: the jobs in hand finish (within
-// SHUTDOWN_GRACE_MS), then exit 0; a killed worker's job goes to another worker (STALLED_INTERVAL_MS).
+// service, taking jobs and chunks from the BullMQ queue; no HTTP. SIGTERM/SIGINT: the jobs in hand get
+// SHUTDOWN_GRACE_MS to finish, past it they are handed back to the queue for another worker; then exit 0. A killed
+// worker's job goes to another worker after STALLED_INTERVAL_MS.
 import pino from 'pino';
 import { loadConfig } from './config.js';
 import { buildRenderers } from './renderers.js';
@@ -43,7 +44,7 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     }, config.shutdownGraceMs + 15_000);
     t.unref();
     worker
-      .close()
+      .close(config.shutdownGraceMs)
       .then(() => renderer.close())
       .then(
         () => process.exit(0),

@@ -4,6 +4,7 @@ import { PNG } from 'pngjs';
 import { launchTestChromium } from '../helpers/gl.js';
 import { builtEditor, builtViewer } from '../helpers/built.js';
 import { realRenderer, startApp, type TestApp } from '../helpers/app.js';
+import type { Config } from '../../src/server/config.js';
 
 /**
  * How long a wait for something the page will do (start, preview, tooltip) may last before the test calls it hung:
@@ -19,10 +20,10 @@ export interface EditorRig {
   close(): Promise<void>;
 }
 
-export async function startRig(): Promise<EditorRig> {
+export async function startRig(config: Partial<Config> = {}): Promise<EditorRig> {
   builtViewer();
   builtEditor();
-  const t = await startApp({ renderer: realRenderer() });
+  const t = await startApp({ renderer: realRenderer(), config });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = t.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;

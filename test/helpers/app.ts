@@ -49,8 +49,16 @@ export async function startApp(opts: {
   store?: JobStore;
 }): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-test-'));
-  // one render slot whatever the machine's cores (the default grows with them): tests of the queue count on it
-  const config: Config = { ...defaultConfig(), dataDir, logLevel: 'silent', renderConcurrency: 1, ...opts.config };
+  // one render slot whatever the machine's cores (the default grows with them): tests of the queue count on it; no
+  // render cache unless a test is about it, so a test that renders the same request twice renders it twice
+  const config: Config = {
+    ...defaultConfig(),
+    dataDir,
+    logLevel: 'silent',
+    renderConcurrency: 1,
+    renderCache: false,
+    ...opts.config,
+  };
   const b: BuildOptions = {
     config,
     renderer: opts.renderer,

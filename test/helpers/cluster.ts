@@ -34,6 +34,8 @@ export async function startProcess(
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
       PORT: '0',
+      // a test that renders the same request twice means it: the render cache only where a test turns it on
+      RENDER_CACHE: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

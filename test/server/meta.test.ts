@@ -32,7 +32,10 @@ test("GET /openapi.json: OpenAPI 3.1, the package's version, every route, every 
       '/',
       '/docs',
       '/healthz',
+      '/llms.txt',
+      '/metrics',
       '/openapi.json',
+      '/readyz',
       '/test',
       '/v1/assets',
       '/v1/assets/{key}',
@@ -103,8 +106,11 @@ test('/openapi.json describes each operation: summary, request body, error codes
     'gif',
     'healthz',
     'jobEvents',
+    'llmsTxt',
     'mesh',
+    'metrics',
     'openapi',
+    'readyz',
     'render',
     'smokeTest',
     'uploadAssets',
@@ -157,7 +163,7 @@ test('/openapi.json describes each operation: summary, request body, error codes
     assert.match(render.responses['400'].description, new RegExp(`\`${code}\``));
   assert.equal(job.responses['200'].headers['retry-after'].schema.type, 'integer');
   const cancel = doc.paths['/v1/jobs/{id}'].delete;
-  assert.deepEqual(Object.keys(cancel.responses).sort(), ['200', '404', '409']);
+  assert.deepEqual(Object.keys(cancel.responses).sort(), ['200', '401', '404', '409']);
   assert.match(cancel.responses['409'].description, /`job_ended`/);
   const events = doc.paths['/v1/jobs/{id}/events'].get;
   assert.match(events.responses['200'].content['text/event-stream'].schema.examples[0], /^event: progress\n/);

@@ -28,6 +28,8 @@ export class WarmBrowser {
   private files = new Map<string, PageFile>();
   private closing = false;
   launches = 0;
+  /** viewer pages that crashed (each is replaced) */
+  pageCrashes = 0;
   /** the GL backend the first launch's probe frame was drawn by; later launches (after a crash) keep it */
   gl: GlProbe | null = null;
   /** why the browser cannot draw now (recover() found its GL gone even after relaunches), else null */
@@ -182,6 +184,7 @@ export class WarmBrowser {
     page.on('crash', () => {
       // a dead page in the warm pool would fail the next job: drop it and warm a fresh one
       vp.crashed = true;
+      this.pageCrashes++;
       this.o.log.warn('viewer page crashed; replacing it');
       if (this.idle.includes(vp)) {
         this.idle = this.idle.filter((p) => p !== vp);

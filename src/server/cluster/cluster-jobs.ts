@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobRecord, JobParams } from '../jobs/store.js';
-import type { JobEvents, JobExtras, CancelResult } from '../jobs/job-service.js';
+import type { JobEvents, JobExtras, JobLoad, CancelResult } from '../jobs/job-service.js';
 import { CANCELLED } from '../jobs/job-service.js';
 import { jobView, type LiveJobState } from '../jobs/job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/types.js';
@@ -88,6 +88,33 @@ export class ClusterJobService implements Jobs {
     this.stopping = true;
   }
 
+  /** health(), and Redis answering a PING within a second (its commands wait for a reconnect otherwise). */
+  async ready(): Promise<Refusal | null> {
+    const down = await this.health();
+    if (down) return down;
+    let t: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      this.o.work.connection.ping().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((r) => (t = setTimeout(() => r(false), 1_000))),
+    ]);
+    clearTimeout(t);
+    return answered ? null : redisUnavailable();
+  }
+
+  /** BullMQ's own Prometheus export of the shared queue (bullmq_job_count by state), for GET /metrics. */
+  queueMetrics(): Promise<string> {
+    return this.o.work.queue.exportPrometheusMetrics();
+  }
+
+  /** The shared queue's entries waiting, and those in a worker's hands (each chunk of a video is one). */
+  async load(): Promise<JobLoad> {
+    const c = await this.o.work.queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
+    return { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0), running: c.active ?? 0 };
+  }
+
   admission(): Refusal | null {
     if (this.stopping) return shuttingDown();
     // MAX_QUEUED_JOBS is checked in create(), in Redis, across every API process
@@ -160,6 +187,7 @@ export class ClusterJobService implements Jobs {
       throw err;
     }
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
+    this.events.emit('created', rec);
     this.events.emit('queue');
     return rec;
   }

@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import type { VideoCodec } from '../../contract/outputs.js';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config } from '../config.js';
 import { JobFailure, VIDEO_INCOMPLETE, type Renderer, type RenderOutcome } from '../../render/types.js';
 import type { JobRecord } from '../jobs/store.js';
@@ -55,6 +55,11 @@ const WATCH_RENDERER_MS = 1_000;
 export class RenderWorker {
   readonly worker: Worker<WorkData>;
   private readonly redis: Redis;
+  private readonly workerConnection: Redis;
+  /** abort controllers of the queue jobs rendering now, by queue job id */
+  private readonly inHand = new Map<string, AbortController>();
+  /** set by close() once the grace is over: stopped renders go back to the queue instead of failing */
+  private handingBack = false;
   private readonly store: RedisJobStore;
   private readonly outputs: OutputStore;
   private readonly assets: AssetStore;
@@ -83,9 +88,11 @@ export class RenderWorker {
       retentionMs: config.retentionMs,
       log: o.log,
       now: this.now,
+      enabled: config.renderCache,
     });
-    this.worker = new Worker<WorkData>(QUEUE_NAME, (job) => this.process(job), {
-      connection: this.redis.duplicate(),
+    this.workerConnection = this.redis.duplicate();
+    this.worker = new Worker<WorkData>(QUEUE_NAME, (job, token) => this.process(job, token), {
+      connection: this.workerConnection,
       autorun: false,
       concurrency: Math.max(1, config.renderConcurrency),
       lockDuration: config.stalledIntervalMs,
@@ -131,15 +138,26 @@ export class RenderWorker {
     this.watch.unref();
   }
 
-  /** Stops taking work; the jobs in hand finish first (a killed process leaves them to the stalled check). */
-  async close(): Promise<void> {
+  /**
+   * Stops taking work; the jobs and chunks in hand get graceMs to finish. Past it their renders are stopped and they
+   * are handed back to the queue at once (moved to delayed with no delay: another worker takes them), not failed. A
+   * killed process leaves them to the stalled check instead (STALLED_INTERVAL_MS).
+   */
+  async close(graceMs = Infinity): Promise<void> {
     this.closing = true;
     if (this.watch) clearInterval(this.watch);
-    await this.worker.close();
+    const closing = this.worker.close();
+    if (!(await settleWithin(closing, graceMs))) {
+      this.handingBack = true;
+      for (const ctl of this.inHand.values()) ctl.abort(new Error('shutdown'));
+      await closing;
+    }
+    // BullMQ leaves the connections it was given open
+    this.workerConnection.disconnect();
     this.redis.disconnect();
   }
 
-  private async process(job: Job<WorkData>): Promise<ChunkResult | string> {
+  private async process(job: Job<WorkData>, token?: string): Promise<ChunkResult | string> {
     const d = job.data;
     const rec = await this.store.get(d.id);
     if (!rec || rec.status !== 'pending') {
@@ -155,6 +173,7 @@ export class RenderWorker {
     const part = chunk ? String(chunk.index) : 'whole';
     const scratch = jobScratch(this.o.config, `${rec.job_id}-${part}`);
     const ctl = new AbortController();
+    this.inHand.set(String(job.id), ctl);
     let timedOut = false;
     let ended = false;
     const timer = setTimeout(() => {
@@ -214,6 +233,15 @@ export class RenderWorker {
     } catch (err) {
       if (chunk) await this.segments.dropScratch(segmentKey(rec.job_id, chunk.index));
       else await this.outputs.discard(rec.job_id, rec.kind, rec.params);
+      if (this.handingBack && !timedOut && !ended) {
+        // shutdown past its grace: back in line for another worker, as if this one had never taken it
+        await job.moveToDelayed(Date.now(), token);
+        this.o.log.info(
+          { job_id: rec.job_id, part, event: 'render_handed_back' },
+          'shutdown: handed back to the queue',
+        );
+        throw new DelayedError();
+      }
       if (ended) {
         this.o.log.info({ job_id: rec.job_id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
         return 'ended';
@@ -235,6 +263,7 @@ export class RenderWorker {
     } finally {
       clearTimeout(timer);
       await rm(scratch, { recursive: true, force: true });
+      this.inHand.delete(String(job.id));
     }
   }
 
@@ -386,4 +415,22 @@ function chunkResult(o: RenderOutcome, ms: number): ChunkResult {
     number
   >;
   return { width: o.width, height: o.height, runner: o.runner, frames: o.frames, ms, timings };
+}
+
+/** Waits for p to settle, at most ms; true when it settled in time. */
+async function settleWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms === Infinity) {
+    await p.catch(() => {});
+    return true;
+  }
+  let t: NodeJS.Timeout | undefined;
+  const ok = await Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms))),
+  ]);
+  clearTimeout(t);
+  return ok;
 }

@@ -25,8 +25,10 @@ export type RefusalCode =
   | 'storage_unavailable'
   | 'too_many_uploads'
   | 'shutting_down'
+  | 'starting'
   | 'renderer_unavailable'
-  | 'redis_unavailable';
+  | 'redis_unavailable'
+  | 'overloaded';
 
 export interface Refusal {
   code: RefusalCode;
@@ -140,4 +142,18 @@ export function isRedisUnavailable(err: unknown): boolean {
 
 export function shuttingDown(): Refusal {
   return { code: 'shutting_down', error: 'the service is shutting down; retry shortly', retryAfterSeconds: 5 };
+}
+
+/** The renderer is still warming up (Chromium's launch and its first pages): jobs are taken once it is ready. */
+export function starting(): Refusal {
+  return {
+    code: 'starting',
+    error: 'the service is starting (the renderer is warming up); retry shortly',
+    retryAfterSeconds: 2,
+  };
+}
+
+/** The event loop is saturated (@fastify/under-pressure's measure): this process answers late. */
+export function overloaded(what: string): Refusal {
+  return { code: 'overloaded', error: `the service is overloaded (${what}); retry shortly`, retryAfterSeconds: 5 };
 }

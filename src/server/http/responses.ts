@@ -66,3 +66,32 @@ function orList(codes: readonly string[]): string {
   const quoted = codes.map((c) => `\`${c}\``);
   return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 }
+
+/** 401 of the routes that need a key when API_KEYS is set (http/api-keys.ts). */
+export function unauthorizedAnswer() {
+  return {
+    ...errorAnswer(
+      '`unauthorized`: `API_KEYS` is set and the request has no `Authorization: Bearer <key>` with one of them (reads need one only with `API_KEYS_READS=1`).',
+      { error: 'an API key is needed: Authorization: Bearer <key>', code: 'unauthorized' },
+    ),
+    headers: { 'www-authenticate': { description: '`Bearer`', type: 'string' } },
+  };
+}
+
+/** 429 of the POSTs past their rate limit (http/rate-limits.ts) or, for job POSTs, their client's queue quota. */
+export function rateLimitedAnswer(codes: readonly string[] = ['rate_limited']) {
+  return {
+    ...errorAnswer(
+      `${orList(codes)}: more POSTs than \`RATE_LIMIT_POSTS\` in \`RATE_LIMIT_WINDOW_MS\` from this key (or, without keys, this address)${codes.includes('client_queue_full') ? '; or this client already has `MAX_QUEUED_JOBS_PER_CLIENT` jobs waiting or rendering' : ''}.`,
+      { error: 'rate limit reached: 10 POSTs per 60 s; retry in 42 s', code: 'rate_limited' },
+    ),
+    headers: {
+      'retry-after': { description: 'Seconds until the window resets.', type: 'integer', minimum: 1 },
+      'ratelimit-policy': {
+        description: 'IETF RateLimit-Policy: `"posts";q=<limit>;w=<window seconds>`.',
+        type: 'string',
+      },
+      ratelimit: { description: 'IETF RateLimit: `"posts";r=<remaining>;t=<seconds to reset>`.', type: 'string' },
+    },
+  };
+}

@@ -70,12 +70,22 @@ export interface JobExtras {
  * What the job service tells listeners (webhooks, the events stream):
  * - `changed` (job_id): the job's live state moved (progress);
  * - `queue`: the line moved (a job was added, started, or ended), so every waiting job's position may have changed;
- * - `ended` (record): a job reached ready or error and that is on disk.
+ * - `ended` (record): a job reached ready or error and that is on disk;
+ * - `created` (record): a new job was accepted (an idempotent replay is not one);
+ * - `rendered` (record, outcome): a job's render finished and its output is stored (metrics read its stage times).
  */
 export interface JobEvents {
   changed: [id: string];
   queue: [];
   ended: [rec: JobRecord];
+  created: [rec: JobRecord];
+  rendered: [rec: JobRecord, outcome: RenderOutcome];
+}
+
+/** Jobs waiting and rendering now (in Redis mode: the shared queue's). */
+export interface JobLoad {
+  waiting: number;
+  running: number;
 }
 
 /** The result of a cancel request. */
@@ -232,6 +242,16 @@ export class JobService {
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 
+  /** Why this process cannot take work now, as readiness sees it (/readyz): the same as health(). */
+  ready(): Promise<Refusal | null> {
+    return this.health();
+  }
+
+  /** Jobs waiting and rendering now. */
+  async load(): Promise<JobLoad> {
+    return { waiting: this.queue.size - this.running.size, running: this.running.size };
+  }
+
   /** The job's estimated work, and the refusal when it cannot finish inside the job limit (work-admission.ts). */
   estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): Promise<WorkAdmission> {
     return admitWork(this.o, kind, source, params, assets);
@@ -279,6 +299,7 @@ export class JobService {
     }
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
     this.enqueue(rec.job_id, costSeconds);
+    this.events.emit('created', rec);
     this.events.emit('queue');
     return rec;
   }
@@ -426,6 +447,7 @@ export class JobService {
       } satisfies Partial<JobRecord>);
       await this.o.store.put(fresh);
       await this.o.cache?.remember(fresh);
+      this.events.emit('rendered', fresh, outcome);
       this.events.emit('ended', fresh);
       this.o.log.info(
         {

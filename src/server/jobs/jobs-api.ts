@@ -12,6 +12,8 @@ export type Jobs = Pick<
   | 'admission'
   | 'storageRefusal'
   | 'health'
+  | 'ready'
+  | 'load'
   | 'estimate'
   | 'create'
   | 'cancel'

@@ -48,6 +48,8 @@ export interface RenderCacheOptions {
   retentionMs: number;
   log: Logger;
   now: () => number;
+  /** RENDER_CACHE: false renders every job (default true) */
+  enabled?: boolean;
 }
 
 export class RenderCache {
@@ -103,6 +105,7 @@ export class RenderCache {
    * fresh output serves the identical jobs after it.
    */
   async tryReuse(rec: JobRecord, read = true): Promise<boolean> {
+    if (this.o.enabled === false) return false;
     // a renderer that does not say what draws (a test's fake) promises nothing: its jobs are never cached
     if (this.o.renderer.setup?.(rec.kind) === undefined) return false;
     rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets);

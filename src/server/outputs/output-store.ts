@@ -196,6 +196,11 @@ export class OutputStore {
     return this.files.publicUrl(output.filename, seconds);
   }
 
+  /** Bytes stored now and the budget (OUTPUT_MAX_BYTES; undefined: no cap), for the metrics. */
+  usage(): { bytes: number; budgetBytes: number | undefined } {
+    return { bytes: this.bytes, budgetBytes: this.o.maxBytes };
+  }
+
   /** The storage_full refusal while the outputs fill the budget, else null. */
   refusal(): Refusal | null {
     const budget = this.o.maxBytes;

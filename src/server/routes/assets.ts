@@ -20,7 +20,15 @@ import { StorageUnavailable } from '../storage/storage.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { HttpError, NOT_FOUND, badRequest } from '../http/http-error.js';
-import { badRequestAnswer, fileAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
+import {
+  badRequestAnswer,
+  fileAnswer,
+  json,
+  notFoundAnswer,
+  rateLimitedAnswer,
+  refusalAnswer,
+  unauthorizedAnswer,
+} from '../http/responses.js';
 
 export interface AssetRoutesOptions {
   assets: AssetStore;
@@ -53,6 +61,8 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
         'image_too_large',
         'bad_multipart',
       ]),
+      401: unauthorizedAnswer(),
+      429: rateLimitedAnswer(),
       503: refusalAnswer(['too_many_uploads', 'storage_full', 'storage_unavailable']),
     },
   };

@@ -1,7 +1,7 @@
 // POST /v1/check (added): compile without rendering, answer the diagnostics envelope.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CheckRequest, CheckResponse } from '../schemas.js';
-import { badRequestAnswer, json } from '../http/responses.js';
+import { badRequestAnswer, json, rateLimitedAnswer, unauthorizedAnswer } from '../http/responses.js';
 import { check } from '../../lang/index.js';
 
 export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -17,6 +17,8 @@ export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
         diagnostics: [{ code: 'NAM003', message: "unknown identifier 'fgg'", severity: 'error', line: 3, column: 12 }],
       }),
       400: badRequestAnswer(['bad_json', 'missing_source', 'source_too_large', 'body_too_large']),
+      401: unauthorizedAnswer(),
+      429: rateLimitedAnswer(),
     },
   };
   app.post('/v1/check', { schema }, async (req, reply) => {

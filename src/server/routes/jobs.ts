@@ -27,13 +27,24 @@ import { journalUnwritable, Refused, sendRefusal, storageUnavailable } from '../
 import { StorageUnavailable } from '../storage/storage.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { badRequest, HttpError, NOT_FOUND } from '../http/http-error.js';
-import { badRequestAnswer, errorAnswer, json, notFoundAnswer, refusalAnswer } from '../http/responses.js';
+import {
+  badRequestAnswer,
+  errorAnswer,
+  json,
+  notFoundAnswer,
+  rateLimitedAnswer,
+  refusalAnswer,
+  unauthorizedAnswer,
+} from '../http/responses.js';
 import { IdempotencyIndex, requestHash } from '../http/idempotency.js';
 import { pollAfterSeconds } from '../http/poll-hint.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
+import type { ClientQuota } from '../jobs/client-quota.js';
 
 export interface JobRoutesOptions {
   jobs: Jobs;
+  /** MAX_QUEUED_JOBS_PER_CLIENT (embedded mode), else null */
+  quota: ClientQuota | null;
   assets: AssetStore;
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyIndex;
@@ -103,6 +114,9 @@ const ENQUEUE = [
   },
 ] as const;
 
+/** The URLs that queue a job (readiness refuses them while starting; the metrics count their refusals). */
+export const ENQUEUE_URLS: ReadonlySet<string> = new Set(ENQUEUE.map((e) => e.url));
+
 const BAD_REQUEST = [
   'bad_json',
   'missing_source',
@@ -151,7 +165,7 @@ const RETRY_AFTER_HEADER = {
 
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
   app,
-  { jobs, assets, webhookPolicy, idempotency },
+  { jobs, assets, webhookPolicy, idempotency, quota },
 ) => {
   // the asset map as the client sent it: validation re-shapes records and would drop an in-source path "__proto__"
   const sentAssets = new WeakMap<object, unknown>();
@@ -188,7 +202,16 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             code: 'idempotency_mismatch',
           },
         ),
-        503: refusalAnswer(['queue_full', 'storage_full', 'storage_unavailable', 'shutting_down', 'redis_unavailable']),
+        401: unauthorizedAnswer(),
+        429: rateLimitedAnswer(['rate_limited', 'client_queue_full']),
+        503: refusalAnswer([
+          'queue_full',
+          'storage_full',
+          'storage_unavailable',
+          'shutting_down',
+          'starting',
+          'redis_unavailable',
+        ]),
       },
     };
     // the body has passed its schema before the handler runs: validation comes before admission
@@ -228,6 +251,15 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         // no await between this check and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();
         if (refusal) throw new Refused(refusal);
+        const client = req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`;
+        if (quota && !quota.take(client)) {
+          // when one of them ends is not known here: a poll's pace
+          reply.header('retry-after', '5');
+          throw new HttpError(429, {
+            error: `this client has ${quota.max} jobs waiting or rendering (MAX_QUEUED_JOBS_PER_CLIENT); retry when one has ended`,
+            code: 'client_queue_full',
+          });
+        }
         try {
           const rec = await jobs.create(
             kind,
@@ -237,8 +269,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             { webhook, idempotency: key ? { key, hash } : undefined, cache: useCache },
             work.seconds,
           );
+          quota?.bind(client, rec.job_id);
           return rec.job_id;
         } catch (err) {
+          quota?.giveBack(client);
           // the journal could not take the record: nothing was queued, the client may retry once space returns
           if (isNoSpace(err)) throw new Refused(journalUnwritable());
           throw err;
@@ -333,6 +367,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             message: 'cancelled by the client',
             code: 'cancelled',
           }),
+          401: unauthorizedAnswer(),
           404: notFoundAnswer('Unknown job id'),
           409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.', {
             error: 'the job has already ended (ready)',

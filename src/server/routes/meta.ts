@@ -8,6 +8,7 @@ import type { Jobs } from '../jobs/jobs-api.js';
 import { JobFailure } from '../../render/types.js';
 import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
 import { sendRefusal } from '../durability/admission.js';
+import { llmsText, type OpenApiLike } from '../llms-txt.js';
 
 export interface MetaRoutesOptions {
   jobs: Jobs;
@@ -70,6 +71,31 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
       },
     },
     async (_req, reply) => reply.send(openapi()),
+  );
+
+  // written once, from the document of all routes (made when the first request comes: every route is registered)
+  let llms: string | undefined;
+  app.get(
+    '/llms.txt',
+    {
+      schema: {
+        summary: 'How to use this service, for agents',
+        operationId: 'llmsTxt',
+        tags: ['service'],
+        description:
+          'Plain text (llmstxt.org) written from this OpenAPI document: how to render (POST, poll, download), the limits, one example per kind and every route.',
+        response: {
+          200: {
+            description: 'Markdown as plain text.',
+            content: { 'text/plain': { schema: z.string(), example: '# cmrender\n\n> Asynchronous render service …' } },
+          },
+        },
+      },
+    },
+    async (_req, reply) => {
+      llms ??= llmsText(openapi() as OpenApiLike);
+      return reply.header('content-type', 'text/plain; charset=utf-8').send(llms);
+    },
   );
 
   app.get(

@@ -1,17 +1,18 @@
 // Webhook deliveries: when a job that carries `webhook` ends (ready or error), its JSON view is POSTed to the URL,
 // signed (signature.ts). A delivery never blocks rendering (it runs on timers, outside the render queue). A non-2xx
 // answer, a redirect, a timeout or a network error is retried after the delays of WEBHOOK_RETRY_MS (by default 2, 5,
-// 15, 30 and 60 s: six attempts over about two minutes), then given up.
+// 15, 30 and 60 s: six attempts over about two minutes), then given up. A 410 Gone is given up at once (Standard
+// Webhooks: the receiver does not want this endpoint called again).
 //
 // The delivery state lives in the job record (`webhook.attempts`, `next_at`, `delivered_at`, `gave_up_at`), written
 // to the journal after each attempt, so a delivery pending when the service stops resumes at the next start. An
-// attempt cut by the shutdown is not counted. Delivery is at least once: a receiver should dedupe on job_id.
+// attempt cut by the shutdown is not counted. Delivery is at least once: a receiver should dedupe on webhook-id.
 import type { Logger } from 'pino';
 import type { JobRecord, JobStore } from '../jobs/store.js';
 import { jobView } from '../jobs/job-view.js';
 import type { WebhookPolicy } from './address-policy.js';
 import { postPinned } from './pinned-post.js';
-import { signWebhook, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
+import { deliveryHeaders } from './signature.js';
 
 export interface WebhookDispatcherOptions {
   store: JobStore;
@@ -22,7 +23,12 @@ export interface WebhookDispatcherOptions {
   timeoutMs: number;
   log: Logger;
   now: () => number;
+  /** told of each attempt's outcome (the metrics) */
+  onAttempt?: (outcome: WebhookOutcome) => void;
 }
+
+/** delivered: a 2xx; failed: retried later; gave_up: the last attempt failed, or the receiver said 410 Gone */
+export type WebhookOutcome = 'delivered' | 'failed' | 'gave_up';
 
 /** True while the job has ended and its webhook is neither delivered nor given up. */
 export function deliveryPending(rec: JobRecord): boolean {
@@ -85,6 +91,7 @@ export class WebhookDispatcher {
     const n = (hook.attempts ?? 0) + 1;
     let outcome: string;
     let ok = false;
+    let gone = false;
     try {
       // the host is checked again (what it resolves to may have changed since the job was posted), and the
       // delivery connects to the address checked
@@ -94,9 +101,8 @@ export class WebhookDispatcher {
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         'user-agent': 'cmrender-webhook',
-        [TIMESTAMP_HEADER]: String(timestamp),
+        ...deliveryHeaders(hook.secret, id, timestamp, body),
       };
-      if (hook.secret) headers[SIGNATURE_HEADER] = signWebhook(hook.secret, timestamp, body);
       // a redirect is not followed (postPinned never does): it could lead anywhere, including inside the network
       const res = await postPinned(
         url,
@@ -106,6 +112,8 @@ export class WebhookDispatcher {
         AbortSignal.any([stop, AbortSignal.timeout(this.o.timeoutMs)]),
       );
       ok = res.status >= 200 && res.status < 300;
+      // Standard Webhooks: 410 Gone says the endpoint no longer wants deliveries; no retry
+      gone = res.status === 410;
       outcome = `HTTP ${res.status}`;
     } catch (err) {
       outcome = err instanceof Error ? err.message : String(err);
@@ -117,11 +125,12 @@ export class WebhookDispatcher {
     const w = fresh.webhook;
     w.attempts = n;
     delete w.next_at;
-    const delay = this.o.retryDelaysMs[n - 1];
+    const delay = gone ? undefined : this.o.retryDelaysMs[n - 1];
     if (ok) w.delivered_at = now;
     else if (delay === undefined) w.gave_up_at = now;
     else w.next_at = now + delay;
     await this.o.store.put(fresh);
+    this.o.onAttempt?.(ok ? 'delivered' : delay === undefined ? 'gave_up' : 'failed');
     const log = { job_id: id, event: 'webhook_attempt', attempt: n, outcome };
     if (ok) this.o.log.info(log, 'webhook delivered');
     else if (delay === undefined) this.o.log.warn(log, 'webhook given up');

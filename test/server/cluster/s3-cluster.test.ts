@@ -36,6 +36,7 @@ before(async () => {
     REDIS_URL: redis.url,
     DATA_DIR: dataDir,
     STALLED_INTERVAL_MS: '5000',
+    RENDER_CACHE: 'on',
   });
   const started = await Promise.all([
     startProcess('api', { ...env(dirs[0]!), RENDER_CONCURRENCY: '0' }),

@@ -22,8 +22,13 @@ const now = () => frozen ?? Date.now();
 
 before(async () => {
   s3 = await TestS3.start();
-  onFile = await startApp({ renderer, ownsRenderer: false, now });
-  onBucket = await startApp({ renderer, ownsRenderer: false, now, config: s3.useInProcess('cache') });
+  onFile = await startApp({ renderer, ownsRenderer: false, now, config: { renderCache: true } });
+  onBucket = await startApp({
+    renderer,
+    ownsRenderer: false,
+    now,
+    config: { ...s3.useInProcess('cache'), renderCache: true },
+  });
 });
 after(async () => {
   await onFile?.close();

@@ -59,6 +59,7 @@ export class ServiceProcess {
         DATA_DIR: dataDir,
         LOG_LEVEL: 'info',
         RENDER_CONCURRENCY: '1',
+        RENDER_CACHE: 'off',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

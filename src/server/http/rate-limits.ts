@@ -1,0 +1,55 @@
+// Per-client limits on POSTs under /v1/ (RATE_LIMIT_POSTS per RATE_LIMIT_WINDOW_MS; 0: off, the default), through
+// @fastify/rate-limit: counted per API key when the request presents one (http/api-keys.ts), else per client
+// address; in Redis mode the counts live in Redis, so every API process shares them. Past the limit: 429
+// `rate_limited` in the ErrorEnvelope with `Retry-After`.
+//
+// Every counted answer carries the IETF header fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy:
+// "posts";q=<limit>;w=<window s>` and `RateLimit: "posts";r=<remaining>;t=<seconds to reset>`, made from what the
+// plugin measured (its own draft-spec `ratelimit-limit/-remaining/-reset` fields, which stay too).
+//
+// The plugin counts in fixed windows (its stores' model), not a sliding token bucket: a client gets at most
+// RATE_LIMIT_POSTS in any one window, and twice that across a window's edge at worst.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import type { Redis } from 'ioredis';
+import { HttpError } from './http-error.js';
+
+export interface RateLimitOptions {
+  /** POSTs per window; 0: no limit */
+  max: number;
+  windowMs: number;
+  /** Redis mode: the shared store */
+  redis?: Redis;
+}
+
+const counted = (req: FastifyRequest) => req.method === 'POST' && req.url.startsWith('/v1/');
+
+export async function limitPosts(app: FastifyInstance, o: RateLimitOptions): Promise<void> {
+  if (o.max <= 0) return;
+  const windowS = Math.max(1, Math.round(o.windowMs / 1000));
+  await app.register(rateLimit, {
+    global: true,
+    max: o.max,
+    timeWindow: o.windowMs,
+    enableDraftSpec: true,
+    // only POSTs under /v1/ spend the budget: polls, downloads and pages are free
+    allowList: (req) => !counted(req),
+    keyGenerator: (req) => (req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`),
+    ...(o.redis ? { redis: o.redis, nameSpace: 'cmrender-ratelimit:' } : {}),
+    // a Redis that does not answer must not stop the service taking work
+    skipOnError: true,
+    errorResponseBuilder: (_req, ctx) =>
+      new HttpError(429, {
+        error: `rate limit reached: ${o.max} POSTs per ${windowS} s; retry in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s`,
+        code: 'rate_limited',
+      }),
+  });
+  app.addHook('onSend', async (req, reply) => {
+    if (!counted(req)) return;
+    const remaining = reply.getHeader('ratelimit-remaining');
+    const reset = reply.getHeader('ratelimit-reset');
+    if (remaining === undefined || reset === undefined) return;
+    reply.header('ratelimit-policy', `"posts";q=${o.max};w=${windowS}`);
+    reply.header('ratelimit', `"posts";r=${Number(remaining)};t=${Number(reset)}`);
+  });
+}

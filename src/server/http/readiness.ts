@@ -1,0 +1,78 @@
+// Readiness (GET /readyz), apart from liveness (/healthz, as the contract has it): 200 only while this process can
+// take work now: the renderer is warm, the journal (or Redis) takes writes, the disk is not full, the event loop is
+// not saturated and no shutdown has begun; else 503 with the reason, in the ErrorEnvelope with `retry-after`.
+//
+// The event loop's delay is @fastify/under-pressure's measure. Its own answer (503 on every route under pressure) is
+// not used: a render that holds the loop for a while must not turn polls and downloads away, so its pressure handler
+// lets every request through and only /readyz reads isUnderPressure(); the load balancer sends new work elsewhere.
+import type { FastifyInstance } from 'fastify';
+import underPressure from '@fastify/under-pressure';
+import { z } from 'zod';
+import type { Jobs } from '../jobs/jobs-api.js';
+import { overloaded, sendRefusal, starting, type Refusal } from '../durability/admission.js';
+import { refusalAnswer } from './responses.js';
+import { ENQUEUE_URLS } from '../routes/jobs.js';
+
+export interface ReadinessOptions {
+  jobs: Jobs;
+  /** true once the renderer is warm and the recovered jobs are queued (app.warmUp) */
+  warm: () => boolean;
+  /** READY_MAX_EVENT_LOOP_DELAY_MS; 0: not checked */
+  maxEventLoopDelayMs: number;
+}
+
+export async function watchReadiness(app: FastifyInstance, o: ReadinessOptions): Promise<void> {
+  const checkLoop = o.maxEventLoopDelayMs > 0;
+  if (checkLoop)
+    await app.register(underPressure, {
+      maxEventLoopDelay: o.maxEventLoopDelayMs,
+      // measured, never answered for: see the head of this file
+      pressureHandler: () => undefined,
+    });
+
+  // while the renderer warms up a job would wait on it: say so, as a refusal with retry-after
+  app.addHook('onRequest', async (req, reply) => {
+    if (o.warm() || req.method !== 'POST' || !ENQUEUE_URLS.has(req.routeOptions.url ?? '')) return;
+    return sendRefusal(reply, starting());
+  });
+
+  const why = async (): Promise<Refusal | null> => {
+    // a shutdown is said first: it is the reason that will not pass
+    const down = await o.jobs.ready();
+    if (down?.code === 'shutting_down') return down;
+    if (!o.warm()) return starting();
+    if (down) return down;
+    if (checkLoop && app.isUnderPressure()) {
+      // a loop held through a whole sample has no measure of its delay (under-pressure says Infinity)
+      const ms = app.memoryUsage().eventLoopDelay;
+      const delay = Number.isFinite(ms) ? `${Math.round(ms)} ms` : `over ${o.maxEventLoopDelayMs} ms`;
+      return overloaded(`event loop delay ${delay}, limit ${o.maxEventLoopDelayMs} ms`);
+    }
+    return null;
+  };
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary: 'Readiness',
+        operationId: 'readyz',
+        tags: ['service'],
+        description:
+          'Whether this process can take work now (a load balancer or Kubernetes readiness probe): `200 ok` while the renderer is warm, the journal or Redis takes writes, the disk is not full, the event loop keeps up and no shutdown has begun; else 503 with the reason. `/healthz` is the liveness probe.',
+        response: {
+          200: {
+            description: '`ok` and a newline.',
+            content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } },
+          },
+          503: refusalAnswer(['starting', 'shutting_down', 'storage_full', 'redis_unavailable', 'overloaded']),
+        },
+      },
+    },
+    async (_req, reply) => {
+      const down = await why();
+      if (down) return sendRefusal(reply, down);
+      return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('ok\n');
+    },
+  );
+}
