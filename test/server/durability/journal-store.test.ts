@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JournalJobStore, crc32, encodeLine, decodeLine, replay } from '../../../src/server/jobs/journal-store.js';
-import type { JobRecord } from '../../../src/server/jobs/store.js';
+import { storedForm, type JobRecord } from '../../../src/server/jobs/store.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tmp = () => mkdtempSync(join(tmpdir(), 'cmrender-journal-'));
@@ -82,7 +82,9 @@ test('records survive a reopen; reads are copies the caller cannot corrupt', asy
     const b = await JournalJobStore.open({ dir });
     const ids = (await b.list()).map((r) => r.job_id).sort();
     assert.deepEqual(ids, [rec(1).job_id, rec(3).job_id]);
-    assert.deepEqual(await b.get(rec(1).job_id), rec(1, { status: 'error', message: 'boom', code: null }));
+    // an ended record comes back as it is stored: without its source, with the source's SHA-256
+    assert.deepEqual(await b.get(rec(1).job_id), storedForm(rec(1, { status: 'error', message: 'boom', code: null })));
+    assert.equal((await b.get(rec(1).job_id))!.source, '');
     assert.equal(await b.get(rec(2).job_id), undefined);
     assert.equal(b.stats().dropped, 0);
     await b.close();
