@@ -4,7 +4,7 @@
 // where the time went (stage-times.ts: sums over frames of the last run, in ms, and per frame) and the time per
 // frame of homepage by resolution. Also a 2 s, 15 fps, 480-wide GIF of homepage and a mesh of the plinken SVG (our
 // own examples stand in for both when ../shared is absent: glyphs-3d.cm and svg-mark.cm).
-// BENCH_RUNS sets the runs of the light cases (default 7); the heavy ones take at most 3. BENCH_ONLY=<substring>
+// BENCH_RUNS sets the runs of the light cases (default 7); the heavy ones take at most 3. BENCH_ONLY=<substring or =name>[,...]
 // runs only the cases whose name contains it. The service reads the environment's configuration like `npm start`
 // (METRICS=off, RATE_LIMIT_POSTS, ...), so a setting's cost is measured by running the bench with and without it. `--gl=both` (the default; or BENCH_GL) runs every case on SwiftShader
 // and on egl side by side, in turn run by run; `--gl=egl` or `--gl=swiftshader` one of them.
@@ -226,7 +226,11 @@ const allCases: Case[] = [
     heavy: true,
   },
 ];
-const cases = allCases.filter((c) => !process.env.BENCH_ONLY || c.name.includes(process.env.BENCH_ONLY));
+const only = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
+// "=name" picks exactly that case, anything else every case whose name holds it
+const cases = allCases.filter(
+  (c) => !only.length || only.some((o) => (o.startsWith('=') ? c.name === o.slice(1) : c.name.includes(o))),
+);
 
 const services: Service[] = [];
 for (const gl of glSettings) services.push(await openService(gl));
