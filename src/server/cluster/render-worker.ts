@@ -162,6 +162,8 @@ export class RenderWorker {
     const rec = await this.store.get(d.id);
     if (!rec || rec.status !== 'pending') {
       this.o.log.info({ job_id: d.id, part: d.part, event: 'render_skipped' }, 'job already ended: nothing to render');
+      // a cancelled or failed chunked video: what its finished chunks left goes with it
+      if (d.part !== 'whole') await this.cleanSegments(d.id);
       return 'ended';
     }
     if (rec.started_at === undefined) {
@@ -215,6 +217,12 @@ export class RenderWorker {
       );
       if (chunk) {
         await this.segments.upload(segmentKey(rec.job_id, chunk.index), outPath);
+        // ended (cancelled) while this chunk rendered: its segment and its siblings' go now, not with a sweep a day
+        // later; a sibling still rendering cleans up the same way when it ends
+        if ((await this.store.get(rec.job_id))?.status !== 'pending') {
+          await this.cleanSegments(rec.job_id);
+          return 'ended';
+        }
         await this.store.setProgress(rec.job_id, part, chunk.to - chunk.from, rec.created_at);
         this.o.log.info(
           {
@@ -244,6 +252,7 @@ export class RenderWorker {
       }
       if (ended) {
         this.o.log.info({ job_id: rec.job_id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
+        if (chunk) await this.cleanSegments(rec.job_id);
         return 'ended';
       }
       const why = timedOut
