@@ -7,8 +7,7 @@ import {
   GL_FLAGS,
   glEnv,
   GlUnavailable,
-  probeGl,
-  probeProblem,
+  drawsOn,
   type GlBackend,
   type GlProbe,
   type GlSetting,
@@ -60,8 +59,7 @@ export async function launchForGl(
   const tried: string[] = [];
   for (const backend of candidates(setting)) {
     const browser = await launchChromium(backend, executablePath);
-    const probe = await probeGl(browser).catch((err: Error) => ({ ok: false as const, reason: err.message }));
-    const problem = probeProblem(backend, probe);
+    const { probe, problem } = await drawsOn(browser, backend);
     if (!problem && probe.ok)
       return { browser, gl: { backend, renderer: probe.renderer, vendor: probe.vendor }, tried };
     tried.push(`${backend}: ${problem}`);

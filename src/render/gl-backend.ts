@@ -72,6 +72,18 @@ export function probeProblem(backend: GlBackend, probe: ProbeResult): string | n
   return null;
 }
 
+/**
+ * Draws a probe frame in a browser launched for `backend` and judges it: `problem` is null when that backend drew it.
+ * A probe that throws (a browser that died meanwhile) is a problem, never an exception.
+ */
+export async function drawsOn(
+  browser: Browser,
+  backend: GlBackend,
+): Promise<{ probe: ProbeResult; problem: string | null }> {
+  const probe = await probeGl(browser).catch((err: Error): ProbeResult => ({ ok: false, reason: err.message }));
+  return { probe, problem: probeProblem(backend, probe) };
+}
+
 /** The backends to try, in order, for a setting. */
 export const candidates = (setting: GlSetting): GlBackend[] =>
   setting === 'auto' ? ['egl', 'swiftshader'] : [setting];

@@ -7,6 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { realRenderer, runJob, startApp, type TestApp } from '../helpers/app.js';
 import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import { until } from '../server/durability/helpers/service.js';
 
 const NO_EGL = '__EGL_VENDOR_LIBRARY_FILENAMES';
 const FRAME = {
@@ -20,14 +21,6 @@ after(async () => {
   await t?.close();
 });
 
-async function until(what: string, cond: () => Promise<boolean> | boolean, ms = 90_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 test('a relaunch that cannot draw: /healthz 503 renderer_unavailable, jobs fail saying so; EGL back: it recovers', async (ctx) => {
   const renderer: ChromiumRenderer = realRenderer();
   t = await startApp({ renderer });
@@ -39,7 +32,7 @@ test('a relaunch that cannot draw: /healthz 503 renderer_unavailable, jobs fail 
   process.env[NO_EGL] = '/nonexistent/egl-vendor.json';
   const launches = renderer.browser.launches;
   await renderer.browser.crashForTest();
-  await until('the renderer reports its fault', () => renderer.fault() !== null);
+  await until(() => renderer.fault() !== null, 90_000, 'the renderer to report its fault');
   assert.equal(renderer.browser.launches, launches, 'no browser that cannot draw counts as launched');
 
   const h = await t.app.inject({ url: '/healthz' });
@@ -52,7 +45,11 @@ test('a relaunch that cannot draw: /healthz 503 renderer_unavailable, jobs fail 
   assert.match(failed.message, /the renderer cannot draw now/);
 
   delete process.env[NO_EGL];
-  await until('/healthz says ok again', async () => (await t!.app.inject({ url: '/healthz' })).statusCode === 200);
+  await until(
+    async () => (await t!.app.inject({ url: '/healthz' })).statusCode === 200,
+    90_000,
+    '/healthz to say ok again',
+  );
   assert.equal(renderer.browser.launches, launches + 1);
   assert.equal(renderer.fault(), null);
   const back = (await runJob(t.app, '/v1/frame', FRAME)).json();

@@ -3,7 +3,7 @@
 import type { Browser } from 'playwright-core';
 import type { Logger } from 'pino';
 import { launchChromium, launchForGl } from '../chromium.js';
-import { probeGl, probeProblem, type GlProbe, type GlSetting } from '../gl-backend.js';
+import { drawsOn, type GlProbe, type GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
 import { ViewerPage } from './viewer-page.js';
@@ -58,10 +58,7 @@ export class WarmBrowser {
       return first.browser;
     }
     const b = await launchChromium(this.gl.backend, this.o.chromiumPath);
-    const problem = probeProblem(
-      this.gl.backend,
-      await probeGl(b).catch((e: Error) => ({ ok: false, reason: e.message })),
-    );
+    const { problem } = await drawsOn(b, this.gl.backend);
     if (!problem) return b;
     await b.close().catch(() => {});
     throw new Error(`the browser cannot draw on ${this.gl.backend}: ${problem}`);
@@ -138,8 +135,7 @@ export class WarmBrowser {
         await Promise.all(dropped.map((p) => p.close()));
         const b = this.browser?.isConnected() ? this.browser : null;
         if (b) {
-          const probe = await probeGl(b).catch((err: Error) => ({ ok: false as const, reason: err.message }));
-          const problem = probeProblem(this.gl?.backend ?? 'swiftshader', probe);
+          const { problem } = await drawsOn(b, this.gl?.backend ?? 'swiftshader');
           if (problem) {
             this.o.log.warn({ problem }, 'the browser cannot draw; relaunching it');
             this.browser = null;

@@ -23,6 +23,7 @@ import { STORAGE_DOWN, StorageUnavailable, type Storage } from '../storage/stora
 import { dataStores, jobScratch, openStorage } from '../storage/data-stores.js';
 import { chunkRanges } from '../../contract/chunks.js';
 import { endJob } from './job-end.js';
+import { settleWithin } from '../jobs/settle.js';
 import { RenderCache } from '../jobs/render-cache.js';
 
 export interface RenderWorkerOptions {
@@ -424,22 +425,4 @@ function chunkResult(o: RenderOutcome, ms: number): ChunkResult {
     number
   >;
   return { width: o.width, height: o.height, runner: o.runner, frames: o.frames, ms, timings };
-}
-
-/** Waits for p to settle, at most ms; true when it settled in time. */
-async function settleWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  if (ms === Infinity) {
-    await p.catch(() => {});
-    return true;
-  }
-  let t: NodeJS.Timeout | undefined;
-  const ok = await Promise.race([
-    p.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms))),
-  ]);
-  clearTimeout(t);
-  return ok;
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStore, JobParams, WebhookState } from './store.js';
 import { RenderQueue } from './queue.js';
+import { settleWithin } from './settle.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/types.js';
@@ -205,7 +206,7 @@ export class JobService {
       this.o.log.info({ jobs: dropped, event: 'queue_checkpointed' }, 'waiting jobs stay pending for the next start');
     const inHand = [...this.running.values()].map((r) => r.done);
     if (!inHand.length) return;
-    if (await settle(Promise.allSettled(inHand), graceMs)) return;
+    if (await settleWithin(Promise.allSettled(inHand), graceMs)) return;
     this.checkpointing = true;
     for (const [id, r] of this.running) {
       this.o.log.warn(
@@ -470,7 +471,7 @@ export class JobService {
       // starts, and before a cancel is answered (no partial file may be left behind it)
       // a job past its limit is answered at once; its page and encoder are let go before the next job starts
       const stopped = (timedOut || cancelled() || this.checkpointing) && rendering;
-      if (stopped && !timedOut) await settle(stopped, STOP_SETTLE_MS);
+      if (stopped && !timedOut) await settleWithin(stopped, STOP_SETTLE_MS);
       const done = this.o.now();
       const fresh = (await this.o.store.get(id)) ?? rec;
       if (this.checkpointing && !timedOut && !cancelled()) {
@@ -494,7 +495,7 @@ export class JobService {
       await this.o.store.put(fresh);
       this.events.emit('ended', fresh);
       if (timedOut) {
-        if (stopped) await settle(stopped, STOP_SETTLE_MS);
+        if (stopped) await settleWithin(stopped, STOP_SETTLE_MS);
         await this.o.outputs.discard(id, rec.kind, rec.params);
       }
       const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
@@ -537,18 +538,4 @@ function failureOf(
   if (isNoSpace(err)) return { message: NO_SPACE, code: 'storage_full' };
   if (err instanceof StorageUnavailable) return { message: STORAGE_DOWN, code: 'storage_unavailable' };
   return { message: 'render failed: internal error', code: null };
-}
-
-/** Waits for p to settle, at most ms; true when it settled in time. */
-async function settle(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let t: NodeJS.Timeout | undefined;
-  const ok = await Promise.race([
-    p.then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms))),
-  ]);
-  clearTimeout(t);
-  return ok;
 }

@@ -158,3 +158,17 @@ test('on the bucket the entries are objects of the bucket (cache/), so every pro
   c.destroy();
   assert.ok((r.Contents ?? []).length >= 1);
 });
+
+test('RENDER_CACHE=off: an identical repeat renders again (no cached copy), with the same bytes', async () => {
+  const off = await startApp({ renderer, ownsRenderer: false, now, config: { renderCache: false } });
+  try {
+    const body = { source: scene('0.0.3', '#33aa77'), params: { width: 96, height: 64 } };
+    const first = await frame(off, body);
+    const again = await frame(off, body);
+    assert.equal(again.job.cached, undefined, 'rendered, not answered from the cache');
+    assert.notEqual(again.job.url, first.job.url);
+    assert.equal(sha(again.bytes), sha(first.bytes));
+  } finally {
+    await off.close();
+  }
+});
