@@ -14,6 +14,7 @@ import type { JobRecord } from '../jobs/store.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { NOT_FOUND } from '../http/http-error.js';
 import { notFoundAnswer } from '../http/responses.js';
+import { JobWatchers } from './job-watchers.js';
 
 export interface JobEventRoutesOptions {
   jobs: Jobs;
@@ -29,6 +30,7 @@ const EXAMPLE =
 export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = async (app, { jobs }) => {
   /** open streams, ended when the app closes (an open stream would hold the server's close) */
   const open = new Set<() => void>();
+  const watchers = new JobWatchers(jobs);
   app.addHook('preClose', async () => {
     for (const stop of [...open]) stop();
   });
@@ -75,40 +77,29 @@ export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = asyn
         done = true;
         open.delete(stop);
         clearInterval(heartbeat);
-        jobs.events.off('changed', onChanged);
-        jobs.events.off('queue', onQueue);
-        jobs.events.off('ended', onEnded);
+        unfollow();
         res.end();
       };
-      const finish = (rec: JobRecord) => {
-        if (done) return;
-        send('end', jobs.view(rec));
-        stop();
-      };
-      const update = async () => {
-        const rec = await jobs.get(id);
+      const onState = (rec: JobRecord | undefined) => {
         if (done) return;
         if (!rec) return stop(); // expired meanwhile: nothing more to tell
-        if (rec.status !== 'pending') return finish(rec);
         const view = jobs.view(rec);
-        if (view.status !== 'pending') return;
+        if (view.status !== 'pending') {
+          send('end', view);
+          return stop();
+        }
         // progress moves per frame; a client wants to see it move, not every frame
         const now = `${view.queue_position}:${Math.floor((view.progress ?? 0) * 100)}`;
         if (now === last) return;
         last = now;
         send('progress', view);
       };
-      const onChanged = (changed: string) => changed === id && void update();
-      const onQueue = () => void update();
-      const onEnded = (rec: JobRecord) => rec.job_id === id && finish(rec);
       const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
       heartbeat.unref();
       open.add(stop);
-      jobs.events.on('changed', onChanged);
-      jobs.events.on('queue', onQueue);
-      jobs.events.on('ended', onEnded);
       res.on('close', stop);
-      await update();
+      // the state now, then every change, read once per job for every stream that follows it
+      const unfollow = watchers.follow(id, onState);
     },
   );
 };
