@@ -15,13 +15,27 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A key lives 24 hours, or as long as job records do when RETENTION_MS is shorter. */
 export const idempotencyTtl = (retentionMs: number): number => Math.min(IDEMPOTENCY_TTL_MS, retentionMs);
 
+/** Where keys are kept: this process (IdempotencyIndex, over the journal) or Redis (cluster/redis-idempotency.ts). */
+export interface IdempotencyKeys {
+  /**
+   * The job for this key: the one an earlier request with the same hash made (replayed: true), or the one `create`
+   * makes now. A failed creation frees the key; a key whose job's record is gone (`exists` false) is free again.
+   */
+  claim(
+    key: string,
+    hash: string,
+    create: () => Promise<string>,
+    exists?: (jobId: string) => Promise<boolean>,
+  ): Promise<{ jobId: string; replayed: boolean }>;
+}
+
 interface Entry {
   hash: string;
   at: number;
   jobId: Promise<string>;
 }
 
-export class IdempotencyIndex {
+export class IdempotencyIndex implements IdempotencyKeys {
   private readonly entries = new Map<string, Entry>();
   private claims = 0;
 
@@ -92,7 +106,7 @@ function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-function mismatch(): HttpError {
+export function mismatch(): HttpError {
   return new HttpError(422, {
     error: 'this Idempotency-Key was used with a different request in the last 24 hours',
     code: 'idempotency_mismatch',
