@@ -14,8 +14,8 @@ import { dataStores, loadStorage, openStorage, scratchRoot } from './storage/dat
 import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
-import { WebhookDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
-import { IdempotencyIndex, idempotencyTtl } from './http/idempotency.js';
+import { attemptHoldMs, configuredDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
+import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/idempotency.js';
 import type { Jobs } from './jobs/jobs-api.js';
 import { RedisJobStore } from './cluster/redis-store.js';
 import { WorkQueue, connect, connectApi, waitReady } from './cluster/work-queue.js';
@@ -23,6 +23,7 @@ import { WorkQueue, connect, connectApi, waitReady } from './cluster/work-queue.
 /** How long an API process waits for Redis at start before it stops with a clear line. */
 const REDIS_START_MS = 10_000;
 import { ClusterJobService } from './cluster/cluster-jobs.js';
+import { RedisIdempotency } from './cluster/redis-idempotency.js';
 import type { Redis } from 'ioredis';
 
 export interface ServiceOptions {
@@ -42,7 +43,7 @@ export interface Services {
   assets: AssetStore;
   retention: Retention;
   webhookPolicy: WebhookPolicy;
-  idempotency: IdempotencyIndex;
+  idempotency: IdempotencyKeys;
   disk: DiskSpace;
   /** With REDIS_URL: the connection (the rate limits keep their counts there) */
   redis?: Redis;
@@ -82,15 +83,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   });
   const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
   const webhookPolicy = new WebhookPolicy(config.webhookAllow);
-  const webhooks = new WebhookDispatcher({
-    store,
-    policy: webhookPolicy,
-    retryDelaysMs: config.webhookRetryMs,
-    timeoutMs: config.webhookTimeoutMs,
-    log,
-    now,
-    onAttempt: opts.onWebhookAttempt,
-  });
+  const webhooks = configuredDispatcher(config, { store, log, now, onAttempt: opts.onWebhookAttempt });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
   const idempotency = new IdempotencyIndex(now, idempotencyTtl(config.retentionMs));
   // nothing renders yet: what a job's scratch held belongs to the last run
@@ -125,8 +118,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
 
 /**
  * With REDIS_URL: records and queue in Redis, shared by every API process and render worker; outputs and assets in
- * the storage (STORAGE_URL), shared too. No recovery and no partial-file sweep at start (other processes may be rendering now); a lost
- * job is ended when it is next read (ClusterJobService). A POST with a webhook is refused in this mode (not yet delivered).
+ * the storage (STORAGE_URL), shared too. No recovery and no partial-file sweep at start (other processes may be rendering
+ * now); a lost job is ended when it is next read (ClusterJobService).
  */
 async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   const { config, log } = opts;
@@ -162,11 +155,23 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     log,
     now,
   });
+  // a job this process ends (a cancel, a job found failed or lost) has its webhook delivered from here; the workers
+  // deliver those they end; any process resumes pending ones at start, each attempt made once (claimed in Redis)
+  const webhooks = configuredDispatcher(config, {
+    store,
+    log,
+    now,
+    onAttempt: opts.onWebhookAttempt,
+    claimAttempt: (id, n) => store.claimWebhookAttempt(id, n, attemptHoldMs(config.webhookTimeoutMs)),
+  });
+  jobs.events.on('ended', (rec) => webhooks.ended(rec));
   const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
-  const idempotency = new IdempotencyIndex(now, idempotencyTtl(config.retentionMs));
+  // every API process answers one key with one job
+  const idempotency = new RedisIdempotency(redis, idempotencyTtl(config.retentionMs));
   await assets.init({ shared: true });
   await outputs.init({ shared: true });
   await jobs.init();
+  await webhooks.resume();
   retention.start();
   return {
     jobs,
@@ -180,6 +185,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     async close() {
       retention.stop();
       await jobs.close();
+      await webhooks.close();
       await work.close();
       redis.disconnect();
       events.disconnect();

@@ -9,7 +9,7 @@ import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { JobRecord, JobParams } from '../jobs/store.js';
 import type { JobEvents, JobExtras, JobLoad, CancelResult } from '../jobs/job-service.js';
-import { CANCELLED } from '../jobs/job-service.js';
+import { CANCELLED, newRecord } from '../jobs/job-service.js';
 import { jobView, type LiveJobState } from '../jobs/job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/types.js';
 import type { JobKind, JobView } from '../schemas.js';
@@ -26,9 +26,9 @@ import {
   type Refusal,
 } from '../durability/admission.js';
 import type { Jobs } from '../jobs/jobs-api.js';
-import { admitWork, estimateWork, type WorkAdmission } from '../jobs/work-admission.js';
+import { admitWork, type WorkAdmission } from '../jobs/work-admission.js';
 import type { RedisJobStore } from './redis-store.js';
-import { QUEUE_NAME, chunkJobId, type WorkQueue } from './work-queue.js';
+import { QUEUE_NAME, type WorkQueue } from './work-queue.js';
 import { endJob } from './job-end.js';
 import type { RenderCache } from '../jobs/render-cache.js';
 
@@ -55,8 +55,6 @@ export interface ClusterJobsOptions {
 const LOST_AFTER_MS = 10_000;
 
 export class ClusterJobService implements Jobs {
-  /** not yet on Redis: a POST with a webhook is refused (400 webhooks_unavailable) rather than accepted and dropped */
-  readonly deliversWebhooks: boolean = false;
   readonly events = new EventEmitter<JobEvents>();
   private readonly live = new Map<string, LiveJobState>();
   private readonly queueEvents: QueueEvents;
@@ -147,32 +145,21 @@ export class ClusterJobService implements Jobs {
     params: JobParams,
     assets: Record<string, string>,
     extras: JobExtras = {},
+    work: WorkAdmission = {},
   ): Promise<JobRecord> {
-    const { cache: useCache, ...kept } = extras;
-    const rec: JobRecord = {
-      job_id: randomUUID(),
-      kind,
-      status: 'pending',
-      created_at: this.o.now(),
-      source,
-      params,
-      assets,
-      ...kept,
-    };
+    // admission's frame count decides whether a video is cut in chunks, its estimate the job's place in the queue:
+    // the source was compiled once, for admission
+    const rec = newRecord(kind, source, params, assets, extras, work, this.o.now());
     // an identical job's output still kept: ready at once, nothing queued (any worker may have drawn it)
-    if (await this.o.cache?.tryReuse(rec, useCache !== false)) {
+    if (await this.o.cache?.tryReuse(rec, extras.cache !== false)) {
       await this.o.store.put(rec);
       this.o.log.info(
         { job_id: rec.job_id, kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },
         'job ready from the render cache',
       );
       this.events.emit('changed', rec.job_id);
+      this.events.emit('ended', rec);
       return rec;
-    }
-    // the frame count decides whether the video is cut in chunks; it is the renderer's own plan (no browser needed)
-    if (kind === 'video') {
-      const frames = (await estimateWork(this.o, kind, source, params, assets))?.frames;
-      if (frames !== undefined) rec.frames = frames;
     }
     // MAX_QUEUED_JOBS across every API process: admitted in Redis in one step (a count read every second let two
     // APIs with a cap of 200 accept 400)
@@ -181,7 +168,8 @@ export class ClusterJobService implements Jobs {
       throw new Refused(queueFull(await this.o.store.admitted(), cap));
     try {
       await this.o.store.put(rec);
-      await this.o.work.add(rec, rec.frames);
+      await this.o.store.joinLine(rec.job_id, rec.created_at + (rec.estimate_s ?? 0) * 1000);
+      await this.o.work.add(rec);
     } catch (err) {
       await this.o.store.unadmit(rec.job_id).catch(() => {});
       throw err;
@@ -201,6 +189,7 @@ export class ClusterJobService implements Jobs {
     // waiting queue jobs go; one a worker holds sees the record ended at its next progress and stops
     await this.o.work.queue.remove(id, { removeChildren: true }).catch(() => 0);
     this.events.emit('changed', id);
+    this.events.emit('ended', ended);
     return { ok: true, rec: ended };
   }
 
@@ -225,6 +214,13 @@ export class ClusterJobService implements Jobs {
    * data) is ended here, so no job stays pending for ever.
    */
   private async reconcile(rec: JobRecord): Promise<JobRecord | undefined> {
+    const ended = await this.endIfLost(rec);
+    // this process ended it: its webhook goes from here
+    if (ended) this.events.emit('ended', ended);
+    return ended;
+  }
+
+  private async endIfLost(rec: JobRecord): Promise<JobRecord | undefined> {
     const state = await this.o.work.queue.getJobState(rec.job_id);
     if (state === 'failed') {
       const job = await this.o.work.queue.getJob(rec.job_id);
@@ -241,28 +237,17 @@ export class ClusterJobService implements Jobs {
     return undefined;
   }
 
+  /** Progress and place in line from a constant number of Redis calls, however many jobs wait. */
   private async liveState(rec: JobRecord): Promise<LiveJobState> {
     const id = rec.job_id;
-    const parts = await this.o.store.progressOf(id);
+    const [parts, place] = await Promise.all([this.o.store.progressOf(id), this.o.store.placeInLine(id)]);
     let progress = parts.whole ?? 0;
     if (rec.frames && parts.whole === undefined) {
       const done = Object.values(parts).reduce((a, b) => a + b, 0);
       progress = Math.min(1, done / rec.frames);
     }
-    // oldest first: the order workers take them in
-    const waiting = await this.o.work.queue.getJobs(['waiting'], 0, -1, true);
-    const owners: string[] = [];
-    for (const j of waiting)
-      if (j?.data && owners.at(-1) !== j.data.id && !owners.includes(j.data.id)) owners.push(j.data.id);
-    const started = rec.started_at !== undefined || Object.keys(parts).length > 0;
-    const at = owners.indexOf(id);
-    const queuePosition = started ? 0 : at >= 0 ? at + 1 : (await this.isActive(rec)) ? 0 : undefined;
-    return { progress, queuePosition };
-  }
-
-  private async isActive(rec: JobRecord): Promise<boolean> {
-    const s = await this.o.work.queue.getJobState(rec.frames ? chunkJobId(rec.job_id, 0) : rec.job_id);
-    return s === 'active';
+    // out of the line: a worker has it (or is taking it now)
+    return { progress, queuePosition: place ?? 0 };
   }
 
   renderDirect(kind: JobKind, source: string, params: JobParams, outPath: string): Promise<RenderOutcome> {

@@ -12,11 +12,20 @@ const progressKey = (id: string) => `${KEY_PREFIX}progress:${id}`;
 const ADMITTED_KEY = `${KEY_PREFIX}admitted`;
 
 /**
- * KEYS[1] the record, KEYS[2] the admitted set; ARGV[1] the ended record's JSON, ARGV[2] its TTL in ms, ARGV[3] the
- * job id. 1 when written (and the job leaves the admitted set), 0 when the record is gone or not pending.
+ * The jobs waiting for their first worker, in the order the workers will take them (a sorted set: job id -> its
+ * place, created_at plus its estimate in ms, the embedded queue's order: jobs/queue.ts). A job's queue_position is its
+ * rank here: one ZRANK, however long the line (reading BullMQ's whole waiting list took a second at 2,000 jobs).
+ */
+const LINE_KEY = `${KEY_PREFIX}line`;
+
+/**
+ * KEYS[1] the record, KEYS[2] the admitted set, KEYS[3] the line; ARGV[1] the ended record's JSON, ARGV[2] its TTL
+ * in ms, ARGV[3] the job id. 1 when written (and the job leaves the admitted set and the line), 0 when the record is
+ * gone or not pending.
  */
 const END_IF_PENDING = `
 local cur = redis.call('GET', KEYS[1])
+redis.call('ZREM', KEYS[3], ARGV[3])
 if not cur then
   redis.call('ZREM', KEYS[2], ARGV[3])
   return 0
@@ -24,6 +33,28 @@ end
 if cjson.decode(cur).status ~= 'pending' then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZREM', KEYS[2], ARGV[3])
+return 1
+`;
+
+const LINE_SEQ_KEY = `${KEY_PREFIX}line-seq`;
+
+/**
+ * KEYS[1] the line, KEYS[2] its arrival counter; ARGV[1] the place (ms), ARGV[2] the job id. Jobs at the same
+ * millisecond would be ranked by their ids; a fraction of the place from the counter (1/4096 ms, within a double's
+ * precision at today's epoch) keeps them in arrival order, as BullMQ keeps equal priorities.
+ */
+const JOIN_LINE = `
+local seq = redis.call('INCR', KEYS[2]) % 4096
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + seq / 4096, ARGV[2])
+return 1
+`;
+
+/** KEYS[1] the record, KEYS[2] the line; ARGV as END_IF_PENDING's. 1 when written, 0 when not pending. */
+const START_IF_PENDING = `
+redis.call('ZREM', KEYS[2], ARGV[3])
+local cur = redis.call('GET', KEYS[1])
+if not cur or cjson.decode(cur).status ~= 'pending' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `;
 
@@ -74,9 +105,10 @@ export class RedisJobStore implements JobStore {
   async endIfPending(rec: JobRecord): Promise<boolean> {
     const won = await this.redis.eval(
       END_IF_PENDING,
-      2,
+      3,
       jobKey(rec.job_id),
       ADMITTED_KEY,
+      LINE_KEY,
       JSON.stringify(storedForm(rec)),
       String(this.ttl(rec.created_at)),
       rec.job_id,
@@ -94,6 +126,45 @@ export class RedisJobStore implements JobStore {
       (await this.redis.eval(ADMIT, 1, ADMITTED_KEY, id, String(now), String(cap), String(now - this.retentionMs))) ===
       1
     );
+  }
+
+  /** A new job joins the line at its place (created_at + estimate, in ms); jobs at the same place in arrival order. */
+  async joinLine(id: string, place: number): Promise<void> {
+    await this.redis.eval(JOIN_LINE, 2, LINE_KEY, LINE_SEQ_KEY, String(place), id);
+  }
+
+  /** 1 = next to start, ...; undefined when the job is not waiting for its first worker (started, ended, lost). */
+  async placeInLine(id: string): Promise<number | undefined> {
+    const rank = await this.redis.zrank(LINE_KEY, id);
+    return rank === null ? undefined : rank + 1;
+  }
+
+  /**
+   * A worker took the job's first item: the record says when, and the job leaves the line (the jobs behind move up).
+   * Written only while the record is pending (one script, like endIfPending), so a cancel that won meanwhile is not
+   * undone; false then.
+   */
+  async markStarted(rec: JobRecord, at: number): Promise<boolean> {
+    rec.started_at = at;
+    const won = await this.redis.eval(
+      START_IF_PENDING,
+      2,
+      jobKey(rec.job_id),
+      LINE_KEY,
+      JSON.stringify(storedForm(rec)),
+      String(this.ttl(rec.created_at)),
+      rec.job_id,
+    );
+    return won === 1;
+  }
+
+  /**
+   * Claims attempt `n` of a job's webhook delivery for this process; false when another process has it. The claim
+   * outlives one attempt (its time limit and the record write after it) and then frees, so a process that died
+   * mid-attempt leaves it to a later resume.
+   */
+  async claimWebhookAttempt(id: string, n: number, holdMs: number): Promise<boolean> {
+    return (await this.redis.set(`${KEY_PREFIX}webhook:${id}:${n}`, '1', 'PX', holdMs, 'NX')) === 'OK';
   }
 
   /** Jobs admitted and not ended, across every process. */

@@ -25,6 +25,12 @@ import { chunkRanges } from '../../contract/chunks.js';
 import { endJob } from './job-end.js';
 import { settleWithin } from '../jobs/settle.js';
 import { RenderCache } from '../jobs/render-cache.js';
+import {
+  attemptHoldMs,
+  configuredDispatcher,
+  type WebhookDispatcher,
+  type WebhookOutcome,
+} from '../webhooks/dispatcher.js';
 
 export interface RenderWorkerOptions {
   config: Config;
@@ -36,6 +42,8 @@ export interface RenderWorkerOptions {
   joinSegments: (segments: string[], outPath: string, segmentFrames: number[], codec?: VideoCodec) => Promise<void>;
   log: Logger;
   now?: () => number;
+  /** told of each webhook delivery attempt's outcome (the metrics) */
+  onWebhookAttempt?: (outcome: WebhookOutcome) => void;
 }
 
 /** What a chunk hands its parent (BullMQ keeps it as the child's return value). */
@@ -71,6 +79,8 @@ export class RenderWorker {
   private closing = false;
   /** the render cache: a job this worker makes ready is recorded for any API to answer from */
   private readonly cache: RenderCache;
+  /** the webhooks of the jobs this worker ends (each attempt claimed in Redis: services.ts) */
+  private readonly webhooks: WebhookDispatcher;
 
   constructor(private readonly o: RenderWorkerOptions) {
     const { config } = o;
@@ -90,6 +100,13 @@ export class RenderWorker {
       log: o.log,
       now: this.now,
       enabled: config.renderCache,
+    });
+    this.webhooks = configuredDispatcher(config, {
+      store: this.store,
+      log: o.log,
+      now: this.now,
+      onAttempt: o.onWebhookAttempt,
+      claimAttempt: (id, n) => this.store.claimWebhookAttempt(id, n, attemptHoldMs(config.webhookTimeoutMs)),
     });
     this.workerConnection = this.redis.duplicate();
     this.worker = new Worker<WorkData>(QUEUE_NAME, (job, token) => this.process(job, token), {
@@ -153,6 +170,8 @@ export class RenderWorker {
       for (const ctl of this.inHand.values()) ctl.abort(new Error('shutdown'));
       await closing;
     }
+    // a delivery in flight is cut, not counted: the next process to start resumes it
+    await this.webhooks.close();
     // BullMQ leaves the connections it was given open
     this.workerConnection.disconnect();
     this.redis.disconnect();
@@ -167,9 +186,14 @@ export class RenderWorker {
       if (d.part !== 'whole') await this.cleanSegments(d.id);
       return 'ended';
     }
-    if (rec.started_at === undefined) {
-      rec.started_at = this.now();
-      await this.store.put(rec);
+    // the first item of a job a worker takes starts it: it leaves the line, and its time limit runs from now
+    if (rec.started_at === undefined && !(await this.store.markStarted(rec, this.now()))) {
+      this.o.log.info(
+        { job_id: d.id, part: d.part, event: 'render_skipped' },
+        'job ended meanwhile: nothing to render',
+      );
+      if (d.part !== 'whole') await this.cleanSegments(d.id);
+      return 'ended';
     }
     if (d.part === 'join') return this.joinChunks(job, rec, d);
     const chunk = d.part === 'chunk' ? d : undefined;
@@ -179,10 +203,14 @@ export class RenderWorker {
     this.inHand.set(String(job.id), ctl);
     let timedOut = false;
     let ended = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctl.abort(new Error('timeout'));
-    }, this.o.config.jobTimeoutMs);
+    // JOB_TIMEOUT_MS is the job's, not each chunk's: what is left of it since the job started
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        ctl.abort(new Error('timeout'));
+      },
+      Math.max(0, rec.started_at! + this.o.config.jobTimeoutMs - this.now()),
+    );
     let last = 0;
     const onProgress = (p: number, f?: { done: number; total: number }) => {
       const t = performance.now();
@@ -266,7 +294,7 @@ export class RenderWorker {
               ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
               : { message: 'render failed: internal error', code: null };
       if (!(err instanceof JobFailure)) this.o.log.warn({ err, job_id: rec.job_id, part }, 'render failed');
-      await endJob(this.store, rec.job_id, why, this.now);
+      await this.end(rec.job_id, why, this.now);
       await this.cleanSegments(rec.job_id);
       // the job has ended: nothing to retry, and a chunk's parent fails with it
       throw new UnrecoverableError(why.message);
@@ -285,12 +313,7 @@ export class RenderWorker {
     const results = Object.values(await job.getChildrenValues()) as ChunkResult[];
     const first = results.find((r) => typeof r === 'object');
     if (!first || results.length !== d.chunks) {
-      await endJob(
-        this.store,
-        rec.job_id,
-        { message: 'render failed: a chunk of the video is missing', code: null },
-        this.now,
-      );
+      await this.end(rec.job_id, { message: 'render failed: a chunk of the video is missing', code: null }, this.now);
       return 'ended';
     }
     const scratch = jobScratch(this.o.config, `${rec.job_id}-join`);
@@ -314,8 +337,7 @@ export class RenderWorker {
       this.o.log.warn({ err, job_id: rec.job_id }, 'joining the chunks failed');
       await this.outputs.discard(rec.job_id, rec.kind, rec.params);
       const down = err instanceof StorageUnavailable;
-      await endJob(
-        this.store,
+      await this.end(
         rec.job_id,
         // a segment missing or short (a worker that wrote it elsewhere, a store that lost it): said as such,
         // never a shorter video reported ready
@@ -350,7 +372,7 @@ export class RenderWorker {
         err instanceof StorageUnavailable
           ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
           : { message: 'render failed: internal error', code: null };
-      await endJob(this.store, rec.job_id, why, this.now);
+      await this.end(rec.job_id, why, this.now);
       await this.cleanSegments(rec.job_id);
       throw new UnrecoverableError(why.message);
     }
@@ -389,6 +411,7 @@ export class RenderWorker {
       return;
     }
     await this.store.clearProgress(rec.job_id);
+    this.webhooks.ended(fresh);
     await this.cache.remember(fresh);
     this.o.log.info(
       { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_ready', ...fresh.timings },
@@ -401,16 +424,18 @@ export class RenderWorker {
     if (!job) return;
     try {
       if ((await job.getState()) !== 'failed') return;
-      const rec = await endJob(
-        this.store,
-        job.data.id,
-        { message: `render failed: ${err.message}`, code: null },
-        this.now,
-      );
+      const rec = await this.end(job.data.id, { message: `render failed: ${err.message}`, code: null }, this.now);
       if (rec) await this.cleanSegments(job.data.id);
     } catch (e) {
       this.o.log.warn({ err: e, job_id: job.data.id }, 'could not end a failed job');
     }
+  }
+
+  /** Ends the job in error unless it has ended already; the winner of that race delivers the job's webhook. */
+  private async end(id: string, why: Parameters<typeof endJob>[2], now: () => number): Promise<JobRecord | undefined> {
+    const rec = await endJob(this.store, id, why, now);
+    if (rec) this.webhooks.ended(rec);
+    return rec;
   }
 
   private async cleanSegments(id: string): Promise<void> {

@@ -3,7 +3,7 @@
 // a parent "join" job (id = the job id) waiting on one child per chunk (id = job id + "-c" + index); any worker
 // renders a chunk into a segment, the worker that gets the parent once every child is done joins them.
 import { Redis } from 'ioredis';
-import { FlowProducer, Queue } from 'bullmq';
+import { FlowProducer, PRIORITY_LIMIT, Queue } from 'bullmq';
 import { chunkRanges, isChunked } from '../../contract/chunks.js';
 import type { JobRecord } from '../jobs/store.js';
 
@@ -62,6 +62,32 @@ export const chunkJobId = (id: string, index: number) => `${id}-c${index}`;
 /** The storage key (in the storage's `segments` area) of chunk `index` of job `id` (under the job's own key, removed whole after the join). */
 export const segmentKey = (id: string, index: number) => `${id}/${String(index).padStart(4, '0')}.ts`;
 
+/**
+ * The fair queue in Redis mode, the embedded one's policy (jobs/queue.ts: shortest estimated work first, aged one
+ * second of estimate per second waited). That order is a job's arrival plus its estimate, fixed when it is queued, so
+ * it becomes BullMQ's priority (lower first): seconds since a base, plus the estimate in seconds. BullMQ's priorities
+ * are integers below 2^21 (24 days of seconds): the base moves to now whenever nothing waits by priority, and a
+ * job past the top takes the top (first come, first served among such). A video's chunks share their job's priority;
+ * its join has none, so BullMQ takes it before any waiting job (it ends a job already begun, in half a second).
+ *
+ * KEYS[1] the base, KEYS[2] BullMQ's prioritized set; ARGV[1] now in seconds. Returns the base.
+ */
+const PRIORITY_BASE = `
+local base = redis.call('GET', KEYS[1])
+if not base or redis.call('ZCARD', KEYS[2]) == 0 then
+  redis.call('SET', KEYS[1], ARGV[1])
+  return tonumber(ARGV[1])
+end
+return tonumber(base)
+`;
+const BASE_KEY = 'cmrender:priority-base';
+
+/** The BullMQ priority of a job that arrived at `createdAt` (ms) with an estimate of `costSeconds`. */
+export function priorityOf(createdAt: number, costSeconds: number, baseSeconds: number): number {
+  const p = 1 + Math.floor(createdAt / 1000 - baseSeconds + Math.max(0, costSeconds));
+  return Math.min(PRIORITY_LIMIT, Math.max(1, p));
+}
+
 /** Queue options shared by every job: keep finished queue jobs briefly (the record is what clients read). */
 const JOB_OPTS = { removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } } as const;
 
@@ -74,11 +100,23 @@ export class WorkQueue {
     this.flows = new FlowProducer({ connection });
   }
 
-  /** Queues a new job: in one piece, or (a video of `frames` over one chunk) as a parent and its chunks. */
-  async add(rec: JobRecord, frames: number | undefined): Promise<void> {
+  /**
+   * Queues a new job at its place in the fair order: in one piece, or (a video of more than one chunk) as a parent and
+   * its chunks. The record carries admission's frame count and estimate.
+   */
+  async add(rec: JobRecord): Promise<void> {
     const id = rec.job_id;
+    const frames = rec.frames;
+    const base = (await this.connection.eval(
+      PRIORITY_BASE,
+      2,
+      BASE_KEY,
+      this.queue.keys.prioritized!,
+      String(Math.floor(rec.created_at / 1000)),
+    )) as number;
+    const priority = priorityOf(rec.created_at, rec.estimate_s ?? 0, base);
     if (rec.kind !== 'video' || frames === undefined || !isChunked(frames)) {
-      await this.queue.add('whole', { id, part: 'whole' }, { ...JOB_OPTS, jobId: id });
+      await this.queue.add('whole', { id, part: 'whole' }, { ...JOB_OPTS, jobId: id, priority });
       return;
     }
     const ranges = chunkRanges(frames);
@@ -92,7 +130,7 @@ export class WorkQueue {
         queueName: QUEUE_NAME,
         data: { id, part: 'chunk', index, from: r.from, to: r.to },
         // a chunk that fails for good fails its parent (the record already says why)
-        opts: { ...JOB_OPTS, jobId: chunkJobId(id, index), failParentOnFailure: true },
+        opts: { ...JOB_OPTS, jobId: chunkJobId(id, index), failParentOnFailure: true, priority },
       })),
     });
   }

@@ -89,6 +89,31 @@ export interface JobLoad {
   running: number;
 }
 
+/** A new pending job's record: what the client sent, and what admission learnt of it (estimate, frames). */
+export function newRecord(
+  kind: JobKind,
+  source: string,
+  params: JobParams,
+  assets: Record<string, string>,
+  extras: JobExtras,
+  work: WorkAdmission,
+  now: number,
+): JobRecord {
+  const { cache: _useCache, ...kept } = extras;
+  return {
+    job_id: randomUUID(),
+    kind,
+    status: 'pending',
+    created_at: now,
+    source,
+    params,
+    assets,
+    ...kept,
+    ...(work.seconds !== undefined && Number.isFinite(work.seconds) ? { estimate_s: work.seconds } : {}),
+    ...(work.frames !== undefined ? { frames: work.frames } : {}),
+  };
+}
+
 /** The result of a cancel request. */
 export type CancelResult = { ok: true; rec: JobRecord } | { ok: false; reason: 'not_found' | 'ended'; rec?: JobRecord };
 
@@ -96,8 +121,6 @@ export type CancelResult = { ok: true; rec: JobRecord } | { ok: false; reason: '
 const STOP_SETTLE_MS = 5_000;
 
 export class JobService {
-  /** a job's end is POSTed to its webhook (webhooks/dispatcher.ts) */
-  readonly deliversWebhooks: boolean = true;
   readonly queue: RenderQueue;
   readonly events = new EventEmitter<JobEvents>();
   /** jobs a client cancelled while they were rendering: their abort ends them as cancelled */
@@ -260,8 +283,8 @@ export class JobService {
 
   /**
    * Creates a pending job and queues it; the render runs in the background. Call right after admission() (no await
-   * between): the job holds its place against MAX_QUEUED_JOBS from its first line. costSeconds: its estimate, for the
-   * queue's order.
+   * between): the job holds its place against MAX_QUEUED_JOBS from its first line. work: admission's estimate (the
+   * queue's order) and frame count, kept on the record so nothing compiles the source again to know them.
    */
   async create(
     kind: JobKind,
@@ -269,19 +292,10 @@ export class JobService {
     params: JobParams,
     assets: Record<string, string>,
     extras: JobExtras = {},
-    costSeconds = 0,
+    work: WorkAdmission = {},
   ): Promise<JobRecord> {
-    const { cache: useCache, ...kept } = extras;
-    const rec: JobRecord = {
-      job_id: randomUUID(),
-      kind,
-      status: 'pending',
-      created_at: this.o.now(),
-      source,
-      params,
-      assets,
-      ...kept,
-    };
+    const rec = newRecord(kind, source, params, assets, extras, work, this.o.now());
+    const useCache = extras.cache;
     this.reserved++;
     let cached = false;
     try {
@@ -299,7 +313,7 @@ export class JobService {
       return rec;
     }
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
-    this.enqueue(rec.job_id, costSeconds);
+    this.enqueue(rec.job_id, rec.estimate_s);
     this.events.emit('created', rec);
     this.events.emit('queue');
     return rec;

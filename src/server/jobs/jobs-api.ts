@@ -20,5 +20,4 @@ export type Jobs = Pick<
   | 'get'
   | 'view'
   | 'renderDirect'
-  | 'deliversWebhooks'
 >;

@@ -47,8 +47,10 @@ export interface JobRecord {
   diagnostics?: JobDiagnostic[];
   runner?: string;
   timings?: Record<string, number>;
-  /** with REDIS_URL: a video's frame count, planned when it was queued (it says whether it renders in chunks) */
+  /** a video's frame count, planned at admission (with REDIS_URL it says whether it renders in chunks) */
   frames?: number;
+  /** the estimated seconds of rendering, from admission: the queue's order (jobs/queue.ts, BullMQ's priority) */
+  estimate_s?: number;
   /** times the service stopped while this job was rendering (see durability/recovery.ts) */
   interrupted?: number;
   /** where the job's end is POSTed, and how far that delivery got (webhooks/dispatcher.ts); never in the public view */

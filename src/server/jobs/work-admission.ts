@@ -12,6 +12,8 @@ import type { JobParams } from './store.js';
 export interface WorkAdmission {
   /** the estimate in seconds, for the queue's order */
   seconds?: number;
+  /** the frames the job draws (a video's plan: whether it renders in chunks), so it is not compiled again to know */
+  frames?: number;
   /** the 400 too_much_work message */
   refusal?: string;
 }
@@ -46,10 +48,11 @@ export async function admitWork(
   const e = await estimateWork(o, kind, source, params, assets);
   if (!e) return {};
   const limit = o.jobTimeoutMs / 1000;
-  if (e.seconds <= limit) return { seconds: e.seconds };
+  if (e.seconds <= limit) return { seconds: e.seconds, frames: e.frames };
   const what = `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene`;
   return {
     seconds: e.seconds,
+    frames: e.frames,
     refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service (${what}), over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration) or fewer pixels`,
   };
 }

@@ -36,7 +36,7 @@ import {
   refusalAnswer,
   unauthorizedAnswer,
 } from '../http/responses.js';
-import { IdempotencyIndex, requestHash } from '../http/idempotency.js';
+import { requestHash, type IdempotencyKeys } from '../http/idempotency.js';
 import { pollAfterSeconds } from '../http/poll-hint.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
 import type { ClientQuota } from '../jobs/client-quota.js';
@@ -47,7 +47,7 @@ export interface JobRoutesOptions {
   quota: ClientQuota | null;
   assets: AssetStore;
   webhookPolicy: WebhookPolicy;
-  idempotency: IdempotencyIndex;
+  idempotency: IdempotencyKeys;
 }
 
 const G = LIMITS.gif;
@@ -127,7 +127,6 @@ const BAD_REQUEST = [
   'unknown_asset',
   'bad_webhook',
   'webhook_not_allowed',
-  'webhooks_unavailable',
   'bad_idempotency_key',
 ];
 /** what is drawn has an estimate: too_much_work when it cannot finish inside the job limit */
@@ -230,11 +229,6 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
           assets,
           (sentAssets.get(req) as Record<string, string> | undefined) ?? b.assets,
         );
-        if (b.webhook && !jobs.deliversWebhooks)
-          throw badRequest(
-            'webhooks_unavailable',
-            'webhooks are not delivered when the service runs on Redis (REDIS_URL); poll GET /v1/jobs/{id} or follow GET /v1/jobs/{id}/events',
-          );
         const webhook = await checkedWebhook(webhookPolicy, b.webhook);
         const storage = await jobs.storageRefusal();
         if (storage) throw new Refused(storage);
@@ -267,7 +261,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             params,
             input.assets,
             { webhook, idempotency: key ? { key, hash } : undefined, cache: useCache },
-            work.seconds,
+            work,
           );
           quota?.bind(client, rec.job_id);
           return rec.job_id;

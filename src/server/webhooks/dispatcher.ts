@@ -7,10 +7,13 @@
 // The delivery state lives in the job record (`webhook.attempts`, `next_at`, `delivered_at`, `gave_up_at`), written
 // to the journal after each attempt, so a delivery pending when the service stops resumes at the next start. An
 // attempt cut by the shutdown is not counted. Delivery is at least once: a receiver should dedupe on webhook-id.
+// With REDIS_URL the process that ends a job (a worker, or an API for a cancel) delivers its webhook, and each
+// attempt is claimed in Redis first, so a delivery resumed by several processes is still made once per attempt.
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { WebhookPolicy } from './address-policy.js';
 import type { JobRecord, JobStore } from '../jobs/store.js';
 import { jobView } from '../jobs/job-view.js';
-import type { WebhookPolicy } from './address-policy.js';
 import { postPinned } from './pinned-post.js';
 import { deliveryHeaders } from './signature.js';
 
@@ -25,6 +28,12 @@ export interface WebhookDispatcherOptions {
   now: () => number;
   /** told of each attempt's outcome (the metrics) */
   onAttempt?: (outcome: WebhookOutcome) => void;
+  /**
+   * With REDIS_URL, where several processes may schedule one delivery (the one that ended the job, any that resumed
+   * it at start): attempt n of a job is made only by the process that claims it first (redis-store.ts). Absent: this
+   * process is the only one.
+   */
+  claimAttempt?: (jobId: string, attempt: number) => Promise<boolean>;
 }
 
 /** delivered: a 2xx; failed: retried later; gave_up: the last attempt failed, or the receiver said 410 Gone */
@@ -35,6 +44,22 @@ export function deliveryPending(rec: JobRecord): boolean {
   const w = rec.webhook;
   return !!w && rec.status !== 'pending' && w.delivered_at === undefined && w.gave_up_at === undefined;
 }
+
+/** The dispatcher as the configuration sets it (WEBHOOK_ALLOW, WEBHOOK_RETRY_MS, WEBHOOK_TIMEOUT_MS). */
+export function configuredDispatcher(
+  config: Pick<Config, 'webhookAllow' | 'webhookRetryMs' | 'webhookTimeoutMs'>,
+  o: Pick<WebhookDispatcherOptions, 'store' | 'log' | 'now' | 'onAttempt' | 'claimAttempt'>,
+): WebhookDispatcher {
+  return new WebhookDispatcher({
+    ...o,
+    policy: new WebhookPolicy(config.webhookAllow),
+    retryDelaysMs: config.webhookRetryMs,
+    timeoutMs: config.webhookTimeoutMs,
+  });
+}
+
+/** How long a claimed attempt stays claimed (with REDIS_URL): its time limit and the record's write after it. */
+export const attemptHoldMs = (timeoutMs: number): number => timeoutMs + 30_000;
 
 export class WebhookDispatcher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -89,6 +114,7 @@ export class WebhookDispatcher {
     if (!rec || !deliveryPending(rec)) return;
     const hook = rec.webhook!;
     const n = (hook.attempts ?? 0) + 1;
+    if (this.o.claimAttempt && !(await this.o.claimAttempt(id, n))) return;
     let outcome: string;
     let ok = false;
     let gone = false;

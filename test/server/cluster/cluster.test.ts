@@ -205,13 +205,3 @@ test('queue positions across APIs; a chunked video cancelled on one API while re
     await new Promise((res) => setTimeout(res, 200));
   }
 });
-
-test('a webhook is refused with 400 webhooks_unavailable on Redis (not accepted and never delivered)', async () => {
-  const body = { source: ownExample('hello.cm'), params: { width: 320 } };
-  const r = await postJson(apiA.url!, '/v1/frame', { ...body, webhook: { url: 'https://example.com/hook' } });
-  assert.equal(r.status, 400, JSON.stringify(r.json));
-  assert.equal(r.json.code, 'webhooks_unavailable');
-  assert.match(r.json.error, /REDIS_URL.*\/v1\/jobs\/\{id\}\/events/);
-  // the same body without the webhook is taken
-  assert.equal((await postJson(apiA.url!, '/v1/frame', body)).status, 202);
-});

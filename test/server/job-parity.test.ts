@@ -1,0 +1,215 @@
+// One behaviour, two queue backends: the same tests against the embedded service (one process, journal, in-process
+// queue) and against Redis mode (a real redis-server, two API processes that render nothing and one render worker),
+// so what a client sees cannot drift between the modes: a frame's life and its PNG, a cancel, an Idempotency-Key
+// sent to two API processes, the events stream, a webhook verified with the Standard Webhooks library, admission by
+// estimated work, and the fair queue (a frame posted behind a long video is served first).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { TestRedis } from '../helpers/redis.js';
+import { startProcess, postJson, pollJob, type ClusterProcess } from '../helpers/cluster.js';
+import { ownExample } from '../helpers/app.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { LONG_SLIDE } from '../helpers/video.js';
+
+interface Backend {
+  /** the API processes a client may talk to (embedded: the one service, twice) */
+  apis: [string, string];
+  close(): Promise<void>;
+}
+
+const COMMON = {
+  WEBHOOK_ALLOW: '127.0.0.0/8',
+  WEBHOOK_RETRY_MS: '200,200',
+  STALLED_INTERVAL_MS: '5000',
+  // one render slot in both modes: the order of the queue is what some tests look at
+  RENDER_CONCURRENCY: '1',
+};
+
+async function embedded(): Promise<Backend> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'cmr-parity-'));
+  const api = await startProcess('api', { ...COMMON, DATA_DIR: dataDir });
+  return {
+    apis: [api.url!, api.url!],
+    async close() {
+      await api.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function onRedis(): Promise<Backend> {
+  const redis = await TestRedis.start();
+  const dataDir = await mkdtemp(join(tmpdir(), 'cmr-parity-'));
+  const env = { ...COMMON, REDIS_URL: redis.url, DATA_DIR: dataDir };
+  const procs: ClusterProcess[] = await Promise.all([
+    startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
+    startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
+    startProcess('worker', env),
+  ]);
+  return {
+    apis: [procs[0]!.url!, procs[1]!.url!],
+    async close() {
+      await Promise.all(procs.map((p) => p.stop()));
+      await redis.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const FRAME = { source: ownExample('hello.cm'), params: { width: 320 } };
+/** about 3.7 s of estimated work, 300 frames (five chunks on Redis) */
+const LONG_VIDEO = { source: LONG_SLIDE, params: { fps: 30, width: 640, height: 360 } };
+
+async function view(base: string, id: string): Promise<any> {
+  return (await fetch(`${base}/v1/jobs/${id}`)).json();
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+for (const [name, open] of [
+  ['embedded', embedded],
+  ['redis', onRedis],
+] as const) {
+  describe(`jobs on the ${name} backend`, () => {
+    let b: Backend;
+    const receivers: Receiver[] = [];
+    before(async () => {
+      b = await open();
+    });
+    after(async () => {
+      for (const r of receivers) await r.close();
+      await b?.close();
+    });
+
+    test(`${name}: a frame is accepted (202, Location), polled to ready on the other API, and its PNG downloads`, async () => {
+      const [a, other] = b.apis;
+      const r = await fetch(`${a}/v1/frame`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(FRAME),
+      });
+      assert.equal(r.status, 202);
+      const { job_id: id } = (await r.json()) as { job_id: string };
+      assert.equal(r.headers.get('location'), `/v1/jobs/${id}`);
+      const done = await pollJob(other, id);
+      assert.equal(done.status, 'ready', JSON.stringify(done));
+      assert.deepEqual([done.mime, done.width, done.height], ['image/png', 320, 180]);
+      const png = Buffer.from(await (await fetch(`${other}${done.url}`)).arrayBuffer());
+      assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      assert.equal(png.readUInt32BE(16), 320);
+    });
+
+    test(`${name}: one Idempotency-Key sent to two API processes at once makes one job; another body is 422`, async () => {
+      const key = `parity-${randomBytes(8).toString('hex')}`;
+      const send = (base: string, body: unknown) =>
+        fetch(`${base}/v1/frame`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': key },
+          body: JSON.stringify(body),
+        });
+      const answers = await Promise.all([send(b.apis[0], FRAME), send(b.apis[1], FRAME), send(b.apis[0], FRAME)]);
+      assert.deepEqual(
+        answers.map((r) => r.status),
+        [202, 202, 202],
+      );
+      const ids = new Set(await Promise.all(answers.map(async (r) => ((await r.json()) as any).job_id)));
+      assert.equal(ids.size, 1, `one job for one key, got ${[...ids]}`);
+      const other = await send(b.apis[1], { ...FRAME, params: { width: 330 } });
+      assert.equal(other.status, 422);
+      assert.equal(((await other.json()) as any).code, 'idempotency_mismatch');
+      await pollJob(b.apis[0], [...ids][0]);
+    });
+
+    test(`${name}: a webhook is delivered once, from whichever process ended the job, and verifies (standardwebhooks)`, async () => {
+      const rx = await startReceiver();
+      receivers.push(rx);
+      const secret = `whsec_${randomBytes(24).toString('base64')}`;
+      const posted = await postJson(b.apis[0], '/v1/frame', { ...FRAME, webhook: { url: rx.url, secret } });
+      assert.equal(posted.status, 202, JSON.stringify(posted.json));
+      const [hit] = await rx.waitFor(1);
+      const headers = Object.fromEntries(Object.entries(hit!.headers).map(([k, v]) => [k, String(v)]));
+      const payload = new Webhook(secret).verify(hit!.body, headers) as { job_id: string; status: string };
+      assert.deepEqual(payload, await view(b.apis[1], posted.json.job_id));
+      assert.equal(payload.status, 'ready');
+      // a cancelled waiting job's webhook comes from the API that cancelled it
+      const blocker = await postJson(b.apis[0], '/v1/render', LONG_VIDEO);
+      const waiting = await postJson(b.apis[0], '/v1/render', { ...LONG_VIDEO, webhook: { url: rx.url, secret } });
+      assert.equal((await fetch(`${b.apis[1]}/v1/jobs/${waiting.json.job_id}`, { method: 'DELETE' })).status, 200);
+      const [, second] = await rx.waitFor(2);
+      const ended = new Webhook(secret).verify(
+        second!.body,
+        Object.fromEntries(Object.entries(second!.headers).map(([k, v]) => [k, String(v)])),
+      ) as { job_id: string; code: string };
+      assert.deepEqual([ended.job_id, ended.code], [waiting.json.job_id, 'cancelled']);
+      await fetch(`${b.apis[0]}/v1/jobs/${blocker.json.job_id}`, { method: 'DELETE' });
+      // each delivery once: the receiver answered 204 to both, nothing came again
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.equal(rx.hits.length, 2);
+    });
+
+    test(`${name}: the events stream of a job followed on the other API ends with its final view`, async () => {
+      const posted = await postJson(b.apis[0], '/v1/frame', FRAME);
+      const res = await fetch(`${b.apis[1]}/v1/jobs/${posted.json.job_id}/events`, {
+        signal: AbortSignal.timeout(90_000),
+      });
+      assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+      const text = await res.text();
+      const end = /event: end\ndata: (.*)\n/.exec(text);
+      assert.ok(end, text);
+      assert.equal(JSON.parse(end[1]!).status, 'ready');
+    });
+
+    test(`${name}: a job that cannot finish inside the job limit is refused with 400 too_much_work`, async () => {
+      const r = await postJson(b.apis[0], '/v1/render', {
+        source: LONG_SLIDE,
+        params: { fps: 60, duration: 300, width: 3840, height: 2160 },
+      });
+      assert.equal(r.status, 400, JSON.stringify(r.json));
+      assert.equal(r.json.code, 'too_much_work');
+    });
+
+    test(`${name}: behind a long video, a frame is served before a second long video (then cancelled)`, async () => {
+      const [a, other] = b.apis;
+      const first = await postJson(a, '/v1/render', LONG_VIDEO);
+      await until('the first video renders', async () => (await view(a, first.json.job_id)).queue_position === 0);
+      // a second long video, then a frame: shortest estimated work first (aged by waiting), in both modes
+      const second = await postJson(a, '/v1/render', {
+        ...LONG_VIDEO,
+        params: { ...LONG_VIDEO.params, width: 1280, height: 720 },
+      });
+      const frame = await postJson(other, '/v1/frame', FRAME);
+      // the frame is next, or already taken (on Redis a worker takes it between two chunks of the first video)
+      // (the video read first: a frame still in line when read last was in line before it too)
+      const sv = await view(a, second.json.job_id);
+      const fv = await view(other, frame.json.job_id);
+      assert.ok(
+        fv.queue_position <= 1 && (fv.queue_position === 0 || sv.queue_position === 2),
+        JSON.stringify([fv, sv]),
+      );
+      const f = await pollJob(other, frame.json.job_id);
+      assert.equal(f.status, 'ready');
+      const s = await view(a, second.json.job_id);
+      assert.ok(
+        s.status === 'pending' || s.completed_at > f.completed_at,
+        `the frame (completed ${f.completed_at}) was served after the second video (${JSON.stringify(s)})`,
+      );
+      // the second video is cancelled while it waits or renders: it ends cancelled, with no output
+      const del = await fetch(`${other}/v1/jobs/${second.json.job_id}`, { method: 'DELETE' });
+      assert.equal(del.status, 200);
+      const gone = await pollJob(a, second.json.job_id);
+      assert.deepEqual([gone.status, gone.code], ['error', 'cancelled']);
+      await fetch(`${a}/v1/jobs/${first.json.job_id}`, { method: 'DELETE' });
+    });
+  });
+}
