@@ -135,7 +135,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   }
   const store = new RedisJobStore(redis, config.retentionMs, now);
   const work = new WorkQueue(redis);
-  const { outputs, assets } = dataStores(config, store, log, now);
+  const { outputs, assets } = dataStores(config, store, log, now, store);
   const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
   const events = connect(config.redisUrl);
@@ -170,6 +170,8 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   const idempotency = new RedisIdempotency(redis, idempotencyTtl(config.retentionMs));
   await assets.init({ shared: true });
   await outputs.init({ shared: true });
+  // the shared byte count starts from the storage when Redis has none (a new Redis, or one that lost its data)
+  if (config.outputMaxBytes !== undefined && (await store.outputBytes()) === 0) await outputs.enforceBudget();
   await jobs.init();
   await webhooks.resume();
   retention.start();

@@ -120,6 +120,8 @@ export class ClusterJobService implements Jobs {
   }
 
   async storageRefusal(): Promise<Refusal | null> {
+    // the output budget as every process has filled it (admission() and health() read it next)
+    await this.o.outputs.refreshCount();
     const disk = this.o.disk;
     if (disk && (await disk.short())) return diskFull(await disk.free(), disk.minFreeBytes);
     return null;

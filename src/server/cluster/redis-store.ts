@@ -3,6 +3,7 @@
 // the progress of a rendering job is a hash beside it (chunk index -> frames done), written by the workers.
 import type { Redis } from 'ioredis';
 import { storedForm, type JobRecord, type JobStore } from '../jobs/store.js';
+import type { SharedByteCount } from '../outputs/output-store.js';
 
 export const KEY_PREFIX = 'cmrender:';
 const jobKey = (id: string) => `${KEY_PREFIX}job:${id}`;
@@ -70,7 +71,10 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 1
 `;
 
-export class RedisJobStore implements JobStore {
+/** The output bytes in the shared storage, counted once for every process (OUTPUT_MAX_BYTES). */
+const OUTPUT_BYTES_KEY = `${KEY_PREFIX}output-bytes`;
+
+export class RedisJobStore implements JobStore, SharedByteCount {
   constructor(
     private readonly redis: Redis,
     private readonly retentionMs: number,
@@ -165,6 +169,18 @@ export class RedisJobStore implements JobStore {
    */
   async claimWebhookAttempt(id: string, n: number, holdMs: number): Promise<boolean> {
     return (await this.redis.set(`${KEY_PREFIX}webhook:${id}:${n}`, '1', 'PX', holdMs, 'NX')) === 'OK';
+  }
+
+  async addOutputBytes(delta: number): Promise<number> {
+    return this.redis.incrby(OUTPUT_BYTES_KEY, Math.round(delta));
+  }
+
+  async setOutputBytes(total: number): Promise<void> {
+    await this.redis.set(OUTPUT_BYTES_KEY, String(Math.round(total)));
+  }
+
+  async outputBytes(): Promise<number> {
+    return Number((await this.redis.get(OUTPUT_BYTES_KEY)) ?? 0);
   }
 
   /** Jobs admitted and not ended, across every process. */

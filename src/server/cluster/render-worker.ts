@@ -88,7 +88,7 @@ export class RenderWorker {
     this.redis = connect(config.redisUrl);
     this.redis.on('error', (err) => o.log.warn({ err }, 'redis connection error'));
     this.store = new RedisJobStore(this.redis, config.retentionMs, this.now);
-    ({ outputs: this.outputs, assets: this.assets } = dataStores(config, this.store, o.log, this.now));
+    ({ outputs: this.outputs, assets: this.assets } = dataStores(config, this.store, o.log, this.now, this.store));
     this.segments = openStorage(config, 'segments');
     this.cache = new RenderCache({
       files: openStorage(config, 'cache'),

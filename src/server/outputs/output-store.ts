@@ -35,6 +35,20 @@ export interface OutputStoreOptions {
   retentionMs?: number;
   log: Logger;
   now: () => number;
+  /**
+   * With REDIS_URL: the bytes stored, counted once for every process that shares the storage (redis-store.ts). Each
+   * process adds what it writes and removes, a recount sets it, and a process reads it before it admits a job; without
+   * it an API process that renders nothing never learnt that the workers had filled the budget.
+   */
+  sharedCount?: SharedByteCount;
+}
+
+/** A byte count kept outside the process, shared by every process that writes to the same storage. */
+export interface SharedByteCount {
+  /** adds delta (negative: removed bytes) and gives the total after */
+  addOutputBytes(delta: number): Promise<number>;
+  setOutputBytes(total: number): Promise<void>;
+  outputBytes(): Promise<number>;
 }
 
 /** A ready job's output file, found by its public name. */
@@ -110,7 +124,9 @@ export class OutputStore {
   }
 
   private async counted(output: JobOutput): Promise<JobOutput> {
-    this.bytes += output.bytes;
+    this.bytes = this.o.sharedCount
+      ? await this.o.sharedCount.addOutputBytes(output.bytes)
+      : this.bytes + output.bytes;
     if (this.o.maxBytes !== undefined && this.bytes > this.o.maxBytes)
       await this.enforceBudget().catch((e) => this.o.log.warn({ err: e }, 'disk budget enforcement failed'));
     return output;
@@ -152,6 +168,12 @@ export class OutputStore {
   async remove(output: JobOutput): Promise<void> {
     await this.files.remove(output.filename);
     this.bytes = Math.max(0, this.bytes - output.bytes);
+    if (this.o.sharedCount) this.bytes = Math.max(0, await this.o.sharedCount.addOutputBytes(-output.bytes));
+  }
+
+  /** Reads the count every process shares (with REDIS_URL), so refusal() answers for all of them; else nothing. */
+  async refreshCount(): Promise<void> {
+    if (this.o.sharedCount) this.bytes = Math.max(0, await this.o.sharedCount.outputBytes());
   }
 
   /** Deletes every entry no job holds that was last modified before `cutoff` (left by a crash or a killed render). */
@@ -221,6 +243,7 @@ export class OutputStore {
     const total = files.reduce((n, f) => n + f.bytes, 0);
     if (budget === undefined || total <= budget) {
       this.bytes = total;
+      await this.o.sharedCount?.setOutputBytes(total);
       return;
     }
     const refs: OutputRef[] = [];
@@ -242,6 +265,7 @@ export class OutputStore {
       this.o.log.info({ job_id: id, event: 'job_evicted' }, 'output evicted by the disk budget');
     }
     this.bytes = plan.after;
+    await this.o.sharedCount?.setOutputBytes(plan.after);
     if (plan.after > budget)
       this.o.log.warn(
         { bytes: plan.after, budget, event: 'storage_full' },

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
 import type { JobStore } from '../jobs/store.js';
-import { OutputStore } from '../outputs/output-store.js';
+import { OutputStore, type SharedByteCount } from '../outputs/output-store.js';
 import { AssetStore } from '../asset-store.js';
 import { DiskStorage, type Storage } from './storage.js';
 
@@ -52,6 +52,8 @@ export function dataStores(
   store: JobStore,
   log: Logger,
   now: () => number,
+  /** with REDIS_URL: the output bytes counted once across processes */
+  sharedCount?: SharedByteCount,
 ): { outputs: OutputStore; assets: AssetStore } {
   return {
     outputs: new OutputStore({
@@ -61,6 +63,7 @@ export function dataStores(
       retentionMs: config.retentionMs,
       log,
       now,
+      sharedCount,
     }),
     assets: new AssetStore(openStorage(config, 'assets'), config.assetsMaxBytes),
   };

@@ -1,0 +1,61 @@
+// OUTPUT_MAX_BYTES counted once across processes (Redis mode): an API process that renders nothing refuses new jobs
+// with 503 storage_full as soon as a worker's outputs fill the budget. Before,
+// each process counted only what it wrote itself, so an API behind workers never refused.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestRedis } from '../../helpers/redis.js';
+import { startApp, FakeRenderer, post, waitJob, silentLog, type TestApp } from '../../helpers/app.js';
+import { RenderWorker } from '../../../src/server/cluster/render-worker.js';
+import { defaultConfig, type Config } from '../../../src/server/config.js';
+
+let redis: TestRedis;
+let api: TestApp;
+let worker: RenderWorker;
+let workerDir: string;
+
+const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
+
+before(async () => {
+  redis = await TestRedis.start();
+  workerDir = await mkdtemp(join(tmpdir(), 'cmr-budget-'));
+  // the API and the worker share one DATA_DIR (the outputs every process sees), each in its own process state
+  api = await startApp({
+    renderer: new FakeRenderer(),
+    config: { redisUrl: redis.url, renderConcurrency: 0, outputMaxBytes: 10, dataDir: workerDir },
+  });
+  const config: Config = {
+    ...defaultConfig(),
+    dataDir: workerDir,
+    redisUrl: redis.url,
+    renderConcurrency: 1,
+    renderCache: false,
+    outputMaxBytes: 10,
+    logLevel: 'silent',
+  };
+  worker = new RenderWorker({ config, renderer: new FakeRenderer(), joinSegments: async () => {}, log: silentLog });
+  await worker.start();
+});
+after(async () => {
+  await worker?.close();
+  await api?.close();
+  await redis?.close();
+  await rm(workerDir, { recursive: true, force: true });
+});
+
+test("a worker's outputs fill the budget: the API that rendered nothing refuses the next job with 503 storage_full", async () => {
+  const first = await post(api.app, '/v1/frame', { source: SRC, params: { width: 32 } });
+  assert.equal(first.statusCode, 202, first.body);
+  const done = (await waitJob(api.app, first.json().job_id)).json();
+  assert.equal(done.status, 'ready');
+  // the worker's PNG is over 10 bytes and held by a job younger than 24 h: nothing may go
+  const full = await post(api.app, '/v1/frame', { source: SRC, params: { width: 32 } });
+  assert.equal(full.statusCode, 503, full.body);
+  assert.equal(full.json().code, 'storage_full');
+  assert.ok(full.headers['retry-after']);
+  const health = await api.app.inject({ url: '/healthz' });
+  assert.equal(health.statusCode, 503);
+  assert.equal(health.json().code, 'storage_full');
+});
