@@ -2,7 +2,7 @@
 // own warm renderer, on the same job (homepage, or BENCH_SOURCE=<example name>; 2 s 30 fps at 1920x1080 unless
 // BENCH_SIZE=WxH; our own glyphs-3d.cm when ../shared is absent):
 //   rgba, 1 page   RGBA read back, converted to I420 in Node (before issue 11)
-//   i420, 1 page   I420 converted on the GPU in the page (issue 11, first step)
+//   i420, 1 page   I420 converted in the page, in JavaScript, after a plain read back (issue 11)
 //   i420, 2 pages  the same, two pages drawing alternate frames (issue 11, second step)
 //   + partial      the same, each page redrawing and sending only what changed since its previous frame (the default)
 // All give the same MP4 bytes (checked here too). Prints the median wall time, the ratio to the first, and
