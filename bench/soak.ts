@@ -66,7 +66,7 @@ function tmpEntries(): Set<string> {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cmr-soak-'));
 const tmpBefore = tmpEntries();
-const s = await ServiceProcess.start(dataDir, { LOG_LEVEL: 'warn' });
+const s = await ServiceProcess.start(dataDir);
 
 function sample(phase: string, jobs: number) {
   const tree = s.descendants();
