@@ -111,6 +111,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       // an API process that renders nothing (REDIS_URL, RENDER_CONCURRENCY=0) has no browser to count
       renderer: () => (opts.startRenderer === false ? undefined : renderer.counters?.()),
       extra: jobs instanceof ClusterJobService ? () => jobs.queueMetrics() : undefined,
+      webhooks: services.webhooks ? () => services.webhooks!.load() : undefined,
     });
     metrics.watch(jobs.events);
   }

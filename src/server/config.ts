@@ -31,6 +31,10 @@ export interface Config {
   webhookAllow: string[];
   webhookRetryMs: number[];
   webhookTimeoutMs: number;
+  webhookConcurrency: number;
+  testConcurrency: number;
+  uploadMaxBytes: number;
+  metricsPort: number;
   redisUrl: string;
   stalledIntervalMs: number;
   storageUrl: string;
@@ -239,6 +243,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     parse: int('WEBHOOK_TIMEOUT_MS', 1),
   },
   {
+    name: 'WEBHOOK_CONCURRENCY',
+    key: 'webhookConcurrency',
+    default: '16',
+    doc: 'Webhook delivery attempts in flight at once (each holds an outgoing connection for up to `WEBHOOK_TIMEOUT_MS`); when many jobs end together the others wait in line, first due first sent, and none is dropped.',
+    parse: int('WEBHOOK_CONCURRENCY', 1),
+  },
+  {
     name: 'SHUTDOWN_GRACE_MS',
     key: 'shutdownGraceMs',
     default: '10000',
@@ -380,6 +391,10 @@ export function defaultConfig(): Config {
     webhookAllow: [],
     webhookRetryMs: [2_000, 5_000, 15_000, 30_000, 60_000],
     webhookTimeoutMs: 10_000,
+    webhookConcurrency: 16,
+    testConcurrency: 2,
+    uploadMaxBytes: LIMITS.assets.maxFiles * LIMITS.assets.maxFileBytes + 1024 * 1024,
+    metricsPort: 0,
     redisUrl: '',
     stalledIntervalMs: 30_000,
     storageUrl: 'file:',

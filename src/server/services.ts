@@ -44,6 +44,8 @@ export interface Services {
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyIndex;
   disk: DiskSpace;
+  /** Without REDIS_URL: the webhook deliveries (the metrics read their load) */
+  webhooks?: WebhookDispatcher;
   /** With REDIS_URL: the connection (the rate limits keep their counts there) */
   redis?: Redis;
   /** Stops the sweeps, interrupts the jobs in hand and closes the journal this opened (not the renderer). */
@@ -87,6 +89,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     policy: webhookPolicy,
     retryDelaysMs: config.webhookRetryMs,
     timeoutMs: config.webhookTimeoutMs,
+    maxConcurrent: config.webhookConcurrency,
     log,
     now,
     onAttempt: opts.onWebhookAttempt,
@@ -114,6 +117,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     webhookPolicy,
     idempotency,
     disk,
+    webhooks,
     async close() {
       retention.stop();
       await jobs.close();

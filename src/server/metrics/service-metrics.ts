@@ -15,6 +15,8 @@ export interface MetricSources {
   outputs(): { bytes: number; budgetBytes: number | undefined };
   /** the renderer's running totals, when this process renders */
   renderer(): RendererCounters | undefined;
+  /** webhook attempts in flight and waiting for a slot (without REDIS_URL) */
+  webhooks?(): { inFlight: number; waiting: number };
   /** more exposition text to append (Redis mode: BullMQ's export of the shared queue) */
   extra?(): Promise<string>;
 }
@@ -80,6 +82,25 @@ export class ServiceMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    if (sources.webhooks) {
+      const webhooks = sources.webhooks;
+      new Gauge({
+        name: 'cmrender_webhook_deliveries_in_flight',
+        help: 'Webhook delivery attempts in flight now (at most WEBHOOK_CONCURRENCY).',
+        registers,
+        collect() {
+          this.set(webhooks().inFlight);
+        },
+      });
+      new Gauge({
+        name: 'cmrender_webhook_deliveries_waiting',
+        help: 'Webhook delivery attempts due that wait for a slot (WEBHOOK_CONCURRENCY in flight).',
+        registers,
+        collect() {
+          this.set(webhooks().waiting);
+        },
+      });
+    }
     new Gauge({
       name: 'cmrender_queue_depth',
       help: 'Jobs waiting for a render slot.',
