@@ -170,6 +170,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     jobs,
     openapi: () => app.swagger() as Record<string, unknown>,
     tmpDir: join(config.dataDir, 'tmp'),
+    tests: new Gate(config.testConcurrency),
   });
   await app.register(checkRoutes);
   await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads), disk: services.disk });

@@ -222,6 +222,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     parse: int('MAX_CONCURRENT_UPLOADS', 1),
   },
   {
+    name: 'TEST_CONCURRENCY',
+    key: 'testConcurrency',
+    default: '2',
+    doc: '`GET /test` renders in progress at once (drawing, or waiting for the render slot); past it `503` `too_many_tests` with `retry-after`, before anything is drawn.',
+    parse: int('TEST_CONCURRENCY', 1),
+  },
+  {
     name: 'WEBHOOK_ALLOW',
     key: 'webhookAllow',
     default: '(empty)',
