@@ -173,7 +173,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     tests: new Gate(config.testConcurrency),
   });
   await app.register(checkRoutes);
-  await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads), disk: services.disk });
+  await app.register(assetRoutes, {
+    assets,
+    uploads: new Gate(config.maxConcurrentUploads),
+    disk: services.disk,
+    maxBodyBytes: config.uploadMaxBytes,
+  });
   await app.register(pageRoutes, { dir: editorDistDir });
   if (metrics) await app.register(metricsRoutes, { metrics });
 

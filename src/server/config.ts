@@ -222,6 +222,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     parse: int('MAX_CONCURRENT_UPLOADS', 1),
   },
   {
+    name: 'UPLOAD_MAX_BYTES',
+    key: 'uploadMaxBytes',
+    default: '263192576',
+    doc: 'Largest body of one `POST /v1/assets`, multipart framing included (10 files of 25 MiB and 1 MiB of framing). A body declared larger is answered `413` `upload_too_large` before any of it is read; one sent without a length, the moment its bytes pass it; the rest is not read and the connection is closed. A single file over 25 MiB is answered `400` `file_too_large` the same way.',
+    parse: int('UPLOAD_MAX_BYTES', 1),
+  },
+  {
     name: 'TEST_CONCURRENCY',
     key: 'testConcurrency',
     default: '2',
