@@ -34,7 +34,7 @@ export interface Config {
   webhookConcurrency: number;
   testConcurrency: number;
   uploadMaxBytes: number;
-  metricsPort: number;
+  metricsPort: number | null;
   redisUrl: string;
   stalledIntervalMs: number;
   storageUrl: string;
@@ -331,6 +331,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     parse: onOff('METRICS'),
   },
   {
+    name: 'METRICS_PORT',
+    key: 'metricsPort',
+    default: '(empty: none)',
+    doc: "With `REDIS_URL`, for `npm run worker`: a render worker has no API, so it serves `GET /metrics` (its renders: `cmrender_worker_renders_total` by kind, part and status, jobs ended, render and stage times, frames, Chromium launches and page crashes, Node's process metrics; absent with `METRICS=off`), `GET /healthz` (503 only when its renderer cannot draw) and `GET /readyz` (503 while starting, stopping, or without renderer or Redis) on this port, at `HOST`. `0`: a port the system picks (the ready line says which, `metrics_address`).",
+    parse: int('METRICS_PORT', 0),
+  },
+  {
     name: 'READY_MAX_EVENT_LOOP_DELAY_MS',
     key: 'readyMaxEventLoopDelayMs',
     default: '1000',
@@ -408,7 +415,7 @@ export function defaultConfig(): Config {
     webhookConcurrency: 16,
     testConcurrency: 2,
     uploadMaxBytes: LIMITS.assets.maxFiles * LIMITS.assets.maxFileBytes + 1024 * 1024,
-    metricsPort: 0,
+    metricsPort: null,
     redisUrl: '',
     stalledIntervalMs: 30_000,
     storageUrl: 'file:',
