@@ -111,6 +111,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       // an API process that renders nothing (REDIS_URL, RENDER_CONCURRENCY=0) has no browser to count
       renderer: () => (opts.startRenderer === false ? undefined : renderer.counters?.()),
       extra: jobs instanceof ClusterJobService ? () => jobs.queueMetrics() : undefined,
+      webhooks: services.webhooks ? () => services.webhooks!.load() : undefined,
     });
     metrics.watch(jobs.events);
   }
@@ -169,9 +170,15 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     jobs,
     openapi: () => app.swagger() as Record<string, unknown>,
     tmpDir: join(config.dataDir, 'tmp'),
+    tests: new Gate(config.testConcurrency),
   });
   await app.register(checkRoutes);
-  await app.register(assetRoutes, { assets, uploads: new Gate(config.maxConcurrentUploads), disk: services.disk });
+  await app.register(assetRoutes, {
+    assets,
+    uploads: new Gate(config.maxConcurrentUploads),
+    disk: services.disk,
+    maxBodyBytes: config.uploadMaxBytes,
+  });
   await app.register(pageRoutes, { dir: editorDistDir });
   if (metrics) await app.register(metricsRoutes, { metrics });
 

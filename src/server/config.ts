@@ -31,6 +31,10 @@ export interface Config {
   webhookAllow: string[];
   webhookRetryMs: number[];
   webhookTimeoutMs: number;
+  webhookConcurrency: number;
+  testConcurrency: number;
+  uploadMaxBytes: number;
+  metricsPort: number | null;
   redisUrl: string;
   stalledIntervalMs: number;
   storageUrl: string;
@@ -218,6 +222,20 @@ export const CONFIG_DOC: ConfigEntry[] = [
     parse: int('MAX_CONCURRENT_UPLOADS', 1),
   },
   {
+    name: 'UPLOAD_MAX_BYTES',
+    key: 'uploadMaxBytes',
+    default: '263192576',
+    doc: 'Largest body of one `POST /v1/assets`, multipart framing included (10 files of 25 MiB and 1 MiB of framing). A body declared larger is answered `413` `upload_too_large` before any of it is read; one sent without a length, the moment its bytes pass it; the rest is not read and the connection is closed. A single file over 25 MiB is answered `400` `file_too_large` the same way.',
+    parse: int('UPLOAD_MAX_BYTES', 1),
+  },
+  {
+    name: 'TEST_CONCURRENCY',
+    key: 'testConcurrency',
+    default: '2',
+    doc: '`GET /test` renders in progress at once (drawing, or waiting for the render slot); past it `503` `too_many_tests` with `retry-after`, before anything is drawn.',
+    parse: int('TEST_CONCURRENCY', 1),
+  },
+  {
     name: 'WEBHOOK_ALLOW',
     key: 'webhookAllow',
     default: '(empty)',
@@ -237,6 +255,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     default: '10000',
     doc: 'Time limit of one webhook delivery attempt.',
     parse: int('WEBHOOK_TIMEOUT_MS', 1),
+  },
+  {
+    name: 'WEBHOOK_CONCURRENCY',
+    key: 'webhookConcurrency',
+    default: '16',
+    doc: 'Webhook delivery attempts in flight at once (each holds an outgoing connection for up to `WEBHOOK_TIMEOUT_MS`); when many jobs end together the others wait in line, first due first sent, and none is dropped.',
+    parse: int('WEBHOOK_CONCURRENCY', 1),
   },
   {
     name: 'SHUTDOWN_GRACE_MS',
@@ -304,6 +329,13 @@ export const CONFIG_DOC: ConfigEntry[] = [
     default: 'on',
     doc: "`GET /metrics`: Prometheus metrics of this process (`cmrender_*`, and Node's `process_*`/`nodejs_*`). `off`: no route and nothing counted.",
     parse: onOff('METRICS'),
+  },
+  {
+    name: 'METRICS_PORT',
+    key: 'metricsPort',
+    default: '(empty: none)',
+    doc: "With `REDIS_URL`, for `npm run worker`: a render worker has no API, so it serves `GET /metrics` (its renders: `cmrender_worker_renders_total` by kind, part and status, jobs ended, render and stage times, frames, Chromium launches and page crashes, Node's process metrics; absent with `METRICS=off`), `GET /healthz` (503 only when its renderer cannot draw) and `GET /readyz` (503 while starting, stopping, or without renderer or Redis) on this port, at `HOST`. `0`: a port the system picks (the ready line says which, `metrics_address`).",
+    parse: int('METRICS_PORT', 0),
   },
   {
     name: 'READY_MAX_EVENT_LOOP_DELAY_MS',
@@ -380,6 +412,10 @@ export function defaultConfig(): Config {
     webhookAllow: [],
     webhookRetryMs: [2_000, 5_000, 15_000, 30_000, 60_000],
     webhookTimeoutMs: 10_000,
+    webhookConcurrency: 16,
+    testConcurrency: 2,
+    uploadMaxBytes: LIMITS.assets.maxFiles * LIMITS.assets.maxFileBytes + 1024 * 1024,
+    metricsPort: null,
     redisUrl: '',
     stalledIntervalMs: 30_000,
     storageUrl: 'file:',

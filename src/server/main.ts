@@ -26,6 +26,8 @@ const { app, address } = await (async () => {
       // connections
       warmLater: true,
     });
+    // the renders of the worker beside this API are this process's: its /metrics counts them as a worker's does
+    if (worker && app.metrics) app.metrics.render.watchWorker(worker.events);
     const at = await app.listen({ port: config.port, host: config.host });
     log.info({ address: at }, 'cmrender warming up');
     await app.warmUp();

@@ -14,7 +14,12 @@ import { dataStores, loadStorage, openStorage, scratchRoot } from './storage/dat
 import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './durability/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
-import { attemptHoldMs, configuredDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
+import {
+  attemptHoldMs,
+  configuredDispatcher,
+  type WebhookDispatcher,
+  type WebhookOutcome,
+} from './webhooks/dispatcher.js';
 import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/idempotency.js';
 import type { Jobs } from './jobs/jobs-api.js';
 import { RedisJobStore } from './cluster/redis-store.js';
@@ -45,6 +50,8 @@ export interface Services {
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyKeys;
   disk: DiskSpace;
+  /** the webhook deliveries this process makes (the metrics read their load) */
+  webhooks?: WebhookDispatcher;
   /** With REDIS_URL: the connection (the rate limits keep their counts there) */
   redis?: Redis;
   /** Stops the sweeps, interrupts the jobs in hand and closes the journal this opened (not the renderer). */
@@ -107,6 +114,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     webhookPolicy,
     idempotency,
     disk,
+    webhooks,
     async close() {
       retention.stop();
       await jobs.close();
@@ -183,6 +191,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     webhookPolicy: new WebhookPolicy(config.webhookAllow),
     idempotency,
     disk,
+    webhooks,
     redis,
     async close() {
       retention.stop();

@@ -1,5 +1,6 @@
 // Entry point of `npm run worker` (with REDIS_URL): a render worker, a warm Chromium and the same renderer as the
-// service, taking jobs and chunks from the BullMQ queue; no HTTP. SIGTERM/SIGINT: the jobs in hand get
+// service, taking jobs and chunks from the BullMQ queue; no API (with METRICS_PORT, a small HTTP server of its own:
+// /metrics, /healthz, /readyz). SIGTERM/SIGINT: the jobs in hand get
 // SHUTDOWN_GRACE_MS to finish, past it they are handed back to the queue for another worker; then exit 0. A killed
 // worker's job goes to another worker after STALLED_INTERVAL_MS.
 import pino from 'pino';
@@ -7,6 +8,8 @@ import { loadConfig } from './config.js';
 import { buildRenderers } from './renderers.js';
 import { RenderWorker } from './cluster/render-worker.js';
 import { loadStorage } from './storage/data-stores.js';
+import { WorkerMetrics } from './metrics/worker-metrics.js';
+import { startWorkerHttp, type WorkerHttp } from './cluster/worker-http.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
@@ -16,11 +19,30 @@ if (!config.redisUrl) {
   process.exit(2);
 }
 const { renderer, joinSegments } = buildRenderers(config, log);
+const worker = new RenderWorker({ config, renderer, joinSegments, log });
+const metrics = config.metrics
+  ? new WorkerMetrics({ renderer: () => renderer.counters?.(), inProgress: () => worker.inProgress })
+  : null;
+metrics?.watch(worker.events);
+// up before Chromium's launch, so a probe sees "starting" rather than a refused connection
+let http: WorkerHttp | null = null;
+if (config.metricsPort !== null)
+  http = await startWorkerHttp({
+    host: config.host,
+    port: config.metricsPort,
+    metrics,
+    health: () => worker.health(),
+    readiness: () => worker.readiness(),
+    requestTimeoutMs: config.requestTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+  }).catch((err: Error) => {
+    log.fatal({ err }, `cmrender worker could not listen on METRICS_PORT ${config.metricsPort}: ${err.message}`);
+    process.exit(1);
+  });
 await renderer.start().catch((err: Error) => {
   log.fatal({ err }, `cmrender worker could not start: ${err.message}`);
   process.exit(1);
 });
-const worker = new RenderWorker({ config, renderer, joinSegments, log });
 // the storage is read at start (a bucket that cannot be reached stops it here, with one line)
 await worker.start().catch(async (err: Error) => {
   log.fatal({ err }, `cmrender worker could not start: ${err.message}`);
@@ -28,7 +50,12 @@ await worker.start().catch(async (err: Error) => {
   process.exit(1);
 });
 log.info(
-  { concurrency: config.renderConcurrency, data_dir: config.dataDir, storage: config.storageUrl },
+  {
+    concurrency: config.renderConcurrency,
+    data_dir: config.dataDir,
+    storage: config.storageUrl,
+    ...(http ? { metrics_address: http.address } : {}),
+  },
   'cmrender worker ready',
 );
 
@@ -46,6 +73,7 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     worker
       .close(config.shutdownGraceMs)
       .then(() => renderer.close())
+      .then(() => http?.close())
       .then(
         () => process.exit(0),
         (err) => {

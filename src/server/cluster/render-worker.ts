@@ -6,6 +6,7 @@
 // the segments, joins them (no re-encode) and uploads the output. Scratch goes when the part ends.
 // Faults are BullMQ's: a worker that stops renewing its lock (killed, frozen) has its queue job moved back to the
 // line by the stalled-job check of another worker (STALLED_INTERVAL_MS), which renders it again.
+import { EventEmitter } from 'node:events';
 import { rm } from 'node:fs/promises';
 import type { VideoCodec } from '../../contract/outputs.js';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config } from '../config.js';
 import { JobFailure, VIDEO_INCOMPLETE, type Renderer, type RenderOutcome } from '../../render/types.js';
 import type { JobRecord } from '../jobs/store.js';
+import type { JobKind } from '../schemas.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import type { AssetStore } from '../asset-store.js';
 import { isNoSpace } from '../../contract/no-space.js';
@@ -31,6 +33,13 @@ import {
   type WebhookDispatcher,
   type WebhookOutcome,
 } from '../webhooks/dispatcher.js';
+import {
+  redisUnavailable,
+  rendererUnavailable,
+  shuttingDown,
+  starting,
+  type Refusal,
+} from '../durability/admission.js';
 
 export interface RenderWorkerOptions {
   config: Config;
@@ -44,6 +53,23 @@ export interface RenderWorkerOptions {
   now?: () => number;
   /** told of each webhook delivery attempt's outcome (the metrics) */
   onWebhookAttempt?: (outcome: WebhookOutcome) => void;
+}
+
+/** A piece of work a worker takes from the queue: a job in one piece, a chunk of a video, or the join of its chunks. */
+export type PartName = WorkData['part'];
+
+/**
+ * How a piece of work ended in this worker. ready: its output (or segment) is kept; error: the job ended in error;
+ * stopped: the job had ended meanwhile (a cancel), nothing is kept; handed_back: a shutdown gave it back to the queue.
+ */
+export type PartStatus = 'ready' | 'error' | 'stopped' | 'handed_back';
+
+/** What a worker tells of its work (the worker's metrics listen), so the worker knows nothing of them. */
+export interface RenderWorkerEvents {
+  /** a piece of work done, with the frames it drew into what is kept and where its time went (`<stage>_ms`) */
+  part: [e: { kind: JobKind; part: PartName; status: PartStatus; frames: number; timings: Record<string, unknown> }];
+  /** a job this worker ended (ready after a whole render or a join; error) */
+  ended: [rec: JobRecord];
 }
 
 /** What a chunk hands its parent (BullMQ keeps it as the child's return value). */
@@ -63,6 +89,7 @@ const WATCH_RENDERER_MS = 1_000;
 
 export class RenderWorker {
   readonly worker: Worker<WorkData>;
+  readonly events = new EventEmitter<RenderWorkerEvents>();
   private readonly redis: Redis;
   private readonly workerConnection: Redis;
   /** abort controllers of the queue jobs rendering now, by queue job id */
@@ -77,6 +104,7 @@ export class RenderWorker {
   private readonly now: () => number;
   private watch: NodeJS.Timeout | null = null;
   private closing = false;
+  private started = false;
   /** the render cache: a job this worker makes ready is recorded for any API to answer from */
   private readonly cache: RenderCache;
   /** the webhooks of the jobs this worker ends (each attempt claimed in Redis: services.ts) */
@@ -108,6 +136,8 @@ export class RenderWorker {
       onAttempt: o.onWebhookAttempt,
       claimAttempt: (id, n) => this.store.claimWebhookAttempt(id, n, attemptHoldMs(config.webhookTimeoutMs)),
     });
+    // the job this worker ends (the first end of a record wins) has its webhook delivered from here
+    this.events.on('ended', (rec) => this.webhooks.ended(rec));
     this.workerConnection = this.redis.duplicate();
     this.worker = new Worker<WorkData>(QUEUE_NAME, (job, token) => this.process(job, token), {
       connection: this.workerConnection,
@@ -154,6 +184,23 @@ export class RenderWorker {
     await this.worker.waitUntilReady();
     this.watch = setInterval(() => this.watchRenderer(), WATCH_RENDERER_MS);
     this.watch.unref();
+    this.started = true;
+  }
+
+  /** Liveness: only a renderer that cannot draw even after relaunches (a fresh process is the cure left). */
+  health(): Refusal | null {
+    const fault = this.o.renderer.fault?.() ?? null;
+    return fault ? rendererUnavailable(fault) : null;
+  }
+
+  /** Readiness: why this worker takes no work now (starting, stopping, no renderer, no Redis); null when it does. */
+  readiness(): Refusal | null {
+    if (this.closing) return shuttingDown();
+    if (!this.started) return starting();
+    const down = this.health();
+    if (down) return down;
+    if (this.workerConnection.status !== 'ready') return redisUnavailable();
+    return null;
   }
 
   /**
@@ -177,10 +224,20 @@ export class RenderWorker {
     this.redis.disconnect();
   }
 
+  /** A queue job this worker has been given, until it is ready, stopped, failed or handed back. */
+  get inProgress(): number {
+    return this.inHand.size;
+  }
+
+  private tell(rec: JobRecord, part: PartName, status: PartStatus, frames = 0, timings: Record<string, unknown> = {}) {
+    this.events.emit('part', { kind: rec.kind, part, status, frames, timings });
+  }
+
   private async process(job: Job<WorkData>, token?: string): Promise<ChunkResult | string> {
     const d = job.data;
     const rec = await this.store.get(d.id);
     if (!rec || rec.status !== 'pending') {
+      if (rec) this.tell(rec, d.part, 'stopped');
       this.o.log.info({ job_id: d.id, part: d.part, event: 'render_skipped' }, 'job already ended: nothing to render');
       // a cancelled or failed chunked video: what its finished chunks left goes with it
       if (d.part !== 'whole') await this.cleanSegments(d.id);
@@ -250,6 +307,7 @@ export class RenderWorker {
         // later; a sibling still rendering cleans up the same way when it ends
         if ((await this.store.get(rec.job_id))?.status !== 'pending') {
           await this.cleanSegments(rec.job_id);
+          this.tell(rec, 'chunk', 'stopped');
           return 'ended';
         }
         await this.store.setProgress(rec.job_id, part, chunk.to - chunk.from, rec.created_at);
@@ -263,9 +321,12 @@ export class RenderWorker {
           },
           'chunk rendered',
         );
+        this.tell(rec, 'chunk', 'ready', chunk.to - chunk.from, { ...outcome.timings });
         return chunkResult(outcome, performance.now() - t0);
       }
-      await this.ready(rec, outcome, outcome.timings as unknown as Record<string, number>);
+      const kept = await this.ready(rec, outcome, outcome.timings as unknown as Record<string, number>);
+      if (kept) this.tell(rec, 'whole', 'ready', outcome.frames, { ...outcome.timings });
+      else this.tell(rec, 'whole', 'stopped');
       return 'ready';
     } catch (err) {
       if (chunk) await this.segments.dropScratch(segmentKey(rec.job_id, chunk.index));
@@ -273,6 +334,7 @@ export class RenderWorker {
       if (this.handingBack && !timedOut && !ended) {
         // shutdown past its grace: back in line for another worker, as if this one had never taken it
         await job.moveToDelayed(Date.now(), token);
+        this.tell(rec, part === 'whole' ? 'whole' : 'chunk', 'handed_back');
         this.o.log.info(
           { job_id: rec.job_id, part, event: 'render_handed_back' },
           'shutdown: handed back to the queue',
@@ -282,6 +344,7 @@ export class RenderWorker {
       if (ended) {
         this.o.log.info({ job_id: rec.job_id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
         if (chunk) await this.cleanSegments(rec.job_id);
+        this.tell(rec, chunk ? 'chunk' : 'whole', 'stopped');
         return 'ended';
       }
       const why = timedOut
@@ -294,7 +357,8 @@ export class RenderWorker {
               ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
               : { message: 'render failed: internal error', code: null };
       if (!(err instanceof JobFailure)) this.o.log.warn({ err, job_id: rec.job_id, part }, 'render failed');
-      await this.end(rec.job_id, why, this.now);
+      await this.end(rec.job_id, why);
+      this.tell(rec, chunk ? 'chunk' : 'whole', 'error');
       await this.cleanSegments(rec.job_id);
       // the job has ended: nothing to retry, and a chunk's parent fails with it
       throw new UnrecoverableError(why.message);
@@ -313,7 +377,8 @@ export class RenderWorker {
     const results = Object.values(await job.getChildrenValues()) as ChunkResult[];
     const first = results.find((r) => typeof r === 'object');
     if (!first || results.length !== d.chunks) {
-      await this.end(rec.job_id, { message: 'render failed: a chunk of the video is missing', code: null }, this.now);
+      await this.end(rec.job_id, { message: 'render failed: a chunk of the video is missing', code: null });
+      this.tell(rec, 'join', 'error');
       return 'ended';
     }
     const scratch = jobScratch(this.o.config, `${rec.job_id}-join`);
@@ -346,8 +411,8 @@ export class RenderWorker {
           : err instanceof JobFailure
             ? { message: err.message, code: err.code }
             : { message: 'render failed: the chunks could not be joined', code: null },
-        this.now,
       );
+      this.tell(rec, 'join', 'error');
       await this.cleanSegments(rec.job_id);
       throw new UnrecoverableError('join failed');
     } finally {
@@ -360,8 +425,9 @@ export class RenderWorker {
       chunk_sum_ms: Math.round(chunkMs.reduce((a, b) => a + b, 0)),
       join_ms: Math.round(performance.now() - t0),
     };
+    let kept: boolean;
     try {
-      await this.ready(
+      kept = await this.ready(
         rec,
         { width: first.width, height: first.height, runner: first.runner, frames: d.frames },
         timings,
@@ -372,25 +438,29 @@ export class RenderWorker {
         err instanceof StorageUnavailable
           ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
           : { message: 'render failed: internal error', code: null };
-      await this.end(rec.job_id, why, this.now);
+      await this.end(rec.job_id, why);
+      this.tell(rec, 'join', 'error');
       await this.cleanSegments(rec.job_id);
       throw new UnrecoverableError(why.message);
     }
     await this.cleanSegments(rec.job_id);
+    // the chunks' frames were counted as they were drawn: the join adds its own time only
+    this.tell(rec, 'join', kept ? 'ready' : 'stopped', 0, kept ? { join_ms: timings.join_ms } : {});
     return 'ready';
   }
 
+  /** Stores the output and ends the job ready; false when the job had ended meanwhile (the output is removed). */
   private async ready(
     rec: JobRecord,
     outcome: Pick<RenderOutcome, 'width' | 'height' | 'runner' | 'frames'>,
     timings: Record<string, number>,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const output = await this.outputs.add(rec.job_id, rec.kind, outcome, rec.params);
     const fresh = await this.store.get(rec.job_id);
     if (!fresh || fresh.status !== 'pending') {
       // cancelled meanwhile: the client was told so, the file goes (and its bytes leave the budget)
       await this.outputs.remove(output);
-      return;
+      return false;
     }
     const done = output.written_at;
     Object.assign(fresh, {
@@ -408,15 +478,23 @@ export class RenderWorker {
     if (!(await this.store.endIfPending(fresh))) {
       // a cancel won the race between our read and our write: the client was told "cancelled", the file goes
       await this.outputs.remove(output);
-      return;
+      return false;
     }
+    this.events.emit('ended', fresh);
     await this.store.clearProgress(rec.job_id);
-    this.webhooks.ended(fresh);
     await this.cache.remember(fresh);
     this.o.log.info(
       { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_ready', ...fresh.timings },
       'job ready',
     );
+    return true;
+  }
+
+  /** Ends a job in error (the first end of a record wins: a job already ended is left as it is). */
+  private async end(id: string, why: Parameters<typeof endJob>[2]): Promise<JobRecord | undefined> {
+    const rec = await endJob(this.store, id, why, this.now);
+    if (rec) this.events.emit('ended', rec);
+    return rec;
   }
 
   /** A queue job that failed for good (stalled too often, ...): its record ends in error, never stays pending. */
@@ -424,18 +502,11 @@ export class RenderWorker {
     if (!job) return;
     try {
       if ((await job.getState()) !== 'failed') return;
-      const rec = await this.end(job.data.id, { message: `render failed: ${err.message}`, code: null }, this.now);
+      const rec = await this.end(job.data.id, { message: `render failed: ${err.message}`, code: null });
       if (rec) await this.cleanSegments(job.data.id);
     } catch (e) {
       this.o.log.warn({ err: e, job_id: job.data.id }, 'could not end a failed job');
     }
-  }
-
-  /** Ends the job in error unless it has ended already; the winner of that race delivers the job's webhook. */
-  private async end(id: string, why: Parameters<typeof endJob>[2], now: () => number): Promise<JobRecord | undefined> {
-    const rec = await endJob(this.store, id, why, now);
-    if (rec) this.webhooks.ended(rec);
-    return rec;
   }
 
   private async cleanSegments(id: string): Promise<void> {

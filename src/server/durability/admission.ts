@@ -24,6 +24,7 @@ export type RefusalCode =
   | 'storage_full'
   | 'storage_unavailable'
   | 'too_many_uploads'
+  | 'too_many_tests'
   | 'shutting_down'
   | 'starting'
   | 'renderer_unavailable'
@@ -97,6 +98,15 @@ export function tooManyUploads(max: number): Refusal {
   return {
     code: 'too_many_uploads',
     error: `too many uploads at once (at most ${max}); retry shortly`,
+    retryAfterSeconds: 1,
+  };
+}
+
+/** GET /test: TEST_CONCURRENCY smoke renders already rendering or waiting for the render slot. */
+export function tooManyTests(max: number): Refusal {
+  return {
+    code: 'too_many_tests',
+    error: `too many GET /test renders at once (at most ${max}); retry shortly`,
     retryAfterSeconds: 1,
   };
 }

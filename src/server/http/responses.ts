@@ -35,6 +35,7 @@ const EXAMPLE_ERRORS: Record<string, string> = {
   no_file: 'expected a multipart/form-data body with at least one file',
   queue_full: 'the render queue is full (64 of 64 jobs waiting); retry later',
   too_many_uploads: 'too many uploads at once (at most 4); retry shortly',
+  too_many_tests: 'too many GET /test renders at once (at most 2); retry shortly',
 };
 function exampleOf(code: string): ErrorEnvelope {
   return { error: EXAMPLE_ERRORS[code] ?? code.replaceAll('_', ' '), code };

@@ -1,6 +1,7 @@
 // POST /v1/assets: multipart upload of images -> {"assets": {"<filename>": "asset_<32 hex>"}}
 // GET /v1/assets/{key}: the uploaded bytes back (the editor previews uploaded images with them).
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { MultipartFile } from '@fastify/multipart';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../contract/limits.js';
@@ -20,8 +21,10 @@ import { StorageUnavailable } from '../storage/storage.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { HttpError, NOT_FOUND, badRequest } from '../http/http-error.js';
+import { closeUnread, fileTooLarge, uploadTooLarge, watchBody, type BodyWatch } from '../http/upload-limit.js';
 import {
   badRequestAnswer,
+  errorAnswer,
   fileAnswer,
   json,
   notFoundAnswer,
@@ -36,11 +39,16 @@ export interface AssetRoutesOptions {
   uploads: Gate;
   /** free space on DATA_DIR's disk */
   disk?: DiskSpace;
+  /** the largest body of one upload, multipart framing included (UPLOAD_MAX_BYTES) */
+  maxBodyBytes: number;
 }
 
 const noFile = () => badRequest('no_file', 'expected a multipart/form-data body with at least one file');
 
-export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app, { assets, uploads, disk }) => {
+export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
+  app,
+  { assets, uploads, disk, maxBodyBytes },
+) => {
   const schema = {
     summary: 'Upload image assets',
     operationId: 'uploadAssets',
@@ -62,21 +70,43 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
         'bad_multipart',
       ]),
       401: unauthorizedAnswer(),
+      413: errorAnswer(
+        'The body is larger than `UPLOAD_MAX_BYTES` (by default 10 files of 25 MiB and 1 MiB of multipart framing): `upload_too_large`, answered as soon as the declared length or the bytes received pass it, and the connection is closed (the rest is not read).',
+        { error: 'the upload is larger than 263192576 bytes', code: 'upload_too_large' },
+      ),
       429: rateLimitedAnswer(),
       503: refusalAnswer(['too_many_uploads', 'storage_full', 'storage_unavailable']),
     },
   };
   app.post('/v1/assets', { schema }, async (req, reply) => {
     if (!req.isMultipart()) throw noFile();
-    if (!uploads.tryEnter()) return sendRefusal(reply, tooManyUploads(uploads.max));
+    // a body declared too large is refused before a byte of it is read
+    const declared = Number(req.headers['content-length']);
+    if (declared > maxBodyBytes) return sendTooLarge(req, reply, maxBodyBytes);
+    if (!uploads.tryEnter()) {
+      stopReading(req, reply);
+      return sendRefusal(reply, tooManyUploads(uploads.max));
+    }
+    // a body sent without a length (chunked) is counted as it arrives and cut off the moment it passes the limit
+    const body = watchBody(req.raw, maxBodyBytes);
+    const parsing = upload(req, assets, disk, body);
+    // the slot is held until the parser lets go of the body (after a refusal: once the connection has closed)
+    parsing.then(
+      () => uploads.leave(),
+      () => uploads.leave(),
+    );
     try {
-      // sent as JSON text: the response schema's record would re-shape the map and drop a file named "__proto__"
-      const stored = await upload(req, assets, disk);
+      const stored = await Promise.race([parsing, body.passed]);
+      if (stored === 'too_large') return sendTooLarge(req, reply, maxBodyBytes);
       if ('refusal' in stored) return sendRefusal(reply, stored.refusal);
-      const body = JSON.stringify({ assets: stored.keys });
-      return reply.type('application/json; charset=utf-8').send(body as never);
+      // sent as JSON text: the response schema's record would re-shape the map and drop a file named "__proto__"
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify({ assets: stored.keys }) as never);
+    } catch (err) {
+      // a file over its limit is answered now, not after the rest of the body has been read
+      stopReading(req, reply);
+      throw err;
     } finally {
-      uploads.leave();
+      body.stop();
     }
   });
 
@@ -106,25 +136,56 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
   });
 };
 
+/**
+ * Answered while the body may still be arriving: no more of it is read (it is unhooked from the parser and paused,
+ * so the socket's buffers fill and the client's sending stops), and the connection is closed after the answer;
+ * Node would otherwise read the rest to keep the connection alive.
+ */
+function stopReading(req: FastifyRequest, reply: FastifyReply): void {
+  if (req.raw.complete) return;
+  req.raw.unpipe();
+  req.raw.pause();
+  reply.header('connection', 'close');
+  closeUnread(req.raw);
+}
+
+function sendTooLarge(req: FastifyRequest, reply: FastifyReply, max: number): FastifyReply {
+  stopReading(req, reply);
+  return reply
+    .code(413)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(uploadTooLarge(max)) as never);
+}
+
+/** A file part's bytes; past the per-file limit it throws at once instead of letting the parser skip the rest. */
+async function readPart(part: MultipartFile): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of part.file as AsyncIterable<Buffer>) {
+    n += chunk.length;
+    if (n > LIMITS.assets.maxFileBytes) throw fileTooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Reads every file part, checks that each is an image, then stores them all: filename -> asset key. */
 async function upload(
   req: FastifyRequest,
   assets: AssetStore,
   disk: DiskSpace | undefined,
+  body: BodyWatch,
 ): Promise<{ keys: Record<string, string> } | { refusal: Refusal }> {
   const files: { name: string; bytes: Buffer }[] = [];
   try {
+    // the parser hands over one byte past the file limit, so readPart sees it passed rather than a truncated file
     for await (const part of req.parts({
-      limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes },
+      limits: { files: LIMITS.assets.maxFiles, fileSize: LIMITS.assets.maxFileBytes + 1 },
     })) {
       if (part.type !== 'file') continue;
-      if (!part.filename) {
-        // a file part without a name is skipped, but its bytes must still be read or the parser waits forever
-        await part.toBuffer();
-        continue;
-      }
-      const bytes = await part.toBuffer();
-      files.push({ name: part.filename, bytes });
+      // a file part without a name is skipped, but its bytes must still be read or the parser waits forever
+      const bytes = await readPart(part);
+      if (part.filename) files.push({ name: part.filename, bytes });
     }
   } catch (err) {
     // limits (FST_* codes) keep their own answers; the parser's own errors ("Unexpected end of multipart data",
@@ -132,6 +193,8 @@ async function upload(
     if (err instanceof HttpError || (err as { code?: string }).code) throw err;
     throw badRequest('bad_multipart', 'malformed multipart/form-data body');
   }
+  // the body passed its limit while the last part was read: the answer (413) has gone, nothing is stored
+  if (body.over) throw new HttpError(413, uploadTooLarge(body.max));
   if (files.length === 0) throw noFile();
   for (const f of files) {
     if (!sniffImage(f.bytes))

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Jobs } from '../jobs/jobs-api.js';
 import { JobFailure } from '../../render/types.js';
 import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
-import { sendRefusal } from '../durability/admission.js';
+import { sendRefusal, tooManyTests, type Gate } from '../durability/admission.js';
 import { llmsText, type OpenApiLike } from '../llms-txt.js';
 
 export interface MetaRoutesOptions {
@@ -16,6 +16,11 @@ export interface MetaRoutesOptions {
   openapi: () => Record<string, unknown>;
   /** where GET /test writes its PNG for the moment it is read back */
   tmpDir: string;
+  /**
+   * GET /test renders at once (TEST_CONCURRENCY): each holds a connection and a place at the render slot outside
+   * MAX_QUEUED_JOBS, so a burst of probes would otherwise queue without bound in front of the jobs
+   */
+  tests: Gate;
 }
 
 /** The built-in two-rectangle scene of GET /test. */
@@ -28,7 +33,7 @@ scene smoke() -> Frame {
 }
 `;
 
-export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, { jobs, openapi, tmpDir }) => {
+export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, { jobs, openapi, tmpDir, tests }) => {
   app.get(
     '/healthz',
     {
@@ -111,13 +116,19 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
             error: 'chromium did not start',
             code: 'render_failed',
           }),
+          503: refusalAnswer(['too_many_tests']),
         },
+        description:
+          'At most `TEST_CONCURRENCY` (2) of these render or wait for the render slot at once; past it `503` `too_many_tests` with `retry-after`, before anything is drawn.',
       },
     },
     async (_req, reply) => {
-      await mkdir(tmpDir, { recursive: true });
+      // refused rather than queued: a probe that waits behind a long render tells nothing, and every waiting one
+      // would hold a socket
+      if (!tests.tryEnter()) return sendRefusal(reply, tooManyTests(tests.max));
       const out = join(tmpDir, `test-${randomUUID()}.png`);
       try {
+        await mkdir(tmpDir, { recursive: true });
         await jobs.renderDirect('frame', SMOKE_SOURCE, {}, out);
         const png = await readFile(out);
         return reply.header('content-type', 'image/png').header('cache-control', 'no-store').send(png);
@@ -127,6 +138,7 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
           .code(500)
           .send({ error: err instanceof JobFailure ? err.message : 'render failed', code: 'render_failed' });
       } finally {
+        tests.leave();
         await rm(out, { force: true });
       }
     },

@@ -12,7 +12,7 @@ export const metricsRoutes: FastifyPluginAsyncZod<{ metrics: ServiceMetrics }> =
         operationId: 'metrics',
         tags: ['service'],
         description:
-          "This process's metrics in the Prometheus text format: jobs accepted, refused (by code) and ended (by kind and status), queue depth and running jobs, render and stage times (histograms), frames rendered, Chromium launches and page crashes, webhook deliveries by outcome, output bytes and budget, and Node's process metrics. Absent with `METRICS=off`. In Redis mode each process exposes its own; the API's queue gauges are the shared queue's.",
+          "This process's metrics in the Prometheus text format: jobs accepted, refused (by code) and ended (by kind and status), queue depth and running jobs, render and stage times (histograms), frames rendered, Chromium launches and page crashes, webhook deliveries by outcome, output bytes and budget, and Node's process metrics. Absent with `METRICS=off`. In Redis mode each process exposes its own; the API's queue gauges are the shared queue's, and a render worker serves its renders on its own `METRICS_PORT`.",
         response: {
           200: {
             description: 'Prometheus text exposition format 0.0.4.',

@@ -9,6 +9,11 @@
 // attempt cut by the shutdown is not counted. Delivery is at least once: a receiver should dedupe on webhook-id.
 // With REDIS_URL the process that ends a job (a worker, or an API for a cancel) delivers its webhook, and each
 // attempt is claimed in Redis first, so a delivery resumed by several processes is still made once per attempt.
+//
+// At most WEBHOOK_CONCURRENCY attempts are in flight at once: a thousand jobs ending together must not open a
+// thousand outgoing connections (sockets, descriptors, a receiver flooded). An attempt that comes due past the cap
+// waits in line, first due first sent; nothing is dropped (a line left at shutdown is pending in the records and
+// resumes at the next start).
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { WebhookPolicy } from './address-policy.js';
@@ -24,6 +29,8 @@ export interface WebhookDispatcherOptions {
   retryDelaysMs: readonly number[];
   /** one attempt's limit (connect, send, answer) */
   timeoutMs: number;
+  /** attempts in flight at once (WEBHOOK_CONCURRENCY); those due past it wait in line */
+  maxConcurrent: number;
   log: Logger;
   now: () => number;
   /** told of each attempt's outcome (the metrics) */
@@ -47,7 +54,7 @@ export function deliveryPending(rec: JobRecord): boolean {
 
 /** The dispatcher as the configuration sets it (WEBHOOK_ALLOW, WEBHOOK_RETRY_MS, WEBHOOK_TIMEOUT_MS). */
 export function configuredDispatcher(
-  config: Pick<Config, 'webhookAllow' | 'webhookRetryMs' | 'webhookTimeoutMs'>,
+  config: Pick<Config, 'webhookAllow' | 'webhookRetryMs' | 'webhookTimeoutMs' | 'webhookConcurrency'>,
   o: Pick<WebhookDispatcherOptions, 'store' | 'log' | 'now' | 'onAttempt' | 'claimAttempt'>,
 ): WebhookDispatcher {
   return new WebhookDispatcher({
@@ -55,6 +62,7 @@ export function configuredDispatcher(
     policy: new WebhookPolicy(config.webhookAllow),
     retryDelaysMs: config.webhookRetryMs,
     timeoutMs: config.webhookTimeoutMs,
+    maxConcurrent: config.webhookConcurrency,
   });
 }
 
@@ -64,6 +72,8 @@ export const attemptHoldMs = (timeoutMs: number): number => timeoutMs + 30_000;
 export class WebhookDispatcher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inflight = new Map<string, { ctl: AbortController; done: Promise<void> }>();
+  /** attempts due while maxConcurrent were in flight, in the order they came due */
+  private readonly line = new Set<string>();
   private closed = false;
 
   constructor(private readonly o: WebhookDispatcherOptions) {}
@@ -84,11 +94,17 @@ export class WebhookDispatcher {
     if (deliveryPending(rec)) this.schedule(rec.job_id, 0);
   }
 
+  /** Attempts in flight and attempts due that wait for one of them to end. */
+  load(): { inFlight: number; waiting: number } {
+    return { inFlight: this.inflight.size, waiting: this.line.size };
+  }
+
   /** Stops the timers and cuts the attempts in flight (they are not counted; the next start resumes them). */
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
+    this.line.clear();
     for (const f of this.inflight.values()) f.ctl.abort(new Error('shutdown'));
     await Promise.allSettled([...this.inflight.values()].map((f) => f.done));
   }
@@ -98,15 +114,30 @@ export class WebhookDispatcher {
     clearTimeout(this.timers.get(id));
     const t = setTimeout(() => {
       this.timers.delete(id);
-      const ctl = new AbortController();
-      const done = this.attempt(id, ctl.signal)
-        .catch((err) => this.o.log.error({ err, job_id: id }, 'webhook delivery crashed'))
-        .finally(() => this.inflight.delete(id));
-      this.inflight.set(id, { ctl, done });
+      this.line.add(id);
+      this.startNext();
     }, ms);
     // a pending delivery must not keep a stopping process alive: it is in the journal and resumes at the next start
     t.unref();
     this.timers.set(id, t);
+  }
+
+  /** Starts attempts from the line while fewer than maxConcurrent are in flight. */
+  private startNext(): void {
+    for (const id of this.line) {
+      if (this.closed || this.inflight.size >= this.o.maxConcurrent) return;
+      // one attempt per job at a time: a job due again while its attempt runs waits for it
+      if (this.inflight.has(id)) continue;
+      this.line.delete(id);
+      const ctl = new AbortController();
+      const done = this.attempt(id, ctl.signal)
+        .catch((err) => this.o.log.error({ err, job_id: id }, 'webhook delivery crashed'))
+        .finally(() => {
+          this.inflight.delete(id);
+          this.startNext();
+        });
+      this.inflight.set(id, { ctl, done });
+    }
   }
 
   private async attempt(id: string, stop: AbortSignal): Promise<void> {

@@ -71,6 +71,7 @@ test('at delivery the host is checked again: a name that now resolves to loopbac
     policy: new WebhookPolicy([], resolver({ 'rebind.test': ['127.0.0.1'] })),
     retryDelaysMs: [5],
     timeoutMs: 1000,
+    maxConcurrent: 1,
     log: silentLog,
     now: Date.now,
   });
