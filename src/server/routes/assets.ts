@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../contract/limits.js';
 import { sniffImage } from '../../contract/mime.js';
+import { CODE } from '../../contract/error-codes.js';
 import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
 import { AssetUpload, AssetsResponse } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
@@ -38,7 +39,7 @@ export interface AssetRoutesOptions {
   disk?: DiskSpace;
 }
 
-const noFile = () => badRequest('no_file', 'expected a multipart/form-data body with at least one file');
+const noFile = () => badRequest(CODE.no_file);
 
 export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app, { assets, uploads, disk }) => {
   const schema = {
@@ -54,16 +55,16 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (app
         assets: { 'earth.jpg': 'asset_0123456789abcdef0123456789abcdef' },
       }),
       400: badRequestAnswer([
-        'no_file',
-        'too_many_files',
-        'file_too_large',
-        'not_an_image',
-        'image_too_large',
-        'bad_multipart',
+        CODE.no_file,
+        CODE.too_many_files,
+        CODE.file_too_large,
+        CODE.not_an_image,
+        CODE.image_too_large,
+        CODE.bad_multipart,
       ]),
       401: unauthorizedAnswer(),
       429: rateLimitedAnswer(),
-      503: refusalAnswer(['too_many_uploads', 'storage_full', 'storage_unavailable']),
+      503: refusalAnswer([CODE.too_many_uploads, CODE.storage_full, CODE.storage_unavailable]),
     },
   };
   app.post('/v1/assets', { schema }, async (req, reply) => {
@@ -130,15 +131,15 @@ async function upload(
     // limits (FST_* codes) keep their own answers; the parser's own errors ("Unexpected end of multipart data",
     // "Boundary not found") are the client's malformed body, not a server fault
     if (err instanceof HttpError || (err as { code?: string }).code) throw err;
-    throw badRequest('bad_multipart', 'malformed multipart/form-data body');
+    throw badRequest(CODE.bad_multipart);
   }
   if (files.length === 0) throw noFile();
   for (const f of files) {
     if (!sniffImage(f.bytes))
-      throw badRequest('not_an_image', `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
+      throw badRequest(CODE.not_an_image, `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
     const size = imageSize(f.bytes);
     const tooLarge = size && imageSizeRefusal(size, LIMITS.image);
-    if (tooLarge) throw badRequest('image_too_large', `file "${f.name}" is too large to draw: ${tooLarge}`);
+    if (tooLarge) throw badRequest(CODE.image_too_large, `file "${f.name}" is too large to draw: ${tooLarge}`);
   }
   const total = files.reduce((n, f) => n + f.bytes.length, 0);
   if (disk && (await disk.short(total))) return { refusal: diskFull(await disk.free(), disk.minFreeBytes) };
