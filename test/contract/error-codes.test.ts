@@ -148,6 +148,13 @@ test('every code the code base emits is registered: no job failure or answer car
   assert.deepEqual(unregistered, [], 'register these in src/contract/error-codes.ts');
 });
 
+test("an answer's status is its code's: HttpError is made only by http-error.ts's httpError()", () => {
+  const elsewhere = files
+    .filter(({ file, text }) => file !== 'src/server/http/http-error.ts' && /\bnew HttpError\(/.test(text))
+    .map(({ file }) => file);
+  assert.deepEqual(elsewhere, []);
+});
+
 test('every registered code is named by some call site (no entry outlives its last use)', () => {
   const all = files.map((f) => f.text).join('\n');
   const unused = codes.filter((c) => !new RegExp(`\\bCODE\\.${c}\\b`).test(all));

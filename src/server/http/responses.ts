@@ -21,7 +21,8 @@ export function json<T extends z.ZodType>(schema: T, description: string, exampl
 export function errorAnswer(
   description: string,
   codes: readonly AnswerCode[],
-  example: ErrorEnvelope = exampleOf(codes[0]!),
+  // the first code's answer, in the registry's words
+  example: ErrorEnvelope = envelope(codes[0]!),
 ) {
   return {
     description,
@@ -37,11 +38,6 @@ export function notFoundAnswer(what: string) {
 /** The 400 of the JSON routes, with the codes they can give; the example is the first code's answer. */
 export function badRequestAnswer(codes: readonly CodeOfStatus<400>[], example?: ErrorEnvelope) {
   return errorAnswer(`Bad request: ${codeList(codes)}.`, codes, example);
-}
-
-/** What the service says for a code, as the examples of the document show it: the registry's sentence. */
-function exampleOf(code: AnswerCode): ErrorEnvelope {
-  return envelope(code);
 }
 
 /**
