@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
+import { CODE } from '../contract/error-codes.js';
 import { isExportError, svgToGlb, vectorizeImage, type MeshParams, type VectorizeParams } from '../export/index.js';
 import { numberFlag, parseFlags, UsageError, type ParsedFlags } from './flags.js';
 import type { CommandIo } from './render-command.js';
@@ -103,7 +104,7 @@ async function exportCommand(
     if (!isExportError(e)) throw e;
     // the export library's refusals carry a stable code, like the HTTP envelope's
     io.err(`${a.input}: ${e.code} ${e.message}`);
-    return e.code === 'bad_params' ? 2 : 1;
+    return e.code === CODE.bad_params ? 2 : 1;
   }
   await writeAtomically(a.out, bytes);
   io.out(`wrote ${a.out} (${Buffer.byteLength(bytes)} bytes)`);

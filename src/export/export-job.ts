@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { svgToGlb } from './mesh';
 import { vectorizeImage } from './vectorize';
 import { ExportError } from './errors';
+import { CODE } from '../contract/error-codes';
 
 /** the params a mesh or a vectorize reads (a job's record holds every kind's, strings included) */
 type NumericParam =
@@ -38,7 +39,7 @@ export async function runExportTask(t: ExportTask): Promise<ExportResult> {
     size = glbSize(out);
   } else {
     const file = t.assets[t.source];
-    if (!file) throw new ExportError('not_an_image', `no image for the source path "${t.source}": map it in assets`);
+    if (!file) throw new ExportError(CODE.not_an_image, `no image for the source path "${t.source}": map it in assets`);
     const p = t.params;
     const svg = vectorizeImage(await readFile(file), {
       strokeWidth: p.strokeWidth,

@@ -11,6 +11,7 @@ import type * as THREE from 'three';
 import { ExportError } from './errors';
 import { triangleSoup } from './triangles';
 import { weld } from './weld';
+import { CODE } from '../contract/error-codes';
 
 export interface GlbOptions {
   /** Name of the node and the mesh (default "mesh"). */
@@ -84,7 +85,7 @@ export function writeGlbWithStats(
 ): { glb: Buffer; stats: GlbStats } {
   const soup = triangleSoup(input);
   if (soup.positions.length === 0)
-    throw new ExportError('empty_mesh', 'nothing to write: the geometry has no triangle of non-zero area');
+    throw new ExportError(CODE.empty_mesh, 'nothing to write: the geometry has no triangle of non-zero area');
   const w = weld(soup.positions, soup.normals);
   // glTF forbids the largest value of the index type (primitive restart), so 16-bit indices reach 65 534.
   const short = w.vertexCount <= 65535;

@@ -7,6 +7,7 @@ import { sniffImage } from '../contract/mime';
 import { ExportError } from './errors';
 import { EXPORT_LIMITS } from './limits';
 import { writeGlb } from './glb';
+import { CODE } from '../contract/error-codes';
 
 export interface MeshParams {
   /** thickness along z (default 20) */
@@ -32,11 +33,11 @@ function checkParams(p: MeshParams): { depth: number; size: number; round: numbe
     size = p.size ?? MESH_DEFAULTS.size,
     round = p.round ?? MESH_DEFAULTS.round;
   if (!(Number.isFinite(depth) && depth > 0))
-    throw new ExportError('bad_params', `depth must be a number above 0 (got ${depth})`);
+    throw new ExportError(CODE.bad_params, `depth must be a number above 0 (got ${depth})`);
   if (!(Number.isFinite(size) && size > 0))
-    throw new ExportError('bad_params', `size must be a number above 0 (got ${size})`);
+    throw new ExportError(CODE.bad_params, `size must be a number above 0 (got ${size})`);
   if (!(Number.isFinite(round) && round >= 0))
-    throw new ExportError('bad_params', `round must be a number ≥ 0 (got ${round})`);
+    throw new ExportError(CODE.bad_params, `round must be a number ≥ 0 (got ${round})`);
   return { depth, size, round };
 }
 
@@ -69,7 +70,7 @@ function allInRange(polys: Polygon[]): boolean {
 
 function tooMany(count: number, max: number, estimate: boolean): ExportError {
   return new ExportError(
-    'too_many_vertices',
+    CODE.too_many_vertices,
     `the solid would have ${estimate ? 'at least ' : ''}${count} vertices, more than the limit of ${max}: simplify the SVG (fewer points or curves) or use round 0`,
   );
 }
@@ -80,7 +81,7 @@ export function svgSolid(svg: string, params: MeshParams = {}, limits: MeshLimit
   const maxVertices = limits.maxVertices ?? EXPORT_LIMITS.maxVertices;
   if (typeof svg !== 'string' || sniffImage(Buffer.from(svg.slice(0, 4096), 'utf8')) !== 'image/svg+xml') {
     throw new ExportError(
-      'bad_svg',
+      CODE.bad_svg,
       'not an SVG document: expected an <svg> root element (after an optional XML declaration, comments or doctype)',
     );
   }
@@ -88,12 +89,12 @@ export function svgSolid(svg: string, params: MeshParams = {}, limits: MeshLimit
   // we call its two halves so that a parse failure, an empty drawing and an oversized one each get their code.
   const polys = svgPolygons(svg);
   if (!polys)
-    throw new ExportError('bad_svg', 'the SVG could not be parsed (malformed XML or an SVG the loader rejects)');
+    throw new ExportError(CODE.bad_svg, 'the SVG could not be parsed (malformed XML or an SVG the loader rejects)');
   if (polys.length === 0)
-    throw new ExportError('empty_svg', 'the SVG has nothing to extrude: no filled shape and no stroked path');
+    throw new ExportError(CODE.empty_svg, 'the SVG has nothing to extrude: no filled shape and no stroked path');
   if (!allInRange(polys))
     throw new ExportError(
-      'bad_svg',
+      CODE.bad_svg,
       `the SVG has coordinates that are not finite numbers or beyond ±${MAX_COORDINATE.toExponential()} (after its transforms)`,
     );
   const opts = { depthPx: depth, sizePx: size, roundPx: round, p2w: 1, runner: newestRunner() };
@@ -105,9 +106,10 @@ export function svgSolid(svg: string, params: MeshParams = {}, limits: MeshLimit
     geo = extrudePolygons(polys, opts);
   } catch (e) {
     // three.js refusing a shape: the SVG's fault, not a crash of ours
-    throw new ExportError('bad_svg', `the SVG could not be extruded: ${e instanceof Error ? e.message : String(e)}`);
+    throw new ExportError(CODE.bad_svg, `the SVG could not be extruded: ${e instanceof Error ? e.message : String(e)}`);
   }
-  if (!geo) throw new ExportError('empty_svg', 'the SVG has nothing to extrude: every outline has fewer than 3 points');
+  if (!geo)
+    throw new ExportError(CODE.empty_svg, 'the SVG has nothing to extrude: every outline has fewer than 3 points');
   const count = geo.getAttribute('position').count;
   if (count > maxVertices) {
     geo.dispose();
@@ -118,9 +120,10 @@ export function svgSolid(svg: string, params: MeshParams = {}, limits: MeshLimit
   const w = bb.max.x - bb.min.x,
     h = bb.max.y - bb.min.y;
   if (![bb.min.x, bb.min.y, bb.min.z, bb.max.x, bb.max.y, bb.max.z].every(Number.isFinite)) {
-    throw new ExportError('bad_svg', 'the SVG has coordinates that are not finite numbers');
+    throw new ExportError(CODE.bad_svg, 'the SVG has coordinates that are not finite numbers');
   }
-  if (!(w > 0 && h > 0)) throw new ExportError('empty_svg', 'the SVG has nothing to extrude: its shapes have no area');
+  if (!(w > 0 && h > 0))
+    throw new ExportError(CODE.empty_svg, 'the SVG has nothing to extrude: its shapes have no area');
   // Centred at the origin: with a bevel the viewer leaves the solid offset by −round in z (QUIRK Q13), and a
   // drawing under 1e-4 units tall is not scaled to `size` by the viewer's clamp; a mesh file wants neither.
   geo.translate(-(bb.min.x + bb.max.x) / 2, -(bb.min.y + bb.max.y) / 2, -(bb.min.z + bb.max.z) / 2);
@@ -136,8 +139,8 @@ export function svgToGlb(svg: string, params: MeshParams = {}, limits: MeshLimit
     return writeGlb(geo, { name: 'svg' });
   } catch (e) {
     // every triangle of zero area (e.g. only hairline strokes of width 0): nothing a viewer could show
-    if (e instanceof ExportError && e.code === 'empty_mesh')
-      throw new ExportError('empty_svg', 'the SVG has nothing to extrude: its shapes have no area');
+    if (e instanceof ExportError && e.code === CODE.empty_mesh)
+      throw new ExportError(CODE.empty_svg, 'the SVG has nothing to extrude: its shapes have no area');
     throw e;
   } finally {
     geo.dispose();

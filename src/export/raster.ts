@@ -6,6 +6,7 @@ import jpeg from 'jpeg-js';
 import type { RasterImage } from '../../viewer/src/meshes/types';
 import { sniffImage } from '../contract/mime';
 import { ExportError } from './errors';
+import { CODE } from '../contract/error-codes';
 
 export type RasterType = 'png' | 'jpeg';
 export interface RasterHeader {
@@ -19,7 +20,7 @@ const TYPE_NAMES: Record<string, string> = { 'image/webp': 'WebP', 'image/gif': 
 /** PNG: the IHDR chunk must come first (PNG §5.6); width and height are its first two big-endian words. */
 function pngHeader(b: Buffer): RasterHeader {
   if (b.length < 24 || b.toString('latin1', 12, 16) !== 'IHDR')
-    throw new ExportError('bad_image', 'the PNG has no IHDR header: the file is truncated or corrupt');
+    throw new ExportError(CODE.bad_image, 'the PNG has no IHDR header: the file is truncated or corrupt');
   return { type: 'png', width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
 }
 
@@ -47,7 +48,7 @@ function jpegHeader(b: Buffer): RasterHeader {
     if (len < 2) break;
     i += 2 + len;
   }
-  throw new ExportError('bad_image', 'the JPEG has no frame header: the file is truncated or corrupt');
+  throw new ExportError(CODE.bad_image, 'the JPEG has no frame header: the file is truncated or corrupt');
 }
 
 /** Type and size from the first bytes, without decoding. Not PNG or JPEG: ExportError `not_an_image`. */
@@ -56,7 +57,7 @@ export function rasterHeader(bytes: Buffer): RasterHeader {
   if (type === 'image/png') return pngHeader(bytes);
   if (type === 'image/jpeg') return jpegHeader(bytes);
   const what = type ? `a ${TYPE_NAMES[type] ?? type} image` : 'not an image';
-  throw new ExportError('not_an_image', `expected a PNG or JPEG image, but the bytes are ${what}`);
+  throw new ExportError(CODE.not_an_image, `expected a PNG or JPEG image, but the bytes are ${what}`);
 }
 
 /** Decode to RGBA, refusing more than `maxPixels` pixels (ExportError `image_too_large`) before decoding. */
@@ -65,12 +66,12 @@ export function decodeRaster(bytes: Buffer, maxPixels: number): RasterImage {
   const pixels = head.width * head.height;
   if (!(head.width > 0 && head.height > 0))
     throw new ExportError(
-      'bad_image',
+      CODE.bad_image,
       `the ${head.type.toUpperCase()} header gives an empty size (${head.width} × ${head.height})`,
     );
   if (pixels > maxPixels) {
     throw new ExportError(
-      'image_too_large',
+      CODE.image_too_large,
       `the image is ${head.width} × ${head.height} = ${pixels} pixels, more than the limit of ${maxPixels}: scale it down first`,
     );
   }
@@ -90,12 +91,12 @@ export function decodeRaster(bytes: Buffer, maxPixels: number): RasterImage {
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     if (/maxMemoryUsageInMB|maxResolutionInMP/.test(why))
-      throw new ExportError('image_too_large', `the image is too large to decode: ${why}`);
-    throw new ExportError('bad_image', `the ${head.type.toUpperCase()} does not decode: ${why}`);
+      throw new ExportError(CODE.image_too_large, `the image is too large to decode: ${why}`);
+    throw new ExportError(CODE.bad_image, `the ${head.type.toUpperCase()} does not decode: ${why}`);
   }
   if (width !== head.width || height !== head.height || data.length !== width * height * 4) {
     throw new ExportError(
-      'bad_image',
+      CODE.bad_image,
       `the ${head.type.toUpperCase()} decoded to ${width} × ${height}, not the ${head.width} × ${head.height} of its header`,
     );
   }

@@ -6,6 +6,7 @@ import type { VectorizeOptions } from '../../viewer/src/meshes/types';
 import { ExportError } from './errors';
 import { EXPORT_LIMITS } from './limits';
 import { decodeRaster } from './raster';
+import { CODE } from '../contract/error-codes';
 
 export type VectorizeParams = Partial<VectorizeOptions>;
 
@@ -16,7 +17,7 @@ export interface VectorizeLimits {
 
 function range(name: string, v: number, lo: number, hi: number): number {
   if (!(Number.isFinite(v) && v >= lo && v <= hi))
-    throw new ExportError('bad_params', `${name} must be a number in ${lo}..${hi} (got ${v})`);
+    throw new ExportError(CODE.bad_params, `${name} must be a number in ${lo}..${hi} (got ${v})`);
   return v;
 }
 
@@ -25,7 +26,7 @@ export function vectorizeOptions(p: VectorizeParams = {}): VectorizeOptions {
   const d = VECTORIZE_DEFAULTS,
     r = EXPORT_LIMITS.vectorize;
   const strokeWidth = range('strokeWidth', p.strokeWidth ?? d.strokeWidth, 0, r.strokeWidthMax);
-  if (strokeWidth === 0) throw new ExportError('bad_params', 'strokeWidth must be above 0');
+  if (strokeWidth === 0) throw new ExportError(CODE.bad_params, 'strokeWidth must be above 0');
   return {
     strokeWidth,
     threshold: range('threshold', p.threshold ?? d.threshold, 0, 1),
@@ -44,7 +45,7 @@ export function vectorizeImage(bytes: Buffer, params: VectorizeParams = {}, limi
   const { svg, polylines } = trace(img, opts); // what traceToSvg returns, with the polylines to count
   if (polylines.length === 0) {
     throw new ExportError(
-      'empty_drawing',
+      CODE.empty_drawing,
       `the image traced to no line: no dark strokes below the threshold ${opts.threshold} (dark ink on light paper is expected)`,
     );
   }

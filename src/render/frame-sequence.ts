@@ -10,6 +10,7 @@ import { patchPicture } from './picture-patch.js';
 import { JobFailure } from './types.js';
 import { pageReason } from './failure-reasons.js';
 import { LIMITS } from '../contract/limits.js';
+import { CODE } from '../contract/error-codes.js';
 import type { StageClock } from './stage-times.js';
 import type { FrameRange } from '../contract/chunks.js';
 
@@ -73,7 +74,7 @@ export async function drawFrame(
       reject(
         new JobFailure(
           `render failed: one frame took over ${budgetMs / 1000} s to draw (the per-frame budget, FRAME_BUDGET_MS)`,
-          'frame_budget',
+          CODE.frame_budget,
         ),
       );
     }, budgetMs);

@@ -3,6 +3,7 @@
 // no files.
 import { compile, designFrame, formatJobMessage, type Program, type Diagnostic, type Value } from '../lang/index.js';
 import { LIMITS } from '../contract/limits.js';
+import { CODE } from '../contract/error-codes.js';
 import { QUALITY } from '../contract/outputs.js';
 import { JobAssets } from './job-assets.js';
 import { JobFailure, type FailureDiagnostic, type RenderJob } from './types.js';
@@ -147,7 +148,7 @@ export function evaluateAt(program: Program, t: number): EvaluatedFrame {
 }
 
 /** The code of a job refused or stopped for the evaluation work it needs (LIMITS.evaluationNodesPerJob). */
-export const WORK_BUDGET_CODE = 'work_budget';
+export const WORK_BUDGET_CODE = CODE.work_budget;
 
 /** Fails the job when evaluating its frames needs more than the work budget (estimated from the first frame). */
 export function checkWorkBudget(nodes: number, frames: number): void {

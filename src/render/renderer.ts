@@ -36,6 +36,7 @@ import {
 } from './types.js';
 import { EstimateThread } from './estimate-thread.js';
 import { LIMITS } from '../contract/limits.js';
+import { CODE } from '../contract/error-codes.js';
 import type { GlProbe, GlSetting } from './gl-backend.js';
 import type { VideoEncoderName } from '../contract/hardware.js';
 
@@ -181,7 +182,7 @@ export class ChromiumRenderer implements Renderer {
       } catch (err) {
         this.o.log.warn({ err, job_id: job.id }, 'joining the chunks failed');
         if (err instanceof IncompleteVideo) throw new JobFailure(`render failed: ${err.message}`, VIDEO_INCOMPLETE);
-        throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? 'storage_full' : null);
+        throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? CODE.storage_full : null);
       }
       const timings = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, round(v)]));
       return {
@@ -281,7 +282,7 @@ export class ChromiumRenderer implements Renderer {
         throw err;
       }
       this.o.log.warn({ err, job_id: job.id }, 'render stage failed');
-      throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? 'storage_full' : null);
+      throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? CODE.storage_full : null);
     } finally {
       hooks.signal.removeEventListener('abort', onAbort);
       for (const page of pages) this.browser.release(page, healthy && !page.closed);

@@ -2,6 +2,7 @@
 import type { StageTimings } from './stage-times.js';
 import type { FrameRange } from '../contract/chunks.js';
 import type { FrameFormat, VideoCodec } from '../contract/outputs.js';
+import { CODE } from '../contract/error-codes.js';
 export interface RenderParams {
   fps?: number;
   duration?: number;
@@ -122,7 +123,7 @@ export class JobFailure extends Error {
 }
 
 /** The code of a chunked video that would not have every frame it promised (a segment missing or short). */
-export const VIDEO_INCOMPLETE = 'video_incomplete';
+export const VIDEO_INCOMPLETE = CODE.video_incomplete;
 
 /** flat 2D layers, lit 3D (render3d), raymarched metaballs: what one pixel of one frame costs to draw */
 export type CostClass = 'flat' | '3d' | 'raymarch';

@@ -12,6 +12,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { LIMITS } from '../contract/limits.js';
+import { CODE, envelope } from '../contract/error-codes.js';
 import { OUTPUT_MIME, sniffImage } from '../contract/mime.js';
 import { outputExtOf } from '../contract/outputs.js';
 import { JobFailure, type Renderer, type RenderParams } from '../render/types.js';
@@ -117,7 +118,7 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
       const issue = parsed.error.issues[0];
       // the service's code for transparency asked of an output without alpha (request-error.ts)
       const noAlpha = issue?.code === 'custom' && issue.path[0] === 'transparent';
-      throw badRequest(noAlpha ? 'no_alpha' : 'invalid_params', issue?.message ?? 'invalid params');
+      throw badRequest(noAlpha ? CODE.no_alpha : CODE.invalid_params, issue?.message ?? 'invalid params');
     }
     const params: RenderParams = { ...parsed.data };
     const dir = await mkdtemp(join(o.tmpDir, 'run-'));
@@ -156,10 +157,10 @@ async function writeAssets(dir: string, assets: Record<string, string>): Promise
   let n = 0;
   for (const [path, text] of Object.entries(assets)) {
     const b64 = text.replace(/^data:[\w.+/-]+;base64,/, '');
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw badRequest('invalid_assets', `assets["${path}"] is not base64`);
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw badRequest(CODE.invalid_assets, `assets["${path}"] is not base64`);
     const bytes = Buffer.from(b64, 'base64');
     if (!sniffImage(bytes))
-      throw badRequest('not_an_image', `assets["${path}"] is not a PNG, JPEG, WebP, GIF or SVG image`);
+      throw badRequest(CODE.not_an_image, `assets["${path}"] is not a PNG, JPEG, WebP, GIF or SVG image`);
     const file = join(dir, `asset-${n++}`);
     await writeFile(file, bytes);
     files[path] = file;
@@ -186,14 +187,14 @@ class TimedOut extends Error {}
 /** The 500 body: a compile failure's diagnostic code, else a render-stage code; internal detail stays in the log. */
 function failureOf(err: unknown, timeoutMs: number): { error: string; code: string; diagnostics?: unknown[] } {
   if (err instanceof TimedOut)
-    return { error: `render timed out after ${timeoutMs / 1000} s (the job limit)`, code: 'timeout' };
+    return envelope(CODE.timeout, `render timed out after ${timeoutMs / 1000} s (the job limit)`);
   if (err instanceof JobFailure) {
     const out: { error: string; code: string; diagnostics?: unknown[] } = {
       error: err.message,
-      code: err.code ?? 'render_failed',
+      code: err.code ?? CODE.render_failed,
     };
     if (err.diagnostics) out.diagnostics = err.diagnostics;
     return out;
   }
-  return { error: 'render failed: internal error', code: 'render_failed' };
+  return envelope(CODE.render_failed, 'render failed: internal error');
 }

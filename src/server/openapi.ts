@@ -12,6 +12,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { repoRoot } from '../paths.js';
+import { CODE, statusOf, type AnswerCode } from '../contract/error-codes.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -25,11 +26,23 @@ const PACKAGE = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'))
   license: string;
 };
 
+/** The codes the framework itself may answer to any route, before or beside the route's own (http/error-answers.ts). */
+const ANY_ROUTE: readonly AnswerCode[] = [
+  CODE.bad_url,
+  CODE.bad_request,
+  CODE.method_not_allowed,
+  CODE.not_acceptable,
+  CODE.unsupported_media_type,
+  CODE.request_timeout,
+  CODE.internal_error,
+];
+
 const INFO = {
   title: 'cmrender',
   version: PACKAGE.version,
   description:
-    'Asynchronous render service for .cm scene sources: POST a source, get a job id (202), poll the job, download the PNG or MP4. Every answer carries fully open CORS headers. Every error answer other than a job\'s own is `{"error", "code"}`, `code` always present.',
+    'Asynchronous render service for .cm scene sources: POST a source, get a job id (202), poll the job, download the PNG or MP4. Every answer carries fully open CORS headers. Every error answer other than a job\'s own is `{"error", "code"}`, `code` always present; each operation lists the codes it gives. ' +
+    `Any request may also be answered ${ANY_ROUTE.map((c) => `${statusOf(c)} \`${c}\``).join(', ')} (the framework's own refusals: a malformed URL, a body or query it cannot read, a body that arrives too slowly, a fault of ours).`,
   license: { name: PACKAGE.license, identifier: PACKAGE.license },
 };
 
@@ -121,7 +134,8 @@ const routeEntry: SwaggerTransform = (input) => {
   // @fastify/swagger turns the body into a $ref and keeps nothing beside it: documentOf adds the example by operationId
   const { bodyExample, operationId } = route.schema ?? {};
   if (bodyExample !== undefined && operationId) BODY_EXAMPLES.set(operationId, bodyExample);
-  type Answer = { headers?: object; content?: Record<string, { example?: unknown }> };
+  type Media = { example?: unknown; codes?: readonly string[]; schema?: object };
+  type Answer = { headers?: object; content?: Record<string, Media> };
   const declared = (route.schema?.response ?? {}) as Record<string, Answer>;
   const documented = (out.schema.response ?? {}) as Record<string, Answer>;
   for (const [status, answer] of Object.entries(declared)) {
@@ -129,7 +143,11 @@ const routeEntry: SwaggerTransform = (input) => {
     if (!doc) continue;
     if (answer?.headers) doc.headers = answer.headers;
     for (const [type, media] of Object.entries(answer?.content ?? {})) {
-      if (media.example !== undefined && doc.content?.[type]) doc.content[type].example = media.example;
+      const target = doc.content?.[type];
+      if (!target) continue;
+      if (media.example !== undefined) target.example = media.example;
+      delete target.codes;
+      if (media.codes && operationId) ANSWER_CODES.set(`${operationId} ${status} ${type}`, media.codes);
     }
   }
   return out;
@@ -138,10 +156,36 @@ const routeEntry: SwaggerTransform = (input) => {
 /** operationId -> the request body's example (`bodyExample`), the same in every app built in this process. */
 const BODY_EXAMPLES = new Map<string, unknown>();
 
-const documentOf: SwaggerTransformObject = (input) =>
-  withBodyExamples(oneFormPerSchema(jsonSchemaTransformObject(input)));
+/** `<operationId> <status> <media type>` -> the codes of that error answer (http/responses.ts errorAnswer). */
+const ANSWER_CODES = new Map<string, readonly string[]>();
 
-type Operation = { operationId?: string; requestBody?: { content?: Record<string, { example?: unknown }> } };
+const documentOf: SwaggerTransformObject = (input) =>
+  withAnswerCodes(withBodyExamples(oneFormPerSchema(jsonSchemaTransformObject(input))));
+
+type Operation = {
+  operationId?: string;
+  requestBody?: { content?: Record<string, { example?: unknown }> };
+  responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
+};
+
+/**
+ * Each error answer's codes as the enum of its envelope's `code`, beside the `$ref` (OpenAPI 3.1 allows siblings),
+ * so a client generated from the document knows every value an operation gives at each status. Added here, after
+ * @fastify/swagger, which keeps nothing beside a `$ref` it resolves.
+ */
+function withAnswerCodes<T extends OpenApiDocument>(doc: T): T {
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+    for (const op of Object.values(item)) {
+      for (const [status, answer] of Object.entries(op.responses ?? {})) {
+        for (const [type, media] of Object.entries(answer.content ?? {})) {
+          const codes = ANSWER_CODES.get(`${op.operationId} ${status} ${type}`);
+          if (codes) media.schema = { ...media.schema, properties: { code: { enum: [...codes] } } };
+        }
+      }
+    }
+  }
+  return doc;
+}
 
 /** Each operation's `bodyExample` as its request body's example (JSON, or the parts of a multipart form). */
 function withBodyExamples<T extends OpenApiDocument>(doc: T): T {

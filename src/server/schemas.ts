@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { LIMITS, ASSET_KEY_RE, OUTPUT_FILENAME_RE, UUID_RE } from '../contract/limits.js';
 import { OUTPUT_MIME, type OutputMime } from '../contract/mime.js';
+import { CODE, codeList, envelope, JOB_FAILURE_CODES } from '../contract/error-codes.js';
 import {
   CODEC_FACTS,
   FRAME_ALPHA,
@@ -474,7 +475,9 @@ export const JobError = z
       .string()
       .nullable()
       .optional()
-      .meta({ description: 'The diagnostic code of a compile failure, null for a render-stage failure.' }),
+      .meta({
+        description: `The diagnostic code of a compile failure (\`PAR100\`, \`ASS001\`, ...); else ${codeList(JOB_FAILURE_CODES)} where the service names the failure; null for another render-stage failure.`,
+      }),
     diagnostics: z.array(Diagnostic).optional().meta({ description: 'Added: every diagnostic of a compile failure.' }),
   })
   .meta({ id: 'JobError' });
@@ -492,7 +495,7 @@ export const ErrorEnvelope = z
       description: 'The machine value: `not_found`, `bad_json`, `queue_full`, ... (each operation lists its own).',
     }),
   })
-  .meta({ id: 'ErrorEnvelope', examples: [{ error: 'not_found', code: 'not_found' }] });
+  .meta({ id: 'ErrorEnvelope', examples: [envelope(CODE.not_found)] });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 export const AssetsResponse = z

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import type { JobRecord, JobParams } from '../jobs/store.js';
 import type { JobEvents, JobExtras, JobLoad, CancelResult } from '../jobs/job-service.js';
 import { CANCELLED, newRecord } from '../jobs/job-service.js';
+import { CODE } from '../../contract/error-codes.js';
 import { jobView, type LiveJobState } from '../jobs/job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/types.js';
 import type { JobKind, JobView } from '../schemas.js';
@@ -186,7 +187,7 @@ export class ClusterJobService implements Jobs {
     const rec = await this.o.store.get(id);
     if (!rec) return { ok: false, reason: 'not_found' };
     if (rec.status !== 'pending') return { ok: false, reason: 'ended', rec };
-    const ended = await endJob(this.o.store, id, { message: CANCELLED, code: 'cancelled' }, this.o.now);
+    const ended = await endJob(this.o.store, id, { message: CANCELLED, code: CODE.cancelled }, this.o.now);
     if (!ended) return { ok: false, reason: 'ended', rec: (await this.o.store.get(id)) ?? rec };
     // waiting queue jobs go; one a worker holds sees the record ended at its next progress and stops
     await this.o.work.queue.remove(id, { removeChildren: true }).catch(() => 0);

@@ -19,6 +19,7 @@ import type { JobKind } from '../schemas.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import type { AssetStore } from '../asset-store.js';
 import { isNoSpace } from '../../contract/no-space.js';
+import { CODE } from '../../contract/error-codes.js';
 import { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, connect, segmentKey, type WorkData } from './work-queue.js';
 import { STORAGE_DOWN, StorageUnavailable, type Storage } from '../storage/storage.js';
@@ -352,9 +353,9 @@ export class RenderWorker {
         : err instanceof JobFailure
           ? { message: err.message, code: err.code, ...(err.diagnostics ? { diagnostics: err.diagnostics } : {}) }
           : isNoSpace(err)
-            ? { message: 'render failed: the service ran out of disk space', code: 'storage_full' }
+            ? { message: 'render failed: the service ran out of disk space', code: CODE.storage_full }
             : err instanceof StorageUnavailable
-              ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
+              ? { message: STORAGE_DOWN, code: CODE.storage_unavailable }
               : { message: 'render failed: internal error', code: null };
       if (!(err instanceof JobFailure)) this.o.log.warn({ err, job_id: rec.job_id, part }, 'render failed');
       await this.end(rec.job_id, why);
@@ -407,7 +408,7 @@ export class RenderWorker {
         // a segment missing or short (a worker that wrote it elsewhere, a store that lost it): said as such,
         // never a shorter video reported ready
         down
-          ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
+          ? { message: STORAGE_DOWN, code: CODE.storage_unavailable }
           : err instanceof JobFailure
             ? { message: err.message, code: err.code }
             : { message: 'render failed: the chunks could not be joined', code: null },
@@ -436,7 +437,7 @@ export class RenderWorker {
       await this.outputs.discard(rec.job_id, rec.kind, rec.params);
       const why =
         err instanceof StorageUnavailable
-          ? { message: STORAGE_DOWN, code: 'storage_unavailable' }
+          ? { message: STORAGE_DOWN, code: CODE.storage_unavailable }
           : { message: 'render failed: internal error', code: null };
       await this.end(rec.job_id, why);
       this.tell(rec, 'join', 'error');

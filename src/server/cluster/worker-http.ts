@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Refusal } from '../durability/admission.js';
+import { CODE, envelope, statusOf, type AnswerCode } from '../../contract/error-codes.js';
 import { serverTimeouts } from '../http/server-timeouts.js';
 import type { WorkerMetrics } from '../metrics/worker-metrics.js';
 
@@ -31,13 +32,14 @@ function send(res: ServerResponse, status: number, type: string, body: string, h
   res.end(body);
 }
 
-function envelope(res: ServerResponse, status: number, error: string, code: string, headers?: Record<string, string>) {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify({ error, code }), headers);
+function answer(res: ServerResponse, code: AnswerCode, message?: string, headers?: Record<string, string>) {
+  const body = envelope(code, message);
+  send(res, statusOf(code), 'application/json; charset=utf-8', JSON.stringify(body), headers);
 }
 
 function probe(res: ServerResponse, why: Refusal | null) {
   if (!why) return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
-  envelope(res, 503, why.error, why.code, { 'retry-after': String(Math.max(1, Math.ceil(why.retryAfterSeconds))) });
+  answer(res, why.code, why.error, { 'retry-after': String(Math.max(1, Math.ceil(why.retryAfterSeconds))) });
 }
 
 export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp> {
@@ -45,14 +47,14 @@ export async function startWorkerHttp(o: WorkerHttpOptions): Promise<WorkerHttp>
   const server = createServer(limits.http, (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     const known = path === '/metrics' || path === '/healthz' || path === '/readyz';
-    if (!known || (path === '/metrics' && !o.metrics)) return envelope(res, 404, 'not_found', 'not_found');
+    if (!known || (path === '/metrics' && !o.metrics)) return answer(res, CODE.not_found);
     if (req.method !== 'GET' && req.method !== 'HEAD')
-      return envelope(res, 405, `${req.method} is not allowed here`, 'method_not_allowed', { allow: 'GET, HEAD' });
+      return answer(res, CODE.method_not_allowed, `${req.method} is not allowed here`, { allow: 'GET, HEAD' });
     if (path === '/healthz') return probe(res, o.health());
     if (path === '/readyz') return probe(res, o.readiness());
     o.metrics!.text().then(
       (text) => send(res, 200, o.metrics!.contentType, text),
-      () => envelope(res, 500, 'internal_error', 'internal_error'),
+      () => answer(res, CODE.internal_error),
     );
   });
   server.requestTimeout = limits.requestTimeout;

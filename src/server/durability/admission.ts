@@ -1,6 +1,7 @@
 // Admission control: what the service refuses when it is full, and how it says so. Every refusal is a 503 with the
 // ErrorEnvelope and a `retry-after` header (seconds), so clients back off instead of hammering.
 import type { FastifyReply } from 'fastify';
+import { CODE, envelope, messageOf, type CodeOfStatus } from '../../contract/error-codes.js';
 
 /** Counts holders of a bounded resource (concurrent uploads); tryEnter() fails instead of waiting. */
 export class Gate {
@@ -19,17 +20,8 @@ export class Gate {
   }
 }
 
-export type RefusalCode =
-  | 'queue_full'
-  | 'storage_full'
-  | 'storage_unavailable'
-  | 'too_many_uploads'
-  | 'too_many_tests'
-  | 'shutting_down'
-  | 'starting'
-  | 'renderer_unavailable'
-  | 'redis_unavailable'
-  | 'overloaded';
+/** The codes of the 503s (src/contract/error-codes.ts). */
+export type RefusalCode = CodeOfStatus<503>;
 
 export interface Refusal {
   code: RefusalCode;
@@ -50,13 +42,13 @@ export function sendRefusal(reply: FastifyReply, r: Refusal): FastifyReply {
     .code(503)
     .header('retry-after', String(Math.max(1, Math.ceil(r.retryAfterSeconds))))
     .header('cache-control', 'no-store')
-    .send({ error: r.error, code: r.code });
+    .send(envelope(r.code, r.error));
 }
 
 /** The refusal for a full queue: the wait hint grows with the backlog (about one second per queued job, 1..60 s). */
 export function queueFull(queued: number, cap: number): Refusal {
   return {
-    code: 'queue_full',
+    code: CODE.queue_full,
     error: `the render queue is full (${queued} of ${cap} jobs waiting); retry later`,
     retryAfterSeconds: Math.min(60, Math.max(1, Math.ceil(queued / 10))),
   };
@@ -64,7 +56,7 @@ export function queueFull(queued: number, cap: number): Refusal {
 
 export function storageFull(usedBytes: number, capBytes: number): Refusal {
   return {
-    code: 'storage_full',
+    code: CODE.storage_full,
     error: `output storage is full (${usedBytes} of ${capBytes} bytes held by jobs younger than 24 hours); retry later`,
     retryAfterSeconds: 60,
   };
@@ -72,7 +64,7 @@ export function storageFull(usedBytes: number, capBytes: number): Refusal {
 
 export function assetsFull(usedBytes: number, incomingBytes: number, capBytes: number): Refusal {
   return {
-    code: 'storage_full',
+    code: CODE.storage_full,
     error: `asset storage is full (${usedBytes} of ${capBytes} bytes held by uploads younger than 24 hours, ${incomingBytes} more asked); retry later`,
     retryAfterSeconds: 60,
   };
@@ -80,7 +72,7 @@ export function assetsFull(usedBytes: number, incomingBytes: number, capBytes: n
 
 export function diskFull(freeBytes: number, minFreeBytes: number): Refusal {
   return {
-    code: 'storage_full',
+    code: CODE.storage_full,
     error: `the disk holding the service's data is full (${Math.max(0, freeBytes)} bytes free, ${minFreeBytes} kept free); retry later`,
     retryAfterSeconds: 60,
   };
@@ -88,7 +80,7 @@ export function diskFull(freeBytes: number, minFreeBytes: number): Refusal {
 
 export function journalUnwritable(): Refusal {
   return {
-    code: 'storage_full',
+    code: CODE.storage_full,
     error: 'the job journal cannot be written (the disk is full); retry later',
     retryAfterSeconds: 60,
   };
@@ -96,7 +88,7 @@ export function journalUnwritable(): Refusal {
 
 export function tooManyUploads(max: number): Refusal {
   return {
-    code: 'too_many_uploads',
+    code: CODE.too_many_uploads,
     error: `too many uploads at once (at most ${max}); retry shortly`,
     retryAfterSeconds: 1,
   };
@@ -105,7 +97,7 @@ export function tooManyUploads(max: number): Refusal {
 /** GET /test: TEST_CONCURRENCY smoke renders already rendering or waiting for the render slot. */
 export function tooManyTests(max: number): Refusal {
   return {
-    code: 'too_many_tests',
+    code: CODE.too_many_tests,
     error: `too many GET /test renders at once (at most ${max}); retry shortly`,
     retryAfterSeconds: 1,
   };
@@ -114,7 +106,7 @@ export function tooManyTests(max: number): Refusal {
 /** The renderer's browser cannot draw even after relaunches (its GL is gone); it keeps trying to recover. */
 export function rendererUnavailable(fault: string): Refusal {
   return {
-    code: 'renderer_unavailable',
+    code: CODE.renderer_unavailable,
     error: `the renderer cannot draw now (${fault}); retry later`,
     retryAfterSeconds: 10,
   };
@@ -123,8 +115,8 @@ export function rendererUnavailable(fault: string): Refusal {
 /** The object store (STORAGE_URL=s3://…) cannot be reached or refuses: nothing was stored. */
 export function storageUnavailable(): Refusal {
   return {
-    code: 'storage_unavailable',
-    error: 'the storage of outputs and assets cannot be reached; retry later',
+    code: CODE.storage_unavailable,
+    error: messageOf(CODE.storage_unavailable),
     retryAfterSeconds: 10,
   };
 }
@@ -132,8 +124,8 @@ export function storageUnavailable(): Refusal {
 /** With REDIS_URL: Redis, which holds the jobs, cannot be reached now (an outage, a restart). */
 export function redisUnavailable(): Refusal {
   return {
-    code: 'redis_unavailable',
-    error: 'the job store (Redis) cannot be reached now; retry shortly',
+    code: CODE.redis_unavailable,
+    error: messageOf(CODE.redis_unavailable),
     retryAfterSeconds: 5,
   };
 }
@@ -151,19 +143,19 @@ export function isRedisUnavailable(err: unknown): boolean {
 }
 
 export function shuttingDown(): Refusal {
-  return { code: 'shutting_down', error: 'the service is shutting down; retry shortly', retryAfterSeconds: 5 };
+  return { code: CODE.shutting_down, error: messageOf(CODE.shutting_down), retryAfterSeconds: 5 };
 }
 
 /** The renderer is still warming up (Chromium's launch and its first pages): jobs are taken once it is ready. */
 export function starting(): Refusal {
   return {
-    code: 'starting',
-    error: 'the service is starting (the renderer is warming up); retry shortly',
+    code: CODE.starting,
+    error: messageOf(CODE.starting),
     retryAfterSeconds: 2,
   };
 }
 
 /** The event loop is saturated (@fastify/under-pressure's measure): this process answers late. */
 export function overloaded(what: string): Refusal {
-  return { code: 'overloaded', error: `the service is overloaded (${what}); retry shortly`, retryAfterSeconds: 5 };
+  return { code: CODE.overloaded, error: `the service is overloaded (${what}); retry shortly`, retryAfterSeconds: 5 };
 }

@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError } from './http-error.js';
+import { CODE } from '../../contract/error-codes.js';
+import { httpError } from './http-error.js';
 
 const HASHED = /^sha256:([0-9a-f]{64})$/i;
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -60,11 +61,6 @@ export function requireApiKeys(app: FastifyInstance, keys: ApiKeys | null, reads
     req.apiKeyId = keys.idOf(req);
     if (req.apiKeyId || !needsKey(req, reads)) return;
     reply.header('www-authenticate', 'Bearer');
-    throw new HttpError(401, {
-      error: req.headers.authorization
-        ? 'this API key is not known'
-        : 'an API key is needed: Authorization: Bearer <key>',
-      code: 'unauthorized',
-    });
+    throw httpError(CODE.unauthorized, req.headers.authorization ? 'this API key is not known' : undefined);
   });
 }

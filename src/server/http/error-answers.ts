@@ -3,7 +3,7 @@
 // there: a client branches on it whatever the status.
 import { isRedisUnavailable, redisUnavailable, sendRefusal } from '../durability/admission.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { LIMITS } from '../../contract/limits.js';
+import { CODE, envelope, type ErrorCode } from '../../contract/error-codes.js';
 import type { ErrorEnvelope } from '../schemas.js';
 import { HttpError, NOT_FOUND } from './http-error.js';
 import { CORS_HEADERS } from './cors.js';
@@ -12,27 +12,24 @@ import { CORS_HEADERS } from './cors.js';
 const FRAMEWORK_400 = new Map<string, ErrorEnvelope>(
   Object.entries({
     // the specification says 400, not 413
-    FST_ERR_CTP_BODY_TOO_LARGE: {
-      error: `request body is larger than ${LIMITS.bodyMaxBytes} bytes`,
-      code: 'body_too_large',
-    },
-    FST_REQ_FILE_TOO_LARGE: {
-      error: `a file is larger than ${LIMITS.assets.maxFileBytes} bytes`,
-      code: 'file_too_large',
-    },
-    FST_FILES_LIMIT: { error: `at most ${LIMITS.assets.maxFiles} files per upload`, code: 'too_many_files' },
-    FST_INVALID_MULTIPART_CONTENT_TYPE: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
-    FST_PARTS_LIMIT: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
-    FST_FIELDS_LIMIT: { error: 'malformed multipart/form-data body', code: 'bad_multipart' },
+    FST_ERR_CTP_BODY_TOO_LARGE: envelope(CODE.body_too_large),
+    FST_REQ_FILE_TOO_LARGE: envelope(CODE.file_too_large),
+    FST_FILES_LIMIT: envelope(CODE.too_many_files),
+    FST_INVALID_MULTIPART_CONTENT_TYPE: envelope(CODE.bad_multipart),
+    FST_PARTS_LIMIT: envelope(CODE.bad_multipart),
+    FST_FIELDS_LIMIT: envelope(CODE.bad_multipart),
   }),
 );
 
-/** The codes of the framework's other 4xx answers (a route's own errors are HttpErrors with their own codes). */
-const CLIENT_ERROR_CODES: Record<number, string> = {
-  405: 'method_not_allowed',
-  406: 'not_acceptable',
-  413: 'body_too_large',
-  415: 'unsupported_media_type',
+/**
+ * The codes of the framework's other 4xx answers (a route's own errors are HttpErrors with their own codes), sent
+ * with the framework's status: a 413 the body limit did not catch keeps its status under the contract's code.
+ */
+const CLIENT_ERROR_CODES: Record<number, ErrorCode> = {
+  405: CODE.method_not_allowed,
+  406: CODE.not_acceptable,
+  413: CODE.body_too_large,
+  415: CODE.unsupported_media_type,
 };
 
 /** The error handler of the app: HttpErrors as they are, framework errors mapped to the contract's codes. */
@@ -45,9 +42,9 @@ export function answerError(err: FastifyError | HttpError, req: FastifyRequest, 
   const status = err.statusCode ?? 500;
   if (status === 404) return sendEnvelope(reply, 404, NOT_FOUND);
   if (status >= 400 && status < 500)
-    return sendEnvelope(reply, status, { error: err.message, code: CLIENT_ERROR_CODES[status] ?? 'bad_request' });
+    return sendEnvelope(reply, status, { error: err.message, code: CLIENT_ERROR_CODES[status] ?? CODE.bad_request });
   req.log.error({ err }, 'unhandled error');
-  return sendEnvelope(reply, 500, { error: 'internal_error', code: 'internal_error' });
+  return sendEnvelope(reply, 500, envelope(CODE.internal_error));
 }
 
 /** Unknown routes and methods. */
@@ -63,7 +60,7 @@ export function answerNotFound(_req: FastifyRequest, reply: FastifyReply): Fasti
 export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.headers(CORS_HEADERS);
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendEnvelope(reply, 404, NOT_FOUND);
-  return sendEnvelope(reply, 400, { error: 'the request URL is malformed', code: 'bad_url' });
+  return sendEnvelope(reply, 400, envelope(CODE.bad_url));
 }
 
 /**

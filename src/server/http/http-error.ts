@@ -1,25 +1,38 @@
 // An answer that is not the route's success: an HTTP status and the contract's ErrorEnvelope `{error, code}`.
-// Routes and the request validator throw it; the error handler sends it as it is.
-import type { ErrorEnvelope } from '../schemas.js';
+// Routes and the request validator throw it; the error handler sends it as it is. The status and the default
+// sentence of each code are the registry's (src/contract/error-codes.ts), so a call site names only the code.
+import {
+  CODE,
+  envelope,
+  statusOf,
+  type AnswerCode,
+  type CodeOfStatus,
+  type ErrorCode,
+} from '../../contract/error-codes.js';
 
 export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly envelope: ErrorEnvelope,
+    readonly envelope: { error: string; code: ErrorCode },
   ) {
     super(envelope.error);
   }
 }
 
+/** The answer for a code at its registered status: `message` says more than the registry's sentence where given. */
+export function httpError(code: AnswerCode, message?: string): HttpError {
+  return new HttpError(statusOf(code), envelope(code, message));
+}
+
 /** 400 with one of the contract's codes (`missing_source`, `unknown_asset`, ...). */
-export function badRequest(code: string, message: string): HttpError {
-  return new HttpError(400, { error: message, code });
+export function badRequest(code: CodeOfStatus<400>, message?: string): HttpError {
+  return httpError(code, message);
 }
 
 /** The body of every 404: the contract fixes `error`; `code` says the same to a program. */
-export const NOT_FOUND: ErrorEnvelope = { error: 'not_found', code: 'not_found' };
+export const NOT_FOUND = envelope(CODE.not_found);
 
 /** 404 `{"error": "not_found", "code": "not_found"}`: an unknown job, output or route, told apart from nothing else. */
 export function notFound(): HttpError {
-  return new HttpError(404, NOT_FOUND);
+  return httpError(CODE.not_found);
 }

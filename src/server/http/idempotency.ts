@@ -7,7 +7,8 @@
 // The key and the request's hash are stored in the job record (the journal), and the index is rebuilt from the
 // records at start, so a restart keeps them.
 import { createHash } from 'node:crypto';
-import { HttpError } from './http-error.js';
+import { CODE } from '../../contract/error-codes.js';
+import { httpError, type HttpError } from './http-error.js';
 import type { JobRecord } from '../jobs/store.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -107,8 +108,5 @@ function canonicalJson(v: unknown): string {
 }
 
 export function mismatch(): HttpError {
-  return new HttpError(422, {
-    error: 'this Idempotency-Key was used with a different request in the last 24 hours',
-    code: 'idempotency_mismatch',
-  });
+  return httpError(CODE.idempotency_mismatch);
 }

@@ -1,6 +1,7 @@
 // Request bodies are JSON whatever their content-type (service.md "Requests": curl's `-d` sends form encoding), except
 // multipart uploads, which @fastify/multipart streams to POST /v1/assets.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CODE } from '../../contract/error-codes.js';
 import { badRequest } from './http-error.js';
 
 /** type/subtype at the start of a content-type header (RFC 9110 token characters). */
@@ -27,6 +28,6 @@ function parseJson(
   try {
     done(null, JSON.parse(text));
   } catch {
-    done(badRequest('bad_json', 'request body is not valid JSON'));
+    done(badRequest(CODE.bad_json, 'request body is not valid JSON'));
   }
 }

@@ -12,7 +12,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
-import { HttpError } from './http-error.js';
+import { CODE } from '../../contract/error-codes.js';
+import { httpError } from './http-error.js';
 
 export interface RateLimitOptions {
   /** POSTs per window; 0: no limit */
@@ -39,10 +40,10 @@ export async function limitPosts(app: FastifyInstance, o: RateLimitOptions): Pro
     // a Redis that does not answer must not stop the service taking work
     skipOnError: true,
     errorResponseBuilder: (_req, ctx) =>
-      new HttpError(429, {
-        error: `rate limit reached: ${o.max} POSTs per ${windowS} s; retry in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s`,
-        code: 'rate_limited',
-      }),
+      httpError(
+        CODE.rate_limited,
+        `rate limit reached: ${o.max} POSTs per ${windowS} s; retry in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} s`,
+      ),
   });
   app.addHook('onSend', async (req, reply) => {
     if (!counted(req)) return;

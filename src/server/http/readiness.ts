@@ -10,6 +10,7 @@ import underPressure from '@fastify/under-pressure';
 import { z } from 'zod';
 import type { Jobs } from '../jobs/jobs-api.js';
 import { overloaded, sendRefusal, starting, type Refusal } from '../durability/admission.js';
+import { CODE } from '../../contract/error-codes.js';
 import { refusalAnswer } from './responses.js';
 import { ENQUEUE_URLS } from '../routes/jobs.js';
 
@@ -39,7 +40,7 @@ export async function watchReadiness(app: FastifyInstance, o: ReadinessOptions):
   const why = async (): Promise<Refusal | null> => {
     // a shutdown is said first: it is the reason that will not pass
     const down = await o.jobs.ready();
-    if (down?.code === 'shutting_down') return down;
+    if (down?.code === CODE.shutting_down) return down;
     if (!o.warm()) return starting();
     if (down) return down;
     if (checkLoop && app.isUnderPressure()) {
@@ -65,7 +66,13 @@ export async function watchReadiness(app: FastifyInstance, o: ReadinessOptions):
             description: '`ok` and a newline.',
             content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } },
           },
-          503: refusalAnswer(['starting', 'shutting_down', 'storage_full', 'redis_unavailable', 'overloaded']),
+          503: refusalAnswer([
+            CODE.starting,
+            CODE.shutting_down,
+            CODE.storage_full,
+            CODE.redis_unavailable,
+            CODE.overloaded,
+          ]),
         },
       },
     },

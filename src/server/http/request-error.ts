@@ -9,56 +9,58 @@
 // - path parameters (a job id that is not a UUID, an output name outside ^[A-Za-z0-9._-]+$): 404 not_found, since
 //   such a path names nothing.
 import type { FastifyError, FastifySchemaValidationError } from 'fastify';
+import { CODE } from '../../contract/error-codes.js';
 import { HttpError, badRequest, notFound } from './http-error.js';
 
 /** The request part that failed (Fastify does not export the name of this type). */
 type RequestPart = NonNullable<FastifyError['validationContext']>;
 
 const BODY_RULES = [
-  'bad_json',
-  'missing_source',
-  'source_too_large',
-  'image_too_large',
-  'invalid_image',
-  'invalid_kind',
-  'invalid_params',
-  'no_alpha',
-  'invalid_assets',
-  'bad_webhook',
+  CODE.bad_json,
+  CODE.missing_source,
+  CODE.source_too_large,
+  CODE.image_too_large,
+  CODE.invalid_image,
+  CODE.invalid_kind,
+  CODE.invalid_params,
+  CODE.no_alpha,
+  CODE.invalid_assets,
+  CODE.bad_webhook,
 ] as const;
 type BodyRule = (typeof BODY_RULES)[number];
 
 export function requestError(issues: FastifySchemaValidationError[], part: RequestPart): HttpError {
   if (part === 'params') return notFound();
   // the only header a route checks is Idempotency-Key
-  if (part === 'headers')
-    return badRequest('bad_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
-  if (part !== 'body') return badRequest('bad_request', `${part}: ${issues[0]?.message ?? 'invalid'}`);
+  if (part === 'headers') return badRequest(CODE.bad_idempotency_key);
+  if (part !== 'body') return badRequest(CODE.bad_request, `${part}: ${issues[0]?.message ?? 'invalid'}`);
   let first: { rule: BodyRule; message: string } | undefined;
   for (const issue of issues) {
     const rule = ruleOf(issue);
     if (!first || BODY_RULES.indexOf(rule) < BODY_RULES.indexOf(first.rule))
       first = { rule, message: issue.message ?? 'invalid request body' };
   }
-  if (!first || first.rule === 'bad_json') return badRequest('bad_json', 'request body must be a JSON object');
+  if (!first || first.rule === CODE.bad_json) return badRequest(CODE.bad_json);
   return badRequest(first.rule, first.message);
 }
 
 /** The rule an issue breaks, from the body field it is about (the provider reports the issue path as instancePath). */
 function ruleOf(issue: FastifySchemaValidationError): BodyRule {
   const field = issue.instancePath.split('/')[1] ?? '';
-  if (field === '') return 'bad_json';
+  if (field === '') return CODE.bad_json;
   // a mesh's SVG is counted in bytes by a refinement (a custom issue): its message says "larger than"
   if (field === 'source')
     return issue.keyword === 'too_big' || /larger than/.test(issue.message ?? '')
-      ? 'source_too_large'
-      : 'missing_source';
-  if (field === 'image') return issue.keyword === 'too_big' ? 'image_too_large' : 'invalid_image';
-  if (field === 'kind') return 'invalid_kind'; // the standalone runner's body
+      ? CODE.source_too_large
+      : CODE.missing_source;
+  if (field === 'image') return issue.keyword === 'too_big' ? CODE.image_too_large : CODE.invalid_image;
+  if (field === 'kind') return CODE.invalid_kind; // the standalone runner's body
   if (field === 'params')
     // transparent asked of an output that has no alpha (the schemas' refinement at params.transparent)
-    return issue.instancePath === '/params/transparent' && issue.keyword === 'custom' ? 'no_alpha' : 'invalid_params';
-  if (field === 'webhook') return 'bad_webhook';
+    return issue.instancePath === '/params/transparent' && issue.keyword === 'custom'
+      ? CODE.no_alpha
+      : CODE.invalid_params;
+  if (field === 'webhook') return CODE.bad_webhook;
   // the body schemas have no other field: unknown ones are stripped, not checked
-  return 'invalid_assets';
+  return CODE.invalid_assets;
 }

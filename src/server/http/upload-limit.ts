@@ -2,9 +2,9 @@
 // bodies (@fastify/multipart pipes the raw request into its parser), and the parser itself, past a file's limit,
 // only stops keeping the bytes: it reads the rest of the body, however long, before the route can answer.
 import type { IncomingMessage } from 'node:http';
-import { LIMITS } from '../../contract/limits.js';
 import type { ErrorEnvelope } from '../schemas.js';
 import { badRequest, type HttpError } from './http-error.js';
+import { CODE, envelope } from '../../contract/error-codes.js';
 
 export interface BodyWatch {
   /** the limit watched */
@@ -64,10 +64,10 @@ export function closeUnread(req: IncomingMessage): void {
 
 /** 413: the body of one upload passed UPLOAD_MAX_BYTES. */
 export function uploadTooLarge(max: number): ErrorEnvelope {
-  return { error: `the upload is larger than ${max} bytes`, code: 'upload_too_large' };
+  return envelope(CODE.upload_too_large, `the upload is larger than ${max} bytes`);
 }
 
 /** 400 (the contract's status for it): one file passed its limit. */
 export function fileTooLarge(): HttpError {
-  return badRequest('file_too_large', `a file is larger than ${LIMITS.assets.maxFileBytes} bytes`);
+  return badRequest(CODE.file_too_large);
 }

@@ -25,6 +25,7 @@ import {
   type Refusal,
 } from '../durability/admission.js';
 import { isNoSpace } from '../../contract/no-space.js';
+import { CODE, messageOf } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { STORAGE_DOWN, StorageUnavailable } from '../storage/storage.js';
 import type { RenderCache } from './render-cache.js';
@@ -57,7 +58,7 @@ function limitText(ms: number): string {
 
 const INTERRUPTED = 'render interrupted: the service stopped';
 const NO_SPACE = 'render failed: the service ran out of disk space';
-export const CANCELLED = 'cancelled by the client';
+export const CANCELLED = messageOf(CODE.cancelled);
 
 /** What a client may attach to a new job besides its body (webhooks, idempotency). */
 export interface JobExtras {
@@ -335,7 +336,7 @@ export class JobService {
       await running.done;
       const after = (await this.o.store.get(id)) ?? rec;
       // the render may have finished in the same instant: then the job is ready and the cancel came too late
-      return after.status === 'error' && after.code === 'cancelled'
+      return after.status === 'error' && after.code === CODE.cancelled
         ? { ok: true, rec: after }
         : { ok: false, reason: 'ended', rec: after };
     }
@@ -345,7 +346,7 @@ export class JobService {
       status: 'error',
       completed_at: now,
       message: CANCELLED,
-      code: 'cancelled',
+      code: CODE.cancelled,
       timings: { total_ms: now - rec.created_at },
     } satisfies Partial<JobRecord>);
     delete rec.progress;
@@ -498,7 +499,7 @@ export class JobService {
       Object.assign(
         fresh,
         cancelled()
-          ? { message: CANCELLED, code: 'cancelled' }
+          ? { message: CANCELLED, code: CODE.cancelled }
           : failureOf(err, { timedOut, aborted: ctl.signal.aborted, limitMs: this.o.jobTimeoutMs }),
       );
       delete fresh.progress;
@@ -549,7 +550,7 @@ function failureOf(
     return err.diagnostics
       ? { message: err.message, code: err.code, diagnostics: err.diagnostics }
       : { message: err.message, code: err.code };
-  if (isNoSpace(err)) return { message: NO_SPACE, code: 'storage_full' };
-  if (err instanceof StorageUnavailable) return { message: STORAGE_DOWN, code: 'storage_unavailable' };
+  if (isNoSpace(err)) return { message: NO_SPACE, code: CODE.storage_full };
+  if (err instanceof StorageUnavailable) return { message: STORAGE_DOWN, code: CODE.storage_unavailable };
   return { message: 'render failed: internal error', code: null };
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../contract/limits.js';
 import { sniffImage } from '../../contract/mime.js';
+import { CODE, envelope } from '../../contract/error-codes.js';
 import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
 import { AssetUpload, AssetsResponse } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
@@ -20,7 +21,7 @@ import {
 import { StorageUnavailable } from '../storage/storage.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { isNoSpace } from '../../contract/no-space.js';
-import { HttpError, NOT_FOUND, badRequest } from '../http/http-error.js';
+import { HttpError, NOT_FOUND, badRequest, httpError } from '../http/http-error.js';
 import { closeUnread, fileTooLarge, uploadTooLarge, watchBody, type BodyWatch } from '../http/upload-limit.js';
 import {
   badRequestAnswer,
@@ -43,7 +44,7 @@ export interface AssetRoutesOptions {
   maxBodyBytes: number;
 }
 
-const noFile = () => badRequest('no_file', 'expected a multipart/form-data body with at least one file');
+const noFile = () => badRequest(CODE.no_file);
 
 export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
   app,
@@ -62,20 +63,21 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
         assets: { 'earth.jpg': 'asset_0123456789abcdef0123456789abcdef' },
       }),
       400: badRequestAnswer([
-        'no_file',
-        'too_many_files',
-        'file_too_large',
-        'not_an_image',
-        'image_too_large',
-        'bad_multipart',
+        CODE.no_file,
+        CODE.too_many_files,
+        CODE.file_too_large,
+        CODE.not_an_image,
+        CODE.image_too_large,
+        CODE.bad_multipart,
       ]),
       401: unauthorizedAnswer(),
       413: errorAnswer(
         'The body is larger than `UPLOAD_MAX_BYTES` (by default 10 files of 25 MiB and 1 MiB of multipart framing): `upload_too_large`, answered as soon as the declared length or the bytes received pass it, and the connection is closed (the rest is not read).',
-        { error: 'the upload is larger than 263192576 bytes', code: 'upload_too_large' },
+        [CODE.upload_too_large],
+        envelope(CODE.upload_too_large, 'the upload is larger than 263192576 bytes'),
       ),
       429: rateLimitedAnswer(),
-      503: refusalAnswer(['too_many_uploads', 'storage_full', 'storage_unavailable']),
+      503: refusalAnswer([CODE.too_many_uploads, CODE.storage_full, CODE.storage_unavailable]),
     },
   };
   app.post('/v1/assets', { schema }, async (req, reply) => {
@@ -191,17 +193,17 @@ async function upload(
     // limits (FST_* codes) keep their own answers; the parser's own errors ("Unexpected end of multipart data",
     // "Boundary not found") are the client's malformed body, not a server fault
     if (err instanceof HttpError || (err as { code?: string }).code) throw err;
-    throw badRequest('bad_multipart', 'malformed multipart/form-data body');
+    throw badRequest(CODE.bad_multipart);
   }
   // the body passed its limit while the last part was read: the answer (413) has gone, nothing is stored
-  if (body.over) throw new HttpError(413, uploadTooLarge(body.max));
+  if (body.over) throw httpError(CODE.upload_too_large, uploadTooLarge(body.max).error);
   if (files.length === 0) throw noFile();
   for (const f of files) {
     if (!sniffImage(f.bytes))
-      throw badRequest('not_an_image', `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
+      throw badRequest(CODE.not_an_image, `file "${f.name}" is not a PNG, JPEG, WebP, GIF or SVG image`);
     const size = imageSize(f.bytes);
     const tooLarge = size && imageSizeRefusal(size, LIMITS.image);
-    if (tooLarge) throw badRequest('image_too_large', `file "${f.name}" is too large to draw: ${tooLarge}`);
+    if (tooLarge) throw badRequest(CODE.image_too_large, `file "${f.name}" is too large to draw: ${tooLarge}`);
   }
   const total = files.reduce((n, f) => n + f.bytes.length, 0);
   if (disk && (await disk.short(total))) return { refusal: diskFull(await disk.free(), disk.minFreeBytes) };

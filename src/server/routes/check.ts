@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CheckRequest, CheckResponse } from '../schemas.js';
 import { badRequestAnswer, json, rateLimitedAnswer, unauthorizedAnswer } from '../http/responses.js';
 import { check } from '../../lang/index.js';
+import { CODE } from '../../contract/error-codes.js';
 
 export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
   const schema = {
@@ -16,7 +17,7 @@ export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
         ok: false,
         diagnostics: [{ code: 'NAM003', message: "unknown identifier 'fgg'", severity: 'error', line: 3, column: 12 }],
       }),
-      400: badRequestAnswer(['bad_json', 'missing_source', 'source_too_large', 'body_too_large']),
+      400: badRequestAnswer([CODE.bad_json, CODE.missing_source, CODE.source_too_large, CODE.body_too_large]),
       401: unauthorizedAnswer(),
       429: rateLimitedAnswer(),
     },

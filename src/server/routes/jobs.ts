@@ -26,7 +26,8 @@ const NO_CACHE = /(^|[\s,])no-(cache|store)\b/i;
 import { journalUnwritable, Refused, sendRefusal, storageUnavailable } from '../durability/admission.js';
 import { StorageUnavailable } from '../storage/storage.js';
 import { isNoSpace } from '../../contract/no-space.js';
-import { badRequest, HttpError, NOT_FOUND } from '../http/http-error.js';
+import { badRequest, httpError, NOT_FOUND } from '../http/http-error.js';
+import { CODE, envelope, messageOf, type CodeOfStatus } from '../../contract/error-codes.js';
 import {
   badRequestAnswer,
   errorAnswer,
@@ -117,28 +118,28 @@ const ENQUEUE = [
 /** The URLs that queue a job (readiness refuses them while starting; the metrics count their refusals). */
 export const ENQUEUE_URLS: ReadonlySet<string> = new Set(ENQUEUE.map((e) => e.url));
 
-const BAD_REQUEST = [
-  'bad_json',
-  'missing_source',
-  'source_too_large',
-  'body_too_large',
-  'invalid_params',
-  'invalid_assets',
-  'unknown_asset',
-  'bad_webhook',
-  'webhook_not_allowed',
-  'bad_idempotency_key',
+const BAD_REQUEST: CodeOfStatus<400>[] = [
+  CODE.bad_json,
+  CODE.missing_source,
+  CODE.source_too_large,
+  CODE.body_too_large,
+  CODE.invalid_params,
+  CODE.invalid_assets,
+  CODE.unknown_asset,
+  CODE.bad_webhook,
+  CODE.webhook_not_allowed,
+  CODE.bad_idempotency_key,
 ];
 /** what is drawn has an estimate: too_much_work when it cannot finish inside the job limit */
-const DRAWN = [...BAD_REQUEST.slice(0, 7), 'too_much_work', ...BAD_REQUEST.slice(7)];
+const DRAWN = [...BAD_REQUEST.slice(0, 7), CODE.too_much_work, ...BAD_REQUEST.slice(7)];
 /** a video or frame may ask for transparency of a codec or format without alpha: no_alpha */
-const WITH_ALPHA = [...DRAWN.slice(0, 5), 'no_alpha', ...DRAWN.slice(5)];
-const BAD_REQUEST_OF: Record<JobKind, string[]> = {
+const WITH_ALPHA = [...DRAWN.slice(0, 5), CODE.no_alpha, ...DRAWN.slice(5)];
+const BAD_REQUEST_OF: Record<JobKind, CodeOfStatus<400>[]> = {
   video: WITH_ALPHA,
   frame: WITH_ALPHA,
   gif: DRAWN,
-  mesh: BAD_REQUEST.filter((c) => c !== 'invalid_assets' && c !== 'unknown_asset'),
-  vectorize: [...BAD_REQUEST, 'image_too_large', 'invalid_image', 'not_an_image'],
+  mesh: BAD_REQUEST.filter((c) => c !== CODE.invalid_assets && c !== CODE.unknown_asset),
+  vectorize: [...BAD_REQUEST, CODE.image_too_large, CODE.invalid_image, CODE.not_an_image],
 };
 
 /** Where a job is polled: the `Location` of its 202. */
@@ -196,20 +197,17 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         400: badRequestAnswer(BAD_REQUEST_OF[kind]),
         422: errorAnswer(
           '`idempotency_mismatch`: the `Idempotency-Key` was used with a different request in the last 24 hours.',
-          {
-            error: 'this Idempotency-Key was used with a different request in the last 24 hours',
-            code: 'idempotency_mismatch',
-          },
+          [CODE.idempotency_mismatch],
         ),
         401: unauthorizedAnswer(),
-        429: rateLimitedAnswer(['rate_limited', 'client_queue_full']),
+        429: rateLimitedAnswer([CODE.rate_limited, CODE.client_queue_full]),
         503: refusalAnswer([
-          'queue_full',
-          'storage_full',
-          'storage_unavailable',
-          'shutting_down',
-          'starting',
-          'redis_unavailable',
+          CODE.queue_full,
+          CODE.storage_full,
+          CODE.storage_unavailable,
+          CODE.shutting_down,
+          CODE.starting,
+          CODE.redis_unavailable,
         ]),
       },
     };
@@ -241,7 +239,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         const { cache, ...params } = (b.params ?? {}) as JobParams & { cache?: boolean };
         const useCache = cache !== false && !NO_CACHE.test(String(req.headers['cache-control'] ?? ''));
         const work = await jobs.estimate(kind, input.source, params, input.assets);
-        if (work.refusal) throw badRequest('too_much_work', work.refusal);
+        if (work.refusal) throw badRequest(CODE.too_much_work, work.refusal);
         // no await between this check and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();
         if (refusal) throw new Refused(refusal);
@@ -249,10 +247,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         if (quota && !quota.take(client)) {
           // when one of them ends is not known here: a poll's pace
           reply.header('retry-after', '5');
-          throw new HttpError(429, {
-            error: `this client has ${quota.max} jobs waiting or rendering (MAX_QUEUED_JOBS_PER_CLIENT); retry when one has ended`,
-            code: 'client_queue_full',
-          });
+          throw httpError(
+            CODE.client_queue_full,
+            `this client has ${quota.max} jobs waiting or rendering (MAX_QUEUED_JOBS_PER_CLIENT); retry when one has ended`,
+          );
         }
         try {
           const rec = await jobs.create(
@@ -326,7 +324,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             code: 'NAM003',
             diagnostics: [{ code: 'NAM003', message: "unknown identifier 'fgg'", line: 1, column: 48 }],
           }),
-          503: refusalAnswer(['redis_unavailable']),
+          503: refusalAnswer([CODE.redis_unavailable]),
         },
       },
     },
@@ -358,15 +356,16 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             status: 'error',
             created_at: 1764000000000,
             completed_at: 1764000002500,
-            message: 'cancelled by the client',
-            code: 'cancelled',
+            message: messageOf(CODE.cancelled),
+            code: CODE.cancelled,
           }),
           401: unauthorizedAnswer(),
           404: notFoundAnswer('Unknown job id'),
-          409: errorAnswer('`job_ended`: the job had already ended (ready or error); nothing changed.', {
-            error: 'the job has already ended (ready)',
-            code: 'job_ended',
-          }),
+          409: errorAnswer(
+            '`job_ended`: the job had already ended (ready or error); nothing changed.',
+            [CODE.job_ended],
+            envelope(CODE.job_ended, 'the job has already ended (ready)'),
+          ),
         },
       },
     },
@@ -378,7 +377,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
           .header('cache-control', 'no-store')
           .send(jobs.view(r.rec) as z.infer<typeof JobError>);
       if (r.reason === 'not_found') return reply.code(404).send(NOT_FOUND);
-      throw new HttpError(409, { error: `the job has already ended (${r.rec?.status})`, code: 'job_ended' });
+      throw httpError(CODE.job_ended, `the job has already ended (${r.rec?.status})`);
     },
   );
 };
@@ -392,7 +391,7 @@ async function knownAssets(
   for (const [path, key] of Object.entries(map ?? {})) {
     if (!(await assets.exists(key)))
       throw badRequest(
-        'unknown_asset',
+        CODE.unknown_asset,
         `assets["${path}"]: unknown asset key "${key}" (upload the file with POST /v1/assets)`,
       );
     out.push([path, key]);

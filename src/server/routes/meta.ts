@@ -8,6 +8,7 @@ import type { Jobs } from '../jobs/jobs-api.js';
 import { JobFailure } from '../../render/types.js';
 import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
 import { sendRefusal, tooManyTests, type Gate } from '../durability/admission.js';
+import { CODE, envelope } from '../../contract/error-codes.js';
 import { llmsText, type OpenApiLike } from '../llms-txt.js';
 
 export interface MetaRoutesOptions {
@@ -46,7 +47,12 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
             description: '`ok` and a newline.',
             content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } },
           },
-          503: refusalAnswer(['storage_full', 'shutting_down', 'renderer_unavailable', 'redis_unavailable']),
+          503: refusalAnswer([
+            CODE.storage_full,
+            CODE.shutting_down,
+            CODE.renderer_unavailable,
+            CODE.redis_unavailable,
+          ]),
         },
       },
     },
@@ -112,11 +118,12 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         tags: ['service'],
         response: {
           200: fileAnswer('The PNG.', ['image/png']),
-          500: errorAnswer('The render failed: `render_failed`.', {
-            error: 'chromium did not start',
-            code: 'render_failed',
-          }),
-          503: refusalAnswer(['too_many_tests']),
+          500: errorAnswer(
+            'The render failed: `render_failed`.',
+            [CODE.render_failed],
+            envelope(CODE.render_failed, 'chromium did not start'),
+          ),
+          503: refusalAnswer([CODE.too_many_tests]),
         },
         description:
           'At most `TEST_CONCURRENCY` (2) of these render or wait for the render slot at once; past it `503` `too_many_tests` with `retry-after`, before anything is drawn.',
@@ -134,9 +141,7 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         return reply.header('content-type', 'image/png').header('cache-control', 'no-store').send(png);
       } catch (err) {
         app.log.warn({ err }, 'GET /test failed');
-        return reply
-          .code(500)
-          .send({ error: err instanceof JobFailure ? err.message : 'render failed', code: 'render_failed' });
+        return reply.code(500).send(envelope(CODE.render_failed, err instanceof JobFailure ? err.message : undefined));
       } finally {
         tests.leave();
         await rm(out, { force: true });

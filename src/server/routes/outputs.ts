@@ -7,6 +7,7 @@ import { OutputParams, OutputRequestHeaders } from '../schemas.js';
 import { OUTPUT_CACHE_CONTROL, type OutputStore } from '../outputs/output-store.js';
 import { parseRange } from '../http/byte-range.js';
 import { NOT_FOUND } from '../http/http-error.js';
+import { CODE, envelope } from '../../contract/error-codes.js';
 import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
 import { sendRefusal, storageUnavailable } from '../durability/admission.js';
 import { StorageUnavailable } from '../storage/storage.js';
@@ -37,11 +38,10 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
       206: fileAnswer('The requested byte range.', OUTPUT_TYPES),
       304: emptyAnswer('Not modified (If-None-Match matched the etag).'),
       404: notFoundAnswer('Unknown filename'),
-      416: errorAnswer('Range not satisfiable: `range_not_satisfiable`, with `content-range: bytes */<size>`.', {
-        error: 'range_not_satisfiable',
-        code: 'range_not_satisfiable',
-      }),
-      503: refusalAnswer(['storage_unavailable']),
+      416: errorAnswer('Range not satisfiable: `range_not_satisfiable`, with `content-range: bytes */<size>`.', [
+        CODE.range_not_satisfiable,
+      ]),
+      503: refusalAnswer([CODE.storage_unavailable]),
     },
   };
   app.get('/v1/outputs/:filename', { schema }, async (req, reply) => {
@@ -83,7 +83,7 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
           .code(416)
           .header('content-range', `bytes */${size}`)
           .header('content-type', 'application/json; charset=utf-8')
-          .send({ error: 'range_not_satisfiable', code: 'range_not_satisfiable' });
+          .send(envelope(CODE.range_not_satisfiable));
       }
       if (r) {
         start = r.start;

@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { PAGE_FILE_MIME } from '../../contract/mime.js';
 import { errorAnswer } from '../http/responses.js';
 import { NOT_FOUND } from '../http/http-error.js';
+import { CODE, envelope } from '../../contract/error-codes.js';
 
 export interface PageRoutesOptions {
   /** the built editor (dist/editor) */
@@ -56,7 +57,7 @@ function pageFiles(dir: string) {
 
 export const pageRoutes: FastifyPluginAsyncZod<PageRoutesOptions> = async (app, { dir }) => {
   const files = pageFiles(dir);
-  const notBuilt = { error: 'the editor is not built: run npm run build', code: 'editor_not_built' };
+  const notBuilt = envelope(CODE.editor_not_built);
 
   app.get(
     '/',
@@ -68,10 +69,7 @@ export const pageRoutes: FastifyPluginAsyncZod<PageRoutesOptions> = async (app, 
         tags: ['pages'],
         response: {
           200: { description: 'HTML', content: { 'text/html': { schema: z.string(), example: '<!doctype html>…' } } },
-          503: errorAnswer('`editor_not_built`: the page was not built (npm run build).', {
-            error: 'the editor is not built: run npm run build',
-            code: 'editor_not_built',
-          }),
+          503: errorAnswer('`editor_not_built`: the page was not built (npm run build).', [CODE.editor_not_built]),
         },
       },
     },

@@ -3,6 +3,7 @@
 // records an asset key, never the image: an inline image is stored in the asset store (expiring like any upload), so
 // the journal stays small and a restarted service finds the image again.
 import { sniffImage } from '../../contract/mime.js';
+import { CODE } from '../../contract/error-codes.js';
 import type { AssetStore } from '../asset-store.js';
 import { badRequest } from '../http/http-error.js';
 
@@ -29,7 +30,7 @@ export async function vectorizeInput(
   const key = assetMap[source];
   if (!key)
     throw badRequest(
-      'unknown_asset',
+      CODE.unknown_asset,
       `source "${source}" is not a path of assets: map it to the key of an uploaded image`,
     );
   traceable((await assets.read(key, 4096)) ?? Buffer.alloc(0), `assets["${source}"]`);
@@ -41,7 +42,7 @@ function traceable(bytes: Buffer, what: string): void {
   const type = sniffImage(bytes);
   if (type === 'image/png' || type === 'image/jpeg') return;
   throw badRequest(
-    'not_an_image',
+    CODE.not_an_image,
     `${what} is ${type ? `a ${type} image` : 'not an image'}: vectorize reads PNG or JPEG line drawings`,
   );
 }

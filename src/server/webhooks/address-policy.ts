@@ -4,6 +4,7 @@
 // every delivery attempt (a name may resolve elsewhere by then).
 import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { CODE } from '../../contract/error-codes.js';
 
 /** Addresses a webhook may not reach unless allowed: private, loopback, link-local, unique-local and the like. */
 const NOT_PUBLIC = new BlockList();
@@ -38,7 +39,7 @@ export const systemLookup: Lookup = async (host) =>
 
 export class WebhookRefused extends Error {
   constructor(
-    readonly code: 'bad_webhook' | 'webhook_not_allowed',
+    readonly code: typeof CODE.bad_webhook | typeof CODE.webhook_not_allowed,
     message: string,
   ) {
     super(message);
@@ -84,26 +85,26 @@ export class WebhookPolicy {
     try {
       u = new URL(url);
     } catch {
-      throw new WebhookRefused('bad_webhook', 'webhook.url is not a URL');
+      throw new WebhookRefused(CODE.bad_webhook, 'webhook.url is not a URL');
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:')
-      throw new WebhookRefused('bad_webhook', 'webhook.url must be http or https');
+      throw new WebhookRefused(CODE.bad_webhook, 'webhook.url must be http or https');
     if (u.username || u.password)
-      throw new WebhookRefused('bad_webhook', 'webhook.url must not carry credentials (use webhook.secret)');
+      throw new WebhookRefused(CODE.bad_webhook, 'webhook.url must not carry credentials (use webhook.secret)');
     const host = unbracket(u.hostname.toLowerCase());
     if (this.hosts.has(host)) return { url: u, addresses: [] };
     let addresses: string[];
     try {
       addresses = isIP(host) ? [host] : await this.lookup(host);
     } catch {
-      throw new WebhookRefused('bad_webhook', `webhook.url: the host name ${host} does not resolve`);
+      throw new WebhookRefused(CODE.bad_webhook, `webhook.url: the host name ${host} does not resolve`);
     }
     if (!addresses.length)
-      throw new WebhookRefused('bad_webhook', `webhook.url: the host name ${host} does not resolve`);
+      throw new WebhookRefused(CODE.bad_webhook, `webhook.url: the host name ${host} does not resolve`);
     for (const a of addresses) {
       if (!this.allows(a))
         throw new WebhookRefused(
-          'webhook_not_allowed',
+          CODE.webhook_not_allowed,
           `webhook.url: ${host} resolves to ${a}, a non-public address this service does not call (see WEBHOOK_ALLOW)`,
         );
     }
