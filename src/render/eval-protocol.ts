@@ -18,6 +18,10 @@ export type FailureData =
   | { message: string; code: string | null; diagnostics?: FailureDiagnostic[]; internal?: undefined }
   | { internal: string };
 
+/**
+ * `seq` names the reader (a cursor); a new reader starts a new run of repeats, taking the first frame's JSON as the
+ * one before `from` only when `from` is 1 (the reader holds it too).
+ */
 export type EvalRequest = { op: 'open'; job: RenderJob } | { op: 'frames'; seq: number; from: number; to: number };
 
 export type EvalAnswer =

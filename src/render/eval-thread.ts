@@ -102,7 +102,8 @@ export class EvalSession {
 
   /** Frames from index `from` (inclusive) up to `to` (exclusive), evaluated ahead of the reader. */
   cursor(from: number, to: number): FrameSource {
-    const c = new Cursor(this, ++this.seq, from, to, from === 1 ? this.plan.first.json : null);
+    const first = from === 1 ? this.plan.first : null;
+    const c = new Cursor(this, ++this.seq, from, to, first?.json ?? null, first?.images ?? []);
     this.cursorOpen = c;
     return c;
   }
@@ -158,6 +159,7 @@ class Cursor implements FrameSource {
     from: number,
     private readonly to: number,
     private lastJson: string | null,
+    private lastImages: readonly string[],
   ) {
     this.base = from;
     this.next = from;
@@ -191,8 +193,11 @@ class Cursor implements FrameSource {
     for (const r of frames) {
       const json = r.json ?? this.lastJson;
       if (json === null) return this.fail(new Error('a repeat with no frame before it'));
-      this.ready.push({ json, timeFree: false, nodes: r.nodes, steps: r.steps, images: r.images });
+      // a repeat draws what the frame before it drew
+      const images = r.json === null ? this.lastImages : r.images;
+      this.ready.push({ json, timeFree: false, nodes: r.nodes, steps: r.steps, images });
       this.lastJson = json;
+      this.lastImages = images;
     }
     this.next += frames.length;
     if (failure) this.failure = { at: this.next, error: toError(failure) };

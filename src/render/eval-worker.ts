@@ -12,9 +12,13 @@ const BATCH_MS = 20;
 const BATCH_BYTES = 4 << 20;
 
 let plan: Plan | null = null;
+/** the first frame is frame 0 of a clip (prepare evaluates a clip at t = 0) */
+let firstIsFrame0 = false;
 /** the frame index evaluated last, and its JSON: a frame with the same JSON goes back as null (a repeat) */
 let lastIndex = -1;
 let lastJson: string | null = null;
+/** the reader the last batch went to */
+let lastSeq = -1;
 
 function failureData(err: unknown): FailureData {
   if (err instanceof JobFailure) return { message: err.message, code: err.code, diagnostics: err.diagnostics };
@@ -23,8 +27,7 @@ function failureData(err: unknown): FailureData {
 
 function open(job: RenderJob): EvalAnswer {
   plan = null;
-  lastIndex = -1;
-  lastJson = null;
+  lastSeq = -1;
   try {
     plan = prepare(job);
   } catch (err) {
@@ -32,18 +35,18 @@ function open(job: RenderJob): EvalAnswer {
   }
   const { program: _program, assets: _assets, first, ...info } = plan;
   const { value: _value, ...sent } = first;
-  // a clip's first frame is frame 0 (prepare evaluates a clip at t = 0)
-  if (job.kind !== 'frame') {
-    lastIndex = 0;
-    lastJson = first.json;
-  }
+  firstIsFrame0 = job.kind !== 'frame';
   return { op: 'opened', plan: { ...info, first: sent } satisfies PlanData };
 }
 
 function frames(seq: number, from: number, to: number): EvalAnswer {
   const out: RemoteFrame[] = [];
   if (!plan) return { op: 'frames', seq, from, frames: out, failure: { internal: 'no job is open' } };
-  if (from !== lastIndex + 1) lastJson = null;
+  if (seq !== lastSeq) {
+    // a new reader knows only the first frame (frame 0 of a clip)
+    lastSeq = seq;
+    lastJson = from === 1 && firstIsFrame0 ? plan.first.json : null;
+  } else if (from !== lastIndex + 1) lastJson = null;
   const t0 = performance.now();
   let bytes = 0;
   for (let i = from; i < to; i++) {
