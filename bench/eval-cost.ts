@@ -106,9 +106,13 @@ try {
       `  ${b.status} after ${((b.completed_at - b.created_at) / 1000).toFixed(1)} s (${b.message ?? 'ready'})`,
     );
     console.log(`  /healthz meanwhile: ${fmt(w.latencies)}, ${w.failed} failed`);
-    const line = s.log.split('\n').find((l) => l.includes(ok.body.job_id) && l.includes('evaluate_ms'));
-    const t = line ? (JSON.parse(line) as { timings?: Record<string, number> }).timings : undefined;
-    if (t) console.log(`  stage times: ${JSON.stringify(t)}`);
+    // the job's stage times, from its "job ready" log line
+    const line = s.log.split('\n').find((l) => l.includes(ok.body.job_id) && l.includes('"job ready"'));
+    if (line) {
+      const rec = JSON.parse(line) as Record<string, unknown>;
+      const ms = Object.entries(rec).filter(([k, v]) => k.endsWith('_ms') && typeof v === 'number');
+      console.log(`  stage times: ${ms.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    }
   }
 } finally {
   await s.stop();
