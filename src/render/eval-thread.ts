@@ -29,7 +29,7 @@ export class EvalThreads {
    * that evaluates its frames. A JobFailure of prepare() is thrown as it is; an abort terminates the worker.
    */
   async open(job: RenderJob, signal?: AbortSignal): Promise<EvalSession> {
-    const w = this.idle ?? startWorker(import.meta.url, 'eval-worker');
+    const w = this.idle ?? this.start();
     this.idle = null;
     w.ref();
     const answer = await new Promise<EvalAnswer>((resolve, reject) => {
@@ -64,6 +64,15 @@ export class EvalThreads {
     }
     const plan: PlanInfo = { ...answer.plan, assets: new JobAssets(job.assets, job.source) };
     return new EvalSession(w, plan, (healthy) => this.release(w, healthy), this.log);
+  }
+
+  private start(): Worker {
+    const w = startWorker(import.meta.url, 'eval-worker');
+    // an idle thread that dies is not handed to the next job
+    w.on('exit', () => {
+      if (this.idle === w) this.idle = null;
+    });
+    return w;
   }
 
   private release(w: Worker, healthy: boolean): void {

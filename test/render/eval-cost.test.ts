@@ -83,3 +83,20 @@ test('an admitted video of that evaluation renders every frame, and its evaluati
     `the event loop was busy ${elu.active.toFixed(0)} ms; evaluating the frames takes ${evalMs.toFixed(0)} ms`,
   );
 });
+
+test('a frame past the step budget mid-clip ends the job with EVL006 from the evaluating thread; the next job renders', async () => {
+  // cheap at first, over the 200,000 steps from 0.5 s on: admitted (the failing samples are left out of the estimate)
+  const source = stepHeavy().replace('let k = f(f, 13);', 'let k = f(f, animate { 0s => 0, 0.5s => 14 });');
+  const r = await post(t.app, '/v1/render', { source, params: { width: 64, height: 64, fps: 10, duration: 1 } });
+  assert.equal(r.statusCode, 202, r.body);
+  const e = (await waitJob(t.app, r.json().job_id)).json();
+  assert.equal(e.status, 'error', JSON.stringify(e));
+  assert.equal(e.code, 'EVL006');
+  assert.match(e.message, /evaluation step budget exceeded \(200000 steps\)/);
+  assert.equal(e.diagnostics[0].line, 4);
+  const next = await post(t.app, '/v1/render', {
+    source: stepHeavy(4),
+    params: { width: 64, height: 64, fps: 10, duration: 0.5 },
+  });
+  assert.equal((await waitJob(t.app, next.json().job_id)).json().status, 'ready');
+});
