@@ -23,6 +23,8 @@ export async function buildApp(out = appDistDir): Promise<string> {
       'export-worker': join(repoRoot, 'src', 'export', 'export-worker.ts'),
       // admission estimates are made in a worker thread too (src/render/estimate-thread.ts)
       'estimate-worker': join(repoRoot, 'src', 'render', 'estimate-worker.ts'),
+      // and a job's frames are evaluated in one (src/render/eval-thread.ts)
+      'eval-worker': join(repoRoot, 'src', 'render', 'eval-worker.ts'),
     },
     outdir: out,
     bundle: true,

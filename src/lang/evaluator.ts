@@ -51,6 +51,11 @@ export class Evaluator {
   /** set once any time signal is resolved: an evaluation that never reads t gives the same value at every t */
   usedTime = false;
 
+  /** steps taken so far (each counts against STEP_BUDGET): what one evaluation cost, for a job's admission */
+  get stepsTaken(): number {
+    return this.steps;
+  }
+
   constructor(
     private sm: SourceMap,
     t: number,

@@ -47,6 +47,8 @@ export interface SceneAt {
   timeFree: boolean;
   /** nodes of the value (shared subtrees counted per use): the evaluation's size, for a job's work budget */
   nodes: number;
+  /** evaluation steps taken (at most STEP_BUDGET, EVL006): the evaluation's cost, for a job's admission */
+  steps: number;
 }
 
 export interface Compiled {
@@ -94,6 +96,7 @@ function measured(v: Value): { error: string | null; nodes: number } {
 }
 const tooBig = (v: Value): string | null => measured(v).error;
 export { MAX_GLYPHS, MAX_PATH_POINTS, MAX_METABALLS, MAX_SHAPES } from './drawing-limits';
+export { STEP_BUDGET } from './limits';
 
 class CompiledProgram implements Program {
   constructor(
@@ -111,6 +114,7 @@ class CompiledProgram implements Program {
     const value = b?.value ?? NIL;
     const { error: size, nodes } = measured(value);
     const timeFree = !ev.usedTime;
+    const steps = ev.stepsTaken;
     const hit: { code: string; message: string; help: string } | null = size
       ? {
           code: 'EVL008',
@@ -134,9 +138,10 @@ class CompiledProgram implements Program {
         ],
         timeFree,
         nodes,
+        steps,
       };
     }
-    return { value, diagnostics, timeFree, nodes };
+    return { value, diagnostics, timeFree, nodes, steps };
   }
 }
 

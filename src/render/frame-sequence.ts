@@ -2,7 +2,7 @@
 // Consecutive frames whose values are equal (same JSON) share one picture: the sequence yields it with a repeat
 // count. Pipelined: while the consumer converts and writes a picture, the page already draws the next one, and with
 // two pages one draws while the other's picture is read back and moved out (software WebGL leaves a core idle).
-import { checkWorkBudget, evaluateAt, type EvaluatedFrame, type Plan } from './prepare.js';
+import { checkWorkBudget, type EvaluatedFrame, type PlanInfo } from './prepare.js';
 import type { ViewerPage } from './page/viewer-page.js';
 import type { PixelFormat } from './page/draw-script.js';
 import { assetFailure } from './job-assets.js';
@@ -34,6 +34,14 @@ export interface SequenceStats {
 /** Yield to the event loop at least this often: a long run of equal frames must not hold the API. */
 const YIELD_EVERY_MS = 15;
 
+/**
+ * Where a sequence's frames come from: frame i of the clip (its time i / fps), asked in increasing order. The
+ * renderer's is a worker thread's (eval-thread.ts), so no evaluation holds the event loop.
+ */
+export interface FrameSource {
+  at(i: number): Promise<EvaluatedFrame>;
+}
+
 export class Aborted extends Error {
   constructor() {
     super('aborted');
@@ -60,7 +68,7 @@ export interface DrawOptions {
  */
 export async function drawFrame(
   page: ViewerPage,
-  plan: Plan,
+  plan: PlanInfo,
   source: string,
   frame: EvaluatedFrame,
   previous: Buffer | null,
@@ -123,7 +131,8 @@ interface Run {
  * page draws with the same code from the same values, so the bytes do not depend on the number of pages.
  */
 export async function* frameSequence(
-  plan: Plan,
+  plan: PlanInfo,
+  frames: FrameSource,
   pages: readonly ViewerPage[],
   source: string,
   signal: AbortSignal,
@@ -140,10 +149,11 @@ export async function* frameSequence(
   let nodes = range.from === 0 ? plan.first.nodes : 0;
   // a chunk spends its share of the job's work budget (the same share in every process, so the same jobs fail)
   const share = plan.frames / Math.max(1, range.to - range.from);
-  const evaluate = (i: number): EvaluatedFrame => {
+  const evaluate = async (i: number): Promise<EvaluatedFrame> => {
     if (i === 0 || timeFree) return plan.first;
     const t0 = performance.now();
-    const f = evaluateAt(plan.program, i / plan.fps);
+    const f = await frames.at(i);
+    // the time spent waiting for the evaluating thread (it evaluates ahead while the pages draw)
     stats.clock.add('evaluate', performance.now() - t0);
     // the estimate at prepare() came from the first frame; a scene that grows later is stopped here
     nodes += f.nodes;
@@ -153,7 +163,7 @@ export async function* frameSequence(
 
   // the next run: its frame, and how many frames after it show the same value
   let scanAt = range.from;
-  let scanFrame: EvaluatedFrame | null = evaluate(range.from);
+  let scanFrame: EvaluatedFrame | null = await evaluate(range.from);
   const nextRun = async (): Promise<Run | null> => {
     if (!scanFrame) return null;
     const frame = scanFrame;
@@ -167,7 +177,7 @@ export async function* frameSequence(
         lastYield = performance.now();
         if (signal.aborted) throw new Aborted();
       }
-      const f = evaluate(j);
+      const f = await evaluate(j);
       if (f.json !== frame.json) {
         scanFrame = f;
         break;
@@ -181,7 +191,7 @@ export async function* frameSequence(
   const lastOnPage: Promise<Buffer | null>[] = pages.map(() => Promise.resolve(null));
   let started = 0;
   const startDraw = (run: Run): Promise<Buffer> => {
-    plan.assets.check(run.frame.value); // only values that get drawn: a repeat uses no new image
+    plan.assets.check(run.frame.images); // only values that get drawn: a repeat uses no new image
     stats.drawn++;
     const k = started++ % pages.length;
     const p = lastOnPage[k].then((previous) =>

@@ -1,7 +1,6 @@
 // A job's images: which file answers which in-source path, and ASS001 (with the path literal's line and column)
 // both when a scene uses a path the job did not map and when the page could not load a mapped one. The one place
 // that turns an image problem into a job failure.
-import { imagePaths, type Value } from '../lang/index.js';
 import { JobFailure, type FailureDiagnostic } from './types.js';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { IMAGE_HEADER_BYTES, imageSize, imageSizeRefusal } from '../contract/image-size.js';
@@ -65,10 +64,11 @@ export class JobAssets {
 
   /**
    * Throws ASS001 when the value uses an image path the job did not map to an uploaded asset, and ASS002 when the
-   * image's header declares more pixels than LIMITS.image (judged before the page decodes it).
+   * image's header declares more pixels than LIMITS.image (judged before the page decodes it). `paths`: the
+   * value's image paths (EvaluatedFrame.images).
    */
-  check(value: Value): void {
-    for (const p of imagePaths(value)) {
+  check(paths: readonly string[]): void {
+    for (const p of paths) {
       if (this.checked.has(p)) continue;
       const file = this.byUrlPath.get(normalizeAssetPath(p));
       if (file === undefined) throw assetFailure(this.source, p, `image "${p}" is not an uploaded asset of this job`);

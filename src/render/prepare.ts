@@ -1,7 +1,15 @@
 // Node-side preparation of a job before any pixel is drawn: compile once (src/lang), evaluate the first needed time,
 // the output size (service.md "Rendering rules"), the frame plan and the asset check (ASS001). Pure: no browser,
 // no files.
-import { compile, designFrame, formatJobMessage, type Program, type Diagnostic, type Value } from '../lang/index.js';
+import {
+  compile,
+  designFrame,
+  formatJobMessage,
+  imagePaths,
+  type Program,
+  type Diagnostic,
+  type Value,
+} from '../lang/index.js';
 import { LIMITS } from '../contract/limits.js';
 import { CODE } from '../contract/error-codes.js';
 import { QUALITY } from '../contract/outputs.js';
@@ -130,21 +138,39 @@ export function diagnosticsFailure(diags: readonly Diagnostic[]): JobFailure {
   return new JobFailure(formatJobMessage(first), first.code, diags.map(toFailureDiag));
 }
 
-/** A value evaluated at one time, with its JSON text: what the page draws and how repeats are told apart. */
+/**
+ * A value evaluated at one time, as its JSON text: what the page draws and how repeats are told apart. The value
+ * itself stays where it was evaluated (a worker thread, eval-thread.ts); what the renderer needs of it travels.
+ */
 export interface EvaluatedFrame {
-  value: Value;
   json: string;
   /** the evaluation read no time signal: every time of the clip has this same value */
   timeFree: boolean;
   /** value nodes evaluated (the unit of the job's work budget) */
   nodes: number;
+  /** evaluation steps taken (EVL006's unit): what the evaluation cost, for the admission estimate */
+  steps: number;
+  /** the image paths the value draws (JobAssets checks them before the page loads them) */
+  images: readonly string[];
+}
+
+/** An evaluated frame with its value, where it was evaluated. */
+export interface EvaluatedValue extends EvaluatedFrame {
+  value: Value;
 }
 
 /** Evaluates the program at t; an evaluation error fails the job with its diagnostic. */
-export function evaluateAt(program: Program, t: number): EvaluatedFrame {
+export function evaluateAt(program: Program, t: number): EvaluatedValue {
   const r = program.sceneAt(t);
   if (r.diagnostics.some((d) => d.severity === 'error')) throw diagnosticsFailure(r.diagnostics);
-  return { value: r.value, json: JSON.stringify(r.value), timeFree: r.timeFree, nodes: r.nodes };
+  return {
+    value: r.value,
+    json: JSON.stringify(r.value),
+    timeFree: r.timeFree,
+    nodes: r.nodes,
+    steps: r.steps,
+    images: imagePaths(r.value),
+  };
 }
 
 /** The code of a job refused or stopped for the evaluation work it needs (LIMITS.evaluationNodesPerJob). */
@@ -161,8 +187,8 @@ export function checkWorkBudget(nodes: number, frames: number): void {
   );
 }
 
-export interface Plan {
-  program: Program;
+/** What the renderer needs of a prepared job; it travels from the thread that evaluates (eval-thread.ts). */
+export interface PlanInfo {
   runner: string;
   width: number;
   height: number;
@@ -179,6 +205,12 @@ export interface Plan {
   assets: JobAssets;
 }
 
+/** A prepared job where it was prepared: the compiled program, and the first frame's value. */
+export interface Plan extends PlanInfo {
+  program: Program;
+  first: EvaluatedValue;
+}
+
 export function prepare(job: RenderJob): Plan {
   checkParams(job);
   const compiled = compile(job.source);
@@ -187,7 +219,7 @@ export function prepare(job: RenderJob): Plan {
   const at = job.kind === 'frame' ? (job.params.at ?? 0) : 0;
   const first = evaluateAt(program, at);
   const assets = new JobAssets(job.assets, job.source);
-  assets.check(first.value);
+  assets.check(first.images);
   // the design frame (and so the output size) is the scene's at t = 0
   const at0 = at !== 0 ? program.sceneAt(0).value : first.value;
   const size = outputSize(designFrame(at0), job.params, job.kind);

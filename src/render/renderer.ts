@@ -1,4 +1,5 @@
-// The Chromium renderer: compile and evaluate in Node (prepare.ts, frame-sequence.ts), draw the values in a warm
+// The Chromium renderer: compile and evaluate in a worker thread (eval-thread.ts: prepare.ts, then each frame; the
+// event loop never runs an evaluation), sequence the frames (frame-sequence.ts), draw the values in a warm
 // drawing page, and write the PNG (png.ts), stream the pictures into one ffmpeg process (ffmpeg.ts) or make a GIF
 // in two passes over them (gif-encoder.ts).
 import { rename, rm, writeFile, mkdir } from 'node:fs/promises';
@@ -10,7 +11,8 @@ import { IncompleteVideo, VideoEncoder, encodeStill, joinSegments, nvencProblem,
 import { chunkRanges, isChunked } from '../contract/chunks.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
-import { prepare, type Plan } from './prepare.js';
+import type { PlanInfo } from './prepare.js';
+import { EvalThreads, type EvalSession } from './eval-thread.js';
 import {
   Aborted,
   drawFrame,
@@ -79,9 +81,11 @@ interface StageTimes {
 export class ChromiumRenderer implements Renderer {
   readonly browser: WarmBrowser;
   private readonly estimates: EstimateThread;
+  private readonly evals: EvalThreads;
 
   constructor(private readonly o: ChromiumRendererOptions) {
     this.estimates = new EstimateThread(o.log);
+    this.evals = new EvalThreads(o.log);
     this.browser = new WarmBrowser({
       chromiumPath: o.chromiumPath,
       viewerDir: o.viewerDir,
@@ -131,6 +135,7 @@ export class ChromiumRenderer implements Renderer {
 
   async close(): Promise<void> {
     await this.estimates.close();
+    await this.evals.close();
     await this.browser.close();
   }
 
@@ -141,9 +146,11 @@ export class ChromiumRenderer implements Renderer {
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
     if (job.kind !== 'video' || job.frames) return this.renderOnce(job, hooks);
     const t0 = performance.now();
-    const plan = prepare(job);
-    if (!isChunked(plan.frames)) return this.renderOnce(job, hooks, plan, performance.now() - t0);
-    return this.chunked(job, plan, hooks);
+    const session = await this.evals.open(job, hooks.signal);
+    if (!isChunked(session.plan.frames)) return this.renderOnce(job, hooks, session, performance.now() - t0);
+    // each chunk is prepared on its own, as a render worker of the cluster prepares the one chunk it takes
+    session.close();
+    return this.chunked(job, session.plan, hooks);
   }
 
   /**
@@ -151,7 +158,7 @@ export class ChromiumRenderer implements Renderer {
    * (each a closed segment next to the output), then joined without re-encoding. So the embedded service and any
    * number of workers give the same bytes.
    */
-  private async chunked(job: RenderJob, plan: Plan, hooks: RenderHooks): Promise<RenderOutcome> {
+  private async chunked(job: RenderJob, plan: PlanInfo, hooks: RenderHooks): Promise<RenderOutcome> {
     const ranges = chunkRanges(plan.frames);
     const segments = ranges.map((_, i) => chunkSegmentPath(job.outPath, i));
     const sums: Record<string, number> = {};
@@ -204,16 +211,30 @@ export class ChromiumRenderer implements Renderer {
   private async renderOnce(
     job: RenderJob,
     hooks: RenderHooks,
-    prepared?: Plan,
+    prepared?: EvalSession,
     preparedMs = 0,
   ): Promise<RenderOutcome> {
+    let healthy = false;
     try {
-      return await this.renderAttempt(job, hooks, prepared, preparedMs);
-    } catch (err) {
-      if (!(err instanceof GlLost) || hooks.signal.aborted) throw err;
-      this.o.log.warn({ job_id: job.id }, 'the drawing pages lost their GL; recovering and trying the job again');
-      await this.browser.recover();
-      return this.renderAttempt(job, hooks, prepared, preparedMs);
+      const t0 = performance.now();
+      const session = prepared ?? (await this.evals.open(job, hooks.signal));
+      prepared = session;
+      const ms = performance.now() - t0 + preparedMs;
+      try {
+        const r = await this.renderAttempt(job, hooks, session, ms);
+        healthy = true;
+        return r;
+      } catch (err) {
+        if (!(err instanceof GlLost) || hooks.signal.aborted) throw err;
+        this.o.log.warn({ job_id: job.id }, 'the drawing pages lost their GL; recovering and trying the job again');
+        await this.browser.recover();
+        const r = await this.renderAttempt(job, hooks, session, ms);
+        healthy = true;
+        return r;
+      }
+    } finally {
+      // a session left mid-evaluation (a failure, an abort, the job limit) stops its thread
+      prepared?.close(healthy);
     }
   }
 
@@ -221,14 +242,12 @@ export class ChromiumRenderer implements Renderer {
   private async renderAttempt(
     job: RenderJob,
     hooks: RenderHooks,
-    prepared?: Plan,
-    preparedMs = 0,
+    session: EvalSession,
+    compileMs: number,
   ): Promise<RenderOutcome> {
     if (job.kind === 'mesh' || job.kind === 'vectorize')
       throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, null);
-    const t0 = performance.now();
-    const plan = prepared ?? prepare(job);
-    const compileMs = performance.now() - t0 + preparedMs;
+    const plan = session.plan;
     if (hooks.signal.aborted) throw new Aborted();
     const pages = [await this.browser.acquire()];
     let healthy = false;
@@ -258,8 +277,8 @@ export class ChromiumRenderer implements Renderer {
         job.kind === 'frame'
           ? await this.frame(job, plan, pages[0])
           : job.kind === 'gif'
-            ? await this.gif(job, plan, pages, hooks)
-            : await this.video(job, plan, pages, hooks);
+            ? await this.gif(job, session, pages, hooks)
+            : await this.video(job, session, pages, hooks);
       healthy = true;
       return {
         width: plan.width,
@@ -294,12 +313,12 @@ export class ChromiumRenderer implements Renderer {
    * one; a longer clip takes videoPages (default 2): with software WebGL one page leaves part of the machine idle
    * while its picture is read back and moved out.
    */
-  private pagesFor(job: RenderJob, plan: Plan): number {
+  private pagesFor(job: RenderJob, plan: PlanInfo): number {
     if (job.kind === 'frame' || plan.first.timeFree || plan.frames < MIN_FRAMES_FOR_MORE_PAGES) return 1;
     return Math.max(1, this.o.videoPages ?? DEFAULT_VIDEO_PAGES);
   }
 
-  private async frame(job: RenderJob, plan: Plan, page: ViewerPage): Promise<StageTimes> {
+  private async frame(job: RenderJob, plan: PlanInfo, page: ViewerPage): Promise<StageTimes> {
     const clock = new StageClock();
     const t0 = performance.now();
     const rgba = await drawFrame(page, plan, job.source, plan.first, null, { ...this.drawOptions, clock });
@@ -324,7 +343,13 @@ export class ChromiumRenderer implements Renderer {
     return { evaluateMs: 0, renderMs: t1 - t0, encodeMs: performance.now() - t1, clock };
   }
 
-  private async video(job: RenderJob, plan: Plan, pages: ViewerPage[], hooks: RenderHooks): Promise<StageTimes> {
+  private async video(
+    job: RenderJob,
+    session: EvalSession,
+    pages: ViewerPage[],
+    hooks: RenderHooks,
+  ): Promise<StageTimes> {
+    const plan = session.plan;
     await mkdir(dirname(job.outPath), { recursive: true });
     const tmp = `${job.outPath}.tmp`;
     // a chunk's frames count from the start of the video's range; the sequence takes indices into the whole clip
@@ -354,6 +379,7 @@ export class ChromiumRenderer implements Renderer {
       const inPage = this.o.videoReadback !== 'rgba' && !transparent;
       for await (const pic of frameSequence(
         plan,
+        session.cursor(range.from === 0 ? 1 : range.from, range.to),
         pages,
         job.source,
         hooks.signal,
@@ -392,7 +418,13 @@ export class ChromiumRenderer implements Renderer {
    * pictures from disk. Progress: pass 1 fills the first GIF_PASS1_SHARE of the bar, pass 2 the rest; the frame
    * counts are the frames drawn (all of them once pass 2 runs).
    */
-  private async gif(job: RenderJob, plan: Plan, pages: ViewerPage[], hooks: RenderHooks): Promise<StageTimes> {
+  private async gif(
+    job: RenderJob,
+    session: EvalSession,
+    pages: ViewerPage[],
+    hooks: RenderHooks,
+  ): Promise<StageTimes> {
+    const plan = session.plan;
     await mkdir(dirname(job.outPath), { recursive: true });
     const gif = new GifWriter({
       ffmpegPath: this.o.ffmpegPath,
@@ -408,7 +440,8 @@ export class ChromiumRenderer implements Renderer {
     const total = plan.frames;
     let encodeMs = 0;
     try {
-      for await (const pic of frameSequence(plan, pages, job.source, hooks.signal, stats, this.drawOptions)) {
+      const frames = session.cursor(1, plan.frames);
+      for await (const pic of frameSequence(plan, frames, pages, job.source, hooks.signal, stats, this.drawOptions)) {
         if (hooks.signal.aborted) throw new Aborted();
         const t0 = performance.now();
         await gif.add(pic.pixels, pic.count);

@@ -1,6 +1,7 @@
 // Where a job's time went, stage by stage (issue 11: every speed change is judged by the stage it targets).
 // Sums over all frames, in ms; stages of a pipelined video overlap, so they add up to more than the wall time.
-//   evaluate  scene values in Node           draw      build + submit in the page (WebGL)
+//   evaluate  waiting for scene values (their  draw      build + submit in the page (WebGL)
+//             worker thread, eval-thread.ts)
 //   read      readPixels + flip in the page  pack      run-length encode in the page
 //   transfer  page -> Node over DevTools     decode    run-length decode in Node
 //   convert   RGBA -> I420 (video)           encode    ffmpeg writes (video, GIF) or PNG encode (frame)

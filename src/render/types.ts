@@ -137,6 +137,10 @@ export interface WorkEstimate {
   width: number;
   height: number;
   costClass: CostClass;
+  /** of `seconds`, evaluating the frames in Node: evaluated frames x the costliest sampled frame's evaluation */
+  evaluateSeconds: number;
+  /** evaluation steps of the costliest sampled frame (at most STEP_BUDGET, EVL006) */
+  stepsPerFrame: number;
 }
 
 export interface Renderer {

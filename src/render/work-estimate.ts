@@ -1,8 +1,9 @@
 // How long a job would take on this service, estimated before it is queued (docs/durability.md, "Admission"):
-// frames x pixels x the scene's cost class. Admission refuses a job whose estimate is over the job limit, and the
-// queue uses it to let short jobs go first (with aging, so a long one is not starved).
+// frames x pixels x the scene's cost class, plus frames x the evaluation of one frame (its steps and value nodes,
+// measured on sampled frames). Admission refuses a job whose estimate is over the job limit, and the queue uses it
+// to let short jobs go first (with aging, so a long one is not starved).
 import type { Value } from '../lang/index.js';
-import { prepare } from './prepare.js';
+import { prepare, type Plan } from './prepare.js';
 import type { RenderJob, WorkEstimate, CostClass } from './types.js';
 import type { VideoCodec } from '../contract/outputs.js';
 
@@ -25,6 +26,37 @@ export const ENCODE_NS_PER_PIXEL = { frame: 10, video: 8, gif: 20 } as const;
 export const CODEC_ENCODE_FACTOR: Record<VideoCodec, number> = { h264: 1, h265: 6, vp9: 3, av1: 2, prores: 4 };
 /** what a drawn frame costs whatever its size (the page round trip, evaluation of a small scene) */
 export const FRAME_OVERHEAD_S = 0.005;
+
+/**
+ * Nanoseconds per evaluation step (EVL006's unit, STEP_BUDGET a frame) and per value node of the result (measured
+ * for EVL008, serialised to JSON for the page), measured by `npm run bench:eval-cost` on the 2-core reference
+ * machine while the frames were drawn (the evaluating thread shares the cores with Chromium and ffmpeg): a frame
+ * of 188,415 steps took about 45 ns a step alone and about 90 while its clip rendered; a 4,096-rect graph's 20,482
+ * nodes about 240 ns a node alone.
+ */
+export const EVAL_NS_PER_STEP = 90;
+export const EVAL_NS_PER_NODE = 300;
+
+/** The frames sampled for the evaluation's cost, as fractions of the job's frames (the first is evaluated anyway). */
+const SAMPLES = [0.5, 1] as const;
+
+/**
+ * One frame's evaluation, the costliest of the sampled ones: the first (prepare() evaluated it), the middle and the
+ * last frame of what the job draws. A sample that fails is left out: the job fails there with its own diagnostic.
+ */
+export function sampleEvaluation(plan: Plan, kind: RenderJob['kind']): { steps: number; nodes: number } {
+  let steps = plan.first.steps;
+  let nodes = plan.first.nodes;
+  if (kind === 'frame' || plan.first.timeFree || plan.frames < 2) return { steps, nodes };
+  for (const f of SAMPLES) {
+    const i = plan.start + Math.min(plan.frames - 1, Math.floor(f * (plan.frames - 1)));
+    const r = plan.program.sceneAt(i / plan.fps);
+    if (r.diagnostics.some((d) => d.severity === 'error')) continue;
+    steps = Math.max(steps, r.steps);
+    nodes = Math.max(nodes, r.nodes);
+  }
+  return { steps, nodes };
+}
 
 /** The scene's cost class: raymarched metaballs, lit 3D, or flat 2D layers (the costliest node present decides). */
 export function costClass(value: Value): CostClass {
@@ -58,9 +90,27 @@ export function estimateWork(job: Pick<RenderJob, 'kind' | 'source' | 'params' |
   }
   const pixels = plan.width * plan.height;
   const cls = costClass(plan.first.value);
+  // a frame, or a scene that reads no time signal, is evaluated (and drawn) once
   const drawn = kind === 'frame' || plan.first.timeFree ? 1 : plan.frames;
+  let sample;
+  try {
+    sample = sampleEvaluation(plan, kind);
+  } catch {
+    return null;
+  }
+  const evaluateSeconds = drawn * (sample.steps * EVAL_NS_PER_STEP + sample.nodes * EVAL_NS_PER_NODE) * 1e-9;
   const seconds =
     drawn * (FRAME_OVERHEAD_S + pixels * DRAW_NS_PER_PIXEL[cls] * 1e-9) +
-    plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * encodeFactor(job.kind, job.params.codec) * 1e-9;
-  return { seconds, frames: plan.frames, drawnFrames: drawn, width: plan.width, height: plan.height, costClass: cls };
+    plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * encodeFactor(job.kind, job.params.codec) * 1e-9 +
+    evaluateSeconds;
+  return {
+    seconds,
+    frames: plan.frames,
+    drawnFrames: drawn,
+    width: plan.width,
+    height: plan.height,
+    costClass: cls,
+    evaluateSeconds,
+    stepsPerFrame: sample.steps,
+  };
 }

@@ -1,5 +1,5 @@
 // Admission by estimated work, the same in both modes (the embedded JobService and the cluster's API): the renderer's
-// estimate of a job (frames x pixels x cost class, docs/durability.md), and the refusal when it cannot finish inside
+// estimate of a job (frames x pixels x cost class, plus frames x one frame's evaluation; docs/durability.md), and the refusal when it cannot finish inside
 // the job limit. No estimate (the source does not compile, ...): no refusal, the job fails on its own.
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -49,10 +49,12 @@ export async function admitWork(
   if (!e) return {};
   const limit = o.jobTimeoutMs / 1000;
   if (e.seconds <= limit) return { seconds: e.seconds, frames: e.frames };
-  const what = `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene`;
+  const what =
+    `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene, ` +
+    `of which about ${Math.ceil(e.evaluateSeconds)} s evaluating the scene (${e.stepsPerFrame} steps a frame)`;
   return {
     seconds: e.seconds,
     frames: e.frames,
-    refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service (${what}), over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration) or fewer pixels`,
+    refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service (${what}), over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration), fewer pixels or a scene that does less work a frame`,
   };
 }

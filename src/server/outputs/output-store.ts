@@ -124,9 +124,7 @@ export class OutputStore {
   }
 
   private async counted(output: JobOutput): Promise<JobOutput> {
-    this.bytes = this.o.sharedCount
-      ? await this.o.sharedCount.addOutputBytes(output.bytes)
-      : this.bytes + output.bytes;
+    this.bytes = this.o.sharedCount ? await this.o.sharedCount.addOutputBytes(output.bytes) : this.bytes + output.bytes;
     if (this.o.maxBytes !== undefined && this.bytes > this.o.maxBytes)
       await this.enforceBudget().catch((e) => this.o.log.warn({ err: e }, 'disk budget enforcement failed'));
     return output;

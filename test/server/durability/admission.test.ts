@@ -5,7 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { embeddedJobs, startApp, FakeRenderer, gate, post, waitJob } from '../../helpers/app.js';
 import { MOVING } from '../../helpers/video.js';
-import { estimateWork } from '../../../src/render/work-estimate.js';
+import { EVAL_NS_PER_NODE, EVAL_NS_PER_STEP, estimateWork } from '../../../src/render/work-estimate.js';
+import { prepare } from '../../../src/render/prepare.js';
+import { STEP_BUDGET } from '../../../src/lang/index.js';
+import { stepHeavy } from '../../helpers/step-heavy.js';
 import type { RenderJob, WorkEstimate } from '../../../src/render/types.js';
 
 /** The fake renderer with the real estimate (no browser needed to estimate). */
@@ -139,4 +142,55 @@ test('the estimate counts the codec: H.265 and ProRes encode slower than H.264, 
   assert.equal(est(), est('h264'));
   assert.ok(est('h265') > est('h264'), `${est('h265')} vs ${est('h264')}`);
   assert.ok(est('prores') > est('h264'));
+});
+
+// Issue 24 row 7: evaluation is part of the estimate. The report's scene spends 188,420 of the 200,000 steps a frame.
+const HEAVY = {
+  kind: 'video' as const,
+  source: stepHeavy(),
+  params: { width: 64, height: 64, fps: 60, duration: 60 },
+  assets: {},
+};
+
+test('the estimate counts evaluation: frames x the steps and nodes of a frame, at the edge of the job limit', async () => {
+  const heavy = estimateWork(HEAVY)!;
+  const light = estimateWork({ ...HEAVY, source: stepHeavy(0) })!;
+  assert.equal(heavy.stepsPerFrame, 188_420);
+  const frames = 3600;
+  const expected = frames * (heavy.stepsPerFrame - light.stepsPerFrame) * EVAL_NS_PER_STEP * 1e-9;
+  assert.ok(Math.abs(heavy.seconds - light.seconds - expected) < 1e-6, `${heavy.seconds} - ${light.seconds}`);
+  assert.ok(
+    Math.abs(heavy.evaluateSeconds - frames * (188_420 * EVAL_NS_PER_STEP + 7 * EVAL_NS_PER_NODE) * 1e-9) < 1e-6,
+  );
+  for (const [limitMs, status] of [
+    [Math.ceil(heavy.seconds * 1000), 202],
+    [Math.floor(heavy.seconds * 1000) - 1, 400],
+  ] as const) {
+    const r2 = new EstimatingRenderer();
+    r2.behaviour = () => new Promise(() => {}); // never renders: only admission is looked at
+    const t2 = await startApp({ renderer: r2, config: { jobTimeoutMs: limitMs } });
+    try {
+      const r = await post(t2.app, '/v1/render', HEAVY);
+      assert.equal(r.statusCode, status, `limit ${limitMs} ms for an estimate of ${heavy.seconds} s: ${r.body}`);
+      if (status === 400) {
+        assert.equal(r.json().code, 'too_much_work');
+        assert.match(r.json().error, /of which about \d+ s evaluating the scene \(188420 steps a frame\)/);
+      }
+    } finally {
+      await t2.app.jobs.close();
+      await t2.close();
+    }
+  }
+});
+
+test('the estimate samples frames: a scene whose work grows over the clip is estimated by its costliest sample', () => {
+  const growing = (to: number) =>
+    stepHeavy().replace('let k = f(f, 13);', `let k = f(f, animate { 0s => 0, 60s => ${to} });`);
+  const job = { ...HEAVY, source: growing(13) };
+  assert.ok(prepare({ ...job, id: 'x', outPath: '' }).first.steps < 100, 'the first frame is cheap');
+  const e = estimateWork(job)!;
+  assert.ok(e.stepsPerFrame > 150_000 && e.stepsPerFrame <= STEP_BUDGET, `${e.stepsPerFrame} steps`);
+  // past the step budget at the end: that sample fails (the job will fail there with EVL006), the middle one counts
+  const over = estimateWork({ ...job, source: growing(14) })!;
+  assert.ok(over.stepsPerFrame > 1000 && over.stepsPerFrame < STEP_BUDGET, `${over.stepsPerFrame} steps`);
 });

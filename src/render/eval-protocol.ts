@@ -1,0 +1,31 @@
+// The messages between the renderer and its evaluation thread (eval-thread.ts, eval-worker.ts).
+import type { PlanInfo } from './prepare.js';
+import type { FailureDiagnostic, RenderJob } from './types.js';
+
+/** A prepared job without what stays in the thread (the program, the first frame's value) or is rebuilt (assets). */
+export type PlanData = Omit<PlanInfo, 'assets'>;
+
+/** One evaluated frame; json null: the same value as the frame before it (a repeat, not sent again). */
+export interface RemoteFrame {
+  json: string | null;
+  nodes: number;
+  steps: number;
+  images: readonly string[];
+}
+
+/** A JobFailure as it crosses (message, code, diagnostics), or an internal error's text (only logged). */
+export type FailureData =
+  | { message: string; code: string | null; diagnostics?: FailureDiagnostic[]; internal?: undefined }
+  | { internal: string };
+
+/**
+ * `seq` names the reader (a cursor); a new reader starts a new run of repeats, taking the first frame's JSON as the
+ * one before `from` only when `from` is 1 (the reader holds it too).
+ */
+export type EvalRequest = { op: 'open'; job: RenderJob } | { op: 'frames'; seq: number; from: number; to: number };
+
+export type EvalAnswer =
+  | { op: 'opened'; plan: PlanData }
+  | { op: 'failed'; failure: FailureData }
+  /** frames from `from` on, in order; failure: the frame after the last one sent failed the job */
+  | { op: 'frames'; seq: number; from: number; frames: RemoteFrame[]; failure?: FailureData };

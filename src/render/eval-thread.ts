@@ -1,0 +1,229 @@
+// A job's frames evaluated off the main thread (eval-worker.ts): the renderer opens a session per job (the worker
+// compiles the source and evaluates the first frame: prepare()), then reads the frames in order while the worker
+// evaluates ahead of it. One idle worker is kept warm between jobs; a session that ends mid-work (abort, the job
+// limit, a failure) terminates its worker, so a long evaluation stops with its job.
+import type { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { startWorker } from './worker-thread.js';
+import { JobAssets } from './job-assets.js';
+import { JobFailure, type RenderJob } from './types.js';
+import type { EvaluatedFrame, PlanInfo } from './prepare.js';
+import { Aborted, type FrameSource } from './frame-sequence.js';
+import type { EvalAnswer, EvalRequest, FailureData, RemoteFrame } from './eval-protocol.js';
+
+/** Read ahead while fewer frames than this wait to be taken. */
+const LOW_WATER = 64;
+
+function toError(f: FailureData): Error {
+  if (f.internal !== undefined) return new Error(`evaluation thread: ${f.internal}`);
+  return new JobFailure(f.message, f.code, f.diagnostics);
+}
+
+export class EvalThreads {
+  private idle: Worker | null = null;
+
+  constructor(private readonly log?: Logger) {}
+
+  /**
+   * Prepares `job` in a worker (compile, first frame, output size, frame plan, image check): its plan, and a session
+   * that evaluates its frames. A JobFailure of prepare() is thrown as it is; an abort terminates the worker.
+   */
+  async open(job: RenderJob, signal?: AbortSignal): Promise<EvalSession> {
+    const w = this.idle ?? this.start();
+    this.idle = null;
+    w.ref();
+    const answer = await new Promise<EvalAnswer>((resolve, reject) => {
+      const cleanup = () => {
+        w.off('message', onMessage);
+        w.off('error', onError);
+        w.off('exit', onExit);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onMessage = (a: EvalAnswer) => {
+        cleanup();
+        resolve(a);
+      };
+      const onError = (err: Error) => {
+        cleanup();
+        void w.terminate();
+        reject(err);
+      };
+      const onExit = () => onError(new Error('the evaluation thread exited'));
+      const onAbort = () => onError(new Aborted());
+      w.on('message', onMessage);
+      w.on('error', onError);
+      w.on('exit', onExit);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) return onAbort();
+      w.postMessage({ op: 'open', job } satisfies EvalRequest);
+    });
+    if (answer.op !== 'opened') {
+      // a job that fails to prepare leaves the worker as good as new
+      this.release(w, true);
+      throw toError(answer.op === 'failed' ? answer.failure : { internal: 'unexpected answer' });
+    }
+    const plan: PlanInfo = { ...answer.plan, assets: new JobAssets(job.assets, job.source) };
+    return new EvalSession(w, plan, (healthy) => this.release(w, healthy), this.log);
+  }
+
+  private start(): Worker {
+    const w = startWorker(import.meta.url, 'eval-worker');
+    // an idle thread that dies is not handed to the next job
+    w.on('exit', () => {
+      if (this.idle === w) this.idle = null;
+    });
+    return w;
+  }
+
+  private release(w: Worker, healthy: boolean): void {
+    if (healthy && !this.idle) {
+      w.unref(); // an idle thread never keeps the process alive
+      this.idle = w;
+      return;
+    }
+    void w.terminate();
+  }
+
+  async close(): Promise<void> {
+    const w = this.idle;
+    this.idle = null;
+    if (w) await w.terminate();
+  }
+}
+
+/** One job's frames. Not shared: one sequence reads it at a time (a new cursor() discards the previous one). */
+export class EvalSession {
+  private seq = 0;
+  private closed = false;
+  private cursorOpen: Cursor | null = null;
+  private inFlight = false;
+
+  constructor(
+    private readonly w: Worker,
+    readonly plan: PlanInfo,
+    private readonly done: (healthy: boolean) => void,
+    private readonly log?: Logger,
+  ) {
+    w.on('message', this.onMessage);
+    w.on('error', this.onError);
+    w.on('exit', this.onExit);
+  }
+
+  /** Frames from index `from` (inclusive) up to `to` (exclusive), evaluated ahead of the reader. */
+  cursor(from: number, to: number): FrameSource {
+    const first = from === 1 ? this.plan.first : null;
+    const c = new Cursor(this, ++this.seq, from, to, first?.json ?? null, first?.images ?? []);
+    this.cursorOpen = c;
+    return c;
+  }
+
+  /** Gives the worker back (kept warm) when it is idle and healthy, else terminates it. */
+  close(healthy = true): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.w.off('message', this.onMessage);
+    this.w.off('error', this.onError);
+    this.w.off('exit', this.onExit);
+    this.done(healthy && !this.inFlight);
+  }
+
+  /** @internal */
+  ask(seq: number, from: number, to: number): void {
+    if (this.closed || this.inFlight) return;
+    this.inFlight = true;
+    this.w.postMessage({ op: 'frames', seq, from, to } satisfies EvalRequest);
+  }
+
+  private readonly onMessage = (a: EvalAnswer) => {
+    this.inFlight = false;
+    if (a.op !== 'frames') return;
+    const c = this.cursorOpen;
+    if (c && c.seq === a.seq) c.receive(a.from, a.frames, a.failure);
+    else c?.wake(); // an answer for a cursor given up; the current one asks for its own
+  };
+
+  private readonly onError = (err: Error) => {
+    this.log?.warn({ err }, 'evaluation thread failed');
+    this.inFlight = false;
+    this.cursorOpen?.fail(err);
+  };
+
+  private readonly onExit = () => {
+    this.inFlight = false;
+    this.cursorOpen?.fail(new Error('the evaluation thread exited'));
+  };
+}
+
+class Cursor implements FrameSource {
+  /** frames received and not yet taken, from index `base` */
+  private readonly ready: EvaluatedFrame[] = [];
+  private base: number;
+  private next: number;
+  private failure: { at: number; error: Error } | null = null;
+  private waiter: (() => void) | null = null;
+
+  constructor(
+    private readonly session: EvalSession,
+    readonly seq: number,
+    from: number,
+    private readonly to: number,
+    private lastJson: string | null,
+    private lastImages: readonly string[],
+  ) {
+    this.base = from;
+    this.next = from;
+  }
+
+  async at(i: number): Promise<EvaluatedFrame> {
+    for (;;) {
+      if (i < this.base) throw new Error(`frame ${i} was already taken`);
+      if (i < this.base + this.ready.length) {
+        // frames before i are not wanted any more
+        const f = this.ready[i - this.base]!;
+        this.ready.splice(0, i - this.base + 1);
+        this.base = i + 1;
+        this.readAhead();
+        return f;
+      }
+      if (this.failure && this.failure.at <= i) throw this.failure.error;
+      this.readAhead();
+      await new Promise<void>((r) => (this.waiter = r));
+    }
+  }
+
+  private readAhead(): void {
+    if (this.failure || this.next >= this.to || this.ready.length >= LOW_WATER) return;
+    this.session.ask(this.seq, this.next, this.to);
+  }
+
+  /** @internal */
+  receive(from: number, frames: RemoteFrame[], failure?: FailureData): void {
+    if (from !== this.next) return this.fail(new Error(`frames from ${from} came, ${this.next} was next`));
+    for (const r of frames) {
+      const json = r.json ?? this.lastJson;
+      if (json === null) return this.fail(new Error('a repeat with no frame before it'));
+      // a repeat draws what the frame before it drew
+      const images = r.json === null ? this.lastImages : r.images;
+      this.ready.push({ json, timeFree: false, nodes: r.nodes, steps: r.steps, images });
+      this.lastJson = json;
+      this.lastImages = images;
+    }
+    this.next += frames.length;
+    if (failure) this.failure = { at: this.next, error: toError(failure) };
+    else this.readAhead();
+    this.wake();
+  }
+
+  /** @internal */
+  fail(error: Error): void {
+    this.failure ??= { at: this.next, error };
+    this.wake();
+  }
+
+  /** @internal */
+  wake(): void {
+    const w = this.waiter;
+    this.waiter = null;
+    w?.();
+  }
+}

@@ -1,0 +1,71 @@
+// The thread that evaluates a job's frames (eval-thread.ts): compiling a source and evaluating one time may take
+// a large part of the step budget (EVL006, 200,000 steps: tens of milliseconds a frame, more on a loaded machine),
+// and a clip evaluates thousands of times; on the main thread that held every HTTP answer of the service. Here the
+// program stays compiled between requests; what goes back is JSON text, sent once per distinct value.
+import { parentPort } from 'node:worker_threads';
+import { evaluateAt, prepare, type Plan } from './prepare.js';
+import { JobFailure, type RenderJob } from './types.js';
+import type { FailureData, EvalAnswer, EvalRequest, PlanData, RemoteFrame } from './eval-protocol.js';
+
+/** A batch of frames ends after this much work or this much JSON, so the renderer gets frames while more are made. */
+const BATCH_MS = 20;
+const BATCH_BYTES = 4 << 20;
+
+let plan: Plan | null = null;
+/** the first frame is frame 0 of a clip (prepare evaluates a clip at t = 0) */
+let firstIsFrame0 = false;
+/** the frame index evaluated last, and its JSON: a frame with the same JSON goes back as null (a repeat) */
+let lastIndex = -1;
+let lastJson: string | null = null;
+/** the reader the last batch went to */
+let lastSeq = -1;
+
+function failureData(err: unknown): FailureData {
+  if (err instanceof JobFailure) return { message: err.message, code: err.code, diagnostics: err.diagnostics };
+  return { internal: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+}
+
+function open(job: RenderJob): EvalAnswer {
+  plan = null;
+  lastSeq = -1;
+  try {
+    plan = prepare(job);
+  } catch (err) {
+    return { op: 'failed', failure: failureData(err) };
+  }
+  const { program: _program, assets: _assets, first, ...info } = plan;
+  const { value: _value, ...sent } = first;
+  firstIsFrame0 = job.kind !== 'frame';
+  return { op: 'opened', plan: { ...info, first: sent } satisfies PlanData };
+}
+
+function frames(seq: number, from: number, to: number): EvalAnswer {
+  const out: RemoteFrame[] = [];
+  if (!plan) return { op: 'frames', seq, from, frames: out, failure: { internal: 'no job is open' } };
+  if (seq !== lastSeq) {
+    // a new reader knows only the first frame (frame 0 of a clip)
+    lastSeq = seq;
+    lastJson = from === 1 && firstIsFrame0 ? plan.first.json : null;
+  } else if (from !== lastIndex + 1) lastJson = null;
+  const t0 = performance.now();
+  let bytes = 0;
+  for (let i = from; i < to; i++) {
+    let f;
+    try {
+      f = evaluateAt(plan.program, i / plan.fps);
+    } catch (err) {
+      return { op: 'frames', seq, from, frames: out, failure: failureData(err) };
+    }
+    const repeat = f.json === lastJson;
+    out.push({ json: repeat ? null : f.json, nodes: f.nodes, steps: f.steps, images: repeat ? [] : f.images });
+    lastIndex = i;
+    lastJson = f.json;
+    if (!repeat) bytes += f.json.length;
+    if (performance.now() - t0 > BATCH_MS || bytes > BATCH_BYTES) break;
+  }
+  return { op: 'frames', seq, from, frames: out };
+}
+
+parentPort?.on('message', (m: EvalRequest) => {
+  parentPort!.postMessage(m.op === 'open' ? open(m.job) : frames(m.seq, m.from, m.to));
+});
