@@ -2,6 +2,7 @@
 // happened in words, never an internal message ("Invalid array length", a stack line, a file path). The raw text
 // goes to the log only.
 import { isNoSpace } from '../contract/no-space.js';
+import { NO_SPACE_REASON } from '../contract/job-reasons.js';
 
 export { isNoSpace };
 
@@ -33,7 +34,7 @@ export function pageReason(e: PageError): string {
 /** The reason a client sees for an unexpected error of a render stage (Node, Playwright, ffmpeg). */
 export function stageReason(err: unknown, kind?: string): string {
   const m = err instanceof Error ? err.message : String(err);
-  if (isNoSpace(err)) return 'render failed: the service ran out of disk space';
+  if (isNoSpace(err)) return NO_SPACE_REASON;
   // ffmpeg's own words (its stderr, paths) are for the log, not the client
   if (/ffmpeg/i.test(m)) return kind === 'gif' ? 'GIF encoder failed' : 'video encoder failed';
   if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m))

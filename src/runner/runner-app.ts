@@ -16,13 +16,15 @@ import { CODE, envelope } from '../contract/error-codes.js';
 import { OUTPUT_MIME, sniffImage } from '../contract/mime.js';
 import { outputExtOf } from '../contract/outputs.js';
 import { JobFailure, type Renderer, type RenderParams } from '../render/types.js';
+import { INTERNAL_REASON, timeLimitReason } from '../contract/job-reasons.js';
 import { FrameParams, GifParams, RenderParams as VideoParams, Source } from '../server/schemas.js';
 import { acceptJsonBodies } from '../server/http/json-body.js';
 import { requestError } from '../server/http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from '../server/http/error-answers.js';
 import { serverTimeouts } from '../server/http/server-timeouts.js';
 import { limitRequestTime } from '../server/http/request-timeout.js';
-import { Gate, sendRefusal, tooManyUploads } from '../server/durability/admission.js';
+import { Gate, tooManyUploads } from '../server/durability/admission.js';
+import { sendRefusal } from '../server/http/refusal-reply.js';
 import { badRequest } from '../server/http/http-error.js';
 
 export interface RunnerOptions {
@@ -186,8 +188,7 @@ class TimedOut extends Error {}
 
 /** The 500 body: a compile failure's diagnostic code, else a render-stage code; internal detail stays in the log. */
 function failureOf(err: unknown, timeoutMs: number): { error: string; code: string; diagnostics?: unknown[] } {
-  if (err instanceof TimedOut)
-    return envelope(CODE.timeout, `render timed out after ${timeoutMs / 1000} s (the job limit)`);
+  if (err instanceof TimedOut) return envelope(CODE.timeout, timeLimitReason(timeoutMs));
   if (err instanceof JobFailure) {
     const out: { error: string; code: string; diagnostics?: unknown[] } = {
       error: err.message,
@@ -196,5 +197,5 @@ function failureOf(err: unknown, timeoutMs: number): { error: string; code: stri
     if (err.diagnostics) out.diagnostics = err.diagnostics;
     return out;
   }
-  return envelope(CODE.render_failed, 'render failed: internal error');
+  return envelope(CODE.render_failed, INTERNAL_REASON);
 }

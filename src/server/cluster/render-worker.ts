@@ -18,7 +18,6 @@ import type { JobRecord } from '../jobs/store.js';
 import type { JobKind } from '../schemas.js';
 import type { OutputStore } from '../outputs/output-store.js';
 import type { AssetStore } from '../asset-store.js';
-import { isNoSpace } from '../../contract/no-space.js';
 import { CODE } from '../../contract/error-codes.js';
 import { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, connect, segmentKey, type WorkData } from './work-queue.js';
@@ -26,6 +25,8 @@ import { STORAGE_DOWN, StorageUnavailable, type Storage } from '../storage/stora
 import { dataStores, jobScratch, openStorage } from '../storage/data-stores.js';
 import { chunkRanges } from '../../contract/chunks.js';
 import { endJob } from './job-end.js';
+import { failureOf } from '../jobs/job-failure.js';
+import { INTERNAL_REASON } from '../../contract/job-reasons.js';
 import { settleWithin } from '../jobs/settle.js';
 import { RenderCache } from '../jobs/render-cache.js';
 import {
@@ -348,15 +349,7 @@ export class RenderWorker {
         this.tell(rec, chunk ? 'chunk' : 'whole', 'stopped');
         return 'ended';
       }
-      const why = timedOut
-        ? { message: `render timed out after ${this.o.config.jobTimeoutMs / 1000} s (the job limit)`, code: null }
-        : err instanceof JobFailure
-          ? { message: err.message, code: err.code, ...(err.diagnostics ? { diagnostics: err.diagnostics } : {}) }
-          : isNoSpace(err)
-            ? { message: 'render failed: the service ran out of disk space', code: CODE.storage_full }
-            : err instanceof StorageUnavailable
-              ? { message: STORAGE_DOWN, code: CODE.storage_unavailable }
-              : { message: 'render failed: internal error', code: null };
+      const why = failureOf(err, { timedOut, limitMs: this.o.config.jobTimeoutMs });
       if (!(err instanceof JobFailure)) this.o.log.warn({ err, job_id: rec.job_id, part }, 'render failed');
       await this.end(rec.job_id, why);
       this.tell(rec, chunk ? 'chunk' : 'whole', 'error');
@@ -438,7 +431,7 @@ export class RenderWorker {
       const why =
         err instanceof StorageUnavailable
           ? { message: STORAGE_DOWN, code: CODE.storage_unavailable }
-          : { message: 'render failed: internal error', code: null };
+          : { message: INTERNAL_REASON, code: null };
       await this.end(rec.job_id, why);
       this.tell(rec, 'join', 'error');
       await this.cleanSegments(rec.job_id);

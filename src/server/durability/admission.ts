@@ -1,7 +1,6 @@
 // Admission control: what the service refuses when it is full, and how it says so. Every refusal is a 503 with the
 // ErrorEnvelope and a `retry-after` header (seconds), so clients back off instead of hammering.
-import type { FastifyReply } from 'fastify';
-import { CODE, envelope, messageOf, type CodeOfStatus } from '../../contract/error-codes.js';
+import { CODE, messageOf, type CodeOfStatus } from '../../contract/error-codes.js';
 
 /** Counts holders of a bounded resource (concurrent uploads); tryEnter() fails instead of waiting. */
 export class Gate {
@@ -34,15 +33,6 @@ export class Refused extends Error {
   constructor(readonly refusal: Refusal) {
     super(refusal.error);
   }
-}
-
-/** Sends a refusal: 503, ErrorEnvelope {error, code}, retry-after. */
-export function sendRefusal(reply: FastifyReply, r: Refusal): FastifyReply {
-  return reply
-    .code(503)
-    .header('retry-after', String(Math.max(1, Math.ceil(r.retryAfterSeconds))))
-    .header('cache-control', 'no-store')
-    .send(envelope(r.code, r.error));
 }
 
 /** The refusal for a full queue: the wait hint grows with the backlog (about one second per queued job, 1..60 s). */

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import type { JobRecord, JobStore, JobParams, WebhookState } from './store.js';
 import { RenderQueue } from './queue.js';
 import { settleWithin } from './settle.js';
+import { CANCELLED, INTERRUPTED, failureOf } from './job-failure.js';
+import { timeLimitReason } from '../../contract/job-reasons.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/types.js';
@@ -24,10 +26,8 @@ import {
   shuttingDown,
   type Refusal,
 } from '../durability/admission.js';
-import { isNoSpace } from '../../contract/no-space.js';
-import { CODE, messageOf } from '../../contract/error-codes.js';
+import { CODE } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../durability/disk-space.js';
-import { STORAGE_DOWN, StorageUnavailable } from '../storage/storage.js';
 import type { RenderCache } from './render-cache.js';
 
 export interface JobServiceOptions {
@@ -51,14 +51,7 @@ export interface JobServiceOptions {
   now: () => number;
 }
 
-function limitText(ms: number): string {
-  const s = ms / 1000;
-  return `render timed out after ${Number.isInteger(s) ? s : s.toFixed(1)} s (the job limit)`;
-}
-
-const INTERRUPTED = 'render interrupted: the service stopped';
-const NO_SPACE = 'render failed: the service ran out of disk space';
-export const CANCELLED = messageOf(CODE.cancelled);
+export { CANCELLED };
 
 /** What a client may attach to a new job besides its body (webhooks, idempotency). */
 export interface JobExtras {
@@ -424,7 +417,7 @@ export class JobService {
     // the time limit and a stop end the job even when the renderer ignores the abort
     const aborted = new Promise<never>((_, reject) => {
       const fail = () =>
-        reject(new JobFailure(timedOut ? limitText(this.o.jobTimeoutMs) : cancelled() ? CANCELLED : INTERRUPTED));
+        reject(new JobFailure(timedOut ? timeLimitReason(this.o.jobTimeoutMs) : cancelled() ? CANCELLED : INTERRUPTED));
       if (ctl.signal.aborted) fail();
       else ctl.signal.addEventListener('abort', fail, { once: true });
     });
@@ -537,20 +530,4 @@ export class JobService {
       this.events.emit('queue');
     }
   }
-}
-
-/** What a failed job tells its client: a JobFailure speaks for itself; anything else is not for the client's eyes. */
-function failureOf(
-  err: unknown,
-  how: { timedOut: boolean; aborted: boolean; limitMs: number },
-): Pick<JobRecord, 'message' | 'code' | 'diagnostics'> {
-  if (how.timedOut) return { message: limitText(how.limitMs), code: null };
-  if (how.aborted) return { message: INTERRUPTED, code: null };
-  if (err instanceof JobFailure)
-    return err.diagnostics
-      ? { message: err.message, code: err.code, diagnostics: err.diagnostics }
-      : { message: err.message, code: err.code };
-  if (isNoSpace(err)) return { message: NO_SPACE, code: CODE.storage_full };
-  if (err instanceof StorageUnavailable) return { message: STORAGE_DOWN, code: CODE.storage_unavailable };
-  return { message: 'render failed: internal error', code: null };
 }

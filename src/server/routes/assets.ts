@@ -10,14 +10,8 @@ import { CODE, envelope } from '../../contract/error-codes.js';
 import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
 import { AssetUpload, AssetsResponse } from '../schemas.js';
 import type { AssetStore } from '../asset-store.js';
-import {
-  Gate,
-  diskFull,
-  sendRefusal,
-  storageUnavailable,
-  tooManyUploads,
-  type Refusal,
-} from '../durability/admission.js';
+import { Gate, diskFull, storageUnavailable, tooManyUploads, type Refusal } from '../durability/admission.js';
+import { sendRefusal } from '../http/refusal-reply.js';
 import { StorageUnavailable } from '../storage/storage.js';
 import type { DiskSpace } from '../durability/disk-space.js';
 import { isNoSpace } from '../../contract/no-space.js';

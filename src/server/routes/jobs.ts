@@ -23,7 +23,8 @@ import type { JobParams, WebhookState } from '../jobs/store.js';
 
 /** Cache-Control directives that ask for a fresh render (RFC 9111: no-cache; no-store is taken the same way). */
 const NO_CACHE = /(^|[\s,])no-(cache|store)\b/i;
-import { journalUnwritable, Refused, sendRefusal, storageUnavailable } from '../durability/admission.js';
+import { journalUnwritable, Refused, storageUnavailable } from '../durability/admission.js';
+import { sendRefusal } from '../http/refusal-reply.js';
 import { StorageUnavailable } from '../storage/storage.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { badRequest, httpError, NOT_FOUND } from '../http/http-error.js';

@@ -7,7 +7,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Jobs } from '../jobs/jobs-api.js';
 import { JobFailure } from '../../render/types.js';
 import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
-import { sendRefusal, tooManyTests, type Gate } from '../durability/admission.js';
+import { tooManyTests, type Gate } from '../durability/admission.js';
+import { sendRefusal } from '../http/refusal-reply.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 import { llmsText, type OpenApiLike } from '../llms-txt.js';
 

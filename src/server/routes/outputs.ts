@@ -9,7 +9,8 @@ import { parseRange } from '../http/byte-range.js';
 import { NOT_FOUND } from '../http/http-error.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
-import { sendRefusal, storageUnavailable } from '../durability/admission.js';
+import { storageUnavailable } from '../durability/admission.js';
+import { sendRefusal } from '../http/refusal-reply.js';
 import { StorageUnavailable } from '../storage/storage.js';
 
 export interface OutputRoutesOptions {
