@@ -2,7 +2,8 @@
 // queue) and against Redis mode (a real redis-server, two API processes that render nothing and one render worker),
 // so what a client sees cannot drift between the modes: a frame's life and its PNG, a cancel, an Idempotency-Key
 // sent to two API processes, the events stream, a webhook verified with the Standard Webhooks library, admission by
-// estimated work, and the fair queue (a frame posted behind a long video is served first).
+// estimated work, the fair queue (a frame posted behind a long video is served first), MAX_QUEUED_JOBS at its edge
+// across the API processes, and the API processes restarting under a waiting job.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { TestRedis } from '../helpers/redis.js';
-import { startProcess, postJson, pollJob, type ClusterProcess } from '../helpers/cluster.js';
+import { startProcess, postJson, pollJob } from '../helpers/cluster.js';
 import { ownExample } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { LONG_SLIDE } from '../helpers/video.js';
@@ -19,46 +20,65 @@ import { LONG_SLIDE } from '../helpers/video.js';
 interface Backend {
   /** the API processes a client may talk to (embedded: the one service, twice) */
   apis: [string, string];
+  /** Stops the API processes (SIGTERM) and starts them again on the same data; apis says where they are now. */
+  restartApis(): Promise<void>;
   close(): Promise<void>;
 }
 
+/** the cap on jobs waiting or rendering, the same in both modes (in Redis mode counted across the API processes) */
+const CAP = 4;
 const COMMON = {
   WEBHOOK_ALLOW: '127.0.0.0/8',
   WEBHOOK_RETRY_MS: '200,200',
   STALLED_INTERVAL_MS: '5000',
+  MAX_QUEUED_JOBS: String(CAP),
   // one render slot in both modes: the order of the queue is what some tests look at
   RENDER_CONCURRENCY: '1',
 };
 
 async function embedded(): Promise<Backend> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cmr-parity-'));
-  const api = await startProcess('api', { ...COMMON, DATA_DIR: dataDir });
-  return {
+  let api = await startProcess('api', { ...COMMON, DATA_DIR: dataDir });
+  const b: Backend = {
     apis: [api.url!, api.url!],
+    async restartApis() {
+      await api.stop();
+      api = await startProcess('api', { ...COMMON, DATA_DIR: dataDir });
+      b.apis = [api.url!, api.url!];
+    },
     async close() {
       await api.stop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+  return b;
 }
 
 async function onRedis(): Promise<Backend> {
   const redis = await TestRedis.start();
   const dataDir = await mkdtemp(join(tmpdir(), 'cmr-parity-'));
   const env = { ...COMMON, REDIS_URL: redis.url, DATA_DIR: dataDir };
-  const procs: ClusterProcess[] = await Promise.all([
-    startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
-    startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
-    startProcess('worker', env),
-  ]);
-  return {
-    apis: [procs[0]!.url!, procs[1]!.url!],
+  const startApis = () =>
+    Promise.all([
+      startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
+      startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
+    ]);
+  let apis = await startApis();
+  const worker = await startProcess('worker', env);
+  const b: Backend = {
+    apis: [apis[0].url!, apis[1].url!],
+    async restartApis() {
+      await Promise.all(apis.map((p) => p.stop()));
+      apis = await startApis();
+      b.apis = [apis[0].url!, apis[1].url!];
+    },
     async close() {
-      await Promise.all(procs.map((p) => p.stop()));
+      await Promise.all([...apis, worker].map((p) => p.stop()));
       await redis.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+  return b;
 }
 
 const FRAME = { source: ownExample('hello.cm'), params: { width: 320 } };
@@ -210,6 +230,45 @@ for (const [name, open] of [
       const gone = await pollJob(a, second.json.job_id);
       assert.deepEqual([gone.status, gone.code], ['error', 'cancelled']);
       await fetch(`${a}/v1/jobs/${first.json.job_id}`, { method: 'DELETE' });
+    });
+
+    test(`${name}: MAX_QUEUED_JOBS at its edge: ${CAP} jobs taken across both APIs, the next 503 queue_full; a cancel frees one`, async () => {
+      const [a, other] = b.apis;
+      const ids: string[] = [];
+      const first = await postJson(a, '/v1/render', LONG_VIDEO);
+      ids.push(first.json.job_id);
+      for (let i = 1; i < CAP; i++) {
+        const r = await postJson(i % 2 ? other : a, '/v1/frame', { ...FRAME, params: { width: 300 + i } });
+        assert.equal(r.status, 202, `job ${i + 1} of ${CAP}: ${JSON.stringify(r.json)}`);
+        ids.push(r.json.job_id);
+      }
+      // the blocker may not have ended meanwhile: it is a long video behind nothing, the frames wait behind it
+      const over = await fetch(`${other}/v1/frame`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(FRAME),
+      });
+      assert.equal(over.status, 503);
+      assert.equal(((await over.json()) as any).code, 'queue_full');
+      assert.ok(Number(over.headers.get('retry-after')) >= 1);
+      assert.equal((await fetch(`${a}/v1/jobs/${ids[CAP - 1]}`, { method: 'DELETE' })).status, 200);
+      const again = await postJson(other, '/v1/frame', FRAME);
+      assert.equal(again.status, 202, JSON.stringify(again.json));
+      for (const id of [...ids, again.json.job_id]) await fetch(`${a}/v1/jobs/${id}`, { method: 'DELETE' });
+    });
+
+    test(`${name}: the API processes restart: a job waiting behind a video is still answered, and ends ready`, async () => {
+      const blocker = await postJson(b.apis[0], '/v1/render', LONG_VIDEO);
+      const frame = await postJson(b.apis[1], '/v1/frame', FRAME);
+      const before = await view(b.apis[1], frame.json.job_id);
+      assert.equal(before.status, 'pending');
+      await b.restartApis();
+      const after = await pollJob(b.apis[0], frame.json.job_id);
+      assert.equal(after.status, 'ready', JSON.stringify(after));
+      assert.equal(after.created_at, before.created_at, 'the same job, not a new one');
+      const png = await fetch(`${b.apis[1]}${after.url}`);
+      assert.equal(png.status, 200);
+      await fetch(`${b.apis[0]}/v1/jobs/${blocker.json.job_id}`, { method: 'DELETE' });
     });
   });
 }
