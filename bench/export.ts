@@ -3,10 +3,10 @@
 // Run: npx tsx bench/export.ts [--runs N]   (needs ../shared/examples beside the repository)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { svgToGlb } from '../src/export/mesh';
-import { vectorizeImage } from '../src/export/vectorize';
-import { decodeRaster } from '../src/export/raster';
-import { examplesDir } from '../test/helpers/shared';
+import { svgToGlb } from '../src/export/mesh.js';
+import { vectorizeImage } from '../src/export/vectorize.js';
+import { decodeRaster } from '../src/export/raster.js';
+import { examplesDir } from '../test/helpers/shared.js';
 
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 9;

@@ -15,12 +15,12 @@ import { examplesDir, hasCorpus, ownExamplesDir } from '../test/helpers/shared.j
 import pino from 'pino';
 import { buildApp } from '../src/server/app.js';
 import { loadConfig } from '../src/server/config.js';
-import { ChromiumRenderer } from '../src/render/renderer.js';
+import { ChromiumRenderer } from '../src/render/chromium-renderer.js';
 import { RendererByKind } from '../src/render/by-kind.js';
 import { ExportRenderer } from '../src/export/export-renderer.js';
 import { defaultChromiumPath } from '../src/render/chromium.js';
 import { STAGES } from '../src/render/stage-times.js';
-import type { Renderer, RenderTimings } from '../src/render/types.js';
+import type { Renderer, RenderTimings } from '../src/render/renderer-port.js';
 import { parseGlSetting, type GlSetting } from '../src/contract/hardware.js';
 import { VIDEO_CODECS, type VideoCodec } from '../src/contract/outputs.js';
 

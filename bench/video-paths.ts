@@ -12,10 +12,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { ChromiumRenderer } from '../src/render/renderer.js';
+import { ChromiumRenderer } from '../src/render/chromium-renderer.js';
 import { defaultChromiumPath } from '../src/render/chromium.js';
 import { STAGES } from '../src/render/stage-times.js';
-import type { RenderTimings } from '../src/render/types.js';
+import type { RenderTimings } from '../src/render/renderer-port.js';
 import { examplesDir, hasCorpus, ownExamplesDir } from '../test/helpers/shared.js';
 
 const name = process.env.BENCH_SOURCE ?? (hasCorpus ? 'homepage' : 'glyphs-3d');

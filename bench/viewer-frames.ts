@@ -27,12 +27,12 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { compile, type Program } from '../src/lang/index';
-import { launchForGl } from '../src/render/chromium';
-import { parseGlSetting } from '../src/contract/hardware';
-import { buildViewer } from '../scripts/build-viewer';
-import { openViewerFrom } from '../test/viewer/helper';
-import { examplesDir as EXAMPLES } from '../test/helpers/shared';
+import { compile, type Program } from '../src/lang/index.js';
+import { launchForGl } from '../src/render/chromium.js';
+import { parseGlSetting } from '../src/contract/hardware.js';
+import { buildViewer } from '../scripts/build-viewer.js';
+import { openViewerFrom } from '../test/viewer/helper.js';
+import { examplesDir as EXAMPLES } from '../test/helpers/shared.js';
 
 const SQUARE = new Set(['plinken-svg', 'handdrawn']);
 

@@ -17,7 +17,7 @@ import pino from 'pino';
 import { PNG } from 'pngjs';
 import { buildApp } from '../src/server/app.js';
 import { defaultConfig } from '../src/server/config.js';
-import { ChromiumRenderer } from '../src/render/renderer.js';
+import { ChromiumRenderer } from '../src/render/chromium-renderer.js';
 import { contentScore, CONTENT_THRESHOLD, MATCH_RADIUS, MATCH_TOLERANCE, type Rgba } from './lib/score.js';
 import { parseGlSetting, type GlSetting } from '../src/contract/hardware.js';
 import { existsSync } from 'node:fs';

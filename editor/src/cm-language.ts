@@ -20,8 +20,8 @@ import {
   type CompletionContext,
   type CompletionResult,
 } from '@codemirror/autocomplete';
-import { STDLIB_NAMES } from '../../src/lang/stdlib';
-import { UNIT_SUFFIXES } from '../../src/lang/units';
+import { STDLIB_NAMES } from '../../src/lang/stdlib.js';
+import { UNIT_SUFFIXES } from '../../src/lang/units.js';
 
 /** Words with a keyword role (language.md §1.4); outside those places they are names, which colouring ignores. */
 const KEYWORDS = new Set([

@@ -2,8 +2,8 @@
 // the list under the editor (data-testid="diagnostics", one item per diagnostic with data-code and data-line).
 import type { EditorView } from '@codemirror/view';
 import { setDiagnostics, type Diagnostic as CmDiagnostic } from '@codemirror/lint';
-import type { Diagnostic } from '../../src/lang/index';
-import { offsetOf, spanOf } from './positions';
+import type { Diagnostic } from '../../src/lang/index.js';
+import { offsetOf, spanOf } from './positions.js';
 
 const SEVERITY = { error: 'error', warning: 'warning', note: 'info' } as const;
 

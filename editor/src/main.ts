@@ -6,12 +6,12 @@ import { EditorView, keymap } from '@codemirror/view';
 import { EditorState, Prec } from '@codemirror/state';
 import { indentWithTab } from '@codemirror/commands';
 import { lintGutter } from '@codemirror/lint';
-import { compile, designFrame, type Program } from '../../src/lang/index';
-import { cmLanguage } from './cm-language';
-import { showDiagnostics, jumpTo } from './diagnostics';
-import { Preview, type PreviewOutcome } from './preview';
-import { onKeyNeeded, runJob, uploadImages, type Kind } from './api';
-import { fragmentOf, sourceOfFragment } from './share';
+import { compile, designFrame, type Program } from '../../src/lang/index.js';
+import { cmLanguage } from './cm-language.js';
+import { showDiagnostics, jumpTo } from './diagnostics.js';
+import { Preview, type PreviewOutcome } from './preview.js';
+import { onKeyNeeded, runJob, uploadImages, type Kind } from './api.js';
+import { fragmentOf, sourceOfFragment } from './share.js';
 
 /** The project's examples/*.cm, bundled at build time (scripts/build-editor.ts). */
 declare const __CM_EXAMPLES__: { name: string; source: string }[];

@@ -2,9 +2,9 @@
 // of this page, fed by values evaluated here by the same language package. Or, with the server switch on, the
 // service's frame at the same time and size (/v1/frame), cached per source, assets, size and time.
 import * as THREE from 'three';
-import { createPageApi, type CmViewerApi, type DrawError } from '../../viewer/src/page-api';
-import type { Program, Value } from '../../src/lang/index';
-import { runJob } from './api';
+import { createPageApi, type CmViewerApi, type DrawError } from '../../viewer/src/page-api.js';
+import type { Program, Value } from '../../src/lang/index.js';
+import { runJob } from './api.js';
 
 export interface PreviewInput {
   program: Program;

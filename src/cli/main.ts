@@ -6,12 +6,12 @@
 // span underlined (src/cli/pretty.ts), then a count ("2 errors"); `ok: FILE` on stdout when there is no error.
 
 import { readFileSync } from 'node:fs';
-import { compile, type Diagnostic } from '../lang/index';
-import { parseAt } from './time';
-import { renderCommand, RENDER_USAGE } from './render-command';
-import { meshCommand, vectorizeCommand, MESH_USAGE, VECTORIZE_USAGE } from './export-commands';
-import type { ProgressSink } from './progress';
-import { ansi, formatCount, formatDiagnostic, plain, useColour } from './pretty';
+import { compile, type Diagnostic } from '../lang/index.js';
+import { parseAt } from './time.js';
+import { renderCommand, RENDER_USAGE } from './render-command.js';
+import { meshCommand, vectorizeCommand, MESH_USAGE, VECTORIZE_USAGE } from './export-commands.js';
+import type { ProgressSink } from './progress.js';
+import { ansi, formatCount, formatDiagnostic, plain, useColour } from './pretty.js';
 
 export { parseAt };
 

@@ -9,7 +9,7 @@
 // Diagnostic columns and lengths count UTF-8 bytes (language.md §7.2, src/lang/diagnostics.ts); a terminal
 // shows characters, so the caret is placed by walking the line's code points and adding up their UTF-8 sizes; the
 // padding before it is as wide on screen as the text above it (tabs kept, East Asian wide characters two cells).
-import type { Diagnostic, Severity } from '../lang/index';
+import type { Diagnostic, Severity } from '../lang/index.js';
 
 /** ANSI styles, or none: colour only helps on a terminal, and NO_COLOR turns it off (no-color.org). */
 export interface Style {

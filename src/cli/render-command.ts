@@ -3,12 +3,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import pino from 'pino';
-import { ChromiumRenderer } from '../render/renderer.js';
+import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { defaultChromiumPath } from '../render/chromium.js';
 import { parseGlSetting } from '../contract/hardware.js';
 import { checkParams, prepare } from '../render/prepare.js';
 import { Aborted } from '../render/frame-sequence.js';
-import { JobFailure, type RenderJob, type RenderParams } from '../render/types.js';
+import { JobFailure, type RenderJob, type RenderParams } from '../render/renderer-port.js';
 import { VIDEO_CODECS, videoExt, type FrameFormat, type VideoCodec } from '../contract/outputs.js';
 import { parseAt } from './time.js';
 import { createProgress, formatSeconds, type ProgressSink } from './progress.js';

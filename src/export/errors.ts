@@ -1,7 +1,7 @@
 // The one error type of the export library. Every refusal (bad input, a limit hit) is an ExportError with a
 // stable `code`, so a route can map it to a 4xx envelope and a CLI to a message, without parsing text.
 
-import { CODE } from '../contract/error-codes';
+import { CODE } from '../contract/error-codes.js';
 
 /** The export library's codes (src/contract/error-codes.ts): each also the `code` of a job that fails with it. */
 export const EXPORT_ERROR_CODES = [

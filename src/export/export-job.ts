@@ -4,10 +4,10 @@
 // a mesh's bounding box (width x height, mesh units, rounded), a vectorized drawing's viewBox (its image's pixels).
 import { readFile, rename, rm, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { svgToGlb } from './mesh';
-import { vectorizeImage } from './vectorize';
-import { ExportError } from './errors';
-import { CODE } from '../contract/error-codes';
+import { svgToGlb } from './mesh.js';
+import { vectorizeImage } from './vectorize.js';
+import { ExportError } from './errors.js';
+import { CODE } from '../contract/error-codes.js';
 
 /** the params a mesh or a vectorize reads (a job's record holds every kind's, strings included) */
 type NumericParam =

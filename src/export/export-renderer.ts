@@ -1,4 +1,4 @@
-// Mesh and vectorize behind the service's Renderer interface (src/render/types.ts), so these jobs get the queue,
+// Mesh and vectorize behind the service's Renderer interface (src/render/renderer-port.ts), so these jobs get the queue,
 // progress, the time limit, cancel, retention and the journal exactly as drawn jobs do. The work runs in worker
 // threads: a trace or an extrusion is seconds of synchronous CPU at worst, which on the main thread would stall
 // every HTTP answer; a thread can also be stopped mid-work (terminate) on cancel or time limit, and its heap is
@@ -6,11 +6,17 @@
 import type { Worker } from 'node:worker_threads';
 import { rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { newestRunner } from '../../viewer/src/meshes/constants';
-import { JobFailure, type Renderer, type RenderHooks, type RenderJob, type RenderOutcome } from '../render/types';
-import { startWorker } from '../render/worker-thread';
-import type { WorkerAnswer } from './export-worker';
-import type { ExportTask } from './export-job';
+import { newestRunner } from '../../viewer/src/meshes/constants.js';
+import {
+  JobFailure,
+  type Renderer,
+  type RenderHooks,
+  type RenderJob,
+  type RenderOutcome,
+} from '../render/renderer-port.js';
+import { startWorker } from '../render/worker-thread.js';
+import type { WorkerAnswer } from './export-worker.js';
+import type { ExportTask } from './export-job.js';
 
 export interface ExportRendererOptions {
   log: Logger;

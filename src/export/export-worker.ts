@@ -2,8 +2,8 @@
 // seconds of CPU), one at a time, and answers each with its result or its ExportError code. A job that must stop
 // (cancel, time limit) is stopped by terminating the thread (export-renderer.ts).
 import { parentPort } from 'node:worker_threads';
-import { runExportTask, type ExportTask } from './export-job';
-import { isExportError } from './errors';
+import { runExportTask, type ExportTask } from './export-job.js';
+import { isExportError } from './errors.js';
 
 export type WorkerAnswer =
   { ok: true; result: Awaited<ReturnType<typeof runExportTask>> } | { ok: false; code: string | null; message: string };

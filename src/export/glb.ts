@@ -8,10 +8,10 @@
 // padded with zeros, both to 4 bytes. BIN holds positions, normals, then indices, each view 4-byte aligned.
 // Deterministic: no dates, no random ids, fixed key order, so the same input gives the same bytes.
 import type * as THREE from 'three';
-import { ExportError } from './errors';
-import { triangleSoup } from './triangles';
-import { weld } from './weld';
-import { CODE } from '../contract/error-codes';
+import { ExportError } from './errors.js';
+import { triangleSoup } from './triangles.js';
+import { weld } from './weld.js';
+import { CODE } from '../contract/error-codes.js';
 
 export interface GlbOptions {
   /** Name of the node and the mesh (default "mesh"). */

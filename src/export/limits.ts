@@ -1,7 +1,7 @@
 // The limits of the export library (POST /v1/mesh, POST /v1/vectorize and the CLI). They bound the work of
 // one job on a small machine whatever its input; the HTTP routes check their own body limits on top (an SVG
 // source of at most 64 KiB, 12 MiB of base64 image). Measured on the 2-core development machine.
-import { LIMITS } from '../contract/limits';
+import { LIMITS } from '../contract/limits.js';
 
 export const EXPORT_LIMITS = {
   /** Vertices of the extruded solid as three.js builds it (non-indexed, before the GLB shares twins).

@@ -1,13 +1,13 @@
 // SVG document → binary glTF solid (service.md "POST /v1/mesh"): the same extrusion as the viewer's svg()
 // (viewer.md §5.6.4, newest runner), in mesh units: `size` tall, `depth` thick, centred at the origin.
 import * as THREE from 'three';
-import { svgPolygons, extrudePolygons, type Polygon } from '../../viewer/src/meshes/svg';
-import { newestRunner } from '../../viewer/src/meshes/constants';
-import { sniffImage } from '../contract/mime';
-import { ExportError } from './errors';
-import { EXPORT_LIMITS } from './limits';
-import { writeGlb } from './glb';
-import { CODE } from '../contract/error-codes';
+import { svgPolygons, extrudePolygons, type Polygon } from '../../viewer/src/meshes/svg.js';
+import { newestRunner } from '../../viewer/src/meshes/constants.js';
+import { sniffImage } from '../contract/mime.js';
+import { ExportError } from './errors.js';
+import { EXPORT_LIMITS } from './limits.js';
+import { writeGlb } from './glb.js';
+import { CODE } from '../contract/error-codes.js';
 
 export interface MeshParams {
   /** thickness along z (default 20) */

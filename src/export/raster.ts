@@ -3,10 +3,10 @@
 // pixel limit is refused before a single pixel is decoded (a small PNG can inflate to gigabytes).
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
-import type { RasterImage } from '../../viewer/src/meshes/types';
-import { sniffImage } from '../contract/mime';
-import { ExportError } from './errors';
-import { CODE } from '../contract/error-codes';
+import type { RasterImage } from '../../viewer/src/meshes/types.js';
+import { sniffImage } from '../contract/mime.js';
+import { ExportError } from './errors.js';
+import { CODE } from '../contract/error-codes.js';
 
 export type RasterType = 'png' | 'jpeg';
 export interface RasterHeader {

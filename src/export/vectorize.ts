@@ -1,12 +1,12 @@
 // Raster line drawing → centreline SVG (service.md "POST /v1/vectorize"): the viewer's own tracer
 // (viewer.md §5.6.5 steps 1–7 and 9, as vectorize() runs it: no endpoint snapping), fed with pixels decoded
 // in Node. The SVG is one <path> of polylines with a uniform stroke width, which svgToGlb accepts.
-import { trace, VECTORIZE_DEFAULTS } from '../../viewer/src/meshes/vectorize';
-import type { VectorizeOptions } from '../../viewer/src/meshes/types';
-import { ExportError } from './errors';
-import { EXPORT_LIMITS } from './limits';
-import { decodeRaster } from './raster';
-import { CODE } from '../contract/error-codes';
+import { trace, VECTORIZE_DEFAULTS } from '../../viewer/src/meshes/vectorize.js';
+import type { VectorizeOptions } from '../../viewer/src/meshes/types.js';
+import { ExportError } from './errors.js';
+import { EXPORT_LIMITS } from './limits.js';
+import { decodeRaster } from './raster.js';
+import { CODE } from '../contract/error-codes.js';
 
 export type VectorizeParams = Partial<VectorizeOptions>;
 

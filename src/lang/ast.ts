@@ -1,7 +1,7 @@
 // AST of .cm sources (language.md §5.1). Every node has a [start, end) span in UTF-16 offsets
 // of the BOM-stripped source; diagnostics convert spans to line / byte column.
 
-import type { Unit } from './units';
+import type { Unit } from './units.js';
 
 export interface Span {
   start: number;

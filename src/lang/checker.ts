@@ -1,10 +1,10 @@
 // Static checks (language.md §6, §7.3, §8.1 order) plus our runner-feature check RUN002.
 
-import type { Block, Expr, LetDecl, Param, Program, Span, Type } from './ast';
-import type { Diagnostic, SourceMap } from './diagnostics';
-import { STDLIB_NAMES } from './stdlib';
-import { atLeast, featureSince, functionSince } from './runners';
-import { CANONICAL_SUFFIX, NUMBER_TYPES, suffixDimension } from './units';
+import type { Block, Expr, LetDecl, Param, Program, Span, Type } from './ast.js';
+import type { Diagnostic, SourceMap } from './diagnostics.js';
+import { STDLIB_NAMES } from './stdlib.js';
+import { atLeast, featureSince, functionSince } from './runners.js';
+import { CANONICAL_SUFFIX, NUMBER_TYPES, suffixDimension } from './units.js';
 
 export function levenshtein(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;

@@ -1,7 +1,7 @@
 // Colour conversion shared by tests, the service and the viewer (viewer.md §1.4, stdlib.md §2.5).
 // All functions are pure; no DOM or Node APIs.
 
-import type { Value } from './value';
+import type { Value } from './value.js';
 
 export interface Rgb {
   r: number;

@@ -2,7 +2,7 @@
 // (EVL006..EVL008) bound the work in Node; these bound what a small value can make the page build: a 60 KB string in
 // text.glyph is one node here but hundreds of thousands of triangles there. Counted per use, like EVL008.
 
-import { namedField, positionalField, stripQuotes, type Value } from './value';
+import { namedField, positionalField, stripQuotes, type Value } from './value.js';
 
 /** characters of text.glyph per frame (EVL009): each is an extruded, bevelled outline of a few thousand vertices;
  * 1,000 took a minute to draw here, 256 take seconds (drawn once: the page keeps the mesh for the next frames) */

@@ -1,8 +1,8 @@
 // What an evaluation error says, separate from where it happened: value operations and signals
 // return an EvalFailure, and the evaluator turns it into a diagnostic at the expression's span.
 
-import type { Span } from './ast';
-import type { Diagnostic, SourceMap } from './diagnostics';
+import type { Span } from './ast.js';
+import type { Diagnostic, SourceMap } from './diagnostics.js';
 
 const HELP: Record<string, string> = {
   'match-operand-type':

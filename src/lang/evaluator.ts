@@ -4,11 +4,11 @@
 // deliberate differences are listed in docs/compatibility.md. What each operation computes lives
 // beside it: value-ops.ts (operators, equality, access), signals/ (time), units.ts, limits.ts.
 
-import type { Block, Expr, NamePath, Program, Span, TopDecl } from './ast';
-import type { Diagnostic, SourceMap } from './diagnostics';
-import { Abort, EvalFailure } from './eval-failure';
-import { MAX_CALL_DEPTH, MAX_EVAL_DEPTH, STEP_BUDGET } from './limits';
-import { bind, closures, lookup, type Env } from './scope';
+import type { Block, Expr, NamePath, Program, Span, TopDecl } from './ast.js';
+import type { Diagnostic, SourceMap } from './diagnostics.js';
+import { Abort, EvalFailure } from './eval-failure.js';
+import { MAX_CALL_DEPTH, MAX_EVAL_DEPTH, STEP_BUDGET } from './limits.js';
+import { bind, closures, lookup, type Env } from './scope.js';
 import {
   SignalValues,
   animateAt,
@@ -20,9 +20,9 @@ import {
   signalField,
   waveAt,
   type Keyframe,
-} from './signals/index';
-import { NIL, type Field, type Value } from './value';
-import { binaryOp, equal, fieldAccess, indexAccess, unaryOp, type OpResult } from './value-ops';
+} from './signals/index.js';
+import { NIL, type Field, type Value } from './value.js';
+import { binaryOp, equal, fieldAccess, indexAccess, unaryOp, type OpResult } from './value-ops.js';
 
 export interface Binding {
   name: string;

@@ -1,6 +1,6 @@
 // The design frame of viewer.md §3.2, shared by the viewer and the service (output size).
 
-import { namedField, positionalField, stripQuotes, type Value } from './value';
+import { namedField, positionalField, stripQuotes, type Value } from './value.js';
 
 export interface DesignFrame {
   width: number;

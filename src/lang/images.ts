@@ -1,6 +1,6 @@
 // Every image(...) path a value tree references (for the service's asset checks).
 
-import { positionalField, stripQuotes, type Value } from './value';
+import { positionalField, stripQuotes, type Value } from './value.js';
 
 /** Paths of every `image(...)` node (one pair of quotes stripped), deduplicated, in tree order. */
 export function imagePaths(value: Value): string[] {

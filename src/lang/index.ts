@@ -1,24 +1,24 @@
 // Public entry of the .cm language (docs/architecture.md). No Node-only APIs.
 
-import type { Program as Ast, TopDecl } from './ast';
-import { Checker } from './checker';
-import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics';
-import { Evaluator, type Binding } from './evaluator';
-import { MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue } from './limits';
-import { drawingLimitHit } from './drawing-limits';
-import { parse } from './parser';
-import { newestRunner, runnerError } from './runners';
-import { toSeconds, unitDimension } from './units';
-import { NIL, type Value } from './value';
+import type { Program as Ast, TopDecl } from './ast.js';
+import { Checker } from './checker.js';
+import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics.js';
+import { Evaluator, type Binding } from './evaluator.js';
+import { MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue } from './limits.js';
+import { drawingLimitHit } from './drawing-limits.js';
+import { parse } from './parser.js';
+import { newestRunner, runnerError } from './runners.js';
+import { toSeconds, unitDimension } from './units.js';
+import { NIL, type Value } from './value.js';
 
-export type { Diagnostic, Envelope, Severity } from './diagnostics';
-export { formatJobMessage, formatHuman } from './diagnostics';
-export type { Value, Unit, Field, ColorValue } from './value';
-export { valueSchema, namedField, positionalField, stripQuotes } from './value';
-export { designFrame, type DesignFrame } from './frame';
-export { imagePaths } from './images';
-export { RUNNERS, availableVersions, newestRunner } from './runners';
-export { colorToLinear, colorToSrgb8, oklchToLinearSrgb, oklabToLinearSrgb, linearToSrgb } from './color';
+export type { Diagnostic, Envelope, Severity } from './diagnostics.js';
+export { formatJobMessage, formatHuman } from './diagnostics.js';
+export type { Value, Unit, Field, ColorValue } from './value.js';
+export { valueSchema, namedField, positionalField, stripQuotes } from './value.js';
+export { designFrame, type DesignFrame } from './frame.js';
+export { imagePaths } from './images.js';
+export { RUNNERS, availableVersions, newestRunner } from './runners.js';
+export { colorToLinear, colorToSrgb8, oklchToLinearSrgb, oklabToLinearSrgb, linearToSrgb } from './color.js';
 export {
   UNIT_TAGS,
   suffixDimension,
@@ -28,7 +28,7 @@ export {
   convertUnit,
   type Dimension,
   type UnitSuffix,
-} from './units';
+} from './units.js';
 
 export interface Program {
   /** the value of the rendered binding at time t (seconds), every time signal resolved */
@@ -95,8 +95,8 @@ function measured(v: Value): { error: string | null; nodes: number } {
   return { error: null, nodes: m.nodes };
 }
 const tooBig = (v: Value): string | null => measured(v).error;
-export { MAX_GLYPHS, MAX_PATH_POINTS, MAX_METABALLS, MAX_SHAPES } from './drawing-limits';
-export { STEP_BUDGET } from './limits';
+export { MAX_GLYPHS, MAX_PATH_POINTS, MAX_METABALLS, MAX_SHAPES } from './drawing-limits.js';
+export { STEP_BUDGET } from './limits.js';
 
 class CompiledProgram implements Program {
   constructor(

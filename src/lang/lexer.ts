@@ -1,6 +1,6 @@
 // Lexer for .cm sources (language.md §1). Every word is an IDENT; the parser decides keywords.
 
-import { UNIT_SUFFIXES } from './units';
+import { UNIT_SUFFIXES } from './units.js';
 
 export type TokKind = 'ident' | 'number' | 'string' | 'hex' | 'punct' | 'eof' | 'error';
 

@@ -1,7 +1,7 @@
 // How much work, nesting and output one frame may take (docs/compatibility.md, "Runaway sources").
 // The reference has no limits; these keep a hostile source from hanging or exhausting the service.
 
-import type { Value } from './value';
+import type { Value } from './value.js';
 
 /** evaluation steps per frame (EVL006); the largest example needs under 500 */
 export const STEP_BUDGET = 200_000;

@@ -2,9 +2,9 @@
 // reported as PAR100 at the offending token with "expected X, found Y" wording; nesting deeper
 // than MAX_DEPTH is PAR101 (so hostile inputs cannot overflow the JS stack).
 
-import type { Arg, Block, Expr, LetDecl, NamePath, Param, Pattern, Program, Span, TopDecl, Type } from './ast';
-import { lex, numberValue, type Token } from './lexer';
-import { unitTag } from './units';
+import type { Arg, Block, Expr, LetDecl, NamePath, Param, Pattern, Program, Span, TopDecl, Type } from './ast.js';
+import { lex, numberValue, type Token } from './lexer.js';
+import { unitTag } from './units.js';
 
 export const MAX_DEPTH = 256;
 

@@ -1,8 +1,8 @@
 // Scopes of the evaluator: persistent linked lists, so a lambda captures a snapshot of every
 // visible binding for free (stdlib.md §2.7) and later bindings are never seen.
 
-import type { Block, Expr } from './ast';
-import type { Value } from './value';
+import type { Block, Expr } from './ast.js';
+import type { Value } from './value.js';
 
 export interface Env {
   readonly name: string;

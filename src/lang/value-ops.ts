@@ -2,9 +2,9 @@
 // §3.5-§3.7), with the unit conversions of docs/compatibility.md. Pure: a failure comes back as an
 // EvalFailure and the evaluator reports it at the expression.
 
-import { EvalFailure } from './eval-failure';
-import { convertUnit, unitLabel } from './units';
-import { NIL, type Unit, type Value } from './value';
+import { EvalFailure } from './eval-failure.js';
+import { convertUnit, unitLabel } from './units.js';
+import { NIL, type Unit, type Value } from './value.js';
 
 export type OpResult = Value | EvalFailure;
 

@@ -2,10 +2,10 @@
 // This is the viewer's only input. The zod schema runs in the browser too.
 
 import { z } from 'zod';
-import { UNIT_TAGS, type Unit } from './units';
+import { UNIT_TAGS, type Unit } from './units.js';
 
 // Units live in units.ts (the one table); re-exported here because the viewer reads them from this module.
-export { UNIT_TAGS, type Unit } from './units';
+export { UNIT_TAGS, type Unit } from './units.js';
 
 export interface Field {
   name: string;

@@ -9,7 +9,7 @@ import {
   type RenderOutcome,
   type RendererCounters,
   type WorkEstimate,
-} from './types.js';
+} from './renderer-port.js';
 
 export class RendererByKind implements Renderer {
   private readonly unique: Renderer[];

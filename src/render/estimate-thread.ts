@@ -6,7 +6,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { startWorker } from './worker-thread.js';
 import type { EstimateAnswer, EstimateRequest } from './estimate-worker.js';
-import type { RenderJob, WorkEstimate } from './types.js';
+import type { RenderJob, WorkEstimate } from './renderer-port.js';
 
 export const ESTIMATE_TIMEOUT_MS = 10_000;
 

@@ -2,7 +2,7 @@
 // takes tens of milliseconds for a large scene, which on the main thread would hold every HTTP answer of a burst.
 import { parentPort } from 'node:worker_threads';
 import { estimateWork } from './work-estimate.js';
-import type { RenderJob, WorkEstimate } from './types.js';
+import type { RenderJob, WorkEstimate } from './renderer-port.js';
 
 export interface EstimateRequest {
   id: number;

@@ -1,6 +1,6 @@
 // The messages between the renderer and its evaluation thread (eval-thread.ts, eval-worker.ts).
 import type { PlanInfo } from './prepare.js';
-import type { FailureDiagnostic, RenderJob } from './types.js';
+import type { FailureDiagnostic, RenderJob } from './renderer-port.js';
 
 /** A prepared job without what stays in the thread (the program, the first frame's value) or is rebuilt (assets). */
 export type PlanData = Omit<PlanInfo, 'assets'>;

@@ -6,7 +6,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { startWorker } from './worker-thread.js';
 import { JobAssets } from './job-assets.js';
-import { JobFailure, type RenderJob } from './types.js';
+import { JobFailure, type RenderJob } from './renderer-port.js';
 import type { EvaluatedFrame, PlanInfo } from './prepare.js';
 import { Aborted, type FrameSource } from './frame-sequence.js';
 import type { EvalAnswer, EvalRequest, FailureData, RemoteFrame } from './eval-protocol.js';

@@ -4,7 +4,7 @@
 // program stays compiled between requests; what goes back is JSON text, sent once per distinct value.
 import { parentPort } from 'node:worker_threads';
 import { evaluateAt, prepare, type Plan } from './prepare.js';
-import { JobFailure, type RenderJob } from './types.js';
+import { JobFailure, type RenderJob } from './renderer-port.js';
 import type { FailureData, EvalAnswer, EvalRequest, PlanData, RemoteFrame } from './eval-protocol.js';
 
 /** A batch of frames ends after this much work or this much JSON, so the renderer gets frames while more are made. */

@@ -7,7 +7,7 @@ import type { ViewerPage } from './page/viewer-page.js';
 import type { PixelFormat } from './page/draw-script.js';
 import { assetFailure } from './job-assets.js';
 import { patchPicture } from './picture-patch.js';
-import { JobFailure } from './types.js';
+import { JobFailure } from './renderer-port.js';
 import { pageReason } from './failure-reasons.js';
 import { LIMITS } from '../contract/limits.js';
 import { CODE } from '../contract/error-codes.js';

@@ -1,7 +1,7 @@
 // A job's images: which file answers which in-source path, and ASS001 (with the path literal's line and column)
 // both when a scene uses a path the job did not map and when the page could not load a mapped one. The one place
 // that turns an image problem into a job failure.
-import { JobFailure, type FailureDiagnostic } from './types.js';
+import { JobFailure, type FailureDiagnostic } from './renderer-port.js';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { IMAGE_HEADER_BYTES, imageSize, imageSizeRefusal } from '../contract/image-size.js';
 import { LIMITS } from '../contract/limits.js';

@@ -14,7 +14,7 @@ import { LIMITS } from '../contract/limits.js';
 import { CODE } from '../contract/error-codes.js';
 import { QUALITY } from '../contract/outputs.js';
 import { JobAssets } from './job-assets.js';
-import { JobFailure, type FailureDiagnostic, type RenderJob } from './types.js';
+import { JobFailure, type FailureDiagnostic, type RenderJob } from './renderer-port.js';
 
 export interface Size {
   width: number;

@@ -4,7 +4,7 @@
 // to let short jobs go first (with aging, so a long one is not starved).
 import type { Value } from '../lang/index.js';
 import { prepare, type Plan } from './prepare.js';
-import type { RenderJob, WorkEstimate, CostClass } from './types.js';
+import type { RenderJob, WorkEstimate, CostClass } from './renderer-port.js';
 import type { VideoCodec } from '../contract/outputs.js';
 
 function encodeFactor(kind: RenderJob['kind'], codec: VideoCodec | undefined): number {

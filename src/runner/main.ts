@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import pino from 'pino';
 import { loadConfig } from '../server/config.js';
-import { ChromiumRenderer } from '../render/renderer.js';
+import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { buildRunnerApp } from './runner-app.js';
 
 export const RUNNER_DEFAULT_PORT = 8080;

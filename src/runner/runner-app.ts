@@ -15,7 +15,7 @@ import { LIMITS } from '../contract/limits.js';
 import { CODE, envelope } from '../contract/error-codes.js';
 import { OUTPUT_MIME, sniffImage } from '../contract/mime.js';
 import { outputExtOf } from '../contract/outputs.js';
-import { JobFailure, type Renderer, type RenderParams } from '../render/types.js';
+import { JobFailure, type Renderer, type RenderParams } from '../render/renderer-port.js';
 import { INTERNAL_REASON, timeLimitReason } from '../contract/job-reasons.js';
 import { FrameParams, GifParams, RenderParams as VideoParams, Source } from '../server/schemas.js';
 import { acceptJsonBodies } from '../server/http/json-body.js';

@@ -7,12 +7,12 @@ import pino, { type Logger } from 'pino';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { LIMITS } from '../contract/limits.js';
-import type { Renderer } from '../render/types.js';
+import type { Renderer } from '../render/renderer-port.js';
 import type { JobStore } from './jobs/store.js';
 import type { Jobs } from './jobs/jobs-api.js';
 import type { Retention } from './jobs/retention.js';
-import type { OutputStore } from './outputs/output-store.js';
-import type { AssetStore } from './asset-store.js';
+import type { OutputStore } from './storage/output-store.js';
+import type { AssetStore } from './storage/asset-store.js';
 import { Gate } from './durability/admission.js';
 import { openServices } from './services.js';
 import { registerOpenApi } from './openapi.js';
@@ -29,10 +29,10 @@ import { checkRoutes } from './routes/check.js';
 import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
 import { metricsRoutes } from './routes/metrics.js';
-import { ClusterJobService } from './cluster/cluster-jobs.js';
+import { RedisJobService } from './redis/redis-job-service.js';
 import { ClientQuota } from './jobs/client-quota.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
-import { countRefusedJobs } from './metrics/refused-jobs.js';
+import { countRefusedJobs } from './http/refused-jobs.js';
 import { watchReadiness } from './http/readiness.js';
 import { ApiKeys, requireApiKeys } from './http/api-keys.js';
 import { limitPosts } from './http/rate-limits.js';
@@ -110,7 +110,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       outputs: () => outputs.usage(),
       // an API process that renders nothing (REDIS_URL, RENDER_CONCURRENCY=0) has no browser to count
       renderer: () => (opts.startRenderer === false ? undefined : renderer.counters?.()),
-      extra: jobs instanceof ClusterJobService ? () => jobs.queueMetrics() : undefined,
+      extra: jobs instanceof RedisJobService ? () => jobs.queueMetrics() : undefined,
       webhooks: services.webhooks ? () => services.webhooks!.load() : undefined,
     });
     metrics.watch(jobs.events);

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { buildRenderers } from './renderers.js';
-import { RenderWorker } from './cluster/render-worker.js';
+import { RenderWorker } from './redis/render-worker.js';
 import { loadStorage } from './storage/data-stores.js';
 
 const config = loadConfig();

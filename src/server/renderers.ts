@@ -3,10 +3,10 @@
 // of a chunked video's segments (the one ffmpeg module's).
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { ChromiumRenderer } from '../render/renderer.js';
+import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
 import { IncompleteVideo, joinSegments } from '../render/ffmpeg.js';
-import { JobFailure, VIDEO_INCOMPLETE, type RenderParams } from '../render/types.js';
+import { JobFailure, VIDEO_INCOMPLETE, type RenderParams } from '../render/renderer-port.js';
 import { ExportRenderer } from '../export/export-renderer.js';
 
 export function buildRenderers(config: Config, log: Logger) {

@@ -2,17 +2,17 @@
 // built from the configuration and started in the order recovery needs. No HTTP here.
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { Renderer } from '../render/types.js';
+import type { Renderer } from '../render/renderer-port.js';
 import type { JobStore } from './jobs/store.js';
 import { JournalJobStore } from './jobs/journal-store.js';
 import { JobService } from './jobs/job-service.js';
 import { Retention } from './jobs/retention.js';
-import type { OutputStore } from './outputs/output-store.js';
-import type { AssetStore } from './asset-store.js';
+import type { OutputStore } from './storage/output-store.js';
+import type { AssetStore } from './storage/asset-store.js';
 import { rm } from 'node:fs/promises';
 import { dataStores, loadStorage, openStorage, scratchRoot } from './storage/data-stores.js';
 import { RenderCache } from './jobs/render-cache.js';
-import { DiskSpace } from './durability/disk-space.js';
+import { DiskSpace } from './storage/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import {
   attemptHoldMs,
@@ -22,13 +22,13 @@ import {
 } from './webhooks/dispatcher.js';
 import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/idempotency.js';
 import type { Jobs } from './jobs/jobs-api.js';
-import { RedisJobStore } from './cluster/redis-store.js';
-import { WorkQueue, connect, connectApi, waitReady } from './cluster/work-queue.js';
+import { RedisJobStore } from './redis/redis-store.js';
+import { WorkQueue, connect, connectApi, waitReady } from './redis/work-queue.js';
 
 /** How long an API process waits for Redis at start before it stops with a clear line. */
 const REDIS_START_MS = 10_000;
-import { ClusterJobService } from './cluster/cluster-jobs.js';
-import { RedisIdempotency } from './cluster/redis-idempotency.js';
+import { RedisJobService } from './redis/redis-job-service.js';
+import { RedisIdempotency } from './redis/redis-idempotency.js';
 import type { Redis } from 'ioredis';
 
 export interface ServiceOptions {
@@ -127,7 +127,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
 /**
  * With REDIS_URL: records and queue in Redis, shared by every API process and render worker; outputs and assets in
  * the storage (STORAGE_URL), shared too. No recovery and no partial-file sweep at start (other processes may be rendering
- * now); a lost job is ended when it is next read (ClusterJobService).
+ * now); a lost job is ended when it is next read (RedisJobService).
  */
 async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   const { config, log } = opts;
@@ -148,7 +148,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
   const events = connect(config.redisUrl);
   events.on('error', (err) => log.warn({ err }, 'redis connection error (queue events)'));
-  const jobs = new ClusterJobService({
+  const jobs = new RedisJobService({
     store,
     work,
     eventsConnection: events,

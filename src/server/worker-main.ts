@@ -6,10 +6,10 @@
 import pino from 'pino';
 import { loadConfig } from './config.js';
 import { buildRenderers } from './renderers.js';
-import { RenderWorker } from './cluster/render-worker.js';
+import { RenderWorker } from './redis/render-worker.js';
 import { loadStorage } from './storage/data-stores.js';
 import { WorkerMetrics } from './metrics/worker-metrics.js';
-import { startWorkerHttp, type WorkerHttp } from './cluster/worker-http.js';
+import { startWorkerHttp, type WorkerHttp } from './redis/worker-http.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });

@@ -8,7 +8,7 @@ import { buildApp } from './app.js';
 import { defaultConfig } from './config.js';
 import { openApiText } from './openapi.js';
 import { MemoryJobStore } from './jobs/store.js';
-import type { Renderer } from '../render/types.js';
+import type { Renderer } from '../render/renderer-port.js';
 
 const noRenderer: Renderer = {
   start: async () => {},

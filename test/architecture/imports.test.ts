@@ -6,6 +6,9 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { repoRoot } from '../../src/paths.js';
 
+/** relative imports that do not name their file with its `.js` extension */
+const unstyled: string[] = [];
+
 /** repository-relative path of each module -> the repository-relative modules it imports */
 function importGraph(): Map<string, string[]> {
   const files: string[] = [];
@@ -28,6 +31,8 @@ function importGraph(): Map<string, string[]> {
     for (const m of text.matchAll(spec)) {
       const s = m[1] ?? m[2] ?? m[3];
       if (!s.startsWith('.')) continue;
+      // one import style across the tree: a relative import names the file as Node will load it (`./x.js`)
+      if (!/\.(js|json|css)$/.test(s)) unstyled.push(`${relative(repoRoot, file)}: ${s}`);
       const base = resolve(dirname(file), s.replace(/\.js$/, ''));
       const hit = [`${base}.ts`, join(base, 'index.ts')].find((c) => existsSync(c));
       assert.ok(hit, `${relative(repoRoot, file)}: cannot resolve ${s}`);
@@ -65,8 +70,8 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/contract',
       'src/lang',
       'src/paths.ts',
-      'src/render/types.ts',
-      'src/render/renderer.ts',
+      'src/render/renderer-port.ts',
+      'src/render/chromium-renderer.ts',
       'src/render/by-kind.ts',
       'src/export/export-renderer.ts',
     ],
@@ -76,24 +81,24 @@ const ROOMS: { room: string; may: string[] }[] = [
     room: 'src/server/renderers.ts',
     may: [
       'src/server/config.ts',
-      'src/render/types.ts',
-      'src/render/renderer.ts',
+      'src/render/renderer-port.ts',
+      'src/render/chromium-renderer.ts',
       'src/render/by-kind.ts',
       'src/render/ffmpeg.ts',
       'src/export/export-renderer.ts',
     ],
   },
   // the server reaches rendering through the Renderer interface only
-  { room: 'src/server', may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/types.ts'] },
+  { room: 'src/server', may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/renderer-port.ts'] },
   // the export library; its worker renderer implements the Renderer interface (types only from rendering) and
   // starts its thread the way rendering starts its own (worker-thread.ts)
   {
     room: 'src/export',
-    may: ['src/contract', 'viewer/src/meshes', 'src/render/types.ts', 'src/render/worker-thread.ts'],
+    may: ['src/contract', 'viewer/src/meshes', 'src/render/renderer-port.ts', 'src/render/worker-thread.ts'],
   },
   // the standalone runner: the service's schemas and HTTP plumbing, rendering through the Renderer interface; its
   // entry point (a composition root) builds the real renderer from the service's configuration
-  { room: 'src/runner/main.ts', may: ['src/runner', 'src/server/config.ts', 'src/render/renderer.ts'] },
+  { room: 'src/runner/main.ts', may: ['src/runner', 'src/server/config.ts', 'src/render/chromium-renderer.ts'] },
   {
     room: 'src/runner',
     may: [
@@ -101,7 +106,7 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/server/http',
       'src/server/durability/admission.ts',
       'src/contract',
-      'src/render/types.ts',
+      'src/render/renderer-port.ts',
     ],
   },
   { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
@@ -113,6 +118,10 @@ const ROOMS: { room: string; may: string[] }[] = [
 function roomOf(p: string): { room: string; may: string[] } | undefined {
   return ROOMS.find((r) => under(p, r.room));
 }
+
+test('one import style: every relative import names its file with the .js extension', () => {
+  assert.deepEqual(unstyled, []);
+});
 
 test('every module belongs to a room', () => {
   const homeless = [...graph.keys()].filter((p) => !roomOf(p));
@@ -166,8 +175,22 @@ test('no import cycle among our modules', () => {
 });
 
 test('the rules see real edges (the reader is not blind)', () => {
-  assert.ok(graph.get('src/render/renderer.ts')?.includes('src/render/prepare.ts'));
+  assert.ok(graph.get('src/render/chromium-renderer.ts')?.includes('src/render/prepare.ts'));
   assert.ok(graph.get('viewer/src/page-api.ts')?.includes('src/lang/value.ts'));
   assert.ok((graph.get('src/lang/index.ts') ?? []).length > 3);
   assert.ok(graph.get('editor/src/preview.ts')?.includes('viewer/src/page-api.ts'));
+});
+
+test('the job, storage, durability and Redis rooms import nothing of Fastify: HTTP lives in routes/ and http/', () => {
+  const rooms = ['jobs', 'storage', 'durability', 'redis', 'webhooks', 'metrics'].map((r) =>
+    join(repoRoot, 'src', 'server', r),
+  );
+  const bad: string[] = [];
+  for (const dir of rooms)
+    for (const name of readdirSync(dir)) {
+      const text = readFileSync(join(dir, name), 'utf8');
+      if (/from\s+['"](fastify|@fastify\/[^'"]+|fastify-[^'"]+)['"]/.test(text))
+        bad.push(relative(repoRoot, join(dir, name)));
+    }
+  assert.deepEqual(bad, []);
 });

@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { main, parseAt } from '../../src/cli/main';
-import { repoRoot, ownExamplesDir } from '../helpers/shared';
+import { main, parseAt } from '../../src/cli/main.js';
+import { repoRoot, ownExamplesDir } from '../helpers/shared.js';
 
 function run(argv: string[]) {
   const out: string[] = [];

@@ -1,7 +1,7 @@
 // The render progress as a user sees it: a bar redrawn in place on a terminal, plain lines in a log.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createProgress } from '../../src/cli/progress';
+import { createProgress } from '../../src/cli/progress.js';
 
 function sink(isTTY: boolean) {
   const chunks: string[] = [];

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
-import { writeGlb, writeGlbWithStats } from '../../src/export/glb';
-import { ExportError } from '../../src/export/errors';
-import { errorsOf, extent, readGlb, signedVolume, validate } from './helpers';
+import { writeGlb, writeGlbWithStats } from '../../src/export/glb.js';
+import { ExportError } from '../../src/export/errors.js';
+import { errorsOf, extent, readGlb, signedVolume, validate } from './helpers.js';
 
 test('a box: valid glTF 2.0, 4-byte aligned chunks, one scene/node/mesh/material, bounds in the accessor', async () => {
   const glb = writeGlb(new THREE.BoxGeometry(2, 4, 6));

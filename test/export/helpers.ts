@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { PNG } from 'pngjs';
 import { validateBytes, type ValidationReport } from 'gltf-validator';
-import { examplesDir, corpusSkip } from '../helpers/shared';
+import { examplesDir, corpusSkip } from '../helpers/shared.js';
 
 export const SKIP_CORPUS = corpusSkip('its SVG sources and images');
 export const HANDDRAWN_JPG = join(examplesDir, 'img', 'handdrawn.jpg');

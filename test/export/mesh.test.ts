@@ -3,11 +3,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
 import fc from 'fast-check';
-import { svgToGlb, svgSolid } from '../../src/export/mesh';
-import { ExportError, type ExportErrorCode } from '../../src/export/errors';
-import { svgGeometry } from '../../viewer/src/meshes/index';
-import { newestRunner } from '../../src/lang/runners';
-import { corpusSvgs, errorsOf, extent, readGlb, signedVolume, SKIP_CORPUS, validate } from './helpers';
+import { svgToGlb, svgSolid } from '../../src/export/mesh.js';
+import { ExportError, type ExportErrorCode } from '../../src/export/errors.js';
+import { svgGeometry } from '../../viewer/src/meshes/index.js';
+import { newestRunner } from '../../src/lang/runners.js';
+import { corpusSvgs, errorsOf, extent, readGlb, signedVolume, SKIP_CORPUS, validate } from './helpers.js';
 
 /** Our own SVG: a filled shape with a hole (evenodd), a stroked open curve and a transformed group. */
 const OWN = `<?xml version="1.0" encoding="UTF-8"?>

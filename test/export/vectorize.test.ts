@@ -5,11 +5,11 @@ import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
-import { vectorizeImage } from '../../src/export/vectorize';
-import { svgToGlb } from '../../src/export/mesh';
-import { ExportError, type ExportErrorCode } from '../../src/export/errors';
-import { EXPORT_LIMITS } from '../../src/export/limits';
-import { prng } from '../helpers/prng';
+import { vectorizeImage } from '../../src/export/vectorize.js';
+import { svgToGlb } from '../../src/export/mesh.js';
+import { ExportError, type ExportErrorCode } from '../../src/export/errors.js';
+import { EXPORT_LIMITS } from '../../src/export/limits.js';
+import { prng } from '../helpers/prng.js';
 import {
   dilate,
   drawPng,
@@ -21,7 +21,7 @@ import {
   svgPolylines,
   validate,
   type Pt,
-} from './helpers';
+} from './helpers.js';
 
 const isCode = (code: ExportErrorCode) => (e: unknown) => {
   assert.ok(e instanceof ExportError, `an ExportError, got ${e}`);

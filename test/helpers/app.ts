@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp, type BuildOptions } from '../../src/server/app.js';
 import { defaultConfig, type Config } from '../../src/server/config.js';
-import { ChromiumRenderer, type ChromiumRendererOptions } from '../../src/render/renderer.js';
+import { ChromiumRenderer, type ChromiumRendererOptions } from '../../src/render/chromium-renderer.js';
 import { RendererByKind } from '../../src/render/by-kind.js';
 import { ExportRenderer } from '../../src/export/export-renderer.js';
 import type { JobStore } from '../../src/server/jobs/store.js';
@@ -19,7 +19,7 @@ import {
   type RenderHooks,
   type RenderJob,
   type RenderOutcome,
-} from '../../src/render/types.js';
+} from '../../src/render/renderer-port.js';
 
 import { repoRoot, sharedDir, ownExamplesDir, hasCorpus, corpusSkip } from './shared.js';
 import { testGl } from './gl.js';

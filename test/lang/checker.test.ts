@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile, formatJobMessage, check } from '../../src/lang/index';
-import { codes } from './helpers';
+import { compile, formatJobMessage, check } from '../../src/lang/index.js';
+import { codes } from './helpers.js';
 
 const SC = ' scene s() -> Frame { 1 }';
 const one = (src: string) => {

@@ -7,10 +7,10 @@ import {
   oklabToLinearSrgb,
   parseHex,
   colorToLinear,
-} from '../../src/lang/color';
-import { designFrame, imagePaths, valueSchema, type Value } from '../../src/lang/index';
-import { RUNNERS, runnerError, newestRunner, functionSince, SEMVER } from '../../src/lang/runners';
-import { evalExpr } from './helpers';
+} from '../../src/lang/color.js';
+import { designFrame, imagePaths, valueSchema, type Value } from '../../src/lang/index.js';
+import { RUNNERS, runnerError, newestRunner, functionSince, SEMVER } from '../../src/lang/runners.js';
+import { evalExpr } from './helpers.js';
 
 test('oklch → sRGB bytes against viewer.md §1.4 known values', () => {
   assert.deepEqual(linearToSrgb8(oklchToLinearSrgb(0.1, 0.04, 280)), { r: 2, g: 2, b: 16 });

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile, type Value } from '../../src/lang/index';
-import { EASINGS, noise } from '../../src/lang/signals/index';
-import { evalDiags, evalExpr, numberOf } from './helpers';
+import { compile, type Value } from '../../src/lang/index.js';
+import { EASINGS, noise } from '../../src/lang/signals/index.js';
+import { evalDiags, evalExpr, numberOf } from './helpers.js';
 
 const N = (value: number, unit: string | null = null): Value => ({ kind: 'number', value, unit }) as Value;
 const close = (a: number, b: number, eps = 1e-9) => assert.ok(Math.abs(a - b) < eps, `${a} != ${b}`);

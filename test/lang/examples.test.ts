@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { compile, valueSchema, designFrame, imagePaths, formatJobMessage } from '../../src/lang/index';
-import { examplesDir as exDir, hasCorpus, corpusSkip } from '../helpers/shared';
+import { compile, valueSchema, designFrame, imagePaths, formatJobMessage } from '../../src/lang/index.js';
+import { examplesDir as exDir, hasCorpus, corpusSkip } from '../helpers/shared.js';
 
 // The corpus's examples (../shared/examples); our own are checked in own-examples.test.ts.
 const examples = hasCorpus

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { compile, valueSchema } from '../../src/lang/index';
-import { lex } from '../../src/lang/lexer';
-import { examplesDir, ownExamplesDir, hasCorpus } from '../helpers/shared';
+import { compile, valueSchema } from '../../src/lang/index.js';
+import { lex } from '../../src/lang/lexer.js';
+import { examplesDir, ownExamplesDir, hasCorpus } from '../helpers/shared.js';
 
 const sources = (dir: string) =>
   readdirSync(dir)

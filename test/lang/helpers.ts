@@ -1,6 +1,6 @@
-import { compile, type Diagnostic, type Value } from '../../src/lang/index';
+import { compile, type Diagnostic, type Value } from '../../src/lang/index.js';
 
-export { repoRoot } from '../helpers/shared';
+export { repoRoot } from '../helpers/shared.js';
 
 /** Value of `expr` evaluated inside a scene at time t; throws if compile reports errors. */
 export function evalExpr(expr: string, t = 0, prelude = ''): Value {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lex } from '../../src/lang/lexer';
-import { compile } from '../../src/lang/index';
+import { lex } from '../../src/lang/lexer.js';
+import { compile } from '../../src/lang/index.js';
 
 const kinds = (s: string) =>
   lex(s).map((t) => (t.kind === 'number' ? `num:${t.digits}|${t.unit}` : `${t.kind}:${t.text}`));

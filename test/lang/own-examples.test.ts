@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { compile, valueSchema, imagePaths } from '../../src/lang/index';
-import { ownExamplesDir } from '../helpers/shared';
+import { compile, valueSchema, imagePaths } from '../../src/lang/index.js';
+import { ownExamplesDir } from '../helpers/shared.js';
 
 const files = readdirSync(ownExamplesDir)
   .filter((f) => f.endsWith('.cm'))

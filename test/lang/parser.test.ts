@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile } from '../../src/lang/index';
-import { parse } from '../../src/lang/parser';
-import { codes } from './helpers';
+import { compile } from '../../src/lang/index.js';
+import { parse } from '../../src/lang/parser.js';
+import { codes } from './helpers.js';
 
 const SC = 'scene s() -> Frame { 1 }';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from './helpers';
+import { repoRoot } from './helpers.js';
 
 test('src/lang uses no Node-only APIs (it is bundled into the viewer page)', () => {
   const dir = path.join(repoRoot, 'src', 'lang');

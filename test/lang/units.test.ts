@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lex } from '../../src/lang/lexer';
-import { parseAt } from '../../src/cli/main';
-import { compile, valueSchema } from '../../src/lang/index';
+import { lex } from '../../src/lang/lexer.js';
+import { parseAt } from '../../src/cli/main.js';
+import { compile, valueSchema } from '../../src/lang/index.js';
 import {
   CANONICAL_SUFFIX,
   NUMBER_TYPES,
@@ -12,7 +12,7 @@ import {
   suffixDimension,
   toSeconds,
   unitTag,
-} from '../../src/lang/units';
+} from '../../src/lang/units.js';
 
 test('one units table: every suffix lexes, evaluates to its tag and passes the value schema', () => {
   assert.equal(UNIT_SUFFIXES.length, 14);

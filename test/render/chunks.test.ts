@@ -12,8 +12,8 @@ import { LONG_SLIDE, decodeFrames, meanAbsDiff } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { chunkRanges, isChunked } from '../../src/contract/chunks.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
-import type { RenderJob } from '../../src/render/types.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
+import type { RenderJob } from '../../src/render/renderer-port.js';
 
 let renderer: ChromiumRenderer;
 let dir: string;

@@ -13,8 +13,8 @@ import { SPIN, decodeFrames, psnr } from '../helpers/video.js';
 import { joinSegments, probe } from '../../src/render/ffmpeg.js';
 import { chunkRanges } from '../../src/contract/chunks.js';
 import { VIDEO_CODECS, crfOf, proresProfileOf, videoExt, type VideoCodec } from '../../src/contract/outputs.js';
-import { chunkSegmentPath, type RenderJob } from '../../src/render/types.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import { chunkSegmentPath, type RenderJob } from '../../src/render/renderer-port.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 let renderer: ChromiumRenderer;
 let dir: string;

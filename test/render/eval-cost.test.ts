@@ -11,7 +11,7 @@ import { startApp, realRenderer, post, waitJob, embeddedJobs, type TestApp } fro
 import { stepHeavy } from '../helpers/step-heavy.js';
 import { compile } from '../../src/lang/index.js';
 import { probe } from '../../src/render/ffmpeg.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 const LIMIT_MS = 60_000; // the report's JOB_TIMEOUT_MS
 

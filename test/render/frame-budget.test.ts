@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realRenderer } from '../helpers/app.js';
 import { rectGraph } from '../helpers/rect-graph.js';
-import { JobFailure, type RenderJob } from '../../src/render/types.js';
+import { JobFailure, type RenderJob } from '../../src/render/renderer-port.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { loadConfig } from '../../src/server/config.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 const BUDGET_MS = 20;
 

@@ -12,8 +12,8 @@ import { probe } from '../../src/render/ffmpeg.js';
 import { prepare } from '../../src/render/prepare.js';
 import { Aborted } from '../../src/render/frame-sequence.js';
 import { GIF_PASS1_SHARE } from '../../src/render/gif-encoder.js';
-import { JobFailure, type RenderJob, type RenderParams } from '../../src/render/types.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import { JobFailure, type RenderJob, type RenderParams } from '../../src/render/renderer-port.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 // A 3D scene: an extruded glyph turning under two lights (smooth shading: many colours for one palette).
 const SPIN = `runner "0.0.3";

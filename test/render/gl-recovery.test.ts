@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { realRenderer, runJob, startApp, type TestApp } from '../helpers/app.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 import { until } from '../server/durability/helpers/service.js';
 
 const NO_EGL = '__EGL_VENDOR_LIBRARY_FILENAMES';

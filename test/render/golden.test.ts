@@ -28,7 +28,7 @@ import {
 import { RUNNERS } from '../../src/lang/runners.js';
 import type { GlBackend } from '../../src/contract/hardware.js';
 import { isLlvmpipe } from '../../src/render/gl-backend.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 const GOLDEN_FILE = join(repoRoot, 'test', 'render', 'golden-hashes.json');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';

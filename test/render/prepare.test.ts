@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { outputSize, prepare } from '../../src/render/prepare.js';
 import { literalPosition, normalizeAssetPath } from '../../src/render/job-assets.js';
 import { parseRange } from '../../src/server/http/byte-range.js';
-import { JobFailure } from '../../src/render/types.js';
+import { JobFailure } from '../../src/render/renderer-port.js';
 
 test('output size: neither given -> the design frame; one given -> aspect follows; both -> exactly; video even', () => {
   assert.deepEqual(outputSize({ width: 1920, height: 1080 }, {}, false), { width: 1920, height: 1080 });

@@ -24,7 +24,7 @@ import { LAYERED, MOVING, SPIN, decodeFrames, psnr } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
 import { encodePng } from '../../src/render/png.js';
 import { compile, designFrame, colorToSrgb8 } from '../../src/lang/index.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 let t: TestApp;
 let renderer: ChromiumRenderer;

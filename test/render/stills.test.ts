@@ -11,8 +11,8 @@ import { PNG } from 'pngjs';
 import { realRenderer } from '../helpers/app.js';
 import { SPIN, decodeFrames, psnr } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg.js';
-import type { RenderJob } from '../../src/render/types.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import type { RenderJob } from '../../src/render/renderer-port.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 let renderer: ChromiumRenderer;
 let dir: string;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LIMITS } from '../../src/contract/limits.js';
 import { checkWorkBudget, prepare, WORK_BUDGET_CODE } from '../../src/render/prepare.js';
-import { JobFailure } from '../../src/render/types.js';
+import { JobFailure } from '../../src/render/renderer-port.js';
 
 function animatedGraph(levels: number): string {
   const lines = [

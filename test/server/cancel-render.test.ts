@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApp, realRenderer, post, waitJob, type TestApp } from '../helpers/app.js';
 import { MOVING } from '../helpers/video.js';
-import type { ChromiumRenderer } from '../../src/render/renderer.js';
+import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 let t: TestApp;
 let renderer: ChromiumRenderer;

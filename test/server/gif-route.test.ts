@@ -18,7 +18,7 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { MOVING } from '../helpers/video.js';
-import { ChromiumRenderer } from '../../src/render/renderer.js';
+import { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { testGl } from '../helpers/gl.js';
 

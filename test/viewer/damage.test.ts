@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launch, openViewer, load, frameAt, viewerSkip, drawValue, compose, node, n, hex } from './helper';
-import { ownExamplesDir, examplesDir } from '../helpers/shared';
-import { compile } from '../../src/lang/index';
-import { MOVING, LAYERED, LIGHT_RAMP, SPIN } from '../helpers/video';
+import { launch, openViewer, load, frameAt, viewerSkip, drawValue, compose, node, n, hex } from './helper.js';
+import { ownExamplesDir, examplesDir } from '../helpers/shared.js';
+import { compile } from '../../src/lang/index.js';
+import { MOVING, LAYERED, LIGHT_RAMP, SPIN } from '../helpers/video.js';
 
 let browser: Browser;
 let stepping: Page;

@@ -8,11 +8,11 @@ import type { Browser, Page } from 'playwright-core';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, extname } from 'node:path';
 import { PNG } from 'pngjs';
-import { compile, formatJobMessage, newestRunner, type Diagnostic } from '../../src/lang/index';
-import { launchTestChromium } from '../helpers/gl';
-import { repoRoot } from '../../src/paths';
-import { examplesDir, ownExamplesDir, corpusSkip } from '../helpers/shared';
-import { builtViewer } from '../helpers/built';
+import { compile, formatJobMessage, newestRunner, type Diagnostic } from '../../src/lang/index.js';
+import { launchTestChromium } from '../helpers/gl.js';
+import { repoRoot } from '../../src/paths.js';
+import { examplesDir, ownExamplesDir, corpusSkip } from '../helpers/shared.js';
+import { builtViewer } from '../helpers/built.js';
 
 export const ORIGIN = 'http://cmrender.invalid';
 const IMG_DIR = join(examplesDir, 'img');

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launch, openViewer, load, frameAt, viewerSkip } from './helper';
-import { ownExamplesDir, examplesDir } from '../helpers/shared';
-import { rgbaToI420 } from '../../src/render/ffmpeg';
+import { launch, openViewer, load, frameAt, viewerSkip } from './helper.js';
+import { ownExamplesDir, examplesDir } from '../helpers/shared.js';
+import { rgbaToI420 } from '../../src/render/ffmpeg.js';
 
 let browser: Browser;
 let page: Page;

@@ -3,8 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launch, openViewer, load, frameAt, drawValue, px, near, node, n, hex, compose, arr } from './helper';
-import { FONT_SERVED_NAME } from '../../viewer/src/font-file';
+import { launch, openViewer, load, frameAt, drawValue, px, near, node, n, hex, compose, arr } from './helper.js';
+import { FONT_SERVED_NAME } from '../../viewer/src/font-file.js';
 
 let browser: Browser;
 let page: Page;

@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launch, openViewer, load, frameAt, px, near, node, n, hex, compose, arr, type Frame } from './helper';
+import { launch, openViewer, load, frameAt, px, near, node, n, hex, compose, arr, type Frame } from './helper.js';
 
 let browser: Browser;
 let page: Page;

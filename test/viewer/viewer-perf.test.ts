@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launch, openViewer, load, frameAt, realLang, viewerSkip } from './helper';
-import { ownExamplesDir } from '../helpers/shared';
+import { launch, openViewer, load, frameAt, realLang, viewerSkip } from './helper.js';
+import { ownExamplesDir } from '../helpers/shared.js';
 
 let browser: Browser;
 let page: Page;

@@ -18,9 +18,9 @@ import {
   realLang,
   viewerSkip,
   type Frame,
-} from './helper';
+} from './helper.js';
 import { join } from 'node:path';
-import { referenceDir, ownExamplesDir } from '../helpers/shared';
+import { referenceDir, ownExamplesDir } from '../helpers/shared.js';
 
 let browser: Browser;
 let page: Page;

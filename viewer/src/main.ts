@@ -1,7 +1,7 @@
 // Browser entry of the drawing page: one canvas at the page's top-left; installs the page API as
 // `window.cmViewer` at module load. The bundle holds no parser or checker: values arrive evaluated.
 import * as THREE from 'three';
-import { createPageApi, type CmViewerApi, type DrawError } from './page-api';
+import { createPageApi, type CmViewerApi, type DrawError } from './page-api.js';
 
 declare global {
   interface Window {

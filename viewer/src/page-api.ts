@@ -2,14 +2,14 @@
 // `window.cmViewer`. It draws evaluated value trees (stdlib.md §5) and knows nothing of sources, jobs or HTTP:
 // the caller compiles and evaluates (in Node for the service, in the page for the editor) and hands over values.
 // Documented in docs/viewer-api.md. Failures come back as data ({code, message, path?}), never as text to parse.
-import type { Value } from '../../src/lang/value';
-import { availableVersions } from '../../src/lang/runners';
-import { Viewer } from './viewer';
-import { fetchFont } from './build/assets';
-import { collectImagePaths } from './build/read';
-import { parseFont } from './meshes/index';
-import { FONT_SERVED_NAME } from './font-file';
-import type { Rect } from './damage';
+import type { Value } from '../../src/lang/value.js';
+import { availableVersions } from '../../src/lang/runners.js';
+import { Viewer } from './viewer.js';
+import { fetchFont } from './build/assets.js';
+import { collectImagePaths } from './build/read.js';
+import { parseFont } from './meshes/index.js';
+import { FONT_SERVED_NAME } from './font-file.js';
+import type { Rect } from './damage.js';
 
 export type { Rect };
 

@@ -6,14 +6,14 @@ import { EffectComposer } from 'three/examples/jsm/postprocessing/EffectComposer
 import { RenderPass } from 'three/examples/jsm/postprocessing/RenderPass.js';
 import { UnrealBloomPass } from 'three/examples/jsm/postprocessing/UnrealBloomPass.js';
 import { OutputPass } from 'three/examples/jsm/postprocessing/OutputPass.js';
-import type { Val } from './build/value';
-import { CAM_Z, FOV, designFrame, type DesignFrame } from './build/frame';
-import { GeometryCache } from './build/cache';
-import { ImageStore } from './build/assets';
-import { buildTopLayers } from './build/builder';
-import type { BloomSettings, BuildContext } from './build/context';
-import { i420Bytes, i420Converter } from '../../src/contract/yuv';
-import { damage, screenBounds, type Box, type Rect, type Shown } from './damage';
+import type { Val } from './build/value.js';
+import { CAM_Z, FOV, designFrame, type DesignFrame } from './build/frame.js';
+import { GeometryCache } from './build/cache.js';
+import { ImageStore } from './build/assets.js';
+import { buildTopLayers } from './build/builder.js';
+import type { BloomSettings, BuildContext } from './build/context.js';
+import { i420Bytes, i420Converter } from '../../src/contract/yuv.js';
+import { damage, screenBounds, type Box, type Rect, type Shown } from './damage.js';
 
 export type { Box };
 

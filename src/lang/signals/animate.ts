@@ -1,10 +1,10 @@
 // `animate { t => v, ... } with { easing:, repeat: }` at time t (stdlib.md §3.8, §4.4), plus our
 // `repeat: N` (docs/compatibility.md).
 
-import { convertUnit, toSeconds } from '../units';
-import { NIL, type Field, type Value } from '../value';
-import { firstNamed } from './args';
-import { easingNamed, linear, type Easing } from './easings';
+import { convertUnit, toSeconds } from '../units.js';
+import { NIL, type Field, type Value } from '../value.js';
+import { firstNamed } from './args.js';
+import { easingNamed, linear, type Easing } from './easings.js';
 
 export interface Keyframe {
   at: Value;

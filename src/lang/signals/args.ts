@@ -1,6 +1,6 @@
 // Reading a library call's arguments (its constructed node's fields) the way the sampler does.
 
-import type { Field, Value } from '../value';
+import type { Field, Value } from '../value.js';
 
 /** The first field with this name. */
 export function firstNamed(fields: readonly Field[], name: string): Value | undefined {

@@ -1,9 +1,9 @@
 // `bounce(height:, period:, floor:)` at time t (stdlib.md §4.7): a record of the ball's position
 // and a sliding window of impact times (enough for `on_event`).
 
-import { toSeconds } from '../units';
-import type { Field, Value } from '../value';
-import { lastNamedNumber } from './args';
+import { toSeconds } from '../units.js';
+import type { Field, Value } from '../value.js';
+import { lastNamedNumber } from './args.js';
 
 const mod = (x: number, m: number): number => x - m * Math.floor(x / m);
 

@@ -4,7 +4,7 @@
 // signals while evaluating, so each evaluation remembers which values came from a signal (or were
 // read from one) to give the same answers.
 
-import { NIL, type Value } from '../value';
+import { NIL, type Value } from '../value.js';
 
 /**
  * The signal values of one evaluation (one frame). A short array while there are few, which is

@@ -1,9 +1,9 @@
 // `noise(seed, period)` (ours; the reference leaves it unimplemented, see docs/compatibility.md):
 // deterministic smooth value noise in [-1, 1].
 
-import { toSeconds } from '../units';
-import type { Field, Value } from '../value';
-import { firstNamed, positional } from './args';
+import { toSeconds } from '../units.js';
+import type { Field, Value } from '../value.js';
+import { firstNamed, positional } from './args.js';
 
 /** Integer hash of (seed, lattice index) → [0, 1]; the same on every machine and in the browser. */
 function hash(seed: number, k: number): number {

@@ -1,9 +1,9 @@
 // `on_event(events, decay:, peak:)` at time t (stdlib.md §4.9): a peak at each event time,
 // decaying exponentially until the next.
 
-import { toSeconds } from '../units';
-import type { Field, Value } from '../value';
-import { lastNamed, lastNamedNumber, positional } from './args';
+import { toSeconds } from '../units.js';
+import type { Field, Value } from '../value.js';
+import { lastNamed, lastNamedNumber, positional } from './args.js';
 
 /** The envelope at t (`decay`, `peak`: the last named numbers); null when malformed (events not an array, decay or peak missing, decay ≤ 0). */
 export function onEventAt(fields: readonly Field[], t: number): Value | null {

@@ -7,7 +7,7 @@ import { drawsOn, type GlProbe, type GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
 import { ViewerPage } from './viewer-page.js';
-import { JobFailure } from '../types.js';
+import { JobFailure } from '../renderer-port.js';
 
 export interface WarmBrowserOptions {
   chromiumPath: string;

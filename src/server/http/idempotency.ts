@@ -16,7 +16,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A key lives 24 hours, or as long as job records do when RETENTION_MS is shorter. */
 export const idempotencyTtl = (retentionMs: number): number => Math.min(IDEMPOTENCY_TTL_MS, retentionMs);
 
-/** Where keys are kept: this process (IdempotencyIndex, over the journal) or Redis (cluster/redis-idempotency.ts). */
+/** Where keys are kept: this process (IdempotencyIndex, over the journal) or Redis (redis/redis-idempotency.ts). */
 export interface IdempotencyKeys {
   /**
    * The job for this key: the one an earlier request with the same hash made (replayed: true), or the one `create`

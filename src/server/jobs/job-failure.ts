@@ -1,7 +1,7 @@
 // How a job that did not finish ends, in the embedded service and in a Redis-mode worker alike: the message and
 // code its record gets. A JobFailure speaks for itself; anything else is not for the client's eyes (the log has it).
 import type { JobRecord } from './store.js';
-import { JobFailure } from '../../render/types.js';
+import { JobFailure } from '../../render/renderer-port.js';
 import { INTERNAL_REASON, NO_SPACE_REASON, timeLimitReason } from '../../contract/job-reasons.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { STORAGE_DOWN, StorageUnavailable } from '../storage/storage.js';

@@ -12,11 +12,11 @@ import { CANCELLED, INTERRUPTED, failureOf } from './job-failure.js';
 import { timeLimitReason } from '../../contract/job-reasons.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView } from './job-view.js';
-import type { Renderer, RenderOutcome } from '../../render/types.js';
-import { JobFailure } from '../../render/types.js';
+import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
+import { JobFailure } from '../../render/renderer-port.js';
 import type { JobKind, JobView } from '../schemas.js';
-import type { AssetStore } from '../asset-store.js';
-import type { OutputStore } from '../outputs/output-store.js';
+import type { AssetStore } from '../storage/asset-store.js';
+import type { OutputStore } from '../storage/output-store.js';
 import { planRecovery } from '../durability/recovery.js';
 import {
   diskFull,
@@ -27,7 +27,7 @@ import {
   type Refusal,
 } from '../durability/admission.js';
 import { CODE } from '../../contract/error-codes.js';
-import type { DiskSpace } from '../durability/disk-space.js';
+import type { DiskSpace } from '../storage/disk-space.js';
 import type { RenderCache } from './render-cache.js';
 
 export interface JobServiceOptions {

@@ -21,9 +21,9 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { newestRunner } from '../../lang/runners.js';
-import type { Renderer } from '../../render/types.js';
-import type { AssetStore } from '../asset-store.js';
-import type { OutputStore } from '../outputs/output-store.js';
+import type { Renderer } from '../../render/renderer-port.js';
+import type { AssetStore } from '../storage/asset-store.js';
+import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
 import type { JobKind } from '../schemas.js';
 import type { JobOutput, JobParams, JobRecord, JobStore } from './store.js';

@@ -3,8 +3,8 @@
 // computed from stored times, so what ran out while the service was down is gone at the first sweep after a start.
 import type { Logger } from 'pino';
 import type { JobStore } from './store.js';
-import type { AssetStore } from '../asset-store.js';
-import { OutputStore } from '../outputs/output-store.js';
+import type { AssetStore } from '../storage/asset-store.js';
+import { OutputStore } from '../storage/output-store.js';
 import type { RenderCache } from './render-cache.js';
 
 export interface RetentionOptions {

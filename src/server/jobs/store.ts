@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 export type JobStatus = 'pending' | 'ready' | 'error';
 
 /** Every kind's params in one record (the renderer's RenderParams: frame, video, gif, mesh, vectorize). */
-import type { RenderParams } from '../../render/types.js';
+import type { RenderParams } from '../../render/renderer-port.js';
 export type JobParams = RenderParams;
 
 export interface JobOutput {

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Renderer, WorkEstimate } from '../../render/types.js';
+import type { Renderer, WorkEstimate } from '../../render/renderer-port.js';
 import type { JobKind } from '../schemas.js';
-import type { AssetStore } from '../asset-store.js';
+import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams } from './store.js';
 
 export interface WorkAdmission {

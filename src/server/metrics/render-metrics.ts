@@ -2,10 +2,10 @@
 // (ServiceMetrics) or a Redis-mode render worker (WorkerMetrics). One definition, so a dashboard sums the same
 // series over every pod. Job ids are never labels.
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { RendererCounters } from '../../render/types.js';
+import type { RendererCounters } from '../../render/renderer-port.js';
 import type { EventEmitter } from 'node:events';
 import type { JobRecord } from '../jobs/store.js';
-import type { RenderWorkerEvents } from '../cluster/render-worker.js';
+import type { RenderWorkerEvents } from '../redis/render-worker.js';
 
 /** Render times run from a tenth of a second (a small frame) to the 15-minute job limit. */
 const RENDER_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];

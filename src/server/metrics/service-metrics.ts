@@ -3,7 +3,7 @@
 // fixed sets). Each app has its own registry, so two apps in one process (the tests) never share counts. Node's
 // default process metrics (process_*, nodejs_*) keep their usual names, so stock dashboards read them.
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { RendererCounters } from '../../render/types.js';
+import type { RendererCounters } from '../../render/renderer-port.js';
 import type { JobEvents, JobLoad } from '../jobs/job-service.js';
 import type { EventEmitter } from 'node:events';
 import type { WebhookOutcome } from '../webhooks/dispatcher.js';

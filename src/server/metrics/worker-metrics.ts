@@ -3,8 +3,8 @@
 // process metrics keep their usual names.
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventEmitter } from 'node:events';
-import type { RendererCounters } from '../../render/types.js';
-import type { RenderWorkerEvents } from '../cluster/render-worker.js';
+import type { RendererCounters } from '../../render/renderer-port.js';
+import type { RenderWorkerEvents } from '../redis/render-worker.js';
 import { RenderMetrics } from './render-metrics.js';
 
 export class WorkerMetrics {

@@ -18,7 +18,7 @@ import {
 import { vectorizeInput } from './vectorize-input.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { Jobs } from '../jobs/jobs-api.js';
-import type { AssetStore } from '../asset-store.js';
+import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams, WebhookState } from '../jobs/store.js';
 
 /** Cache-Control directives that ask for a fresh render (RFC 9111: no-cache; no-store is taken the same way). */

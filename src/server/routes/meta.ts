@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Jobs } from '../jobs/jobs-api.js';
-import { JobFailure } from '../../render/types.js';
+import { JobFailure } from '../../render/renderer-port.js';
 import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
 import { tooManyTests, type Gate } from '../durability/admission.js';
 import { sendRefusal } from '../http/refusal-reply.js';

@@ -4,7 +4,7 @@
 // the journal stays small and a restarted service finds the image again.
 import { sniffImage } from '../../contract/mime.js';
 import { CODE } from '../../contract/error-codes.js';
-import type { AssetStore } from '../asset-store.js';
+import type { AssetStore } from '../storage/asset-store.js';
 import { badRequest } from '../http/http-error.js';
 
 /** The in-source path an inline image is recorded under. */

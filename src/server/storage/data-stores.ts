@@ -7,8 +7,8 @@ import type { Logger } from 'pino';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
 import type { JobStore } from '../jobs/store.js';
-import { OutputStore, type SharedByteCount } from '../outputs/output-store.js';
-import { AssetStore } from '../asset-store.js';
+import { OutputStore, type SharedByteCount } from './output-store.js';
+import { AssetStore } from './asset-store.js';
 import { DiskStorage, type Storage } from './storage.js';
 
 /** The S3 driver, loaded only when STORAGE_URL names a bucket: the AWS SDK costs a default start 0.3 to 0.7 s. */

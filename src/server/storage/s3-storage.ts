@@ -20,7 +20,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { PARTIAL_SUFFIXES } from '../../render/types.js';
+import { PARTIAL_SUFFIXES } from '../../render/renderer-port.js';
 import { StorageUnavailable, type ObjectHeaders, type Storage, type StoredEntry } from './storage.js';
 
 export interface S3Location {

@@ -9,7 +9,7 @@ import { EVAL_NS_PER_NODE, EVAL_NS_PER_STEP, estimateWork } from '../../../src/r
 import { prepare } from '../../../src/render/prepare.js';
 import { STEP_BUDGET } from '../../../src/lang/index.js';
 import { stepHeavy } from '../../helpers/step-heavy.js';
-import type { RenderJob, WorkEstimate } from '../../../src/render/types.js';
+import type { RenderJob, WorkEstimate } from '../../../src/render/renderer-port.js';
 
 /** The fake renderer with the real estimate (no browser needed to estimate). */
 class EstimatingRenderer extends FakeRenderer {

@@ -1,7 +1,7 @@
 // The output disk budget (pure eviction plan) and the admission helpers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { planEviction, PROTECT_MS } from '../../../src/server/outputs/disk-budget.js';
+import { planEviction, PROTECT_MS } from '../../../src/server/storage/disk-budget.js';
 import { Gate, queueFull } from '../../../src/server/durability/admission.js';
 
 const NOW = 10 * PROTECT_MS;

@@ -9,7 +9,7 @@ import { readdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { PNG } from 'pngjs';
 import { startApp, realRenderer, post, waitJob, multipart, type TestApp } from '../../helpers/app.js';
-import type { ChromiumRenderer } from '../../../src/render/renderer.js';
+import type { ChromiumRenderer } from '../../../src/render/chromium-renderer.js';
 
 let t: TestApp;
 let renderer: ChromiumRenderer;

@@ -10,12 +10,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import * as THREE from 'three';
 import type { Browser } from 'playwright-core';
-import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../../viewer/src/meshes/index';
-import { bbox, FONT_PATH, near, P2W } from './helpers';
+import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../../viewer/src/meshes/index.js';
+import { bbox, FONT_PATH, near, P2W } from './helpers.js';
 import { join } from 'node:path';
-import { examplesDir, referenceDir, corpusSkip } from '../../helpers/shared';
-import { defaultChromiumPath } from '../../../src/render/chromium';
-import { launchTestChromium } from '../../helpers/gl';
+import { examplesDir, referenceDir, corpusSkip } from '../../helpers/shared.js';
+import { defaultChromiumPath } from '../../../src/render/chromium.js';
+import { launchTestChromium } from '../../helpers/gl.js';
 
 const CHROMIUM = defaultChromiumPath();
 const REF = referenceDir;

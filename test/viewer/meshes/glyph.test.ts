@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
-import { glyphGeometry } from '../../../viewer/src/meshes/index';
-import { bbox, capArea, font, near, P2W, polygonArea, VH } from './helpers';
+import { glyphGeometry } from '../../../viewer/src/meshes/index.js';
+import { bbox, capArea, font, near, P2W, polygonArea, VH } from './helpers.js';
 
 const base = { depthPx: 16, p2w: P2W, frameWidthPx: 1920, runner: '0.0.3' };
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import * as THREE from 'three';
-import { parseFont } from '../../../viewer/src/meshes/index';
+import { parseFont } from '../../../viewer/src/meshes/index.js';
 import { createRequire } from 'node:module';
-import { FONT_PACKAGE_FILE } from '../../../viewer/src/font-file';
+import { FONT_PACKAGE_FILE } from '../../../viewer/src/font-file.js';
 
 export const FONT_PATH = createRequire(import.meta.url).resolve(FONT_PACKAGE_FILE);
 export const VH = 12 * Math.tan((14 * Math.PI) / 180);

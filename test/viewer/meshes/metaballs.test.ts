@@ -10,9 +10,9 @@ import {
   METABALL_DEFAULTS,
   METABALL_MISS_MARGIN,
   METABALL_QUAD_HEIGHT,
-} from '../../../viewer/src/meshes/index';
-import type { Blob3 } from '../../../viewer/src/meshes/index';
-import { near, P2W } from './helpers';
+} from '../../../viewer/src/meshes/index.js';
+import type { Blob3 } from '../../../viewer/src/meshes/index.js';
+import { near, P2W } from './helpers.js';
 
 const opts = { smoothingPx: 90, p2w: P2W, aspect: 16 / 9 };
 const u = (o: THREE.Object3D) => ((o as THREE.Mesh).material as THREE.ShaderMaterial).uniforms;

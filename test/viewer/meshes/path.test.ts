@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pathGeometry } from '../../../viewer/src/meshes/index';
-import { bbox, near, P2W } from './helpers';
+import { pathGeometry } from '../../../viewer/src/meshes/index.js';
+import { bbox, near, P2W } from './helpers.js';
 
 test('fewer than 3 points: nothing', () => {
   assert.equal(pathGeometry([], 16, P2W), null);

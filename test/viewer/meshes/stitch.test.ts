@@ -2,8 +2,8 @@
 // to the plain, literal reading of viewer.md §5.6.5 on many random inputs: same joins, same kept points.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stitch, rdp } from '../../../viewer/src/meshes/vectorize';
-import { prng } from '../../helpers/prng';
+import { stitch, rdp } from '../../../viewer/src/meshes/vectorize.js';
+import { prng } from '../../helpers/prng.js';
 
 type Pt = [number, number];
 

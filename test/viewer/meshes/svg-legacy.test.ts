@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
-import { svgGeometry } from '../../../viewer/src/meshes/index';
-import { bbox, near, P2W } from './helpers';
+import { svgGeometry } from '../../../viewer/src/meshes/index.js';
+import { bbox, near, P2W } from './helpers.js';
 
 const RECT = '<svg viewBox="0 0 100 50"><rect x="10" y="5" width="80" height="40"/></svg>';
 const USERS =

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
-import { svgGeometry, svgPolygons, strokeOutline } from '../../../viewer/src/meshes/index';
-import { bbox, capArea, near, P2W, polygonArea } from './helpers';
+import { svgGeometry, svgPolygons, strokeOutline } from '../../../viewer/src/meshes/index.js';
+import { bbox, capArea, near, P2W, polygonArea } from './helpers.js';
 
 const o = { depthPx: 16, sizePx: 400, roundPx: 0, p2w: P2W, runner: '0.0.13' };
 const geo = (svg: string, extra: Partial<typeof o> = {}) =>

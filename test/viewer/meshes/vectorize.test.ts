@@ -7,9 +7,9 @@ import {
   vectorizeGeometry,
   svgPolygons,
   VECTORIZE_DEFAULTS,
-} from '../../../viewer/src/meshes/index';
-import type { RasterImage } from '../../../viewer/src/meshes/index';
-import { bbox, near, P2W } from './helpers';
+} from '../../../viewer/src/meshes/index.js';
+import type { RasterImage } from '../../../viewer/src/meshes/index.js';
+import { bbox, near, P2W } from './helpers.js';
 
 /** White canvas; `ink(x, y)` decides dark pixels (value 0..255). */
 function canvas(w: number, h: number, ink: (x: number, y: number) => number | null): RasterImage {

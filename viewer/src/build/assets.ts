@@ -3,7 +3,7 @@
 // (the editor maps paths to uploaded assets). Textures: sRGB, three.js defaults (flipY, mipmaps, linear
 // filtering), cached per path for the whole job (viewer.md §5.7).
 import * as THREE from 'three';
-import { FONT_SERVED_NAME } from '../font-file';
+import { FONT_SERVED_NAME } from '../font-file.js';
 
 export interface ImageEntry {
   status: 'loading' | 'ok' | 'error';

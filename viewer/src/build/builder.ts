@@ -1,12 +1,12 @@
 // Translators per library name (viewer.md §4, §5): value tree → three.js objects, lights and frame settings.
 import * as THREE from 'three';
-import type { ConstructedV, Val } from './value';
-import { angle, args, isNode, num, vec3, worldLen } from './read';
-import { toColor } from './color';
-import type { BuildContext } from './context';
-import { makeStandardMaterial, meshesOf, readMaterial } from './materials';
-import { buildExtrude, buildMetaballs, buildSvg, buildVectorize } from './solids';
-import { runnerAtLeast } from './runner';
+import type { ConstructedV, Val } from './value.js';
+import { angle, args, isNode, num, vec3, worldLen } from './read.js';
+import { toColor } from './color.js';
+import type { BuildContext } from './context.js';
+import { makeStandardMaterial, meshesOf, readMaterial } from './materials.js';
+import { buildExtrude, buildMetaballs, buildSvg, buildVectorize } from './solids.js';
+import { runnerAtLeast } from './runner.js';
 
 const CIRCLE_SEGMENTS = 64;
 

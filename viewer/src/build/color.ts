@@ -2,8 +2,8 @@
 // deliberate difference: oklab, srgb and 8-digit hex render in their own colour (alpha ignored on opaque
 // materials). Colours are three.js linear working-space values; the output is encoded as sRGB.
 import * as THREE from 'three';
-import type { Val } from './value';
-import { colorToLinear } from '../../../src/lang/color';
+import type { Val } from './value.js';
+import { colorToLinear } from '../../../src/lang/color.js';
 
 /** Linear RGB triple of a colour value, or null when it is not a colour. */
 export function linearRGB(v: Val | undefined): [number, number, number] | null {

@@ -1,7 +1,7 @@
 // What one frame's build needs and what it produces besides the object tree.
 import type * as THREE from 'three';
-import type { GeometryCache } from './cache';
-import type { ImageStore } from './assets';
+import type { GeometryCache } from './cache.js';
+import type { ImageStore } from './assets.js';
 
 export interface BloomSettings {
   strength: number;

@@ -1,13 +1,13 @@
 // The design frame (viewer.md §3.2): the first element of the top-level compose fixes the px scale, the
 // scene aspect and the background.
-import type { ConstructedV, Val } from './value';
-import { args, imagePath, isNode } from './read';
-import { linearRGB } from './color';
-import { designFrame as langDesignFrame } from '../../../src/lang/frame';
+import type { ConstructedV, Val } from './value.js';
+import { args, imagePath, isNode } from './read.js';
+import { linearRGB } from './color.js';
+import { designFrame as langDesignFrame } from '../../../src/lang/frame.js';
 
 // The reference camera (viewer.md §0) lives with the other constants of the spec.
-export { FOV_DEG as FOV, CAM_Z, VH } from '../meshes/constants';
-import { VH } from '../meshes/constants';
+export { FOV_DEG as FOV, CAM_Z, VH } from '../meshes/constants.js';
+import { VH } from '../meshes/constants.js';
 
 export type Background =
   | { kind: 'color'; rgb: [number, number, number] } // linear

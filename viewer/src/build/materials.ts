@@ -1,9 +1,9 @@
 // `.material(...)` (viewer.md §5.2): one new MeshStandardMaterial for every mesh of the subtree.
 import * as THREE from 'three';
-import type { ConstructedV, Val } from './value';
-import { args, imagePath, isNode, isNum, num } from './read';
-import { toColor } from './color';
-import type { ImageStore } from './assets';
+import type { ConstructedV, Val } from './value.js';
+import { args, imagePath, isNode, isNum, num } from './read.js';
+import { toColor } from './color.js';
+import type { ImageStore } from './assets.js';
 
 export interface MaterialSpec {
   fill: Val | undefined;

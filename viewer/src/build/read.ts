@@ -1,6 +1,6 @@
 // Argument readers (viewer.md §1.3, stdlib.md §5 rules): named fields go into a map where the LAST duplicate
 // wins; positional fields (name "") form a list in order. A method call's receiver is positional 0.
-import type { ConstructedV, Val } from './value';
+import type { ConstructedV, Val } from './value.js';
 
 export interface Args {
   named: Map<string, Val>;

@@ -1,9 +1,9 @@
 // The solids drawn by the geometry builders of viewer/src/meshes (viewer.md §5.6). Every call into the
 // meshes module is kept in this one file. Geometries are cached per job by their defining arguments.
 import * as THREE from 'three';
-import type { ConstructedV } from './value';
-import { args, isNode, num, str, vec2 } from './read';
-import type { BuildContext } from './context';
+import type { ConstructedV } from './value.js';
+import { args, isNode, num, str, vec2 } from './read.js';
+import type { BuildContext } from './context.js';
 import {
   glyphGeometry,
   pathGeometry,
@@ -14,10 +14,10 @@ import {
   type MetaballsObject,
   type RasterImage,
   type VectorizeOptions,
-} from '../meshes/index';
-import { imagePath, svgStr, vec3 } from './read';
-import { toColor } from './color';
-import { runnerAtLeast } from './runner';
+} from '../meshes/index.js';
+import { imagePath, svgStr, vec3 } from './read.js';
+import { toColor } from './color.js';
+import { runnerAtLeast } from './runner.js';
 
 function whiteStandard(ctx: BuildContext): THREE.MeshStandardMaterial {
   return ctx.track(new THREE.MeshStandardMaterial()); // white, roughness 1, metalness 0

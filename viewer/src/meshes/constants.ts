@@ -8,4 +8,4 @@ export const GLYPH_AUTO_MAX_WIDTH_FRACTION = 0.82;
 export const MAX_METABALLS = 24;
 
 // Runner comparisons come from the one list of versions in the language package.
-export { atLeast as runnerAtLeast, newestRunner } from '../../../src/lang/runners';
+export { atLeast as runnerAtLeast, newestRunner } from '../../../src/lang/runners.js';

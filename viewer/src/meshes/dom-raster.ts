@@ -2,8 +2,8 @@
 // working size (the browser's default smoothing, as the reference does) and read back RGBA. The result
 // carries the natural size, so traceToSvg uses σ and the viewBox of the original image.
 // Uses the DOM only when called; importing it in Node is harmless.
-import type { RasterImage } from './types';
-import { workingSize } from './vectorize';
+import type { RasterImage } from './types.js';
+import { workingSize } from './vectorize.js';
 
 export function rasterAtWorkingSize(
   img: CanvasImageSource & {

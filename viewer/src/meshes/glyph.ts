@@ -1,9 +1,9 @@
 // extrude(text.glyph(...), depth:) — viewer.md §5.6.1 (and §9 for runner 0.0.1).
 import * as THREE from 'three';
 import type { Font, PathCommand } from 'opentype.js';
-import type { GlyphOptions } from './types';
-import { emFactor } from './font';
-import { GLYPH_AUTO_MAX_WIDTH_FRACTION, GLYPH_AUTO_WORLD_PER_EM, runnerAtLeast } from './constants';
+import type { GlyphOptions } from './types.js';
+import { emFactor } from './font.js';
+import { GLYPH_AUTO_MAX_WIDTH_FRACTION, GLYPH_AUTO_WORLD_PER_EM, runnerAtLeast } from './constants.js';
 
 const BEVEL_SEGMENTS = 4;
 const CURVE_SEGMENTS = 32;

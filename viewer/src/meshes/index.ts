@@ -1,8 +1,8 @@
 // Public entry of the geometry builders (viewer/src/meshes). Pure: no DOM, no fetch.
-export type * from './types';
-export { parseFont } from './font';
-export { glyphGeometry } from './glyph';
-export { pathGeometry } from './path';
+export type * from './types.js';
+export { parseFont } from './font.js';
+export { glyphGeometry } from './glyph.js';
+export { pathGeometry } from './path.js';
 export {
   metaballsObject,
   metaballField,
@@ -13,8 +13,8 @@ export {
   METABALL_DEFAULTS,
   METABALL_QUAD_HEIGHT,
   METABALL_MISS_MARGIN,
-} from './metaballs';
-export { svgGeometry, svgPolygons, strokeOutline, extrudePolygons } from './svg';
-export { parseSvg } from './svg-parse';
-export { traceToSvg, trace, vectorizeGeometry, VECTORIZE_DEFAULTS } from './vectorize';
-export { rasterAtWorkingSize } from './dom-raster'; // browser only (uses a canvas when called)
+} from './metaballs.js';
+export { svgGeometry, svgPolygons, strokeOutline, extrudePolygons } from './svg.js';
+export { parseSvg } from './svg-parse.js';
+export { traceToSvg, trace, vectorizeGeometry, VECTORIZE_DEFAULTS } from './vectorize.js';
+export { rasterAtWorkingSize } from './dom-raster.js'; // browser only (uses a canvas when called)

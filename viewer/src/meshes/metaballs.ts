@@ -1,7 +1,7 @@
 // metaballs([...blob], smoothing:) — viewer.md §5.6.6: a raymarched smooth-union field on a screen quad.
 import * as THREE from 'three';
-import type { Blob3, MetaballsMaterialInput, MetaballsObject, MetaballsOptions } from './types';
-import { CAM_Z, FOV_DEG, MAX_METABALLS } from './constants';
+import type { Blob3, MetaballsMaterialInput, MetaballsObject, MetaballsOptions } from './types.js';
+import { CAM_Z, FOV_DEG, MAX_METABALLS } from './constants.js';
 
 export const METABALL_DEFAULTS = {
   albedo: [0.4, 0.035, 0.012] as const,

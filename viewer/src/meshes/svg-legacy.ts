@@ -7,9 +7,9 @@
 // No bevel and no `round` in either.
 import * as THREE from 'three';
 import { SVGLoader } from 'three/examples/jsm/loaders/SVGLoader.js';
-import type { SvgOptions } from './types';
-import { parseSvg } from './svg-parse';
-import { runnerAtLeast } from './constants';
+import type { SvgOptions } from './types.js';
+import { parseSvg } from './svg-parse.js';
+import { runnerAtLeast } from './constants.js';
 
 type Tri = [number, number, number, number, number, number]; // ax ay bx by cx cy (SVG units)
 

@@ -1,7 +1,7 @@
 // SVG text → three.js SVGLoader data: the one parse step shared by svg() (svg.ts, runner 0.0.10+) and the
 // legacy runners (svg-legacy.ts). It lives on its own so those two modules do not import each other.
 import { SVGLoader } from 'three/examples/jsm/loaders/SVGLoader.js';
-import { MiniDOMParser } from './minidom';
+import { MiniDOMParser } from './minidom.js';
 
 export type SvgData = ReturnType<SVGLoader['parse']>;
 

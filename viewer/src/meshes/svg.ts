@@ -1,10 +1,10 @@
 // svg(source, depth:, size:, round:) — viewer.md §5.6.4 (runner 0.0.10+), legacy runners per §9.
 import * as THREE from 'three';
 import { SVGLoader } from 'three/examples/jsm/loaders/SVGLoader.js';
-import type { SvgOptions } from './types';
-import { runnerAtLeast } from './constants';
-import { svgGeometryLegacy } from './svg-legacy';
-import { parseSvg } from './svg-parse';
+import type { SvgOptions } from './types.js';
+import { runnerAtLeast } from './constants.js';
+import { svgGeometryLegacy } from './svg-legacy.js';
+import { parseSvg } from './svg-parse.js';
 
 const DIVISIONS = 24;
 

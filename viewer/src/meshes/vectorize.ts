@@ -1,7 +1,7 @@
 // vectorize(image(...), ...) — viewer.md §5.6.5: raster line drawing → centreline SVG → §5.6.4 solid.
 import type * as THREE from 'three';
-import type { RasterImage, SvgOptions, VectorizeOptions } from './types';
-import { svgGeometry } from './svg';
+import type { RasterImage, SvgOptions, VectorizeOptions } from './types.js';
+import { svgGeometry } from './svg.js';
 
 export const VECTORIZE_DEFAULTS: VectorizeOptions = {
   strokeWidth: 6,

@@ -1,6 +1,6 @@
 // Bundled by handdrawn.test.ts: decode an image in Chromium and read it at the working size with the
 // builders' own browser helper; the raw RGBA goes back as base64.
-import { rasterAtWorkingSize } from '../../../../viewer/src/meshes/index';
+import { rasterAtWorkingSize } from '../../../../viewer/src/meshes/index.js';
 
 async function main() {
   const img = new Image();

@@ -10,7 +10,7 @@ import {
   rasterAtWorkingSize,
   traceToSvg,
   VECTORIZE_DEFAULTS,
-} from '../../../../viewer/src/meshes/index';
+} from '../../../../viewer/src/meshes/index.js';
 
 type Extent = { rows: [number, number]; cols: [number, number] };
 

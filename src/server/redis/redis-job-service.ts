@@ -13,11 +13,11 @@ import { newRecord } from '../jobs/job-service.js';
 import { CANCELLED } from '../jobs/job-failure.js';
 import { CODE } from '../../contract/error-codes.js';
 import { jobView, type LiveJobState } from '../jobs/job-view.js';
-import type { Renderer, RenderOutcome } from '../../render/types.js';
+import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
 import type { JobKind, JobView } from '../schemas.js';
-import type { AssetStore } from '../asset-store.js';
-import type { OutputStore } from '../outputs/output-store.js';
-import type { DiskSpace } from '../durability/disk-space.js';
+import type { AssetStore } from '../storage/asset-store.js';
+import type { OutputStore } from '../storage/output-store.js';
+import type { DiskSpace } from '../storage/disk-space.js';
 import {
   diskFull,
   queueFull,
@@ -34,7 +34,7 @@ import { QUEUE_NAME, type WorkQueue } from './work-queue.js';
 import { endJob } from './job-end.js';
 import type { RenderCache } from '../jobs/render-cache.js';
 
-export interface ClusterJobsOptions {
+export interface RedisJobServiceOptions {
   store: RedisJobStore;
   work: WorkQueue;
   /** a blocking connection for the queue's events (QueueEvents reads a stream) */
@@ -56,13 +56,13 @@ export interface ClusterJobsOptions {
 /** A pending record whose queue job is gone this long after its creation was lost (Redis lost its data). */
 const LOST_AFTER_MS = 10_000;
 
-export class ClusterJobService implements Jobs {
+export class RedisJobService implements Jobs {
   readonly events = new EventEmitter<JobEvents>();
   private readonly live = new Map<string, LiveJobState>();
   private readonly queueEvents: QueueEvents;
   private stopping = false;
 
-  constructor(private readonly o: ClusterJobsOptions) {
+  constructor(private readonly o: RedisJobServiceOptions) {
     this.events.setMaxListeners(0);
     // what any worker does reaches every API's event streams: each event makes the streams read the record again
     this.queueEvents = new QueueEvents(QUEUE_NAME, { connection: o.eventsConnection });

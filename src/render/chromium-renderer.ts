@@ -35,7 +35,7 @@ import {
   type RenderOutcome,
   type RendererCounters,
   type WorkEstimate,
-} from './types.js';
+} from './renderer-port.js';
 import { EstimateThread } from './estimate-thread.js';
 import { LIMITS } from '../contract/limits.js';
 import { CODE } from '../contract/error-codes.js';

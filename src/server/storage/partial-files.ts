@@ -1,6 +1,6 @@
 // The partial files a render writes next to its output (PARTIAL_SUFFIXES of the renderer contract): which output each
 // belongs to, so the disk budget never evicts a rendering job's frames and retention never takes them for strays.
-import { CHUNK_SEGMENT_RE, PARTIAL_SUFFIXES } from '../../render/types.js';
+import { CHUNK_SEGMENT_RE, PARTIAL_SUFFIXES } from '../../render/renderer-port.js';
 
 /** A render's partial file, not an output. */
 export function isPartial(name: string): boolean {

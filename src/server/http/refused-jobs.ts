@@ -1,7 +1,7 @@
 // Counts the refused POSTs of a job by the code of the answer: whatever refused it (a schema, the queue, the disk, a
 // missing key, the rate limit) answers through the error envelope, so one onSend hook sees every refusal.
 import type { FastifyInstance } from 'fastify';
-import type { ServiceMetrics } from './service-metrics.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { ENQUEUE_URLS } from '../routes/jobs.js';
 
 export function countRefusedJobs(app: FastifyInstance, metrics: ServiceMetrics): void {

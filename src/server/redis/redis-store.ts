@@ -3,7 +3,7 @@
 // the progress of a rendering job is a hash beside it (chunk index -> frames done), written by the workers.
 import type { Redis } from 'ioredis';
 import { storedForm, type JobRecord, type JobStore } from '../jobs/store.js';
-import type { SharedByteCount } from '../outputs/output-store.js';
+import type { SharedByteCount } from '../storage/output-store.js';
 
 export const KEY_PREFIX = 'cmrender:';
 const jobKey = (id: string) => `${KEY_PREFIX}job:${id}`;

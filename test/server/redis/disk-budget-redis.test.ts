@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
 import { startApp, FakeRenderer, post, waitJob, silentLog, type TestApp } from '../../helpers/app.js';
-import { RenderWorker } from '../../../src/server/cluster/render-worker.js';
+import { RenderWorker } from '../../../src/server/redis/render-worker.js';
 import { defaultConfig, type Config } from '../../../src/server/config.js';
 
 let redis: TestRedis;

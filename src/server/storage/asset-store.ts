@@ -1,9 +1,9 @@
 // Uploaded assets: stored as asset_<32 hex> in the storage's `assets` area, images only (judged by their bytes),
 // expiring with retention. A render reads them as local files, downloaded into its job's scratch.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Storage } from './storage/storage.js';
-import { ASSET_KEY_RE } from '../contract/limits.js';
-import { assetsFull, type Refusal } from './durability/admission.js';
+import type { Storage } from './storage.js';
+import { ASSET_KEY_RE } from '../../contract/limits.js';
+import { assetsFull, type Refusal } from '../durability/admission.js';
 
 export class AssetStore {
   /** bytes of the stored assets (ASSETS_MAX_BYTES counts them) */

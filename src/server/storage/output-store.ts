@@ -14,9 +14,9 @@ import type { JobKind } from '../schemas.js';
 import type { JobOutput, JobStore } from '../jobs/store.js';
 import { storageFull, type Refusal } from '../durability/admission.js';
 import { planEviction, type OutputFile, type OutputRef } from './disk-budget.js';
-import { PARTIAL_SUFFIXES } from '../../render/types.js';
+import { PARTIAL_SUFFIXES } from '../../render/renderer-port.js';
 import { isPartial, ownerOf } from './partial-files.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from './storage.js';
 
 /** How an output may be cached by clients: it never changes under its name. */
 export const OUTPUT_CACHE_CONTROL = `public, max-age=${LIMITS.outputCacheSeconds}, immutable`;

@@ -4,9 +4,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestRedis } from '../../helpers/redis.js';
-import { RedisJobStore } from '../../../src/server/cluster/redis-store.js';
-import { connect } from '../../../src/server/cluster/work-queue.js';
-import { endJob } from '../../../src/server/cluster/job-end.js';
+import { RedisJobStore } from '../../../src/server/redis/redis-store.js';
+import { connect } from '../../../src/server/redis/work-queue.js';
+import { endJob } from '../../../src/server/redis/job-end.js';
 import type { JobRecord } from '../../../src/server/jobs/store.js';
 import type { Redis } from 'ioredis';
 
