@@ -17,6 +17,7 @@ import { OUTPUT_MIME, sniffImage } from '../contract/mime.js';
 import { outputExtOf } from '../contract/outputs.js';
 import { JobFailure, type Renderer, type RenderParams } from '../render/renderer-port.js';
 import { INTERNAL_REASON, timeLimitReason } from '../contract/job-reasons.js';
+import { deadline } from '../contract/deadline.js';
 import { FrameParams, GifParams, RenderParams as VideoParams, Source } from '../server/schemas.js';
 import { acceptJsonBodies } from '../server/http/json-body.js';
 import { requestError } from '../server/http/request-error.js';
@@ -173,14 +174,14 @@ async function writeAssets(dir: string, assets: Record<string, string>): Promise
 /** One render under the time limit: past it the renderer is aborted (it frees its page and encoder). */
 async function renderWithin(o: RunnerOptions, job: Parameters<Renderer['render']>[0]): Promise<void> {
   const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(new Error('timeout')), o.timeoutMs);
+  const limit = deadline(ctl, o.timeoutMs);
   try {
     await o.renderer.render(job, { signal: ctl.signal });
   } catch (err) {
-    if (ctl.signal.aborted) throw new TimedOut();
+    if (limit.timedOut) throw new TimedOut();
     throw err;
   } finally {
-    clearTimeout(timer);
+    limit.clear();
   }
 }
 

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { JobRecord, JobStore, JobParams, WebhookState } from './store.js';
 import { RenderQueue } from './queue.js';
 import { settleWithin } from './settle.js';
+import { deadline } from '../../contract/deadline.js';
 import { CANCELLED, INTERRUPTED, failureOf } from './job-failure.js';
 import { timeLimitReason } from '../../contract/job-reasons.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
@@ -367,11 +368,11 @@ export class JobService {
     const id = randomUUID();
     return this.queue.add(id, async () => {
       const ctl = new AbortController();
-      const timer = setTimeout(() => ctl.abort(), this.o.jobTimeoutMs);
+      const limit = deadline(ctl, this.o.jobTimeoutMs);
       try {
         return await this.o.renderer.render({ id, kind, source, params, assets: {}, outPath }, { signal: ctl.signal });
       } finally {
-        clearTimeout(timer);
+        limit.clear();
       }
     });
   }
@@ -408,16 +409,14 @@ export class JobService {
     );
     this.events.emit('queue');
 
-    let timedOut = false;
-    const cancelled = () => this.cancelling.has(id) && !timedOut;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctl.abort(new Error('timeout'));
-    }, this.o.jobTimeoutMs);
+    const limit = deadline(ctl, this.o.jobTimeoutMs);
+    const cancelled = () => this.cancelling.has(id) && !limit.timedOut;
     // the time limit and a stop end the job even when the renderer ignores the abort
     const aborted = new Promise<never>((_, reject) => {
       const fail = () =>
-        reject(new JobFailure(timedOut ? timeLimitReason(this.o.jobTimeoutMs) : cancelled() ? CANCELLED : INTERRUPTED));
+        reject(
+          new JobFailure(limit.timedOut ? timeLimitReason(this.o.jobTimeoutMs) : cancelled() ? CANCELLED : INTERRUPTED),
+        );
       if (ctl.signal.aborted) fail();
       else ctl.signal.addEventListener('abort', fail, { once: true });
     });
@@ -478,11 +477,11 @@ export class JobService {
       // a stopped render (time limit, cancel, checkpoint) releases its page and kills its ffmpeg before the next job
       // starts, and before a cancel is answered (no partial file may be left behind it)
       // a job past its limit is answered at once; its page and encoder are let go before the next job starts
-      const stopped = (timedOut || cancelled() || this.checkpointing) && rendering;
-      if (stopped && !timedOut) await settleWithin(stopped, STOP_SETTLE_MS);
+      const stopped = (limit.timedOut || cancelled() || this.checkpointing) && rendering;
+      if (stopped && !limit.timedOut) await settleWithin(stopped, STOP_SETTLE_MS);
       const done = this.o.now();
       const fresh = (await this.o.store.get(id)) ?? rec;
-      if (this.checkpointing && !timedOut && !cancelled()) {
+      if (this.checkpointing && !limit.timedOut && !cancelled()) {
         delete fresh.started_at;
         delete fresh.progress;
         await this.o.store.put(fresh).catch((e) => this.o.log.error({ err: e, job_id: id }, 'checkpoint failed'));
@@ -493,20 +492,20 @@ export class JobService {
         fresh,
         cancelled()
           ? { message: CANCELLED, code: CODE.cancelled }
-          : failureOf(err, { timedOut, aborted: ctl.signal.aborted, limitMs: this.o.jobTimeoutMs }),
+          : failureOf(err, { timedOut: limit.timedOut, aborted: ctl.signal.aborted, limitMs: this.o.jobTimeoutMs }),
       );
       delete fresh.progress;
       fresh.status = 'error';
       fresh.completed_at = done;
       fresh.timings = { queue_wait_ms: queueWait, total_ms: done - rec.created_at };
-      if (!timedOut) await this.o.outputs.discard(id, rec.kind, rec.params);
+      if (!limit.timedOut) await this.o.outputs.discard(id, rec.kind, rec.params);
       await this.o.store.put(fresh);
       this.events.emit('ended', fresh);
-      if (timedOut) {
+      if (limit.timedOut) {
         if (stopped) await settleWithin(stopped, STOP_SETTLE_MS);
         await this.o.outputs.discard(id, rec.kind, rec.params);
       }
-      const level = err instanceof JobFailure && !timedOut ? 'info' : 'warn';
+      const level = err instanceof JobFailure && !limit.timedOut ? 'info' : 'warn';
       this.o.log[level](
         {
           job_id: id,
@@ -522,7 +521,7 @@ export class JobService {
         'job error',
       );
     } finally {
-      clearTimeout(timer);
+      limit.clear();
       await rm(scratch, { recursive: true, force: true });
       this.progress.delete(id);
       this.cancelling.delete(id);

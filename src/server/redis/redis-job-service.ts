@@ -32,6 +32,7 @@ import { admitWork, type WorkAdmission } from '../jobs/work-admission.js';
 import type { RedisJobStore } from './redis-store.js';
 import { QUEUE_NAME, type WorkQueue } from './work-queue.js';
 import { endJob } from './job-end.js';
+import { deadline } from '../../contract/deadline.js';
 import type { RenderCache } from '../jobs/render-cache.js';
 
 export interface RedisJobServiceOptions {
@@ -257,9 +258,9 @@ export class RedisJobService implements Jobs {
   renderDirect(kind: JobKind, source: string, params: JobParams, outPath: string): Promise<RenderOutcome> {
     // GET /test: drawn here, outside the queue (an API with RENDER_CONCURRENCY=0 has no browser and fails it)
     const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(), this.o.jobTimeoutMs);
+    const limit = deadline(ctl, this.o.jobTimeoutMs);
     return this.o.renderer
       .render({ id: randomUUID(), kind, source, params, assets: {}, outPath }, { signal: ctl.signal })
-      .finally(() => clearTimeout(timer));
+      .finally(() => limit.clear());
   }
 }

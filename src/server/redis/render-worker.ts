@@ -25,6 +25,7 @@ import { STORAGE_DOWN, StorageUnavailable, type Storage } from '../storage/stora
 import { dataStores, jobScratch, openStorage } from '../storage/data-stores.js';
 import { chunkRanges } from '../../contract/chunks.js';
 import { endJob } from './job-end.js';
+import { deadline } from '../../contract/deadline.js';
 import { failureOf } from '../jobs/job-failure.js';
 import { INTERNAL_REASON } from '../../contract/job-reasons.js';
 import { settleWithin } from '../jobs/settle.js';
@@ -260,16 +261,9 @@ export class RenderWorker {
     const scratch = jobScratch(this.o.config, `${rec.job_id}-${part}`);
     const ctl = new AbortController();
     this.inHand.set(String(job.id), ctl);
-    let timedOut = false;
     let ended = false;
     // JOB_TIMEOUT_MS is the job's, not each chunk's: what is left of it since the job started
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        ctl.abort(new Error('timeout'));
-      },
-      Math.max(0, rec.started_at! + this.o.config.jobTimeoutMs - this.now()),
-    );
+    const limit = deadline(ctl, rec.started_at! + this.o.config.jobTimeoutMs - this.now());
     let last = 0;
     const onProgress = (p: number, f?: { done: number; total: number }) => {
       const t = performance.now();
@@ -333,7 +327,7 @@ export class RenderWorker {
     } catch (err) {
       if (chunk) await this.segments.dropScratch(segmentKey(rec.job_id, chunk.index));
       else await this.outputs.discard(rec.job_id, rec.kind, rec.params);
-      if (this.handingBack && !timedOut && !ended) {
+      if (this.handingBack && !limit.timedOut && !ended) {
         // shutdown past its grace: back in line for another worker, as if this one had never taken it
         await job.moveToDelayed(Date.now(), token);
         this.tell(rec, part === 'whole' ? 'whole' : 'chunk', 'handed_back');
@@ -349,7 +343,7 @@ export class RenderWorker {
         this.tell(rec, chunk ? 'chunk' : 'whole', 'stopped');
         return 'ended';
       }
-      const why = failureOf(err, { timedOut, limitMs: this.o.config.jobTimeoutMs });
+      const why = failureOf(err, { timedOut: limit.timedOut, limitMs: this.o.config.jobTimeoutMs });
       if (!(err instanceof JobFailure)) this.o.log.warn({ err, job_id: rec.job_id, part }, 'render failed');
       await this.end(rec.job_id, why);
       this.tell(rec, chunk ? 'chunk' : 'whole', 'error');
@@ -357,7 +351,7 @@ export class RenderWorker {
       // the job has ended: nothing to retry, and a chunk's parent fails with it
       throw new UnrecoverableError(why.message);
     } finally {
-      clearTimeout(timer);
+      limit.clear();
       await rm(scratch, { recursive: true, force: true });
       this.inHand.delete(String(job.id));
     }
