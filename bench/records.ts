@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { buildApp } from '../src/server/app.js';
 import { loadConfig } from '../src/server/config.js';
-import { buildRenderers } from '../src/server/renderers.js';
+import { buildRenderers } from '../src/entry/renderers.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
 const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-records-'));

@@ -14,10 +14,10 @@ export const appDistDir = join(repoRoot, 'dist', 'app');
 export async function buildApp(out = appDistDir): Promise<string> {
   await build({
     entryPoints: {
-      server: join(repoRoot, 'src', 'server', 'main.ts'),
-      runner: join(repoRoot, 'src', 'runner', 'main.ts'),
+      server: join(repoRoot, 'src', 'entry', 'server.ts'),
+      runner: join(repoRoot, 'src', 'entry', 'runner.ts'),
       // `npm run worker`: a render worker taking jobs from Redis (REDIS_URL)
-      worker: join(repoRoot, 'src', 'server', 'worker-main.ts'),
+      worker: join(repoRoot, 'src', 'entry', 'worker.ts'),
       cli: join(repoRoot, 'src', 'cli', 'main.ts'),
       // mesh and vectorize run in worker threads started from the bundle's own URL (src/export/export-renderer.ts)
       'export-worker': join(repoRoot, 'src', 'export', 'export-worker.ts'),

@@ -1,6 +1,6 @@
 // `npm run load`: a bounded load test of the real service on loopback.
 //
-// Starts the service as a child process (node --import tsx src/server/main.ts) on a free 127.0.0.1 port and a
+// Starts the service as a child process (node --import tsx src/entry/server.ts) on a free 127.0.0.1 port and a
 // temporary DATA_DIR, sends LOAD_REQUESTS (500) mixed requests from LOAD_CLIENTS (50) concurrent clients (small
 // frames and videos, sources that fail to compile, and invalid bodies), polls every accepted job to an end state
 // within LOAD_TIMEOUT_MS, stops the service with SIGTERM, and prints accepted, rejected, completed, failed, p50/p99

@@ -51,7 +51,7 @@ export interface BuildOptions {
   /** Clock (tests move it to check retention). */
   now?: () => number;
   /**
-   * Leave the renderer's start to `app.warmUp()` (main.ts calls it once listening, so /readyz can say "starting" while
+   * Leave the renderer's start to `app.warmUp()` (src/entry/server.ts calls it once listening, so /readyz can say "starting" while
    * Chromium launches); default false: the renderer starts when the app is ready.
    */
   warmLater?: boolean;

@@ -61,26 +61,17 @@ const ROOMS: { room: string; may: string[] }[] = [
   },
   // rendering: the language, the neutral facts, and the page API's types; never the server
   { room: 'src/render', may: ['src/lang', 'src/contract', 'src/paths.ts', 'viewer/src/page-api.ts'] },
-  // the composition root builds the real renderer
-  // the composition root builds the real renderers: the page's, the export worker's, and the one that picks by kind
+  // the entry points together (`npm start`, `npm run worker`, `npm run runner`) and what they share: the composition
+  // roots, the only modules that build the real renderers (the page's, the export worker's, the one that picks by
+  // kind) and the join of a chunked video, and hand them to the server, the Redis worker or the runner
   {
-    room: 'src/server/main.ts',
+    room: 'src/entry',
     may: [
       'src/server',
+      'src/runner',
       'src/contract',
       'src/lang',
       'src/paths.ts',
-      'src/render/renderer-port.ts',
-      'src/render/chromium-renderer.ts',
-      'src/render/by-kind.ts',
-      'src/export/export-renderer.ts',
-    ],
-  },
-  // the composition root `npm start` and `npm run worker` share: the real renderers and the join of a chunked video
-  {
-    room: 'src/server/renderers.ts',
-    may: [
-      'src/server/config.ts',
       'src/render/renderer-port.ts',
       'src/render/chromium-renderer.ts',
       'src/render/by-kind.ts',
@@ -96,9 +87,8 @@ const ROOMS: { room: string; may: string[] }[] = [
     room: 'src/export',
     may: ['src/contract', 'viewer/src/meshes', 'src/render/renderer-port.ts', 'src/render/worker-thread.ts'],
   },
-  // the standalone runner: the service's schemas and HTTP plumbing, rendering through the Renderer interface; its
-  // entry point (a composition root) builds the real renderer from the service's configuration
-  { room: 'src/runner/main.ts', may: ['src/runner', 'src/server/config.ts', 'src/render/chromium-renderer.ts'] },
+  // the standalone runner: the service's schemas and HTTP plumbing, rendering through the Renderer interface (its
+  // entry point, src/entry/runner.ts, builds the real renderer from the service's configuration)
   {
     room: 'src/runner',
     may: [

@@ -101,7 +101,7 @@ export function exportRenderer(): ExportRenderer {
   return new ExportRenderer({ log: silentLog });
 }
 
-/** Every kind as src/server/main.ts composes them: the page for frame, video and gif, the export worker for the rest. */
+/** Every kind as src/entry/server.ts composes them: the page for frame, video and gif, the export worker for the rest. */
 export function fullRenderer(concurrency = 1): RendererByKind {
   const chromium = realRenderer(concurrency);
   const exporter = exportRenderer();

@@ -16,8 +16,8 @@ export interface ClusterProcess {
 }
 
 const ENTRY = {
-  api: join(repoRoot, 'src', 'server', 'main.ts'),
-  worker: join(repoRoot, 'src', 'server', 'worker-main.ts'),
+  api: join(repoRoot, 'src', 'entry', 'server.ts'),
+  worker: join(repoRoot, 'src', 'entry', 'worker.ts'),
 };
 
 /** Starts an API (`npm start`) or a worker (`npm run worker`) and resolves once it says it is ready (90 s at most). */

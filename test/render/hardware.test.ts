@@ -1,4 +1,4 @@
-// RENDER_GL and RENDER_ENCODER as an operator meets them: the service started as a process (`src/server/main.ts`), the backend it got
+// RENDER_GL and RENDER_ENCODER as an operator meets them: the service started as a process (`src/entry/server.ts`), the backend it got
 // read from its start log (gl_backend, gl_renderer, taken from a probe frame's unmasked renderer string), and a
 // video drawn on egl checked against the PNG frames of the same times. A machine whose EGL cannot draw is made by
 // pointing glvnd at no EGL vendor (__EGL_VENDOR_LIBRARY_FILENAMES): Chromium then quietly falls back to SwiftShader,
@@ -74,7 +74,7 @@ test('RENDER_GL=egl: drawn by Mesa llvmpipe (logged at start), a video decodes t
 
 /** Starts the service expecting it to refuse: its exit code and its fatal log line. */
 async function failedStart(env: Record<string, string>): Promise<{ code: number | null; fatal: string; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'server', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'entry', 'server.ts')], {
     cwd: repoRoot,
     env: { ...process.env, ...env, PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

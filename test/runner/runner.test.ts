@@ -1,4 +1,4 @@
-// The standalone runner as a user starts it (its own process, `src/runner/main.ts`, real Chromium and ffmpeg): files
+// The standalone runner as a user starts it (its own process, `src/entry/runner.ts`, real Chromium and ffmpeg): files
 // of each kind, the 400 envelope, the 500 {error, code} of every error example (../shared/examples/errors, skipped
 // by name without the corpus) and of our own broken sources, a few hundred seeded fuzzed bodies and an abandoned
 // request; afterwards /healthz still answers `ok\n` from the same process.
@@ -22,7 +22,7 @@ let base = '';
 let exited: number | null | undefined;
 
 before(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/runner/main.ts')], {
+  child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/entry/runner.ts')], {
     cwd: repoRoot,
     env: {
       ...process.env,

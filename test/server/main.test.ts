@@ -1,4 +1,4 @@
-// The service as `npm start` runs it (src/server/main.ts): starts on the configured port, answers, renders, and
+// The service as `npm start` runs it (src/entry/server.ts): starts on the configured port, answers, renders, and
 // closes cleanly on SIGTERM. And the job time limit with the real renderer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { rectGraph } from '../helpers/rect-graph.js';
 
 test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, exits 0 on SIGTERM', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-main-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/server.ts'], {
     cwd: repoRoot,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-// The real service (src/server/main.ts, Chromium, ffmpeg) stopped with SIGTERM while a video renders: /readyz turns
+// The real service (src/entry/server.ts, Chromium, ffmpeg) stopped with SIGTERM while a video renders: /readyz turns
 // 503 shutting_down first, new job POSTs are refused with 503 and retry-after, the video finishes within
 // SHUTDOWN_GRACE_MS, the process exits 0, and the restarted service serves the finished video.
 import { test, after } from 'node:test';

@@ -60,7 +60,7 @@ test('Redis stopped: job routes and /healthz answer 503 redis_unavailable at onc
 
 test('an API started while Redis is unreachable exits 1 with one clear line', async () => {
   await redis.stop();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'server', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'entry', 'server.ts')], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -1,4 +1,4 @@
-// The real service as a child process (`node --import tsx src/server/main.ts`) on a loopback port and a given
+// The real service as a child process (`node --import tsx src/entry/server.ts`) on a loopback port and a given
 // DATA_DIR, for tests that kill things: the service itself (SIGKILL, SIGTERM), its Chromium, its ffmpeg.
 // Everything is bounded: start, requests and waits time out; stop() always ends the child.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -50,7 +50,7 @@ export class ServiceProcess {
 
   /** Starts the service on DATA_DIR = dataDir and a port of the system's choice, and waits for /healthz (at most startMs). */
   static async start(dataDir: string, env: Record<string, string> = {}, startMs = 60_000): Promise<ServiceProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'server', 'main.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'entry', 'server.ts')], {
       cwd: repoRoot,
       env: {
         ...process.env,

@@ -1,8 +1,8 @@
-// Composition root shared by `npm start` (main.ts) and `npm run worker` (worker-main.ts): the real renderers built
+// Composition root shared by `npm start` (server.ts) and `npm run worker` (worker.ts): the real renderers built
 // from the configuration, the drawn kinds to the page and mesh/vectorize to the export worker threads, and the join
 // of a chunked video's segments (the one ffmpeg module's).
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from '../server/config.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
 import { IncompleteVideo, joinSegments } from '../render/ffmpeg.js';

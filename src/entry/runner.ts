@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import pino from 'pino';
 import { loadConfig } from '../server/config.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
-import { buildRunnerApp } from './runner-app.js';
+import { buildRunnerApp } from '../runner/runner-app.js';
 
 export const RUNNER_DEFAULT_PORT = 8080;
 

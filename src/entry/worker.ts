@@ -4,12 +4,12 @@
 // SHUTDOWN_GRACE_MS to finish, past it they are handed back to the queue for another worker; then exit 0. A killed
 // worker's job goes to another worker after STALLED_INTERVAL_MS.
 import pino from 'pino';
-import { loadConfig } from './config.js';
+import { loadConfig } from '../server/config.js';
 import { buildRenderers } from './renderers.js';
-import { RenderWorker } from './redis/render-worker.js';
-import { loadStorage } from './storage/data-stores.js';
-import { WorkerMetrics } from './metrics/worker-metrics.js';
-import { startWorkerHttp, type WorkerHttp } from './redis/worker-http.js';
+import { RenderWorker } from '../server/redis/render-worker.js';
+import { loadStorage } from '../server/storage/data-stores.js';
+import { WorkerMetrics } from '../server/metrics/worker-metrics.js';
+import { startWorkerHttp, type WorkerHttp } from '../server/redis/worker-http.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });

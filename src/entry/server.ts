@@ -2,11 +2,11 @@
 // 503 `starting` until it is warm). SIGTERM/SIGINT: graceful stop: /readyz and new job POSTs answer 503
 // `shutting_down` at once, the jobs in hand finish within SHUTDOWN_GRACE_MS (or are checkpointed), then exit 0.
 import pino from 'pino';
-import { loadConfig } from './config.js';
-import { buildApp } from './app.js';
+import { loadConfig } from '../server/config.js';
+import { buildApp } from '../server/app.js';
 import { buildRenderers } from './renderers.js';
-import { RenderWorker } from './redis/render-worker.js';
-import { loadStorage } from './storage/data-stores.js';
+import { RenderWorker } from '../server/redis/render-worker.js';
+import { loadStorage } from '../server/storage/data-stores.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
