@@ -153,6 +153,3 @@ export async function uploadImages(files: readonly File[]): Promise<Record<strin
   if (r.status !== 200) throw new Error(await errorText(r));
   return ((await r.json()) as { assets: Record<string, string> }).assets;
 }
-
-/** The URL the page loads an uploaded asset from. */
-export const assetUrl = (key: string) => `/v1/assets/${key}`;

@@ -22,11 +22,6 @@ export const KIND_EXT = {
   vectorize: 'svg',
 } as const satisfies Record<string, OutputExt>;
 
-export function mimeOfFilename(name: string): string | undefined {
-  const ext = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
-  return (OUTPUT_MIME as Record<string, string>)[ext];
-}
-
 /** The drawing page's own files (html, bundle, font) by extension. */
 export const PAGE_FILE_MIME: Record<string, string> = {
   html: 'text/html; charset=utf-8',

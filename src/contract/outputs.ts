@@ -44,7 +44,6 @@ export function crfOf(codec: Exclude<VideoCodec, 'prores'>, quality: number = QU
   return Math.round((worst * (QUALITY.max - quality)) / QUALITY.max);
 }
 
-export const PRORES_PROFILES = ['proxy', 'lt', 'standard', 'hq', '4444'] as const;
 /** The ProRes profile (prores_aw -profile:v index) a quality gives; transparent takes 4444. */
 export function proresProfileOf(quality: number = QUALITY.default, transparent = false): number {
   if (transparent) return 4;

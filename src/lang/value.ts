@@ -29,8 +29,6 @@ export type Value =
   | { kind: 'constructed'; name: string; fields: Field[] }
   | { kind: 'lambda'; params: string[] };
 
-export type ValueKind = Value['kind'];
-
 export const unitSchema = z.enum(UNIT_TAGS);
 
 export const valueSchema: z.ZodType<Value> = z.lazy(() =>

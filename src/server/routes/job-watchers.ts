@@ -46,13 +46,6 @@ export class JobWatchers {
     };
   }
 
-  /** Streams followed now, and jobs they follow (for tests and metrics). */
-  get size(): { jobs: number; streams: number } {
-    let streams = 0;
-    for (const w of this.watched.values()) streams += w.streams.size;
-    return { jobs: this.watched.size, streams };
-  }
-
   private subscribe(): void {
     this.jobs.events.on('changed', this.onChanged);
     this.jobs.events.on('queue', this.onQueue);

@@ -4,4 +4,3 @@ import type { Value } from '../../../src/lang/value.js';
 
 export type Val = Value;
 export type ConstructedV = Extract<Value, { kind: 'constructed' }>;
-export type NumberV = Extract<Value, { kind: 'number' }>;
