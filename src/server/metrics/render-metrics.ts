@@ -6,6 +6,7 @@ import type { RendererCounters } from '../../render/renderer-port.js';
 import type { EventEmitter } from 'node:events';
 import type { JobRecord } from '../jobs/store.js';
 import type { RenderWorkerEvents } from '../redis/render-worker.js';
+import type { WebhookOutcome } from '../webhooks/dispatcher.js';
 
 /** Render times run from a tenth of a second (a small frame) to the 15-minute job limit. */
 const RENDER_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900];
@@ -18,6 +19,7 @@ export class RenderMetrics {
   private readonly stageSeconds: Histogram<'kind' | 'stage'>;
   private readonly frames: Counter<'kind'>;
   private readonly workerRenders: Counter<'kind' | 'part' | 'status'>;
+  private readonly webhooks: Counter<'outcome'>;
 
   /** `renderer`: the renderer's running totals, when this process renders */
   constructor(registry: Registry, renderer: () => RendererCounters | undefined) {
@@ -40,6 +42,13 @@ export class RenderMetrics {
       help: 'Time of a ready job (in a render worker: of a job, a chunk or a join) spent in each stage (compile, evaluate, draw, read, pack, transfer, decode, convert, encode, write, join), by kind; stages of a pipelined video overlap.',
       labelNames: ['kind', 'stage'],
       buckets: STAGE_BUCKETS,
+      registers,
+    });
+    // whichever process ends a job delivers its webhook: an API (embedded, or a cancel in Redis mode) or a worker
+    this.webhooks = new Counter({
+      name: 'cmrender_webhook_deliveries_total',
+      help: 'Webhook delivery attempts made by this process, by outcome: delivered (2xx), failed (retried later), gave_up (last attempt or 410).',
+      labelNames: ['outcome'],
       registers,
     });
     this.frames = new Counter({
@@ -89,6 +98,11 @@ export class RenderMetrics {
       if (e.status === 'ready') this.drawn(e.kind, e.frames, e.timings);
     });
     events.on('ended', (rec) => this.jobEnded(rec));
+    events.on('webhook', (outcome) => this.webhookAttempt(outcome));
+  }
+
+  webhookAttempt(outcome: WebhookOutcome): void {
+    this.webhooks.inc({ outcome });
   }
 
   /** Frames drawn into a kept output (or segment), and where their time went (`<stage>_ms` timings). */

@@ -28,7 +28,6 @@ export class ServiceMetrics {
   private readonly refused: Counter<'code'>;
   /** what the renderer of this process did (shared with the Redis-mode render worker's metrics) */
   readonly render: RenderMetrics;
-  private readonly webhooks: Counter<'outcome'>;
 
   constructor(private readonly sources: MetricSources) {
     const registers = [this.registry];
@@ -45,12 +44,6 @@ export class ServiceMetrics {
       registers,
     });
     this.render = new RenderMetrics(this.registry, () => sources.renderer());
-    this.webhooks = new Counter({
-      name: 'cmrender_webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome: delivered (2xx), failed (retried later), gave_up (last attempt or 410).',
-      labelNames: ['outcome'],
-      registers,
-    });
     if (sources.webhooks) {
       const webhooks = sources.webhooks;
       new Gauge({
@@ -118,7 +111,7 @@ export class ServiceMetrics {
   }
 
   webhookAttempt(outcome: WebhookOutcome): void {
-    this.webhooks.inc({ outcome });
+    this.render.webhookAttempt(outcome);
   }
 
   async text(): Promise<string> {

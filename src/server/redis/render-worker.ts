@@ -54,8 +54,6 @@ export interface RenderWorkerOptions {
   joinSegments: (segments: string[], outPath: string, segmentFrames: number[], codec?: VideoCodec) => Promise<void>;
   log: Logger;
   now?: () => number;
-  /** told of each webhook delivery attempt's outcome (the metrics) */
-  onWebhookAttempt?: (outcome: WebhookOutcome) => void;
 }
 
 /** A piece of work a worker takes from the queue: a job in one piece, a chunk of a video, or the join of its chunks. */
@@ -73,6 +71,8 @@ export interface RenderWorkerEvents {
   part: [e: { kind: JobKind; part: PartName; status: PartStatus; frames: number; timings: Record<string, unknown> }];
   /** a job this worker ended (ready after a whole render or a join; error) */
   ended: [rec: JobRecord];
+  /** an attempt to deliver the webhook of a job this worker ended, by outcome */
+  webhook: [outcome: WebhookOutcome];
 }
 
 /** What a chunk hands its parent (BullMQ keeps it as the child's return value). */
@@ -136,7 +136,7 @@ export class RenderWorker {
       store: this.store,
       log: o.log,
       now: this.now,
-      onAttempt: o.onWebhookAttempt,
+      onAttempt: (outcome) => this.events.emit('webhook', outcome),
       claimAttempt: (id, n) => this.store.claimWebhookAttempt(id, n, attemptHoldMs(config.webhookTimeoutMs)),
     });
     // the job this worker ends (the first end of a record wins) has its webhook delivered from here

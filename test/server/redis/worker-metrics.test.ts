@@ -12,6 +12,7 @@ import { ownExample } from '../../helpers/app.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { parseExposition, valueOf, type Sample } from '../../helpers/prometheus.js';
 import { LIMITS } from '../../../src/contract/limits.js';
+import { startReceiver } from '../../helpers/webhook-receiver.js';
 
 let redis: TestRedis;
 let dataDir: string;
@@ -23,7 +24,7 @@ let metricsAt: string;
 before(async () => {
   redis = await TestRedis.start();
   dataDir = await mkdtemp(join(tmpdir(), 'cmr-worker-metrics-'));
-  const env = { REDIS_URL: redis.url, DATA_DIR: dataDir };
+  const env = { REDIS_URL: redis.url, DATA_DIR: dataDir, WEBHOOK_ALLOW: '127.0.0.0/8' };
   [api, worker] = await Promise.all([
     startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
     startProcess('worker', { ...env, RENDER_CONCURRENCY: '1', METRICS_PORT: '0' }),
@@ -118,4 +119,32 @@ test("a frame, then a video in two chunks: the worker's counters moved by exactl
   assert.equal(valueOf(after, 'cmrender_chromium_launches_total'), 1, 'no relaunch');
   assert.equal(valueOf(after, 'cmrender_page_crashes_total'), 0);
   assert.equal(valueOf(after, 'cmrender_worker_renders_in_progress'), 0);
+});
+
+test('a webhook the worker delivers is counted on its /metrics by outcome (the API delivered none)', async () => {
+  const rx = await startReceiver((n) => (n === 1 ? 500 : 204));
+  try {
+    const before = await scrape();
+    const posted = await postJson(api.url!, '/v1/frame', {
+      source: ownExample('hello.cm'),
+      params: { width: 48 },
+      webhook: { url: rx.url },
+    });
+    assert.equal(posted.status, 202, JSON.stringify(posted.json));
+    // the first attempt answered 500 and was retried; the second delivered
+    await rx.waitFor(2, 30_000);
+    // the attempt is counted once its outcome is written to the record, just after the receiver answered
+    let after = await scrape();
+    const moved = (outcome: string) =>
+      valueOf(after, 'cmrender_webhook_deliveries_total', { outcome }) -
+      valueOf(before, 'cmrender_webhook_deliveries_total', { outcome });
+    for (let i = 0; i < 100 && moved('delivered') < 1; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await scrape();
+    }
+    assert.deepEqual([moved('failed'), moved('delivered'), moved('gave_up')], [1, 1, 0]);
+    assert.equal(rx.hits.length, 2, 'each attempt once');
+  } finally {
+    await rx.close();
+  }
 });
