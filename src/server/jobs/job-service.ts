@@ -9,7 +9,7 @@ import type { JobRecord, JobStore, JobParams, WebhookState } from './store.js';
 import { RenderQueue } from './queue.js';
 import { settleWithin } from './settle.js';
 import { deadline } from '../../contract/deadline.js';
-import { CANCELLED, INTERRUPTED, failureOf } from './job-failure.js';
+import { CANCELLED, INTERRUPTED, failureOf, readyFields, stageTimings } from './job-failure.js';
 import { timeLimitReason } from '../../contract/job-reasons.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView } from './job-view.js';
@@ -445,14 +445,7 @@ export class JobService {
       const output = await this.o.outputs.add(id, rec.kind, outcome, rec.params);
       const done = output.written_at;
       const fresh = (await this.o.store.get(id)) ?? rec;
-      Object.assign(fresh, {
-        status: 'ready',
-        completed_at: done,
-        progress: 1,
-        runner: outcome.runner,
-        output,
-        timings: { queue_wait_ms: queueWait, ...outcome.timings, total_ms: done - rec.created_at },
-      } satisfies Partial<JobRecord>);
+      Object.assign(fresh, readyFields(fresh, output, outcome.runner, stageTimings(outcome)));
       await this.o.store.put(fresh);
       await this.o.cache?.remember(fresh);
       this.events.emit('rendered', fresh, outcome);

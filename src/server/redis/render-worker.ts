@@ -26,7 +26,7 @@ import { dataStores, jobScratch, openStorage } from '../storage/data-stores.js';
 import { chunkRanges } from '../../contract/chunks.js';
 import { endJob } from './job-end.js';
 import { deadline } from '../../contract/deadline.js';
-import { failureOf } from '../jobs/job-failure.js';
+import { failureOf, readyFields, stageTimings } from '../jobs/job-failure.js';
 import { INTERNAL_REASON } from '../../contract/job-reasons.js';
 import { settleWithin } from '../jobs/settle.js';
 import { RenderCache } from '../jobs/render-cache.js';
@@ -320,7 +320,7 @@ export class RenderWorker {
         this.tell(rec, 'chunk', 'ready', chunk.to - chunk.from, { ...outcome.timings });
         return chunkResult(outcome, performance.now() - t0);
       }
-      const kept = await this.ready(rec, outcome, outcome.timings as unknown as Record<string, number>);
+      const kept = await this.ready(rec, outcome, stageTimings(outcome));
       if (kept) this.tell(rec, 'whole', 'ready', outcome.frames, { ...outcome.timings });
       else this.tell(rec, 'whole', 'stopped');
       return 'ready';
@@ -450,19 +450,7 @@ export class RenderWorker {
       await this.outputs.remove(output);
       return false;
     }
-    const done = output.written_at;
-    Object.assign(fresh, {
-      status: 'ready',
-      completed_at: done,
-      progress: 1,
-      runner: outcome.runner,
-      output,
-      timings: {
-        queue_wait_ms: (fresh.started_at ?? done) - fresh.created_at,
-        ...timings,
-        total_ms: done - fresh.created_at,
-      },
-    } satisfies Partial<JobRecord>);
+    Object.assign(fresh, readyFields(fresh, output, outcome.runner, timings));
     if (!(await this.store.endIfPending(fresh))) {
       // a cancel won the race between our read and our write: the client was told "cancelled", the file goes
       await this.outputs.remove(output);
@@ -504,9 +492,5 @@ export class RenderWorker {
 }
 
 function chunkResult(o: RenderOutcome, ms: number): ChunkResult {
-  const timings = Object.fromEntries(Object.entries(o.timings).filter(([, v]) => typeof v === 'number')) as Record<
-    string,
-    number
-  >;
-  return { width: o.width, height: o.height, runner: o.runner, frames: o.frames, ms, timings };
+  return { width: o.width, height: o.height, runner: o.runner, frames: o.frames, ms, timings: stageTimings(o) };
 }
