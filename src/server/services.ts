@@ -14,12 +14,7 @@ import { dataStores, loadStorage, openStorage, scratchRoot } from './storage/dat
 import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './storage/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
-import {
-  attemptHoldMs,
-  configuredDispatcher,
-  type WebhookDispatcher,
-  type WebhookOutcome,
-} from './webhooks/dispatcher.js';
+import { configuredDispatcher, type WebhookDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
 import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/idempotency.js';
 import type { Jobs } from './jobs/jobs-api.js';
 import { RedisJobStore } from './redis/redis-store.js';
@@ -170,7 +165,7 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     log,
     now,
     onAttempt: opts.onWebhookAttempt,
-    claimAttempt: (id, n) => store.claimWebhookAttempt(id, n, attemptHoldMs(config.webhookTimeoutMs)),
+    claimAttempt: (id, n, holdMs) => store.claimWebhookAttempt(id, n, holdMs),
   });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
   const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });

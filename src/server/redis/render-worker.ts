@@ -30,12 +30,7 @@ import { failureOf, readyFields, stageTimings } from '../jobs/job-failure.js';
 import { INTERNAL_REASON } from '../../contract/job-reasons.js';
 import { settleWithin } from '../jobs/settle.js';
 import { RenderCache } from '../jobs/render-cache.js';
-import {
-  attemptHoldMs,
-  configuredDispatcher,
-  type WebhookDispatcher,
-  type WebhookOutcome,
-} from '../webhooks/dispatcher.js';
+import { configuredDispatcher, type WebhookDispatcher, type WebhookOutcome } from '../webhooks/dispatcher.js';
 import {
   redisUnavailable,
   rendererUnavailable,
@@ -137,7 +132,7 @@ export class RenderWorker {
       log: o.log,
       now: this.now,
       onAttempt: (outcome) => this.events.emit('webhook', outcome),
-      claimAttempt: (id, n) => this.store.claimWebhookAttempt(id, n, attemptHoldMs(config.webhookTimeoutMs)),
+      claimAttempt: (id, n, holdMs) => this.store.claimWebhookAttempt(id, n, holdMs),
     });
     // the job this worker ends (the first end of a record wins) has its webhook delivered from here
     this.events.on('ended', (rec) => this.webhooks.ended(rec));

@@ -40,7 +40,7 @@ export interface WebhookDispatcherOptions {
    * it at start): attempt n of a job is made only by the process that claims it first (redis-store.ts). Absent: this
    * process is the only one.
    */
-  claimAttempt?: (jobId: string, attempt: number) => Promise<boolean>;
+  claimAttempt?: (jobId: string, attempt: number, holdMs: number) => Promise<boolean>;
 }
 
 /** delivered: a 2xx; failed: retried later; gave_up: the last attempt failed, or the receiver said 410 Gone */
@@ -67,7 +67,7 @@ export function configuredDispatcher(
 }
 
 /** How long a claimed attempt stays claimed (with REDIS_URL): its time limit and the record's write after it. */
-export const attemptHoldMs = (timeoutMs: number): number => timeoutMs + 30_000;
+const attemptHoldMs = (timeoutMs: number): number => timeoutMs + 30_000;
 
 export class WebhookDispatcher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -145,7 +145,7 @@ export class WebhookDispatcher {
     if (!rec || !deliveryPending(rec)) return;
     const hook = rec.webhook!;
     const n = (hook.attempts ?? 0) + 1;
-    if (this.o.claimAttempt && !(await this.o.claimAttempt(id, n))) return;
+    if (this.o.claimAttempt && !(await this.o.claimAttempt(id, n, attemptHoldMs(this.o.timeoutMs)))) return;
     let outcome: string;
     let ok = false;
     let gone = false;
