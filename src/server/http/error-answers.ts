@@ -5,7 +5,7 @@ import { isRedisUnavailable, redisUnavailable } from '../durability/admission.js
 import { sendRefusal } from './refusal-reply.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CODE, envelope, type ErrorCode } from '../../contract/error-codes.js';
-import type { ErrorEnvelope } from '../schemas.js';
+import type { ErrorEnvelope } from './schemas/error-envelope.js';
 import { HttpError, NOT_FOUND } from './http-error.js';
 import { CORS_HEADERS } from './cors.js';
 

@@ -1,7 +1,7 @@
 // `Retry-After` on a pending job's GET: when polling again is worth it, in whole seconds. A rendering job is polled
 // often (1 s once it is past half way, else 2 s) so its client sees it end promptly; a waiting one later the further
 // back it stands (2 s per job ahead of it, at most 30 s), since nothing about it changes before the jobs ahead end.
-import type { JobView } from '../schemas.js';
+import type { JobView } from './schemas/jobs.js';
 
 export const MAX_POLL_HINT_S = 30;
 

@@ -1,7 +1,8 @@
 // Response entries of route schemas: what each status carries and what it means. Fastify serializes JSON answers
 // with them (fastify-type-provider-zod checks the answer against the schema) and @fastify/swagger documents them.
 import { z } from 'zod';
-import { ErrorEnvelope, FileBytes } from '../schemas.js';
+import { ErrorEnvelope } from './schemas/error-envelope.js';
+import { FileBytes } from './schemas/outputs.js';
 import { NOT_FOUND } from './http-error.js';
 import { CODE, codeList, envelope, type AnswerCode, type CodeOfStatus } from '../../contract/error-codes.js';
 

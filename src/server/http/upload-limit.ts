@@ -2,7 +2,7 @@
 // bodies (@fastify/multipart pipes the raw request into its parser), and the parser itself, past a file's limit,
 // only stops keeping the bytes: it reads the rest of the body, however long, before the route can answer.
 import type { IncomingMessage } from 'node:http';
-import type { ErrorEnvelope } from '../schemas.js';
+import type { ErrorEnvelope } from './schemas/error-envelope.js';
 import { badRequest, type HttpError } from './http-error.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 

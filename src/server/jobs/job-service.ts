@@ -15,7 +15,7 @@ import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
 import { JobFailure } from '../../render/renderer-port.js';
-import type { JobKind, JobView } from '../schemas.js';
+import type { JobKind, JobView } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { planRecovery } from '../durability/recovery.js';

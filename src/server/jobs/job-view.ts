@@ -1,6 +1,6 @@
 // The public view of a job record: the contract's Job shapes (pending, ready, error) plus the added fields. The
 // record holds everything durable; what only the running service knows (queue position, progress) comes in `live`.
-import type { JobView } from '../schemas.js';
+import type { JobView } from '../http/schemas/jobs.js';
 import type { JobRecord } from './store.js';
 import type { OutputMime } from '../../contract/mime.js';
 

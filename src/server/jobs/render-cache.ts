@@ -25,7 +25,7 @@ import type { Renderer } from '../../render/renderer-port.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
-import type { JobKind } from '../schemas.js';
+import type { JobKind } from '../http/schemas/jobs.js';
 import type { JobOutput, JobParams, JobRecord, JobStore } from './store.js';
 
 const CACHE_FORMAT = 1;

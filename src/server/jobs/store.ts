@@ -1,6 +1,6 @@
 // Job records behind a small store interface. Every field of a job lives in one plain, JSON-serialisable record so a
 // durable store (a later issue) can implement the same interface.
-import type { JobKind } from '../schemas.js';
+import type { JobKind } from '../http/schemas/jobs.js';
 import { createHash } from 'node:crypto';
 
 export type JobStatus = 'pending' | 'ready' | 'error';

@@ -14,7 +14,7 @@ import { CANCELLED } from '../jobs/job-failure.js';
 import { CODE } from '../../contract/error-codes.js';
 import { jobView, type LiveJobState } from '../jobs/job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
-import type { JobKind, JobView } from '../schemas.js';
+import type { JobKind, JobView } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { DiskSpace } from '../storage/disk-space.js';

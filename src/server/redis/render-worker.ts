@@ -15,7 +15,7 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Config } from '../config.js';
 import { JobFailure, VIDEO_INCOMPLETE, type Renderer, type RenderOutcome } from '../../render/renderer-port.js';
 import type { JobRecord } from '../jobs/store.js';
-import type { JobKind } from '../schemas.js';
+import type { JobKind } from '../http/schemas/jobs.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import { CODE } from '../../contract/error-codes.js';

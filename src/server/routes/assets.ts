@@ -8,7 +8,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { sniffImage } from '../../contract/mime.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
-import { AssetUpload, AssetsResponse } from '../schemas.js';
+import { AssetUpload, AssetsResponse } from '../http/schemas/assets.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import { Gate, diskFull, storageUnavailable, tooManyUploads, type Refusal } from '../durability/admission.js';
 import { sendRefusal } from '../http/refusal-reply.js';

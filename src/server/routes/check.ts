@@ -1,6 +1,6 @@
 // POST /v1/check (added): compile without rendering, answer the diagnostics envelope.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CheckRequest, CheckResponse } from '../schemas.js';
+import { CheckRequest, CheckResponse } from '../http/schemas/check.js';
 import { badRequestAnswer, json, rateLimitedAnswer, unauthorizedAnswer } from '../http/responses.js';
 import { check } from '../../lang/index.js';
 import { CODE } from '../../contract/error-codes.js';

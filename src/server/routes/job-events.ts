@@ -8,7 +8,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { JobIdParams } from '../schemas.js';
+import { JobIdParams } from '../http/schemas/jobs.js';
 import type { Jobs } from '../jobs/jobs-api.js';
 import type { JobRecord } from '../jobs/store.js';
 import { CORS_HEADERS } from '../http/cors.js';

@@ -6,15 +6,11 @@ import {
   EnqueueResponse,
   FrameRequest,
   GifRequest,
-  JobError,
-  JobIdParams,
-  JobPending,
-  JobReady,
   MeshRequest,
   RenderRequest,
   VectorizeRequest,
-  type JobKind,
-} from '../schemas.js';
+} from '../http/schemas/enqueue.js';
+import { JobError, JobIdParams, JobPending, JobReady, type JobKind } from '../http/schemas/jobs.js';
 import { vectorizeInput } from './vectorize-input.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { Jobs } from '../jobs/jobs-api.js';

@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { OUTPUT_MIME } from '../../contract/mime.js';
-import { OutputParams, OutputRequestHeaders } from '../schemas.js';
+import { OutputParams, OutputRequestHeaders } from '../http/schemas/outputs.js';
 import { OUTPUT_CACHE_CONTROL, type OutputStore } from '../storage/output-store.js';
 import { parseRange } from '../http/byte-range.js';
 import { NOT_FOUND } from '../http/http-error.js';

@@ -1,0 +1,16 @@
+// One shape for every refusal of every route (and the runner's), so a client reads `code` the same way everywhere.
+import { z } from 'zod';
+import { CODE, envelope } from '../../../contract/error-codes.js';
+
+/** Every error answer that is not a job's own (JobError): `code` is always there, the value to branch on. */
+export const ErrorEnvelope = z
+  .object({
+    error: z.string().meta({
+      description: 'What went wrong, for people. Where the contract fixes it (404 `not_found`), the same as `code`.',
+    }),
+    code: z.string().meta({
+      description: 'The machine value: `not_found`, `bad_json`, `queue_full`, ... (each operation lists its own).',
+    }),
+  })
+  .meta({ id: 'ErrorEnvelope', examples: [envelope(CODE.not_found)] });
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

@@ -1,0 +1,86 @@
+// The job as clients see it (GET /v1/jobs/{id}, webhooks, events): one view per status, so a client branches on
+// `status` alone. The job rooms take JobKind and JobView from here, the one definition of the public shape.
+import { z } from 'zod';
+import { UUID_RE } from '../../../contract/limits.js';
+import { OUTPUT_MIME, type OutputMime } from '../../../contract/mime.js';
+import { codeList, JOB_FAILURE_CODES } from '../../../contract/error-codes.js';
+
+export const JobKind = z.enum(['video', 'frame', 'gif', 'mesh', 'vectorize']);
+export type JobKind = z.infer<typeof JobKind>;
+
+const JobBase = {
+  job_id: z.uuid(),
+  kind: JobKind,
+};
+
+export const Diagnostic = z
+  .object({
+    code: z.string(),
+    message: z.string(),
+    line: z.number().int().optional(),
+    column: z.number().int().optional(),
+  })
+  .passthrough()
+  .meta({ id: 'Diagnostic' });
+
+export const JobPending = z
+  .object({
+    ...JobBase,
+    status: z.literal('pending'),
+    created_at: z.number().int().meta({ description: 'Unix milliseconds.' }),
+    queue_position: z.number().int().min(0).optional().meta({ description: 'Added: 0 = rendering now, 1 = next, ...' }),
+    progress: z.number().min(0).max(1).optional().meta({ description: 'Added: frames done over frames planned.' }),
+  })
+  .meta({ id: 'JobPending' });
+
+export const JobReady = z
+  .object({
+    ...JobBase,
+    status: z.literal('ready'),
+    created_at: z.number().int().optional(),
+    completed_at: z.number().int().optional(),
+    url: z.string().meta({ description: 'Relative path on this host: /v1/outputs/<job_id>.<ext>' }),
+    cached: z.boolean().optional().meta({
+      description:
+        "Added: `true` when the job was answered from the render cache (its output is a copy of an identical earlier job's bytes); absent otherwise.",
+    }),
+    mime: z.enum(Object.values(OUTPUT_MIME) as [OutputMime, ...OutputMime[]]),
+    width: z.number().int().optional().meta({
+      description:
+        "Added: the real output width (a mesh: its bounding box in mesh units, rounded; a vectorized drawing: its image's pixels).",
+    }),
+    height: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'Added: the real output height (a mesh: `size`, rounded).' }),
+  })
+  .meta({ id: 'JobReady' });
+
+export const JobError = z
+  .object({
+    ...JobBase,
+    status: z.literal('error'),
+    created_at: z.number().int().optional(),
+    completed_at: z.number().int().optional(),
+    message: z.string().meta({
+      description: 'A compile failure: `CODE text at line L, column C`. A render-stage failure: a short reason.',
+    }),
+    code: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({
+        description: `The diagnostic code of a compile failure (\`PAR100\`, \`ASS001\`, ...); else ${codeList(JOB_FAILURE_CODES)} where the service names the failure; null for another render-stage failure.`,
+      }),
+    diagnostics: z.array(Diagnostic).optional().meta({ description: 'Added: every diagnostic of a compile failure.' }),
+  })
+  .meta({ id: 'JobError' });
+
+export const Job = z.discriminatedUnion('status', [JobPending, JobReady, JobError]).meta({ id: 'Job' });
+export type JobView = z.infer<typeof Job>;
+
+/** The path of GET /v1/jobs/{id}. Anything else than a UUID names no job (404). */
+export const JobIdParams = z.object({
+  id: z.string().regex(UUID_RE).meta({ format: 'uuid', description: 'The `job_id` of a 202 answer.' }),
+});
