@@ -91,13 +91,7 @@ const ROOMS: { room: string; may: string[] }[] = [
   // entry point, src/entry/runner.ts, builds the real renderer from the service's configuration)
   {
     room: 'src/runner',
-    may: [
-      'src/server/schemas.ts',
-      'src/server/http',
-      'src/server/durability/admission.ts',
-      'src/contract',
-      'src/render/renderer-port.ts',
-    ],
+    may: ['src/server/http', 'src/server/durability/admission.ts', 'src/contract', 'src/render/renderer-port.ts'],
   },
   { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
   // the editor page: the whole language (it compiles and evaluates in the browser) and the drawing page's drawer;
