@@ -5,8 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../server/config.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
-import { IncompleteVideo, joinSegments } from '../render/ffmpeg.js';
-import { JobFailure, VIDEO_INCOMPLETE, type RenderParams } from '../render/renderer-port.js';
+import { segmentJoiner } from '../render/segment-join.js';
 import { ExportRenderer } from '../export/export-renderer.js';
 
 export function buildRenderers(config: Config, log: Logger) {
@@ -28,20 +27,5 @@ export function buildRenderers(config: Config, log: Logger) {
     mesh: exporter,
     vectorize: exporter,
   });
-  return {
-    renderer,
-    joinSegments: async (
-      segments: string[],
-      outPath: string,
-      segmentFrames: number[],
-      codec?: RenderParams['codec'],
-    ) => {
-      try {
-        await joinSegments(segments, outPath, config.ffmpegPath, segmentFrames, codec);
-      } catch (err) {
-        if (err instanceof IncompleteVideo) throw new JobFailure(`render failed: ${err.message}`, VIDEO_INCOMPLETE);
-        throw err;
-      }
-    },
-  };
+  return { renderer, joinSegments: segmentJoiner(config.ffmpegPath) };
 }

@@ -5,33 +5,30 @@ import pino from 'pino';
 import { loadConfig } from '../server/config.js';
 import { buildApp } from '../server/app.js';
 import { buildRenderers } from './renderers.js';
-import { RenderWorker } from '../server/redis/render-worker.js';
 import { loadStorage } from '../server/storage/data-stores.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
 await loadStorage(config);
 const { renderer, joinSegments } = buildRenderers(config, log);
-// with REDIS_URL this process renders too (a render worker beside the API) unless RENDER_CONCURRENCY=0
-const worker =
-  config.redisUrl && config.renderConcurrency > 0 ? new RenderWorker({ config, renderer, joinSegments, log }) : null;
+// with REDIS_URL this process renders too (it takes work from the shared queue beside its API) unless
+// RENDER_CONCURRENCY=0
+const renders = !config.redisUrl || config.renderConcurrency > 0;
 const { app, address } = await (async () => {
   try {
     const app = await buildApp({
       config,
       renderer,
       logger: log,
-      startRenderer: !config.redisUrl || worker !== null,
+      joinSegments,
+      startRenderer: renders,
       // listen first: while Chromium launches, /readyz says 503 starting (and /healthz ok) instead of refusing
       // connections
       warmLater: true,
     });
-    // the renders of the worker beside this API are this process's: its /metrics counts them as a worker's does
-    if (worker && app.metrics) app.metrics.render.watchWorker(worker.events);
     const at = await app.listen({ port: config.port, host: config.host });
     log.info({ address: at }, 'cmrender warming up');
     await app.warmUp();
-    await worker?.start();
     return { app, address: at };
   } catch (err) {
     // e.g. RENDER_GL=egl on a machine whose EGL cannot draw, Redis or the bucket (STORAGE_URL) unreachable: one
@@ -68,7 +65,6 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     app.retention.stop();
     app.jobs
       .shutdown(config.shutdownGraceMs)
-      .then(() => worker?.close(config.shutdownGraceMs))
       .then(() => app.close())
       .then(
         () => process.exit(0),

@@ -6,10 +6,11 @@
 import pino from 'pino';
 import { loadConfig } from '../server/config.js';
 import { buildRenderers } from './renderers.js';
-import { RenderWorker } from '../server/redis/render-worker.js';
+import { openServices } from '../server/services.js';
 import { loadStorage } from '../server/storage/data-stores.js';
 import { WorkerMetrics } from '../server/metrics/worker-metrics.js';
 import { startWorkerHttp, type WorkerHttp } from '../server/redis/worker-http.js';
+import { rendererUnavailable, redisUnavailable, shuttingDown, starting } from '../server/durability/admission.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
@@ -19,20 +20,42 @@ if (!config.redisUrl) {
   process.exit(2);
 }
 const { renderer, joinSegments } = buildRenderers(config, log);
-const worker = new RenderWorker({ config, renderer, joinSegments, log });
-const metrics = config.metrics
-  ? new WorkerMetrics({ renderer: () => renderer.counters?.(), inProgress: () => worker.inProgress })
-  : null;
-metrics?.watch(worker.events);
+let metrics: WorkerMetrics | null = null;
+let started = false;
+let closing = false;
+// liveness: only a renderer that cannot draw even after relaunches (a fresh process is the cure left)
+const health = () => {
+  const fault = renderer.fault?.() ?? null;
+  return fault ? rendererUnavailable(fault) : null;
+};
 // up before Chromium's launch, so a probe sees "starting" rather than a refused connection
 let http: WorkerHttp | null = null;
+const services = await openServices({
+  config,
+  renderer,
+  joinSegments,
+  worker: true,
+  log,
+  onWebhookAttempt: (outcome) => metrics?.render.webhookAttempt(outcome),
+}).catch((err: Error) => {
+  // Redis or the bucket (STORAGE_URL) unreachable: one clear line
+  log.fatal({ err }, `cmrender worker could not start: ${err.message}`);
+  process.exit(1);
+});
+const queue = services.bullmq!;
+metrics = config.metrics
+  ? new WorkerMetrics({ renderer: () => renderer.counters?.(), inProgress: () => queue.inProgress })
+  : null;
+metrics?.watch(services.jobs.events);
 if (config.metricsPort !== null)
   http = await startWorkerHttp({
     host: config.host,
     port: config.metricsPort,
     metrics,
-    health: () => worker.health(),
-    readiness: () => worker.readiness(),
+    health,
+    // readiness: why this worker takes no work now (starting, stopping, no renderer, no Redis)
+    readiness: () =>
+      closing ? shuttingDown() : !started ? starting() : (health() ?? (queue.consuming ? null : redisUnavailable())),
     requestTimeoutMs: config.requestTimeoutMs,
     headersTimeoutMs: config.headersTimeoutMs,
   }).catch((err: Error) => {
@@ -43,12 +66,12 @@ await renderer.start().catch((err: Error) => {
   log.fatal({ err }, `cmrender worker could not start: ${err.message}`);
   process.exit(1);
 });
-// the storage is read at start (a bucket that cannot be reached stops it here, with one line)
-await worker.start().catch(async (err: Error) => {
+await services.jobs.resume().catch(async (err: Error) => {
   log.fatal({ err }, `cmrender worker could not start: ${err.message}`);
   await renderer.close().catch(() => {});
   process.exit(1);
 });
+started = true;
 log.info(
   {
     concurrency: config.renderConcurrency,
@@ -59,7 +82,6 @@ log.info(
   'cmrender worker ready',
 );
 
-let closing = false;
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.on(sig, () => {
     if (closing) return;
@@ -70,8 +92,11 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
       process.exit(1);
     }, config.shutdownGraceMs + 15_000);
     t.unref();
-    worker
-      .close(config.shutdownGraceMs)
+    // the items in hand get SHUTDOWN_GRACE_MS, then go back to the queue; a webhook delivery in flight is cut, not
+    // counted: the next process to start resumes it
+    services.jobs
+      .shutdown(config.shutdownGraceMs)
+      .then(() => services.close())
       .then(() => renderer.close())
       .then(() => http?.close())
       .then(

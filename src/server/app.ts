@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { LIMITS } from '../contract/limits.js';
 import type { Renderer } from '../render/renderer-port.js';
+import type { JoinSegments } from '../render/segment-join.js';
 import type { JobStore } from './jobs/store.js';
-import type { Jobs } from './jobs/jobs-api.js';
+import type { JobService } from './jobs/job-service.js';
 import type { Retention } from './jobs/retention.js';
 import type { OutputStore } from './storage/output-store.js';
 import type { AssetStore } from './storage/asset-store.js';
@@ -29,7 +30,6 @@ import { checkRoutes } from './routes/check.js';
 import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
 import { metricsRoutes } from './routes/metrics.js';
-import { RedisJobService } from './redis/redis-job-service.js';
 import { ClientQuota } from './jobs/client-quota.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { countRefusedJobs } from './http/refused-jobs.js';
@@ -41,6 +41,8 @@ import { editorDistDir } from '../paths.js';
 export interface BuildOptions {
   config: Config;
   renderer: Renderer;
+  /** joins a chunked video's segments (default: ffmpeg's, from FFMPEG_PATH) */
+  joinSegments?: JoinSegments;
   /** Job records; default: the durable journal in DATA_DIR (jobs.journal), closed with the app. */
   store?: JobStore;
   logger?: Logger;
@@ -59,7 +61,7 @@ export interface BuildOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    jobs: Jobs;
+    jobs: JobService;
     outputs: OutputStore;
     retention: Retention;
     assetStore: AssetStore;
@@ -97,7 +99,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const services = await openServices({
     config,
     renderer,
+    joinSegments: opts.joinSegments,
     store: opts.store,
+    renders: opts.startRenderer !== false,
     log,
     now: opts.now,
     // deliveries run on timers, never before this function returns: metrics is set by then
@@ -110,7 +114,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       outputs: () => outputs.usage(),
       // an API process that renders nothing (REDIS_URL, RENDER_CONCURRENCY=0) has no browser to count
       renderer: () => (opts.startRenderer === false ? undefined : renderer.counters?.()),
-      extra: jobs instanceof RedisJobService ? () => jobs.queueMetrics() : undefined,
+      extra: services.bullmq ? () => services.bullmq!.metrics() : undefined,
       webhooks: services.webhooks ? () => services.webhooks!.load() : undefined,
     });
     metrics.watch(jobs.events);
@@ -144,7 +148,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     warming ??= (async () => {
       if (opts.startRenderer !== false) await renderer.start();
       // jobs that were pending when the service last stopped render again, before any new one
-      jobs.resume();
+      await jobs.resume();
       warm = true;
     })();
     return warming;

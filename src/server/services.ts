@@ -1,11 +1,15 @@
 // What the HTTP routes stand on: the job store, the output store, the asset store, the job service and retention,
-// built from the configuration and started in the order recovery needs. No HTTP here.
+// built from the configuration and started in the order recovery needs. One job service in both modes, over the
+// local queue (embedded) or the BullMQ queue (REDIS_URL); a render worker opens the same services. No HTTP here.
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Renderer } from '../render/renderer-port.js';
-import type { JobStore } from './jobs/store.js';
+import { segmentJoiner, type JoinSegments } from '../render/segment-join.js';
+import { locally, type JobStore, type LifecycleStore } from './jobs/store.js';
 import { JournalJobStore } from './jobs/journal-store.js';
 import { JobService } from './jobs/job-service.js';
+import { LocalQueue } from './jobs/local-queue.js';
+import type { JobQueue } from './jobs/job-queue.js';
 import { Retention } from './jobs/retention.js';
 import type { OutputStore } from './storage/output-store.js';
 import type { AssetStore } from './storage/asset-store.js';
@@ -16,21 +20,29 @@ import { DiskSpace } from './storage/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { configuredDispatcher, type WebhookDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
 import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/idempotency.js';
-import type { Jobs } from './jobs/jobs-api.js';
 import { RedisJobStore } from './redis/redis-store.js';
-import { WorkQueue, connect, connectApi, waitReady } from './redis/work-queue.js';
-
-/** How long an API process waits for Redis at start before it stops with a clear line. */
-const REDIS_START_MS = 10_000;
-import { RedisJobService } from './redis/redis-job-service.js';
+import { connect, connectApi, waitReady } from './redis/connection.js';
+import { BullmqQueue } from './redis/bullmq-queue.js';
 import { RedisIdempotency } from './redis/redis-idempotency.js';
 import type { Redis } from 'ioredis';
+
+/** How long a process waits for Redis at start before it stops with a clear line. */
+const REDIS_START_MS = 10_000;
 
 export interface ServiceOptions {
   config: Config;
   renderer: Renderer;
+  /** joins a chunked video's segments (default: ffmpeg's, from FFMPEG_PATH) */
+  joinSegments?: JoinSegments;
   /** job records; default: the durable journal in DATA_DIR (jobs.journal), closed with the services */
   store?: JobStore;
+  /**
+   * whether this process renders (takes work from the queue once jobs.resume() is called); default: embedded always,
+   * with REDIS_URL when RENDER_CONCURRENCY > 0
+   */
+  renders?: boolean;
+  /** a render worker (`npm run worker`): no API, its Redis commands wait out an outage, no retention sweeps */
+  worker?: boolean;
   log: Logger;
   now?: () => number;
   /** told of each webhook delivery attempt's outcome (the metrics) */
@@ -38,7 +50,7 @@ export interface ServiceOptions {
 }
 
 export interface Services {
-  jobs: Jobs;
+  jobs: JobService;
   outputs: OutputStore;
   assets: AssetStore;
   retention: Retention;
@@ -46,138 +58,120 @@ export interface Services {
   idempotency: IdempotencyKeys;
   disk: DiskSpace;
   /** the webhook deliveries this process makes (the metrics read their load) */
-  webhooks?: WebhookDispatcher;
+  webhooks: WebhookDispatcher;
   /** With REDIS_URL: the connection (the rate limits keep their counts there) */
   redis?: Redis;
+  /** With REDIS_URL: the shared queue (its own Prometheus export, a worker's items in hand) */
+  bullmq?: BullmqQueue;
   /** Stops the sweeps, interrupts the jobs in hand and closes the journal this opened (not the renderer). */
+  close(): Promise<void>;
+}
+
+/** Where a mode keeps its records and work: the journal and the local queue, or Redis and BullMQ. */
+interface Backend {
+  store: LifecycleStore;
+  /** the store as the byte count, retention and webhooks use it */
+  plain: JobStore;
+  /** the queue, over the output store (the local queue discards what a stopped job left) */
+  queue(outputs: OutputStore): JobQueue;
+  runStore?: LifecycleStore;
+  bullmq?: BullmqQueue;
+  redis?: Redis;
+  link?: { up(): boolean; ping(): Promise<boolean> };
+  idempotency: (now: () => number) => IdempotencyKeys;
+  claimAttempt?: (id: string, n: number, holdMs: number) => Promise<boolean>;
+  sharedCount?: RedisJobStore;
   close(): Promise<void>;
 }
 
 /**
  * Opens the stores and recovers the jobs of the last run: records are replayed, interrupted jobs settled, what expired
  * while the service was down is swept, the disk budget is checked. Recovered jobs are queued by `jobs.resume()` once
- * the renderer has started.
+ * the renderer has started. With REDIS_URL: records and queue in Redis, shared by every API process and render worker;
+ * outputs and assets in the storage (STORAGE_URL), shared too; no recovery and no partial-file sweep at start (other
+ * processes may be rendering now): a lost job is ended when it is next read.
  */
 export async function openServices(opts: ServiceOptions): Promise<Services> {
   await loadStorage(opts.config);
-  if (opts.config.redisUrl) return openClusterServices(opts);
   const { config, log } = opts;
   const now = opts.now ?? Date.now;
-  const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
-  const store = opts.store ?? journal!;
-  const { outputs, assets } = dataStores(config, store, log, now);
+  const shared = Boolean(config.redisUrl);
+  const renders = opts.renders ?? (opts.worker || !shared || config.renderConcurrency > 0);
+  // an item that failed for good in BullMQ ends its job through the service built below
+  const late: { jobs?: JobService } = {};
+  const backend = shared
+    ? await redisBackend(
+        opts,
+        now,
+        renders,
+        (id, message) => late.jobs?.runner.failed(id, message) ?? Promise.resolve(),
+      )
+    : await localBackend(opts, now);
+  const store = backend.plain;
+  const { outputs, assets } = dataStores(config, store, log, now, backend.sharedCount);
+  const segments = openStorage(config, 'segments');
   const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
   const jobs = new JobService({
-    store,
+    store: backend.store,
+    queue: backend.queue(outputs),
+    runStore: backend.runStore,
+    link: backend.link,
     renderer: opts.renderer,
+    joinSegments: opts.joinSegments ?? segmentJoiner(config.ffmpegPath),
     assets,
     outputs,
-    concurrency: config.renderConcurrency,
+    segments,
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
-    maxEndedJobs: config.maxEndedJobs,
+    // with REDIS_URL records expire with the retention instead (redis-store.ts)
+    maxEndedJobs: shared ? undefined : config.maxEndedJobs,
+    retentionMs: config.retentionMs,
     disk,
     scratchDir: scratchRoot(config),
     cache,
+    renders,
     log,
     now,
   });
+  late.jobs = jobs;
   const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
-  const webhookPolicy = new WebhookPolicy(config.webhookAllow);
-  const webhooks = configuredDispatcher(config, { store, log, now, onAttempt: opts.onWebhookAttempt });
-  jobs.events.on('ended', (rec) => webhooks.ended(rec));
-  const idempotency = new IdempotencyIndex(now, idempotencyTtl(config.retentionMs));
-  // nothing renders yet: what a job's scratch held belongs to the last run
-  await rm(scratchRoot(config), { recursive: true, force: true });
-  await assets.init();
-  await outputs.init();
-  // nothing renders yet: every partial file (a .tmp, a GIF's frames or palette) is left from the last run
-  await outputs.removePartials();
-  await jobs.init();
-  // after recovery: a job that recovery ended in error has its webhook delivered too
-  await webhooks.resume();
-  idempotency.seed(await store.list());
-  await retention.sweep();
-  await outputs.enforceBudget();
-  retention.start();
-  return {
-    jobs,
-    outputs,
-    assets,
-    retention,
-    webhookPolicy,
-    idempotency,
-    disk,
-    webhooks,
-    async close() {
-      retention.stop();
-      await jobs.close();
-      await webhooks.close();
-      await journal?.close();
-    },
-  };
-}
-
-/**
- * With REDIS_URL: records and queue in Redis, shared by every API process and render worker; outputs and assets in
- * the storage (STORAGE_URL), shared too. No recovery and no partial-file sweep at start (other processes may be rendering
- * now); a lost job is ended when it is next read (RedisJobService).
- */
-async function openClusterServices(opts: ServiceOptions): Promise<Services> {
-  const { config, log } = opts;
-  const now = opts.now ?? Date.now;
-  const redis = connectApi(config.redisUrl);
-  redis.on('error', (err) => log.warn({ err }, 'redis connection error'));
-  // an API started while Redis is unreachable stops with one clear line instead of waiting without listening
-  try {
-    await waitReady(redis, config.redisUrl, REDIS_START_MS);
-  } catch (err) {
-    redis.disconnect();
-    throw err;
-  }
-  const store = new RedisJobStore(redis, config.retentionMs, now);
-  const work = new WorkQueue(redis);
-  const { outputs, assets } = dataStores(config, store, log, now, store);
-  const cache = renderCache(opts, store, outputs, assets, now);
-  const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
-  const events = connect(config.redisUrl);
-  events.on('error', (err) => log.warn({ err }, 'redis connection error (queue events)'));
-  const jobs = new RedisJobService({
-    store,
-    work,
-    eventsConnection: events,
-    renderer: opts.renderer,
-    assets,
-    outputs,
-    jobTimeoutMs: config.jobTimeoutMs,
-    maxQueuedJobs: config.maxQueuedJobs,
-    disk,
-    scratchDir: scratchRoot(config),
-    cache,
-    log,
-    now,
-  });
-  // a job this process ends (a cancel, a job found failed or lost) has its webhook delivered from here; the workers
-  // deliver those they end; any process resumes pending ones at start, each attempt made once (claimed in Redis)
+  // the jobs this process ends have their webhook delivered from here (in Redis mode each attempt is claimed there
+  // first, so a delivery several processes resume is still made once per attempt)
   const webhooks = configuredDispatcher(config, {
     store,
     log,
     now,
     onAttempt: opts.onWebhookAttempt,
-    claimAttempt: (id, n, holdMs) => store.claimWebhookAttempt(id, n, holdMs),
+    claimAttempt: backend.claimAttempt,
   });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
-  const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
-  // every API process answers one key with one job
-  const idempotency = new RedisIdempotency(redis, idempotencyTtl(config.retentionMs));
-  await assets.init({ shared: true });
-  await outputs.init({ shared: true });
-  // the shared byte count starts from the storage when Redis has none (a new Redis, or one that lost its data)
-  if (config.outputMaxBytes !== undefined && (await store.outputBytes()) === 0) await outputs.enforceBudget();
+  const idempotency = backend.idempotency(now);
+  if (!shared) {
+    // nothing renders yet: what a job's scratch held belongs to the last run
+    await rm(scratchRoot(config), { recursive: true, force: true });
+    await assets.init();
+    await outputs.init();
+    await segments.init();
+    // nothing renders yet: every partial file (a .tmp, a GIF's frames or palette) is left from the last run
+    await outputs.removePartials();
+  } else {
+    // scratch may be shared with other processes on the same DATA_DIR: nothing of it is wiped at start
+    await assets.init({ shared: true });
+    await outputs.init({ shared: true });
+    await segments.init({ shared: true });
+  }
   await jobs.init();
+  // after recovery: a job that recovery ended in error has its webhook delivered too
   await webhooks.resume();
-  retention.start();
+  if (!shared) {
+    if (idempotency instanceof IdempotencyIndex) idempotency.seed(await store.list());
+    await retention.sweep();
+    await outputs.enforceBudget();
+  } else if (config.outputMaxBytes !== undefined && (await backend.sharedCount!.outputBytes()) === 0)
+    // the shared byte count starts from the storage when Redis has none (a new Redis, or one that lost its data)
+    await outputs.enforceBudget();
+  if (!opts.worker) retention.start();
   return {
     jobs,
     outputs,
@@ -187,14 +181,94 @@ async function openClusterServices(opts: ServiceOptions): Promise<Services> {
     idempotency,
     disk,
     webhooks,
-    redis,
+    redis: backend.redis,
+    bullmq: backend.bullmq,
     async close() {
       retention.stop();
       await jobs.close();
       await webhooks.close();
-      await work.close();
+      await backend.close();
+    },
+  };
+}
+
+async function localBackend(opts: ServiceOptions, now: () => number): Promise<Backend> {
+  const { config, log } = opts;
+  const journal = opts.store ? null : await JournalJobStore.open({ dir: config.dataDir });
+  const plain = opts.store ?? journal!;
+  const store = locally(plain);
+  return {
+    store,
+    plain,
+    queue: (outputs) => new LocalQueue({ store, outputs, concurrency: config.renderConcurrency, log, now }),
+    idempotency: (n) => new IdempotencyIndex(n, idempotencyTtl(config.retentionMs)),
+    async close() {
+      await journal?.close();
+    },
+  };
+}
+
+async function redisBackend(
+  opts: ServiceOptions,
+  now: () => number,
+  renders: boolean,
+  failed: (id: string, message: string) => Promise<void>,
+): Promise<Backend> {
+  const { config, log } = opts;
+  // an API's commands fail fast (a request is answered 503 redis_unavailable); a worker's wait out an outage
+  const redis = opts.worker ? connect(config.redisUrl) : connectApi(config.redisUrl);
+  redis.on('error', (err) => log.warn({ err }, 'redis connection error'));
+  // a process started while Redis is unreachable stops with one clear line instead of waiting without listening
+  try {
+    await waitReady(redis, config.redisUrl, REDIS_START_MS);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
+  const store = new RedisJobStore(redis, config.retentionMs, now);
+  // the items an API process renders beside its API wait out an outage too
+  const runRedis = renders && !opts.worker ? connect(config.redisUrl) : null;
+  runRedis?.on('error', (err) => log.warn({ err }, 'redis connection error (render)'));
+  const bullmq = new BullmqQueue({
+    connection: redis,
+    redisUrl: config.redisUrl,
+    store,
+    concurrency: config.renderConcurrency,
+    stalledIntervalMs: config.stalledIntervalMs,
+    fault: () => opts.renderer.fault?.() ?? null,
+    failed,
+    log,
+    now,
+  });
+  return {
+    store,
+    plain: store,
+    queue: () => bullmq,
+    runStore: runRedis ? new RedisJobStore(runRedis, config.retentionMs, now) : undefined,
+    bullmq,
+    redis,
+    link: {
+      up: () => store.reachable,
+      ping: async () => {
+        let t: NodeJS.Timeout | undefined;
+        const answered = await Promise.race([
+          redis.ping().then(
+            () => true,
+            () => false,
+          ),
+          new Promise<boolean>((r) => (t = setTimeout(() => r(false), 1_000))),
+        ]);
+        clearTimeout(t);
+        return answered;
+      },
+    },
+    // every API process answers one key with one job
+    idempotency: () => new RedisIdempotency(redis, idempotencyTtl(config.retentionMs)),
+    claimAttempt: (id, n, holdMs) => store.claimWebhookAttempt(id, n, holdMs),
+    sharedCount: store,
+    async close() {
       redis.disconnect();
-      events.disconnect();
+      runRedis?.disconnect();
     },
   };
 }

@@ -11,7 +11,9 @@ import { ChromiumRenderer, type ChromiumRendererOptions } from '../../src/render
 import { RendererByKind } from '../../src/render/by-kind.js';
 import { ExportRenderer } from '../../src/export/export-renderer.js';
 import type { JobStore } from '../../src/server/jobs/store.js';
-import { JobService } from '../../src/server/jobs/job-service.js';
+import type { JobService } from '../../src/server/jobs/job-service.js';
+import { LocalQueue } from '../../src/server/jobs/local-queue.js';
+import type { RenderQueue } from '../../src/server/jobs/queue.js';
 import { encodePng } from '../../src/render/png.js';
 import {
   JobFailure,
@@ -195,8 +197,15 @@ export function multipart(parts: { name: string; filename?: string; type?: strin
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-/** The embedded job service of an app started without REDIS_URL (its queue, for tests that wait on it). */
+/** The job service of an app started without REDIS_URL (its options, for tests that reach into them). */
 export function embeddedJobs(app: FastifyInstance): JobService {
-  if (!(app.jobs instanceof JobService)) throw new Error('not the embedded job service');
+  if (!(app.jobs.queue instanceof LocalQueue)) throw new Error('not the embedded job service');
   return app.jobs;
+}
+
+/** The local queue's line of an app started without REDIS_URL, for tests that wait on it or count it. */
+export function embeddedLine(app: FastifyInstance): RenderQueue {
+  const queue = embeddedJobs(app).queue;
+  if (!(queue instanceof LocalQueue)) throw new Error('not the embedded job service');
+  return queue.line;
 }

@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { embeddedJobs, startApp, FakeRenderer, multipart, post, type TestApp } from '../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, multipart, post, type TestApp } from '../helpers/app.js';
 import { encodePng } from '../../src/render/png.js';
 import { sniffImage } from '../../src/contract/mime.js';
 
@@ -120,7 +120,7 @@ test('a render request maps in-source paths to uploaded keys; the renderer gets 
   const key = (await upload([{ name: 'f', filename: 'earth.png', data: PNG }])).json().assets['earth.png'];
   const r = await post(t.app, '/v1/render', { source: 'x', assets: { '/img/earth.jpg': key } });
   assert.equal(r.statusCode, 202);
-  await embeddedJobs(t.app).queue.onIdle();
+  await embeddedLine(t.app).onIdle();
   const job = fake.calls.at(-1)!;
   assert.deepEqual(Object.keys(job.assets), ['/img/earth.jpg']);
   assert.equal(job.assets['/img/earth.jpg'], join(t.dataDir, 'assets', key));

@@ -4,7 +4,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { embeddedJobs, startApp, FakeRenderer, JobFailure, gate, post, waitJob, type TestApp } from '../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, JobFailure, gate, post, waitJob, type TestApp } from '../helpers/app.js';
 import { MemoryJobStore } from '../../src/server/jobs/store.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
@@ -147,7 +147,7 @@ test('jobs run first in, first out, one at a time by default', async () => {
   };
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push((await post(t.app, '/v1/frame', { source: `${SRC}// ${i}` })).json().job_id);
-  await embeddedJobs(t.app).queue.onIdle();
+  await embeddedLine(t.app).onIdle();
   assert.deepEqual(
     fake.calls.map((c) => c.id),
     ids,
@@ -172,7 +172,7 @@ test('RENDER_CONCURRENCY raises the number of renders at once', async () => {
   const pos = async (id: string) => (await t.app.inject({ url: `/v1/jobs/${id}` })).json().queue_position;
   assert.deepEqual([await pos(a), await pos(b), await pos(c)], [0, 0, 1]);
   g.open();
-  await embeddedJobs(t.app).queue.onIdle();
+  await embeddedLine(t.app).onIdle();
 });
 
 test('a job past JOB_TIMEOUT_MS ends in error saying so, and the next job starts', async () => {

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { embeddedJobs, startApp, FakeRenderer, gate, post, runJob, type TestApp } from '../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, gate, post, runJob, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 const fake = new FakeRenderer();
@@ -142,6 +142,6 @@ test('a pending job has no output yet: its future filename is 404', async () => 
   assert.equal(r.statusCode, 404);
   fake.behaviour = null;
   g.open();
-  await embeddedJobs(t.app).queue.onIdle();
+  await embeddedLine(t.app).onIdle();
   assert.equal((await t.app.inject({ url: `/v1/outputs/${id}.png` })).statusCode, 200);
 });

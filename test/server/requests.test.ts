@@ -1,7 +1,7 @@
 // POST /v1/render and /v1/frame: every 400 rule of service.md "Requests", at and past its edge, and the 202 shape.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { embeddedJobs, startApp, FakeRenderer, post, UUID_V4, type TestApp } from '../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, post, UUID_V4, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 const fake = new FakeRenderer();
@@ -226,5 +226,5 @@ test('POST answers at once: the render has not run when the 202 arrives', async 
   // wait until the gated render is reached, then release it
   for (let i = 0; i < 500 && !release; i++) await new Promise((res) => setTimeout(res, 5));
   release?.();
-  await embeddedJobs(t.app).queue.onIdle();
+  await embeddedLine(t.app).onIdle();
 });

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import underPressure from '@fastify/under-pressure';
 import { z } from 'zod';
-import type { Jobs } from '../jobs/jobs-api.js';
+import type { JobService } from '../jobs/job-service.js';
 import { overloaded, starting, type Refusal } from '../durability/admission.js';
 import { sendRefusal } from './refusal-reply.js';
 import { CODE } from '../../contract/error-codes.js';
@@ -16,7 +16,7 @@ import { refusalAnswer } from './responses.js';
 import { ENQUEUE_URLS } from '../routes/jobs.js';
 
 export interface ReadinessOptions {
-  jobs: Jobs;
+  jobs: JobService;
   /** true once the renderer is warm and the recovered jobs are queued (app.warmUp) */
   warm: () => boolean;
   /** READY_MAX_EVENT_LOOP_DELAY_MS; 0: not checked */

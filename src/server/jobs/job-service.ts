@@ -1,28 +1,28 @@
-// The job lifecycle: create -> queue -> render -> ready | error, recovery at start, and stopping (close interrupts,
-// shutdown checkpoints). Where outputs live is the output store's business, when records go is retention's.
+// The job lifecycle, once for both modes: admit, create, cancel, view, events and health, over the queue port
+// (job-queue.ts). Embedded, the local queue holds the work and this process renders it; with REDIS_URL, the BullMQ
+// queue does, and any number of API processes and render workers share it. A process that renders runs each item it
+// takes with the one item runner (run-item.ts). Where outputs live is the output store's business, when records go
+// is retention's.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { JobRecord, JobStore, JobParams, WebhookState } from './store.js';
-import { RenderQueue } from './queue.js';
-import { settleWithin } from './settle.js';
+import type { JobRecord, JobParams, WebhookState, LifecycleStore } from './store.js';
 import { deadline } from '../../contract/deadline.js';
-import { CANCELLED, INTERRUPTED, failureOf, readyFields, stageTimings } from './job-failure.js';
-import { timeLimitReason } from '../../contract/job-reasons.js';
+import { CANCELLED } from './job-failure.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
-import { jobView } from './job-view.js';
+import { jobView, type LiveJobState } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
-import { JobFailure } from '../../render/renderer-port.js';
+import type { JoinSegments } from '../../render/segment-join.js';
 import type { JobKind, JobView } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
-import { planRecovery } from '../durability/recovery.js';
+import type { Storage } from '../storage/storage.js';
 import {
   diskFull,
   journalUnwritable,
   queueFull,
+  redisUnavailable,
+  Refused,
   rendererUnavailable,
   shuttingDown,
   type Refusal,
@@ -30,13 +30,27 @@ import {
 import { CODE } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../storage/disk-space.js';
 import type { RenderCache } from './render-cache.js';
+import type { JobLoad, JobQueue } from './job-queue.js';
+import { ItemRunner, type ItemEvents } from './run-item.js';
+import { endJob } from './end-job.js';
+
+export type { JobLoad };
+
+/** A shared store's link (Redis): whether it is up now, and whether it answers within a second. */
+export interface StoreLink {
+  up(): boolean;
+  ping(): Promise<boolean>;
+}
 
 export interface JobServiceOptions {
-  store: JobStore;
+  store: LifecycleStore;
+  queue: JobQueue;
   renderer: Renderer;
+  joinSegments: JoinSegments;
   assets: AssetStore;
   outputs: OutputStore;
-  concurrency: number;
+  /** chunk segments (the storage's `segments` area) */
+  segments: Storage;
   jobTimeoutMs: number;
   /** jobs waiting or rendering at most (default: no cap) */
   maxQueuedJobs?: number;
@@ -44,10 +58,18 @@ export interface JobServiceOptions {
   disk?: DiskSpace;
   /** ended job records kept at most (MAX_ENDED_JOBS; default: no cap), the oldest-ended go first */
   maxEndedJobs?: number;
-  /** local directory a job's downloaded inputs go into while it runs (one subdirectory per job) */
+  /** local directory a job's downloaded inputs go into while it runs (one subdirectory per item) */
   scratchDir: string;
   /** the render cache (default: none) */
   cache?: RenderCache;
+  /** the store items are run against (a render worker's connection that waits out an outage); default: store */
+  runStore?: LifecycleStore;
+  /** how long records live (RETENTION_MS): segments a crashed process left go once this old */
+  retentionMs: number;
+  /** whether this process renders: resume() makes it take work from the queue */
+  renders: boolean;
+  /** with REDIS_URL: the link health and readiness look at */
+  link?: StoreLink;
   log: Logger;
   now: () => number;
 }
@@ -63,25 +85,17 @@ export interface JobExtras {
 }
 
 /**
- * What the job service tells listeners (webhooks, the events stream):
- * - `changed` (job_id): the job's live state moved (progress);
+ * What the job service tells listeners (webhooks, the events stream, metrics):
+ * - `changed` (job_id): the job's live state moved (progress), in any process;
  * - `queue`: the line moved (a job was added, started, or ended), so every waiting job's position may have changed;
- * - `ended` (record): a job reached ready or error and that is on disk;
+ * - `ended` (record): this process ended a job (ready or error) and that is stored;
  * - `created` (record): a new job was accepted (an idempotent replay is not one);
- * - `rendered` (record, outcome): a job's render finished and its output is stored (metrics read its stage times).
+ * - `started` (record), `part`: what running an item in this process did (run-item.ts).
  */
-export interface JobEvents {
+export interface JobEvents extends ItemEvents {
   changed: [id: string];
   queue: [];
-  ended: [rec: JobRecord];
   created: [rec: JobRecord];
-  rendered: [rec: JobRecord, outcome: RenderOutcome];
-}
-
-/** Jobs waiting and rendering now (in Redis mode: the shared queue's). */
-export interface JobLoad {
-  waiting: number;
-  running: number;
 }
 
 /** A new pending job's record: what the client sent, and what admission learnt of it (estimate, frames). */
@@ -112,34 +126,46 @@ export function newRecord(
 /** The result of a cancel request. */
 export type CancelResult = { ok: true; rec: JobRecord } | { ok: false; reason: 'not_found' | 'ended'; rec?: JobRecord };
 
-/** How long a timed-out or checkpointed render may take to release its page and encoder before the next starts. */
-const STOP_SETTLE_MS = 5_000;
-
 export class JobService {
-  readonly queue: RenderQueue;
   readonly events = new EventEmitter<JobEvents>();
-  /** jobs a client cancelled while they were rendering: their abort ends them as cancelled */
-  private readonly cancelling = new Set<string>();
-  private readonly progress = new Map<string, number>();
-  /** abort controllers of the jobs rendering now */
-  private readonly running = new Map<string, { ctl: AbortController; done: Promise<void> }>();
-  private closing = false;
-  /** SIGTERM: no new job is admitted (503 shutting_down) */
+  readonly runner: ItemRunner;
+  /** what get() learnt of pending jobs, for view() (the routes call it right after get()) */
+  private readonly live = new Map<string, LiveJobState>();
+  /** SIGTERM or close: no new job is admitted (503 shutting_down) */
   private stopping = false;
-  /** set when shutdown() aborts the jobs in hand: they are checkpointed (pending again), not failed */
-  private checkpointing = false;
-  /** jobs recovered at init, queued by resume() once the renderer is up */
-  private recovered: string[] = [];
-  /** jobs admitted whose record is being written: they count against MAX_QUEUED_JOBS already (an exact cap) */
-  private reserved = 0;
   /** the ended jobs whose records are kept, oldest-ended first (MAX_ENDED_JOBS) */
   private readonly endedIds = new Set<string>();
 
   constructor(private readonly o: JobServiceOptions) {
-    this.queue = new RenderQueue(o.concurrency, o.now);
     // every SSE stream listens; more than the default 10 is normal, not a leak
     this.events.setMaxListeners(0);
-    this.events.on('ended', (rec) => this.keepEnded(rec.job_id));
+    o.queue.events.on('changed', (id) => this.events.emit('changed', id));
+    o.queue.events.on('queue', () => this.events.emit('queue'));
+    this.events.on('started', () => this.events.emit('queue'));
+    this.events.on('ended', (rec) => {
+      this.events.emit('changed', rec.job_id);
+      if (o.maxEndedJobs !== undefined) this.keepEnded(rec.job_id);
+    });
+    this.runner = new ItemRunner({
+      store: o.runStore ?? o.store,
+      renderer: o.renderer,
+      joinSegments: o.joinSegments,
+      assets: o.assets,
+      outputs: o.outputs,
+      segments: o.segments,
+      cache: o.cache,
+      jobTimeoutMs: o.jobTimeoutMs,
+      scratch: (name) => `${o.scratchDir}/${name}`,
+      // the service's emitter carries the runner's events too
+      events: this.events as unknown as EventEmitter<ItemEvents>,
+      log: o.log,
+      now: o.now,
+    });
+  }
+
+  /** The queue this service stands on (the local one's line, BullMQ's metrics). */
+  get queue(): JobQueue {
+    return this.o.queue;
   }
 
   /**
@@ -165,89 +191,61 @@ export class JobService {
     this.o.log.info({ job_id: id, event: 'job_evicted' }, 'ended job record evicted (MAX_ENDED_JOBS)');
   }
 
-  /**
-   * At start, from the stored records (durability/recovery.ts): pending jobs are queued again in created_at order
-   * (by resume()); the one that was rendering when the service stopped is queued once more, or ends in error if it
-   * already was.
-   */
+  /** At start: the queue's own recovery (the local queue's journal), and the ended records counted for their cap. */
   async init(): Promise<void> {
-    const records = await this.o.store.list();
-    const plan = planRecovery(records, this.o.now());
-    for (const rec of plan.updates) {
-      await this.o.store.put(rec);
-      // the cut render left at most a partial file: it goes (a requeued job writes it again)
-      await this.o.outputs.discard(rec.job_id, rec.kind, rec.params);
-    }
-    for (const id of plan.failed)
-      this.o.log.warn(
-        { job_id: id, status: 'error', event: 'job_interrupted' },
-        'job interrupted twice: ended in error',
-      );
-    this.recovered = plan.requeue;
-    const failed = new Set(plan.failed);
-    const ended = records
-      .filter((r) => r.status !== 'pending' || failed.has(r.job_id))
+    await this.o.queue.init();
+    if (this.o.maxEndedJobs === undefined) return;
+    const ended = (await this.o.store.list())
+      .filter((r) => r.status !== 'pending')
       .sort((a, b) => (a.completed_at ?? a.created_at) - (b.completed_at ?? b.created_at));
     for (const r of ended) this.keepEnded(r.job_id);
-    if (plan.requeue.length || plan.failed.length)
-      this.o.log.info(
-        { requeued: plan.requeue.length, failed: plan.failed.length, event: 'jobs_recovered' },
-        'jobs recovered from the journal',
-      );
-  }
-
-  /** Queues the jobs recovered at init, in their order (called once the renderer has started). */
-  resume(): void {
-    const ids = this.recovered;
-    this.recovered = [];
-    if (this.stopping || this.closing) return;
-    for (const id of ids) this.enqueue(id);
-  }
-
-  async close(): Promise<void> {
-    // Stop taking work: waiting jobs stay pending, rendering jobs are interrupted and end in error.
-    this.closing = true;
-    this.queue.clear();
-    for (const r of this.running.values()) r.ctl.abort(new Error('shutdown'));
-    await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
   /**
-   * Graceful stop (SIGTERM): no new job is admitted; waiting jobs stay pending in the store (queued again at the next
-   * start); the jobs in hand get graceMs to finish, then they are aborted and checkpointed: pending again, as if they
-   * had never started (a shutdown is not counted as an interruption).
+   * This process renders from now on (its renderer has started): the queue hands it items, the recovered jobs
+   * first. Segments a crashed process left behind go once past the retention.
+   */
+  async resume(): Promise<void> {
+    if (this.stopping || !this.o.renders) return;
+    const cutoff = this.o.now() - this.o.retentionMs;
+    for (const job of await this.o.segments.list()) {
+      const times = [];
+      for (const key of await this.o.segments.list(job)) times.push((await this.o.segments.stat(key))?.mtimeMs ?? 0);
+      if (Math.max(0, ...times) <= cutoff) await this.o.segments.remove(job);
+    }
+    await this.o.queue.consume(this.runner.run);
+  }
+
+  /** Stops at once: waiting jobs stay pending, the items in hand are interrupted. */
+  async close(): Promise<void> {
+    this.stopping = true;
+    await this.o.queue.close();
+  }
+
+  /**
+   * Graceful stop (SIGTERM): no new job is admitted; waiting jobs stay pending; the items in hand get graceMs to
+   * finish, then they are handed back (embedded: checkpointed, pending again for the next start; Redis: back in the
+   * queue for another worker).
    */
   async shutdown(graceMs: number): Promise<void> {
     this.stopping = true;
-    const dropped = this.queue.clear();
-    if (dropped)
-      this.o.log.info({ jobs: dropped, event: 'queue_checkpointed' }, 'waiting jobs stay pending for the next start');
-    const inHand = [...this.running.values()].map((r) => r.done);
-    if (!inHand.length) return;
-    if (await settleWithin(Promise.allSettled(inHand), graceMs)) return;
-    this.checkpointing = true;
-    for (const [id, r] of this.running) {
-      this.o.log.warn(
-        { job_id: id, event: 'job_checkpointed' },
-        'shutdown grace over: the job in hand is checkpointed for the next start',
-      );
-      r.ctl.abort(new Error('shutdown'));
-    }
-    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+    await this.o.queue.shutdown(graceMs);
   }
 
   /** Why a new job would be refused now (503), or null when it is welcome. */
   admission(): Refusal | null {
-    if (this.stopping || this.closing) return shuttingDown();
+    if (this.stopping) return shuttingDown();
     const cap = this.o.maxQueuedJobs;
-    const queued = this.queue.size + this.reserved;
-    if (cap !== undefined && queued >= cap) return queueFull(queued, cap);
+    const queued = this.o.queue.admittedNow();
+    if (cap !== undefined && queued !== undefined && queued >= cap) return queueFull(queued, cap);
     return this.o.outputs.refusal();
   }
 
   /** Why no job can be stored now (the journal cannot be written, the disk is full), or null. */
   async storageRefusal(): Promise<Refusal | null> {
     if (this.o.store.writable && !(await this.o.store.writable())) return journalUnwritable();
+    // the output budget as every process has filled it (admission() and health() read it next)
+    await this.o.outputs.refreshCount();
     const disk = this.o.disk;
     if (disk && (await disk.short())) return diskFull(await disk.free(), disk.minFreeBytes);
     return null;
@@ -255,20 +253,24 @@ export class JobService {
 
   /** Why the service cannot take work now (/healthz answers 503 with it), or null. A full queue is not counted. */
   async health(): Promise<Refusal | null> {
-    if (this.stopping || this.closing) return shuttingDown();
+    if (this.stopping) return shuttingDown();
+    if (this.o.link && !this.o.link.up()) return redisUnavailable();
+    // a process that renders reports its own renderer; one that renders nothing has none started
     const fault = this.o.renderer.fault?.();
     if (fault) return rendererUnavailable(fault);
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 
-  /** Why this process cannot take work now, as readiness sees it (/readyz): the same as health(). */
-  ready(): Promise<Refusal | null> {
-    return this.health();
+  /** Why this process cannot take work now (/readyz): health(), and a shared store answering within a second. */
+  async ready(): Promise<Refusal | null> {
+    const down = await this.health();
+    if (down || !this.o.link) return down;
+    return (await this.o.link.ping()) ? null : redisUnavailable();
   }
 
   /** Jobs waiting and rendering now. */
-  async load(): Promise<JobLoad> {
-    return { waiting: this.queue.size - this.running.size, running: this.running.size };
+  load(): Promise<JobLoad> {
+    return this.o.queue.load();
   }
 
   /** The job's estimated work, and the refusal when it cannot finish inside the job limit (work-admission.ts). */
@@ -277,9 +279,9 @@ export class JobService {
   }
 
   /**
-   * Creates a pending job and queues it; the render runs in the background. Call right after admission() (no await
-   * between): the job holds its place against MAX_QUEUED_JOBS from its first line. work: admission's estimate (the
-   * queue's order) and frame count, kept on the record so nothing compiles the source again to know them.
+   * Creates a pending job and queues it; the render runs in the background. work: admission's estimate (the queue's
+   * order) and frame count (whether a video is cut in chunks), kept on the record: the source was compiled once, for
+   * admission. MAX_QUEUED_JOBS is counted by the queue in one step (across every API process in Redis mode).
    */
   async create(
     kind: JobKind,
@@ -290,16 +292,9 @@ export class JobService {
     work: WorkAdmission = {},
   ): Promise<JobRecord> {
     const rec = newRecord(kind, source, params, assets, extras, work, this.o.now());
-    const useCache = extras.cache;
-    this.reserved++;
-    let cached = false;
-    try {
-      cached = (await this.o.cache?.tryReuse(rec, useCache !== false)) ?? false;
+    // an identical job's output still kept: ready at once, nothing queued (any process may have drawn it)
+    if (await this.o.cache?.tryReuse(rec, extras.cache !== false)) {
       await this.o.store.put(rec);
-    } finally {
-      this.reserved--;
-    }
-    if (cached) {
       this.o.log.info(
         { job_id: rec.job_id, kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },
         'job ready from the render cache',
@@ -307,219 +302,80 @@ export class JobService {
       this.events.emit('ended', rec);
       return rec;
     }
+    const cap = this.o.maxQueuedJobs ?? Infinity;
+    if (!(await this.o.queue.admit(rec.job_id, cap)))
+      throw new Refused(queueFull(await this.o.queue.admitted(), this.o.maxQueuedJobs!));
+    try {
+      await this.o.store.put(rec);
+      await this.o.queue.enqueue(rec);
+    } catch (err) {
+      await this.o.queue.unadmit(rec.job_id).catch(() => {});
+      throw err;
+    }
     this.o.log.info({ job_id: rec.job_id, kind, status: 'pending', event: 'job_created' }, 'job pending');
-    this.enqueue(rec.job_id, rec.estimate_s);
     this.events.emit('created', rec);
     this.events.emit('queue');
     return rec;
   }
 
   /**
-   * Ends a pending or rendering job in error with code `cancelled`. A waiting job leaves the line at once; a rendering
-   * one is aborted through its AbortSignal and this resolves once the renderer has let go of its page and encoder and
-   * the partial file is gone (bounded by STOP_SETTLE_MS), so the answer is the job's final state.
+   * Ends a pending or rendering job in error with code `cancelled`: its record first (the first end wins, so a
+   * finish racing it loses and its file goes), then its work. A waiting job leaves the line at once; one rendering in
+   * this process is stopped, and this resolves once the renderer has let go of its page and encoder and the partial
+   * file is gone; one rendering in another process stops at its next progress.
    */
   async cancel(id: string): Promise<CancelResult> {
     const rec = await this.o.store.get(id);
     if (!rec) return { ok: false, reason: 'not_found' };
     if (rec.status !== 'pending') return { ok: false, reason: 'ended', rec };
-    const running = this.running.get(id);
-    if (running) {
-      this.cancelling.add(id);
-      running.ctl.abort(new Error('cancelled'));
-      await running.done;
-      const after = (await this.o.store.get(id)) ?? rec;
-      // the render may have finished in the same instant: then the job is ready and the cancel came too late
-      return after.status === 'error' && after.code === CODE.cancelled
-        ? { ok: true, rec: after }
-        : { ok: false, reason: 'ended', rec: after };
-    }
-    this.queue.remove(id);
-    const now = this.o.now();
-    Object.assign(rec, {
-      status: 'error',
-      completed_at: now,
-      message: CANCELLED,
-      code: CODE.cancelled,
-      timings: { total_ms: now - rec.created_at },
-    } satisfies Partial<JobRecord>);
-    delete rec.progress;
-    await this.o.store.put(rec);
-    this.o.log.info(
-      { job_id: id, kind: rec.kind, status: 'error', event: 'job_cancelled' },
-      'job cancelled while waiting',
-    );
+    const ended = await endJob(this.o.store, id, { message: CANCELLED, code: CODE.cancelled }, this.o.now);
+    if (!ended) return { ok: false, reason: 'ended', rec: (await this.o.store.get(id)) ?? rec };
+    await this.o.queue.withdraw(id);
+    this.o.log.info({ job_id: id, kind: rec.kind, status: 'error', event: 'job_cancelled' }, 'job cancelled');
+    this.events.emit('ended', ended);
     this.events.emit('queue');
-    this.events.emit('ended', rec);
-    return { ok: true, rec };
+    return { ok: true, rec: ended };
   }
 
-  get(id: string): Promise<JobRecord | undefined> {
-    return this.o.store.get(id);
+  /** The record; a pending one's live state (place, progress) is read with it, for view(). */
+  async get(id: string): Promise<JobRecord | undefined> {
+    const rec = await this.o.store.get(id);
+    if (!rec || rec.status !== 'pending') {
+      this.live.delete(id);
+      return rec;
+    }
+    // a job whose queue entry failed for good or vanished ends here, so none stays pending for ever
+    const lost = await this.o.queue.lost(rec);
+    if (lost) {
+      const ended = await endJob(this.o.store, id, lost, this.o.now);
+      if (ended) {
+        this.events.emit('ended', ended);
+        return ended;
+      }
+      return this.o.store.get(id);
+    }
+    this.live.set(id, await this.o.queue.live(rec));
+    return rec;
   }
 
-  /** The public view of a record, with its place in the queue and its progress. */
+  /** The public view of a record, with its place in the queue and its progress (as get() read them). */
   view(rec: JobRecord): JobView {
-    return jobView(rec, { queuePosition: this.queue.position(rec.job_id), progress: this.progress.get(rec.job_id) });
+    return jobView(rec, rec.status === 'pending' ? (this.live.get(rec.job_id) ?? {}) : {});
   }
 
-  /** Renders outside the store (GET /test): same queue, same renderer, output returned to the caller. */
-  async renderDirect(kind: JobKind, source: string, params: JobParams, outPath: string): Promise<RenderOutcome> {
-    const id = randomUUID();
-    return this.queue.add(id, async () => {
+  /** Renders outside the store (GET /test), in this process; the local queue runs it in its render slots. */
+  renderDirect(kind: JobKind, source: string, params: JobParams, outPath: string): Promise<RenderOutcome> {
+    return this.o.queue.direct(async () => {
       const ctl = new AbortController();
       const limit = deadline(ctl, this.o.jobTimeoutMs);
       try {
-        return await this.o.renderer.render({ id, kind, source, params, assets: {}, outPath }, { signal: ctl.signal });
+        return await this.o.renderer.render(
+          { id: randomUUID(), kind, source, params, assets: {}, outPath },
+          { signal: ctl.signal },
+        );
       } finally {
         limit.clear();
       }
     });
-  }
-
-  private setProgress(id: string, p: number): void {
-    this.progress.set(id, p);
-    this.events.emit('changed', id);
-  }
-
-  private enqueue(id: string, costSeconds = 0): void {
-    void this.queue
-      .add(id, () => this.run(id), costSeconds)
-      .catch((err) => this.o.log.error({ err, job_id: id }, 'job runner crashed'));
-  }
-
-  private run(id: string): Promise<void> {
-    if (this.closing) return Promise.resolve();
-    const ctl = new AbortController();
-    const done = this.runJob(id, ctl).finally(() => this.running.delete(id));
-    this.running.set(id, { ctl, done });
-    return done;
-  }
-
-  private async runJob(id: string, ctl: AbortController): Promise<void> {
-    const rec = await this.o.store.get(id);
-    if (!rec || rec.status !== 'pending') return;
-    const started = this.o.now();
-    rec.started_at = started;
-    await this.o.store.put(rec);
-    const queueWait = started - rec.created_at;
-    this.o.log.info(
-      { job_id: id, kind: rec.kind, status: 'rendering', event: 'job_started', queue_wait_ms: queueWait },
-      'job started',
-    );
-    this.events.emit('queue');
-
-    const limit = deadline(ctl, this.o.jobTimeoutMs);
-    const cancelled = () => this.cancelling.has(id) && !limit.timedOut;
-    // the time limit and a stop end the job even when the renderer ignores the abort
-    const aborted = new Promise<never>((_, reject) => {
-      const fail = () =>
-        reject(
-          new JobFailure(limit.timedOut ? timeLimitReason(this.o.jobTimeoutMs) : cancelled() ? CANCELLED : INTERRUPTED),
-        );
-      if (ctl.signal.aborted) fail();
-      else ctl.signal.addEventListener('abort', fail, { once: true });
-    });
-    aborted.catch(() => {});
-    let rendering: Promise<unknown> | undefined;
-    const scratch = join(this.o.scratchDir, id);
-    try {
-      // inputs down to local scratch, the output rendered into scratch and uploaded by outputs.add
-      const assetFiles = await this.o.assets.localFiles(rec.assets, scratch);
-      const outPath = await this.o.outputs.scratchPath(id, rec.kind, rec.params);
-      this.progress.set(id, 0);
-      const outcome = await Promise.race([
-        (rendering = this.o.renderer.render(
-          {
-            id,
-            kind: rec.kind,
-            source: rec.source,
-            params: rec.params,
-            assets: assetFiles,
-            outPath,
-          },
-          { signal: ctl.signal, onProgress: (p) => this.setProgress(id, p) },
-        )),
-        aborted,
-      ]);
-      const output = await this.o.outputs.add(id, rec.kind, outcome, rec.params);
-      const done = output.written_at;
-      const fresh = (await this.o.store.get(id)) ?? rec;
-      Object.assign(fresh, readyFields(fresh, output, outcome.runner, stageTimings(outcome)));
-      await this.o.store.put(fresh);
-      await this.o.cache?.remember(fresh);
-      this.events.emit('rendered', fresh, outcome);
-      this.events.emit('ended', fresh);
-      this.o.log.info(
-        {
-          job_id: id,
-          kind: rec.kind,
-          status: 'ready',
-          event: 'job_ready',
-          queue_wait_ms: queueWait,
-          ...outcome.timings,
-          total_ms: done - rec.created_at,
-          width: outcome.width,
-          height: outcome.height,
-          frames: outcome.frames,
-          bytes: output.bytes,
-        },
-        'job ready',
-      );
-    } catch (err) {
-      // a stopped render (time limit, cancel, checkpoint) releases its page and kills its ffmpeg before the next job
-      // starts, and before a cancel is answered (no partial file may be left behind it)
-      // a job past its limit is answered at once; its page and encoder are let go before the next job starts
-      const stopped = (limit.timedOut || cancelled() || this.checkpointing) && rendering;
-      if (stopped && !limit.timedOut) await settleWithin(stopped, STOP_SETTLE_MS);
-      const done = this.o.now();
-      const fresh = (await this.o.store.get(id)) ?? rec;
-      if (this.checkpointing && !limit.timedOut && !cancelled()) {
-        delete fresh.started_at;
-        delete fresh.progress;
-        await this.o.store.put(fresh).catch((e) => this.o.log.error({ err: e, job_id: id }, 'checkpoint failed'));
-        await this.o.outputs.discard(id, rec.kind, rec.params);
-        return;
-      }
-      Object.assign(
-        fresh,
-        cancelled()
-          ? { message: CANCELLED, code: CODE.cancelled }
-          : failureOf(err, { timedOut: limit.timedOut, aborted: ctl.signal.aborted, limitMs: this.o.jobTimeoutMs }),
-      );
-      delete fresh.progress;
-      fresh.status = 'error';
-      fresh.completed_at = done;
-      fresh.timings = { queue_wait_ms: queueWait, total_ms: done - rec.created_at };
-      if (!limit.timedOut) await this.o.outputs.discard(id, rec.kind, rec.params);
-      await this.o.store.put(fresh);
-      this.events.emit('ended', fresh);
-      if (limit.timedOut) {
-        if (stopped) await settleWithin(stopped, STOP_SETTLE_MS);
-        await this.o.outputs.discard(id, rec.kind, rec.params);
-      }
-      const level = err instanceof JobFailure && !limit.timedOut ? 'info' : 'warn';
-      this.o.log[level](
-        {
-          job_id: id,
-          kind: rec.kind,
-          status: 'error',
-          event: 'job_error',
-          code: fresh.code,
-          message: fresh.message,
-          queue_wait_ms: queueWait,
-          total_ms: done - rec.created_at,
-          ...(err instanceof JobFailure ? {} : { err }),
-        },
-        'job error',
-      );
-    } finally {
-      limit.clear();
-      await rm(scratch, { recursive: true, force: true });
-      this.progress.delete(id);
-      this.cancelling.delete(id);
-      // the line moves when a job leaves it (the next job's start emits again once it is in hand)
-      this.events.emit('queue');
-    }
   }
 }

@@ -5,7 +5,8 @@
 // order. A short frame therefore overtakes a long video, but only while the video has waited less than the frame's
 // advantage: once a job has waited as long as its own estimate, no job that arrives later can overtake it, so a
 // long job waits at most its estimate plus the work already ahead of it. Jobs without an estimate count 0 and run in
-// arrival order (recovered jobs, renderers that cannot estimate).
+// arrival order (recovered jobs, renderers that cannot estimate). A job may have several entries (a video's chunks,
+// which share its id and estimate); its join is added `first`, ahead of every waiting job, as it ends a job begun.
 
 /** seconds of estimated work forgiven per second waited */
 export const AGING_PER_SECOND = 1;
@@ -16,13 +17,16 @@ interface Waiting {
   cost: number;
   since: number;
   seq: number;
+  first: boolean;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
 
 export class RenderQueue {
   private waiting: Waiting[] = [];
-  private readonly running = new Set<string>();
+  /** entries running now, by id */
+  private readonly running = new Map<string, number>();
+  private runningCount = 0;
   private idle: (() => void)[] = [];
   private seq = 0;
 
@@ -31,8 +35,11 @@ export class RenderQueue {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Runs task when a slot frees up and the policy picks it; resolves/rejects with the task. costSeconds: its estimate. */
-  add<T>(id: string, task: () => Promise<T>, costSeconds = 0): Promise<T> {
+  /**
+   * Runs task when a slot frees up and the policy picks it; resolves/rejects with the task. costSeconds: its
+   * estimate; first: ahead of every waiting entry.
+   */
+  add<T>(id: string, task: () => Promise<T>, costSeconds = 0, first = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({
         id,
@@ -40,6 +47,7 @@ export class RenderQueue {
         cost: Number.isFinite(costSeconds) ? Math.max(0, costSeconds) : 0,
         since: this.now(),
         seq: this.seq++,
+        first,
         resolve: resolve as (v: unknown) => void,
         reject,
       });
@@ -51,19 +59,23 @@ export class RenderQueue {
   private ordered(): Waiting[] {
     const now = this.now();
     const score = (w: Waiting) => w.cost - (AGING_PER_SECOND * (now - w.since)) / 1000;
-    return [...this.waiting].sort((a, b) => score(a) - score(b) || a.seq - b.seq);
+    return [...this.waiting].sort((a, b) => Number(b.first) - Number(a.first) || score(a) - score(b) || a.seq - b.seq);
   }
 
   private pump(): void {
-    while (this.running.size < this.concurrency && this.waiting.length) {
+    while (this.runningCount < this.concurrency && this.waiting.length) {
       const next = this.ordered()[0]!;
       this.waiting.splice(this.waiting.indexOf(next), 1);
-      this.running.add(next.id);
+      this.running.set(next.id, (this.running.get(next.id) ?? 0) + 1);
+      this.runningCount++;
       Promise.resolve()
         .then(next.task)
         .then(next.resolve, next.reject)
         .finally(() => {
-          this.running.delete(next.id);
+          const n = (this.running.get(next.id) ?? 1) - 1;
+          if (n) this.running.set(next.id, n);
+          else this.running.delete(next.id);
+          this.runningCount--;
           this.pump();
           this.checkIdle();
         });
@@ -71,7 +83,7 @@ export class RenderQueue {
   }
 
   private checkIdle(): void {
-    if (this.waiting.length || this.running.size) return;
+    if (this.waiting.length || this.runningCount) return;
     const waiters = this.idle;
     this.idle = [];
     for (const w of waiters) w();
@@ -80,26 +92,36 @@ export class RenderQueue {
   /** 0 = rendering now, 1 = next, ...; undefined when the id is not queued. */
   position(id: string): number | undefined {
     if (this.running.has(id)) return 0;
-    const i = this.ordered().findIndex((w) => w.id === id);
-    return i >= 0 ? i + 1 : undefined;
+    // jobs ahead, not entries: a video's chunks are one job in line
+    const ahead = new Set<string>();
+    for (const w of this.ordered()) {
+      if (w.id === id) return ahead.size + 1;
+      ahead.add(w.id);
+    }
+    return undefined;
   }
 
-  /** Takes a waiting job out of the line; its task never runs. */
+  /** Takes a job's waiting entries out of the line; their tasks never run. */
   remove(id: string): boolean {
-    const i = this.waiting.findIndex((w) => w.id === id);
-    if (i < 0) return false;
-    const [w] = this.waiting.splice(i, 1);
-    w!.resolve(undefined);
+    const gone = this.waiting.filter((w) => w.id === id);
+    if (!gone.length) return false;
+    this.waiting = this.waiting.filter((w) => w.id !== id);
+    for (const w of gone) w.resolve(undefined);
     this.checkIdle();
     return true;
   }
 
+  /** Entries waiting and running. */
   get size(): number {
-    return this.waiting.length + this.running.size;
+    return this.waiting.length + this.runningCount;
+  }
+
+  get inHand(): number {
+    return this.runningCount;
   }
 
   onIdle(): Promise<void> {
-    if (!this.waiting.length && !this.running.size) return Promise.resolve();
+    if (!this.waiting.length && !this.runningCount) return Promise.resolve();
     return new Promise((r) => this.idle.push(r));
   }
 

@@ -85,6 +85,51 @@ export interface JobStore {
 }
 
 /**
+ * A store with the two steps of a job's life that must not race: its start and its end are written only while the
+ * record is still pending, so of a cancel and a finish racing for one job exactly one wins (and a start never undoes
+ * a cancel). RedisJobStore does each in one script on the server; a store one process holds, with locally().
+ */
+export interface LifecycleStore extends JobStore {
+  /** Sets started_at (on rec too) if the stored record is pending; false when it is not. */
+  markStarted(rec: JobRecord, at: number): Promise<boolean>;
+  /** Writes rec (an ended record) if the stored one is pending; false when it is gone or ended. */
+  endIfPending(rec: JobRecord): Promise<boolean>;
+}
+
+/** A store held by one process as a LifecycleStore: each job's check and write are chained, so none interleave. */
+export function locally(store: JobStore): LifecycleStore {
+  const chains = new Map<string, Promise<unknown>>();
+  const serial = <T>(id: string, step: () => Promise<T>): Promise<T> => {
+    const run = (chains.get(id) ?? Promise.resolve()).then(step, step);
+    const tail = run.catch(() => {});
+    chains.set(id, tail);
+    void tail.then(() => {
+      if (chains.get(id) === tail) chains.delete(id);
+    });
+    return run;
+  };
+  const ifPending = (rec: JobRecord, write: () => Promise<void>) =>
+    serial(rec.job_id, async () => {
+      const cur = await store.get(rec.job_id);
+      if (cur?.status !== 'pending') return false;
+      await write();
+      return true;
+    });
+  return {
+    get: (id) => store.get(id),
+    put: (rec) => serial(rec.job_id, () => store.put(rec)),
+    delete: (id) => store.delete(id),
+    list: () => store.list(),
+    ...(store.writable ? { writable: () => store.writable!() } : {}),
+    markStarted: (rec, at) => {
+      rec.started_at = at;
+      return ifPending(rec, () => store.put(rec));
+    },
+    endIfPending: (rec) => ifPending(rec, () => store.put(rec)),
+  };
+}
+
+/**
  * The record as every store keeps it: an ended one without its source (its SHA-256 instead), a pending one as it
  * is. An ended job's view, webhook and idempotency key need no source; and a source is up to 64 KiB while a job that
  * fails to compile ends in milliseconds, so records that kept theirs grew the process and the journal by about

@@ -5,7 +5,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import type { RendererCounters } from '../../render/renderer-port.js';
 import type { EventEmitter } from 'node:events';
 import type { JobRecord } from '../jobs/store.js';
-import type { RenderWorkerEvents } from '../redis/render-worker.js';
+import type { JobEvents } from '../jobs/job-service.js';
 import type { WebhookOutcome } from '../webhooks/dispatcher.js';
 
 /** Render times run from a tenth of a second (a small frame) to the 15-minute job limit. */
@@ -59,7 +59,7 @@ export class RenderMetrics {
     });
     this.workerRenders = new Counter({
       name: 'cmrender_worker_renders_total',
-      help: 'With REDIS_URL: queue jobs this process rendered, by kind, part (whole: a job in one piece; chunk: a chunk of a video; join: the join of its chunks) and status (ready; error: the job ended in error; stopped: the job had ended, nothing kept; handed_back: a shutdown gave it back to the queue).',
+      help: 'Items of work this process rendered (in either mode), by kind, part (whole: a job in one piece; chunk: a chunk of a video; join: the join of its chunks) and status (ready; error: the job ended in error; stopped: the job had ended, nothing kept; handed_back: a shutdown gave it back to the queue, or embedded checkpointed its job).',
       labelNames: ['kind', 'part', 'status'],
       registers,
     });
@@ -91,14 +91,13 @@ export class RenderMetrics {
       this.renderSeconds.observe({ kind: rec.kind }, (rec.completed_at - rec.started_at) / 1000);
   }
 
-  /** Counts what a Redis-mode render worker does: its pieces of work, the jobs it ends, the frames it draws. */
-  watchWorker(events: EventEmitter<RenderWorkerEvents>): void {
+  /** Counts what running items does in this process: its pieces of work, the jobs it ends, the frames it draws. */
+  watch(events: EventEmitter<JobEvents>): void {
     events.on('part', (e) => {
       this.workerRenders.inc({ kind: e.kind, part: e.part, status: e.status });
       if (e.status === 'ready') this.drawn(e.kind, e.frames, e.timings);
     });
     events.on('ended', (rec) => this.jobEnded(rec));
-    events.on('webhook', (outcome) => this.webhookAttempt(outcome));
   }
 
   webhookAttempt(outcome: WebhookOutcome): void {

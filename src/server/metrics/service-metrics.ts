@@ -102,8 +102,7 @@ export class ServiceMetrics {
   /** Listens to the job service's events. */
   watch(events: EventEmitter<JobEvents>): void {
     events.on('created', (rec) => this.accepted.inc({ kind: rec.kind }));
-    events.on('ended', (rec) => this.render.jobEnded(rec));
-    events.on('rendered', (rec, outcome) => this.render.drawn(rec.kind, outcome.frames, { ...outcome.timings }));
+    this.render.watch(events);
   }
 
   refusedJob(code: string): void {

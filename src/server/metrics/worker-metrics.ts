@@ -4,7 +4,7 @@
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventEmitter } from 'node:events';
 import type { RendererCounters } from '../../render/renderer-port.js';
-import type { RenderWorkerEvents } from '../redis/render-worker.js';
+import type { JobEvents } from '../jobs/job-service.js';
 import { RenderMetrics } from './render-metrics.js';
 
 export class WorkerMetrics {
@@ -24,8 +24,8 @@ export class WorkerMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  watch(events: EventEmitter<RenderWorkerEvents>): void {
-    this.render.watchWorker(events);
+  watch(events: EventEmitter<JobEvents>): void {
+    this.render.watch(events);
   }
 
   text(): Promise<string> {

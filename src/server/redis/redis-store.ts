@@ -2,7 +2,7 @@
 // answers for any job. One JSON string per job that expires with the retention (RETENTION_MS after its creation);
 // the progress of a rendering job is a hash beside it (chunk index -> frames done), written by the workers.
 import type { Redis } from 'ioredis';
-import { storedForm, type JobRecord, type JobStore } from '../jobs/store.js';
+import { storedForm, type JobRecord, type LifecycleStore } from '../jobs/store.js';
 import type { SharedByteCount } from '../storage/output-store.js';
 
 export const KEY_PREFIX = 'cmrender:';
@@ -74,7 +74,7 @@ return 1
 /** The output bytes in the shared storage, counted once for every process (OUTPUT_MAX_BYTES). */
 const OUTPUT_BYTES_KEY = `${KEY_PREFIX}output-bytes`;
 
-export class RedisJobStore implements JobStore, SharedByteCount {
+export class RedisJobStore implements LifecycleStore, SharedByteCount {
   constructor(
     private readonly redis: Redis,
     private readonly retentionMs: number,

@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { JobIdParams } from '../http/schemas/jobs.js';
-import type { Jobs } from '../jobs/jobs-api.js';
+import type { JobService } from '../jobs/job-service.js';
 import type { JobRecord } from '../jobs/store.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { NOT_FOUND } from '../http/http-error.js';
@@ -17,7 +17,7 @@ import { notFoundAnswer } from '../http/responses.js';
 import { JobWatchers } from './job-watchers.js';
 
 export interface JobEventRoutesOptions {
-  jobs: Jobs;
+  jobs: JobService;
 }
 
 const HEARTBEAT_MS = 15_000;

@@ -4,7 +4,7 @@
 //
 // A burst of events costs at most one read in flight and one after it per job (later events in the burst are
 // folded into the read that follows), so the reads per job are bounded by the time a read takes, not by the traffic.
-import type { Jobs } from '../jobs/jobs-api.js';
+import type { JobService } from '../jobs/job-service.js';
 import type { JobRecord } from '../jobs/store.js';
 
 /** What a stream is told: the record as it stands (undefined: gone, e.g. expired meanwhile). */
@@ -26,7 +26,7 @@ export class JobWatchers {
   };
   private readonly onEnded = (rec: JobRecord) => this.tell(rec.job_id, rec);
 
-  constructor(private readonly jobs: Jobs) {}
+  constructor(private readonly jobs: JobService) {}
 
   /** Follows a job: `watch` is called with its state now and after every change, until the returned stop is called. */
   follow(id: string, watch: JobWatch): () => void {

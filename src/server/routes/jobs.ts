@@ -13,7 +13,7 @@ import {
 import { JobError, JobIdParams, JobPending, JobReady, type JobKind } from '../http/schemas/jobs.js';
 import { vectorizeInput } from './vectorize-input.js';
 import { LIMITS } from '../../contract/limits.js';
-import type { Jobs } from '../jobs/jobs-api.js';
+import type { JobService } from '../jobs/job-service.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams, WebhookState } from '../jobs/store.js';
 
@@ -40,7 +40,7 @@ import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.j
 import type { ClientQuota } from '../jobs/client-quota.js';
 
 export interface JobRoutesOptions {
-  jobs: Jobs;
+  jobs: JobService;
   /** MAX_QUEUED_JOBS_PER_CLIENT (embedded mode), else null */
   quota: ClientQuota | null;
   assets: AssetStore;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Jobs } from '../jobs/jobs-api.js';
+import type { JobService } from '../jobs/job-service.js';
 import { JobFailure } from '../../render/renderer-port.js';
 import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
 import { tooManyTests, type Gate } from '../durability/admission.js';
@@ -13,7 +13,7 @@ import { CODE, envelope } from '../../contract/error-codes.js';
 import { llmsText, type OpenApiLike } from '../llms-txt.js';
 
 export interface MetaRoutesOptions {
-  jobs: Jobs;
+  jobs: JobService;
   /** the OpenAPI document served at /openapi.json */
   openapi: () => Record<string, unknown>;
   /** where GET /test writes its PNG for the moment it is read back */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { embeddedJobs, startApp, FakeRenderer, gate, post, waitJob, multipart } from '../../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, gate, post, waitJob, multipart } from '../../helpers/app.js';
 import { PNG } from 'pngjs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -197,7 +197,7 @@ test(
       );
       await expireAll();
       const h2 = heap();
-      assert.equal(embeddedJobs(t.app).queue.size, 0);
+      assert.equal(embeddedLine(t.app).size, 0);
       assert.equal(readdirSync(join(t.dataDir, 'outputs')).length, 0);
       console.log(`heap: ${h0} -> ${h1} with 400 pending -> ${hEnded} ended -> ${h2} after expiry`);
       assert.ok(

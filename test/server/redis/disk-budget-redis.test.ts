@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
 import { startApp, FakeRenderer, post, waitJob, silentLog, type TestApp } from '../../helpers/app.js';
-import { RenderWorker } from '../../../src/server/redis/render-worker.js';
+import { openServices, type Services } from '../../../src/server/services.js';
 import { defaultConfig, type Config } from '../../../src/server/config.js';
 
 let redis: TestRedis;
 let api: TestApp;
-let worker: RenderWorker;
+let worker: Services;
 let workerDir: string;
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
@@ -35,8 +35,9 @@ before(async () => {
     outputMaxBytes: 10,
     logLevel: 'silent',
   };
-  worker = new RenderWorker({ config, renderer: new FakeRenderer(), joinSegments: async () => {}, log: silentLog });
-  await worker.start();
+  // a render worker: the same services as `npm run worker` opens, taking work once resumed
+  worker = await openServices({ config, renderer: new FakeRenderer(), worker: true, log: silentLog });
+  await worker.jobs.resume();
 });
 after(async () => {
   await worker?.close();

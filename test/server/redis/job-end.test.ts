@@ -5,8 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestRedis } from '../../helpers/redis.js';
 import { RedisJobStore } from '../../../src/server/redis/redis-store.js';
-import { connect } from '../../../src/server/redis/work-queue.js';
-import { endJob } from '../../../src/server/redis/job-end.js';
+import { connect } from '../../../src/server/redis/connection.js';
+import { endJob } from '../../../src/server/jobs/end-job.js';
 import type { JobRecord } from '../../../src/server/jobs/store.js';
 import type { Redis } from 'ioredis';
 

@@ -1,13 +1,13 @@
-// Ending a job's record in error, from whichever process notices first (a worker, an API reconciling, a cancel):
-// only a pending record changes, in one atomic step in Redis (endIfPending), so the first end wins and a later one
-// is a no-op.
-import type { JobRecord } from '../jobs/store.js';
-import type { RedisJobStore } from './redis-store.js';
+// Ending a job's record in error, from whichever process notices first (the process rendering it, a cancel, an API
+// that finds its queue entry lost): only a pending record changes, in one atomic step (LifecycleStore.endIfPending),
+// so the first end wins and a later one is a no-op.
+import type { JobRecord, LifecycleStore } from './store.js';
+import type { JobEnd } from './job-failure.js';
 
 export async function endJob(
-  store: RedisJobStore,
+  store: LifecycleStore,
   id: string,
-  why: { message: string; code: string | null; diagnostics?: JobRecord['diagnostics'] },
+  why: JobEnd,
   now: () => number,
 ): Promise<JobRecord | undefined> {
   const rec = await store.get(id);
@@ -21,6 +21,5 @@ export async function endJob(
   };
   delete rec.progress;
   if (!(await store.endIfPending(rec))) return undefined;
-  await store.clearProgress(id);
   return rec;
 }

@@ -1,0 +1,284 @@
+// The local adapter of the queue port (embedded mode: one process). Its items wait in the fair queue (queue.ts) and
+// run in this process's render slots; a chunked video's chunks run like any item (several at once when there are
+// several slots) and its join goes first once the last chunk is done. What is live (progress, who holds what) is held
+// here; what lasts is the journal's: at start the jobs the last run left pending are queued again (recovery.ts), and a
+// graceful stop checkpoints the jobs in hand (pending again, as if never started) for the next start.
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import { RenderQueue } from './queue.js';
+import { settleWithin } from './settle.js';
+import type { JobRecord, LifecycleStore } from './store.js';
+import type { OutputStore } from '../storage/output-store.js';
+import type { LiveJobState } from './job-view.js';
+import type { ItemHandle, ItemOutcome, JobLoad, JobQueue, QueueEvents, RunItem, StopReason } from './job-queue.js';
+import { itemsOf, type ChunkResult, type WorkItem } from './work-items.js';
+import { planRecovery } from '../durability/recovery.js';
+
+export interface LocalQueueOptions {
+  store: LifecycleStore;
+  outputs: OutputStore;
+  concurrency: number;
+  log: Logger;
+  now: () => number;
+}
+
+interface InHand {
+  stop(reason: StopReason): void;
+  done: Promise<unknown>;
+}
+
+/** What this process knows of a queued job while it has items left. */
+interface Tracked {
+  frames?: number;
+  /** chunks done, by index */
+  results: ChunkResult[];
+  chunks: number;
+  /** a whole item's 0..1, or each chunk's frames done */
+  progress: number;
+  chunkFrames: Map<number, number>;
+}
+
+export class LocalQueue implements JobQueue {
+  readonly events = new EventEmitter<QueueEvents>();
+  readonly line: RenderQueue;
+  private readonly admittedIds = new Set<string>();
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly inHand = new Map<string, Set<InHand>>();
+  private run: RunItem | null = null;
+  /** jobs recovered at init, queued once consume() starts */
+  private recovered: string[] = [];
+  private closing = false;
+
+  constructor(private readonly o: LocalQueueOptions) {
+    this.line = new RenderQueue(o.concurrency, o.now);
+  }
+
+  /**
+   * From the stored records (durability/recovery.ts): pending jobs are queued again in created_at order (once
+   * consume() starts); the one that was rendering when the service stopped is queued once more, or ends in error if
+   * it already was.
+   */
+  async init(): Promise<void> {
+    const records = await this.o.store.list();
+    const plan = planRecovery(records, this.o.now());
+    for (const rec of plan.updates) {
+      await this.o.store.put(rec);
+      // the cut render left at most a partial file: it goes (a requeued job writes it again)
+      await this.o.outputs.discard(rec.job_id, rec.kind, rec.params);
+    }
+    for (const id of plan.failed)
+      this.o.log.warn(
+        { job_id: id, status: 'error', event: 'job_interrupted' },
+        'job interrupted twice: ended in error',
+      );
+    this.recovered = plan.requeue;
+    for (const id of plan.requeue) this.admittedIds.add(id);
+    if (plan.requeue.length || plan.failed.length)
+      this.o.log.info(
+        { requeued: plan.requeue.length, failed: plan.failed.length, event: 'jobs_recovered' },
+        'jobs recovered from the journal',
+      );
+  }
+
+  async admit(id: string, cap: number): Promise<boolean> {
+    if (this.admittedIds.size >= cap) return false;
+    this.admittedIds.add(id);
+    return true;
+  }
+
+  async unadmit(id: string): Promise<void> {
+    this.admittedIds.delete(id);
+  }
+
+  async admitted(): Promise<number> {
+    return this.admittedIds.size;
+  }
+
+  admittedNow(): number {
+    return this.admittedIds.size;
+  }
+
+  async enqueue(rec: JobRecord): Promise<void> {
+    this.admittedIds.add(rec.job_id);
+    const items = itemsOf(rec);
+    const cost = rec.estimate_s ?? 0;
+    const chunks = 'chunks' in items ? items.chunks : [items.whole];
+    this.tracked.set(rec.job_id, {
+      frames: rec.frames,
+      results: [],
+      chunks: 'chunks' in items ? items.chunks.length : 0,
+      progress: 0,
+      chunkFrames: new Map(),
+    });
+    for (const item of chunks) this.add(item, cost);
+    this.events.emit('queue');
+  }
+
+  private add(item: WorkItem, cost: number, first = false): void {
+    void this.line
+      .add(item.id, () => this.runItem(item), cost, first)
+      .catch((err) => this.o.log.error({ err, job_id: item.id }, 'job runner crashed'));
+  }
+
+  private async runItem(item: WorkItem): Promise<void> {
+    const run = this.run;
+    if (this.closing || !run) return;
+    const ctl = new AbortController();
+    let reason: StopReason | undefined;
+    const handle: ItemHandle = {
+      signal: ctl.signal,
+      stopReason: () => reason,
+      report: (p, frames) => this.report(item, p, frames),
+      chunkResults: async () => this.tracked.get(item.id)?.results ?? [],
+    };
+    const outcome = run(item, handle).catch((err): ItemOutcome => {
+      this.o.log.error({ err, job_id: item.id }, 'job runner crashed');
+      return { status: 'error', message: String(err) };
+    });
+    const entry: InHand = {
+      stop: (r) => {
+        reason ??= r;
+        ctl.abort(new Error(r));
+      },
+      done: outcome,
+    };
+    const held = this.inHand.get(item.id) ?? new Set();
+    held.add(entry);
+    this.inHand.set(item.id, held);
+    try {
+      await this.after(item, await outcome);
+    } finally {
+      held.delete(entry);
+      if (!held.size && this.inHand.get(item.id) === held) this.inHand.delete(item.id);
+      // the line moves when an item leaves it (the next job's start tells again once it is in hand)
+      this.events.emit('queue');
+    }
+  }
+
+  private async after(item: WorkItem, outcome: ItemOutcome): Promise<void> {
+    const id = item.id;
+    const job = this.tracked.get(id);
+    if (outcome.status === 'handed_back') {
+      await this.checkpoint(id);
+      return;
+    }
+    if (outcome.status !== 'ready') {
+      // the job has ended (in error, or before this item): what is left of it goes
+      this.line.remove(id);
+      for (const other of this.inHand.get(id) ?? []) other.stop('ended');
+      this.forget(id);
+      return;
+    }
+    if (item.part === 'chunk' && job && outcome.result) {
+      job.results[item.index] = outcome.result;
+      if (job.results.filter(Boolean).length === job.chunks)
+        this.add({ id, part: 'join', chunks: job.chunks, frames: job.frames ?? 0 }, 0, true);
+      return;
+    }
+    this.forget(id);
+  }
+
+  private forget(id: string): void {
+    this.tracked.delete(id);
+    this.admittedIds.delete(id);
+  }
+
+  /** A job in hand at a graceful stop: pending again, as if it had never started (a stop is not an interruption). */
+  private async checkpoint(id: string): Promise<void> {
+    if (!this.tracked.has(id)) return;
+    this.tracked.delete(id);
+    const rec = await this.o.store.get(id);
+    if (!rec || rec.status !== 'pending' || rec.started_at === undefined) return;
+    this.o.log.warn({ job_id: id, event: 'job_checkpointed' }, 'shutdown: the job is checkpointed for the next start');
+    delete rec.started_at;
+    delete rec.progress;
+    await this.o.store.put(rec).catch((err) => this.o.log.error({ err, job_id: id }, 'checkpoint failed'));
+    await this.o.outputs.discard(id, rec.kind, rec.params);
+  }
+
+  private report(item: WorkItem, p: number, frames: number): void {
+    const job = this.tracked.get(item.id);
+    if (!job) return;
+    if (item.part === 'chunk') job.chunkFrames.set(item.index, frames);
+    else if (item.part === 'whole') job.progress = p;
+    this.events.emit('changed', item.id);
+  }
+
+  async withdraw(id: string): Promise<void> {
+    this.line.remove(id);
+    const held = [...(this.inHand.get(id) ?? [])];
+    for (const h of held) h.stop('ended');
+    await Promise.allSettled(held.map((h) => h.done));
+    this.forget(id);
+    this.events.emit('queue');
+  }
+
+  async live(rec: JobRecord): Promise<LiveJobState> {
+    const id = rec.job_id;
+    const job = this.tracked.get(id);
+    // started (a chunked video between two chunks too): out of the line
+    const queuePosition = rec.started_at !== undefined && job ? 0 : this.line.position(id);
+    let progress = job?.progress ?? 0;
+    if (job?.chunks && rec.frames) {
+      let done = 0;
+      for (const [i, f] of job.chunkFrames) done += job.results[i] ? job.results[i]!.frames : f;
+      progress = Math.min(1, done / rec.frames);
+    }
+    return { queuePosition, progress };
+  }
+
+  async lost(): Promise<undefined> {
+    return undefined;
+  }
+
+  async load(): Promise<JobLoad> {
+    return { waiting: this.line.size - this.line.inHand, running: this.line.inHand };
+  }
+
+  async consume(run: RunItem): Promise<void> {
+    this.run = run;
+    const ids = this.recovered;
+    this.recovered = [];
+    if (this.closing) return;
+    for (const id of ids) {
+      const rec = await this.o.store.get(id);
+      if (rec?.status === 'pending') await this.enqueue(rec);
+      else this.admittedIds.delete(id);
+    }
+  }
+
+  direct<T>(task: () => Promise<T>): Promise<T> {
+    return this.line.add(randomUUID(), task);
+  }
+
+  private allInHand(): InHand[] {
+    return [...this.inHand.values()].flatMap((s) => [...s]);
+  }
+
+  /**
+   * Graceful stop (SIGTERM): waiting items stay pending in the store (queued again at the next start); the items in
+   * hand get graceMs to finish, then they are stopped and their jobs checkpointed.
+   */
+  async shutdown(graceMs: number): Promise<void> {
+    this.closing = true;
+    const dropped = this.line.clear();
+    if (dropped)
+      this.o.log.info({ items: dropped, event: 'queue_checkpointed' }, 'waiting jobs stay pending for the next start');
+    const inHand = this.allInHand().map((h) => h.done);
+    if (inHand.length && !(await settleWithin(Promise.allSettled(inHand), graceMs))) {
+      for (const h of this.allInHand()) h.stop('hand_back');
+      await Promise.allSettled(this.allInHand().map((h) => h.done));
+    }
+    // a chunked video with chunks still waiting was in hand too
+    for (const id of [...this.tracked.keys()]) await this.checkpoint(id);
+  }
+
+  /** Stops taking work: waiting jobs stay pending, the items in hand are interrupted (their jobs end in error). */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.line.clear();
+    for (const h of this.allInHand()) h.stop('interrupt');
+    await Promise.allSettled(this.allInHand().map((h) => h.done));
+  }
+}
