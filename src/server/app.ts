@@ -101,7 +101,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     renderer,
     joinSegments: opts.joinSegments,
     store: opts.store,
-    renders: opts.startRenderer !== false,
+    // an app that starts no renderer takes no work; otherwise the configuration says (services.ts)
+    renders: opts.startRenderer === false ? false : undefined,
     log,
     now: opts.now,
     // deliveries run on timers, never before this function returns: metrics is set by then

@@ -59,6 +59,8 @@ export interface JobQueue {
   admitted(): Promise<number>;
   /** The same, where this process knows it without asking (the local queue), so a full queue refuses before work. */
   admittedNow(): number | undefined;
+  /** A job ended in this process (ready or error): it no longer counts against MAX_QUEUED_JOBS. */
+  ended(id: string): void;
   /** Queues a new pending job at its place in the fair order: in one piece, or as chunks plus a join. */
   enqueue(rec: JobRecord): Promise<void>;
   /**

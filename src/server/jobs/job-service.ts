@@ -143,6 +143,7 @@ export class JobService {
     o.queue.events.on('queue', () => this.events.emit('queue'));
     this.events.on('started', () => this.events.emit('queue'));
     this.events.on('ended', (rec) => {
+      o.queue.ended(rec.job_id);
       this.events.emit('changed', rec.job_id);
       if (o.maxEndedJobs !== undefined) this.keepEnded(rec.job_id);
     });

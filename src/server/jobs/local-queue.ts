@@ -37,6 +37,8 @@ interface Tracked {
   /** a whole item's 0..1, or each chunk's frames done */
   progress: number;
   chunkFrames: Map<number, number>;
+  /** an item of it has been taken: it is in hand until its last item ends */
+  begun: boolean;
 }
 
 export class LocalQueue implements JobQueue {
@@ -99,6 +101,11 @@ export class LocalQueue implements JobQueue {
     return this.admittedIds.size;
   }
 
+  ended(id: string): void {
+    // the moment its record ends, before its item has let go: a client that saw it end may post the next at once
+    this.admittedIds.delete(id);
+  }
+
   async enqueue(rec: JobRecord): Promise<void> {
     this.admittedIds.add(rec.job_id);
     const items = itemsOf(rec);
@@ -110,6 +117,7 @@ export class LocalQueue implements JobQueue {
       chunks: 'chunks' in items ? items.chunks.length : 0,
       progress: 0,
       chunkFrames: new Map(),
+      begun: false,
     });
     for (const item of chunks) this.add(item, cost);
     this.events.emit('queue');
@@ -124,6 +132,8 @@ export class LocalQueue implements JobQueue {
   private async runItem(item: WorkItem): Promise<void> {
     const run = this.run;
     if (this.closing || !run) return;
+    const job = this.tracked.get(item.id);
+    if (job) job.begun = true;
     const ctl = new AbortController();
     let reason: StopReason | undefined;
     const handle: ItemHandle = {
@@ -218,7 +228,8 @@ export class LocalQueue implements JobQueue {
     const id = rec.job_id;
     const job = this.tracked.get(id);
     // started (a chunked video between two chunks too): out of the line
-    const queuePosition = rec.started_at !== undefined && job ? 0 : this.line.position(id);
+    const queuePosition =
+      rec.started_at !== undefined && job ? 0 : this.line.position(id, (other) => this.begun(other));
     let progress = job?.progress ?? 0;
     if (job?.chunks && rec.frames) {
       let done = 0;
@@ -252,25 +263,30 @@ export class LocalQueue implements JobQueue {
     return this.line.add(randomUUID(), task);
   }
 
+  private begun(id: string): boolean {
+    return this.tracked.get(id)?.begun === true;
+  }
+
   private allInHand(): InHand[] {
     return [...this.inHand.values()].flatMap((s) => [...s]);
   }
 
   /**
-   * Graceful stop (SIGTERM): waiting items stay pending in the store (queued again at the next start); the items in
-   * hand get graceMs to finish, then they are stopped and their jobs checkpointed.
+   * Graceful stop (SIGTERM): the jobs not begun stay pending in the store (queued again at the next start); the jobs
+   * in hand (an item rendering, or a video with chunks or its join left) get graceMs to finish, then their items are
+   * stopped and the jobs checkpointed.
    */
   async shutdown(graceMs: number): Promise<void> {
-    this.closing = true;
-    const dropped = this.line.clear();
+    const dropped = this.line.removeWhere((id) => !this.begun(id));
     if (dropped)
       this.o.log.info({ items: dropped, event: 'queue_checkpointed' }, 'waiting jobs stay pending for the next start');
-    const inHand = this.allInHand().map((h) => h.done);
-    if (inHand.length && !(await settleWithin(Promise.allSettled(inHand), graceMs))) {
+    if (!(await settleWithin(this.line.onIdle(), graceMs))) {
+      this.closing = true;
+      this.line.clear();
       for (const h of this.allInHand()) h.stop('hand_back');
       await Promise.allSettled(this.allInHand().map((h) => h.done));
     }
-    // a chunked video with chunks still waiting was in hand too
+    this.closing = true;
     for (const id of [...this.tracked.keys()]) await this.checkpoint(id);
   }
 

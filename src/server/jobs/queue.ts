@@ -89,26 +89,33 @@ export class RenderQueue {
     for (const w of waiters) w();
   }
 
-  /** 0 = rendering now, 1 = next, ...; undefined when the id is not queued. */
-  position(id: string): number | undefined {
+  /**
+   * 0 = rendering now, 1 = next, ...; undefined when the id is not queued. Jobs ahead are counted, not entries (a
+   * video's chunks are one job), and not those `inHand` says have begun (out of the line, as a started job is).
+   */
+  position(id: string, inHand: (id: string) => boolean = () => false): number | undefined {
     if (this.running.has(id)) return 0;
-    // jobs ahead, not entries: a video's chunks are one job in line
     const ahead = new Set<string>();
     for (const w of this.ordered()) {
       if (w.id === id) return ahead.size + 1;
-      ahead.add(w.id);
+      if (!inHand(w.id)) ahead.add(w.id);
     }
     return undefined;
   }
 
   /** Takes a job's waiting entries out of the line; their tasks never run. */
   remove(id: string): boolean {
-    const gone = this.waiting.filter((w) => w.id === id);
-    if (!gone.length) return false;
-    this.waiting = this.waiting.filter((w) => w.id !== id);
+    return this.removeWhere((other) => other === id) > 0;
+  }
+
+  /** Takes the waiting entries whose id `drop` picks out of the line; their tasks never run. Returns how many. */
+  removeWhere(drop: (id: string) => boolean): number {
+    const gone = this.waiting.filter((w) => drop(w.id));
+    if (!gone.length) return 0;
+    this.waiting = this.waiting.filter((w) => !drop(w.id));
     for (const w of gone) w.resolve(undefined);
     this.checkIdle();
-    return true;
+    return gone.length;
   }
 
   /** Entries waiting and running. */

@@ -133,6 +133,10 @@ export class BullmqQueue implements JobQueue {
     return undefined;
   }
 
+  ended(): void {
+    // the admitted set is left in the same script that ends the record (redis-store.ts endIfPending)
+  }
+
   /** Queues a new job at its place in the fair order: one queue job, or a flow of chunks and their join. */
   async enqueue(rec: JobRecord): Promise<void> {
     const id = rec.job_id;
