@@ -3,23 +3,29 @@
 // so what a client sees cannot drift between the modes: a frame's life and its PNG, a cancel, an Idempotency-Key
 // sent to two API processes, the events stream, a webhook verified with the Standard Webhooks library, admission by
 // estimated work, the fair queue (a frame posted behind a long video is served first), MAX_QUEUED_JOBS at its edge
-// across the API processes, and the API processes restarting under a waiting job.
+// across the API processes, a long video cancelled while it renders, and the API processes restarting under a
+// waiting job. A second instance of each backend with a short RETENTION_MS and a small MAX_ENDED_JOBS: ended records
+// evicted at the cap's edge, and what retention removes (a job and its output, 404) and when (service.md "Jobs": an
+// output and its record go RETENTION_MS after the output was written).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { TestRedis } from '../helpers/redis.js';
-import { startProcess, postJson, pollJob } from '../helpers/cluster.js';
+import { startProcess, postJson, pollJob, type ClusterProcess } from '../helpers/cluster.js';
 import { ownExample } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { LONG_SLIDE } from '../helpers/video.js';
+import { stepHeavy } from '../helpers/step-heavy.js';
 
 interface Backend {
   /** the API processes a client may talk to (embedded: the one service, twice) */
   apis: [string, string];
+  /** the DATA_DIR every process of the backend shares (outputs, segments, scratch) */
+  dataDir: string;
   /** Stops the API processes (SIGTERM) and starts them again on the same data; apis says where they are now. */
   restartApis(): Promise<void>;
   close(): Promise<void>;
@@ -36,14 +42,16 @@ const COMMON = {
   RENDER_CONCURRENCY: '1',
 };
 
-async function embedded(): Promise<Backend> {
+async function embedded(extra: Record<string, string> = {}): Promise<Backend> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cmr-parity-'));
-  let api = await startProcess('api', { ...COMMON, DATA_DIR: dataDir });
+  const env = { ...COMMON, ...extra, DATA_DIR: dataDir };
+  let api = await startProcess('api', env);
   const b: Backend = {
     apis: [api.url!, api.url!],
+    dataDir,
     async restartApis() {
       await api.stop();
-      api = await startProcess('api', { ...COMMON, DATA_DIR: dataDir });
+      api = await startProcess('api', env);
       b.apis = [api.url!, api.url!];
     },
     async close() {
@@ -54,26 +62,33 @@ async function embedded(): Promise<Backend> {
   return b;
 }
 
-async function onRedis(): Promise<Backend> {
+async function onRedis(extra: Record<string, string> = {}): Promise<Backend> {
   const redis = await TestRedis.start();
   const dataDir = await mkdtemp(join(tmpdir(), 'cmr-parity-'));
-  const env = { ...COMMON, REDIS_URL: redis.url, DATA_DIR: dataDir };
-  const startApis = () =>
-    Promise.all([
-      startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
-      startProcess('api', { ...env, RENDER_CONCURRENCY: '0' }),
-    ]);
-  let apis = await startApis();
-  const worker = await startProcess('worker', env);
+  const env = { ...COMMON, ...extra, REDIS_URL: redis.url, DATA_DIR: dataDir };
+  const startApi = () => startProcess('api', { ...env, RENDER_CONCURRENCY: '0' });
+  const startApis = () => Promise.all([startApi(), startApi()]);
+  // the APIs and the worker start side by side; when one cannot, those that did are stopped
+  const started = await Promise.allSettled([startApi(), startApi(), startProcess('worker', env)]);
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
+    await redis.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw failed.reason;
+  }
+  const [api0, api1, worker] = started.map((r) => (r as PromiseFulfilledResult<ClusterProcess>).value);
+  let apis = [api0!, api1!];
   const b: Backend = {
     apis: [apis[0].url!, apis[1].url!],
+    dataDir,
     async restartApis() {
       await Promise.all(apis.map((p) => p.stop()));
       apis = await startApis();
       b.apis = [apis[0].url!, apis[1].url!];
     },
     async close() {
-      await Promise.all([...apis, worker].map((p) => p.stop()));
+      await Promise.all([...apis, worker!].map((p) => p.stop()));
       await redis.close();
       await rm(dataDir, { recursive: true, force: true });
     },
@@ -85,8 +100,46 @@ const FRAME = { source: ownExample('hello.cm'), params: { width: 320 } };
 /** about 3.7 s of estimated work, 300 frames (five chunks on Redis) */
 const LONG_VIDEO = { source: LONG_SLIDE, params: { fps: 30, width: 640, height: 360 } };
 
+/**
+ * 1800 frames (30 chunks on Redis) of a scene whose every frame costs evaluation and is drawn (LONG_SLIDE holds still
+ * after 4 s, and still frames cost next to nothing): about 30 s of rendering here, so a cancel finds it rendering
+ */
+const CANCEL_VIDEO = { source: stepHeavy(13), params: { fps: 30, duration: 60, width: 640, height: 360 } };
+/** the same 1800 frames in one piece (a GIF is never cut in chunks): whatever waits behind it waits until it ends */
+const LONG_GIF = { source: stepHeavy(13), params: { fps: 30, duration: 60, width: 480 } };
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** the second instance of each backend: a retention short enough to pass in a test, and a cap of two ended records */
+const RETENTION_MS = 4_000;
+const ENDED_CAP = 2;
+
 async function view(base: string, id: string): Promise<any> {
   return (await fetch(`${base}/v1/jobs/${id}`)).json();
+}
+
+/** The HTTP status and JSON body of a GET. */
+async function get(url: string): Promise<{ status: number; json: any }> {
+  const r = await fetch(url);
+  const text = await r.text();
+  return { status: r.status, json: text && r.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+}
+
+/** Polls a job until it has ended (its view) or is gone (404: null), unlike pollJob, which waits through a 404. */
+async function endedOrGone(base: string, id: string, timeoutMs = 60_000): Promise<any | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await get(`${base}/v1/jobs/${id}`);
+    if (r.status === 404) return null;
+    if ((r.status === 200 || r.status === 500) && r.json.status !== 'pending') return r.json;
+    if (Date.now() > deadline) throw new Error(`job ${id} still pending after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
+/** Every file or directory under dir whose name holds the job id (outputs, partial files, segments, scratch). */
+async function filesOf(dir: string, id: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  return entries.filter((e) => e.includes(id));
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
@@ -126,7 +179,7 @@ for (const [name, open] of [
       assert.equal(done.status, 'ready', JSON.stringify(done));
       assert.deepEqual([done.mime, done.width, done.height], ['image/png', 320, 180]);
       const png = Buffer.from(await (await fetch(`${other}${done.url}`)).arrayBuffer());
-      assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      assert.deepEqual([...png.subarray(0, 8)], PNG_SIGNATURE);
       assert.equal(png.readUInt32BE(16), 320);
     });
 
@@ -257,6 +310,44 @@ for (const [name, open] of [
       for (const id of [...ids, again.json.job_id]) await fetch(`${a}/v1/jobs/${id}`, { method: 'DELETE' });
     });
 
+    test(`${name}: a long video cancelled while it renders ends error "cancelled", leaves no output, and the next job renders`, async () => {
+      const [a, other] = b.apis;
+      const video = await postJson(a, '/v1/render', CANCEL_VIDEO);
+      assert.equal(video.status, 202, JSON.stringify(video.json));
+      const id = video.json.job_id as string;
+      // rendering: first in line and frames done (or already ended, which the DELETE below then says)
+      await until('the video renders', async () => {
+        const v = await view(a, id);
+        return v.status !== 'pending' || (v.queue_position === 0 && v.progress > 0);
+      });
+      const del = await fetch(`${other}/v1/jobs/${id}`, { method: 'DELETE' });
+      const answered = (await del.json()) as any;
+      assert.equal(del.status, 200, JSON.stringify(answered));
+      assert.deepEqual([answered.status, answered.code], ['error', 'cancelled']);
+      const ended = await pollJob(a, id);
+      assert.deepEqual([ended.status, ended.code, ended.url], ['error', 'cancelled', undefined], JSON.stringify(ended));
+      assert.ok(ended.completed_at >= ended.created_at, JSON.stringify(ended));
+      // no output to download, and a second cancel finds it ended
+      const output = await get(`${other}/v1/outputs/${id}.mp4`);
+      assert.equal(output.status, 404, JSON.stringify(output.json));
+      const again = await fetch(`${a}/v1/jobs/${id}`, { method: 'DELETE' });
+      assert.equal(again.status, 409);
+      assert.equal(((await again.json()) as any).code, 'job_ended');
+      // what its render had written (segments, a partial output, scratch) goes with it
+      await until(
+        'nothing of the cancelled video is left in DATA_DIR',
+        async () => (await filesOf(b.dataDir, id)).length === 0,
+        30_000,
+      ).catch(async (e) => assert.fail(`${(e as Error).message}: ${(await filesOf(b.dataDir, id)).join(', ')}`));
+      // the render slot is free again: the next job renders ready
+      const next = await postJson(other, '/v1/frame', FRAME);
+      const done = await pollJob(a, next.json.job_id);
+      assert.equal(done.status, 'ready', JSON.stringify(done));
+      assert.ok(done.completed_at >= ended.completed_at);
+      const png = Buffer.from(await (await fetch(`${a}${done.url}`)).arrayBuffer());
+      assert.deepEqual([...png.subarray(0, 8)], PNG_SIGNATURE);
+    });
+
     test(`${name}: the API processes restart: a job waiting behind a video is still answered, and ends ready`, async () => {
       const blocker = await postJson(b.apis[0], '/v1/render', LONG_VIDEO);
       const frame = await postJson(b.apis[1], '/v1/frame', FRAME);
@@ -270,5 +361,111 @@ for (const [name, open] of [
       assert.equal(png.status, 200);
       await fetch(`${b.apis[0]}/v1/jobs/${blocker.json.job_id}`, { method: 'DELETE' });
     });
+  });
+
+  // A second instance with its own settings (they would upset the tests above): a 4 s retention, two ended records.
+  describe(`jobs on the ${name} backend with RETENTION_MS=${RETENTION_MS} and MAX_ENDED_JOBS=${ENDED_CAP}`, () => {
+    let s: Backend;
+    before(async () => {
+      s = await open({ RETENTION_MS: String(RETENTION_MS), MAX_ENDED_JOBS: String(ENDED_CAP) });
+    });
+    after(async () => {
+      await s?.close();
+    });
+
+    test(
+      `${name}: MAX_ENDED_JOBS at its edge: ${ENDED_CAP} ended jobs are all kept; one more ends and the first-ended goes (404, output 404), the newest ${ENDED_CAP} stay`,
+      {
+        todo:
+          name === 'redis'
+            ? 'MAX_ENDED_JOBS is applied only without REDIS_URL (README): Redis keeps every ended record until its TTL'
+            : undefined,
+      },
+      async () => {
+        const [a, other] = s.apis;
+        const ended: any[] = [];
+        for (let i = 0; i <= ENDED_CAP; i++) {
+          // one after the other: each has ended before the next is posted, so the order they ended in is known
+          const posted = await postJson(i % 2 ? other : a, '/v1/frame', { ...FRAME, params: { width: 300 + i } });
+          assert.equal(posted.status, 202, JSON.stringify(posted.json));
+          const done = await pollJob(a, posted.json.job_id);
+          assert.equal(done.status, 'ready', JSON.stringify(done));
+          ended.push(done);
+          if (i === ENDED_CAP - 1)
+            for (const v of ended)
+              assert.equal((await get(`${other}/v1/jobs/${v.job_id}`)).status, 200, `at the cap, ${v.job_id} is kept`);
+        }
+        const [first, ...newest] = ended;
+        assert.ok(newest.every((v) => v.completed_at >= first.completed_at));
+        const gone = await get(`${other}/v1/jobs/${first.job_id}`);
+        assert.equal(gone.status, 404, `the first-ended job past the cap: ${JSON.stringify(gone.json)}`);
+        assert.equal(gone.json.error, 'not_found');
+        assert.equal((await get(`${other}${first.url}`)).status, 404, 'its output goes with it');
+        for (const v of newest) {
+          assert.equal((await get(`${a}/v1/jobs/${v.job_id}`)).status, 200, `${v.job_id} is one of the newest`);
+          assert.equal((await fetch(`${other}${v.url}`, { method: 'HEAD' })).status, 200);
+        }
+      },
+    );
+
+    test(`${name}: a ready frame's PNG downloads; once RETENTION_MS has passed since it was written, the job and the file are 404`, async () => {
+      const [a, other] = s.apis;
+      const posted = await postJson(a, '/v1/frame', FRAME);
+      const done = await pollJob(other, posted.json.job_id);
+      assert.equal(done.status, 'ready', JSON.stringify(done));
+      const r = await fetch(`${a}${done.url}`);
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get('content-type'), 'image/png');
+      assert.deepEqual([...Buffer.from(await r.arrayBuffer()).subarray(0, 8)], PNG_SIGNATURE);
+      // completed_at is when the output was written: retention counts from there
+      await until('RETENTION_MS has passed since the output was written', async () => {
+        return Date.now() > done.completed_at + RETENTION_MS;
+      });
+      // the embedded service sweeps at start and then once a minute (retention.ts), Redis drops a record when its
+      // TTL runs out: a restart makes the embedded sweep now, not up to a minute later
+      await s.restartApis();
+      const job = await get(`${s.apis[1]}/v1/jobs/${done.job_id}`);
+      assert.equal(job.status, 404, JSON.stringify(job.json));
+      assert.equal(job.json.error, 'not_found');
+      const file = await get(`${s.apis[0]}${done.url}`);
+      assert.equal(file.status, 404, JSON.stringify(file.json));
+    });
+
+    test(
+      `${name}: retention counts from the output's writing: a frame that waited behind a GIF for longer than RETENTION_MS is still there, ends ready and downloads`,
+      {
+        todo:
+          name === 'redis'
+            ? "a Redis record's TTL runs from created_at (redis-store.ts), so a job that waits RETENTION_MS is gone while pending"
+            : undefined,
+      },
+      async () => {
+        const [a, other] = s.apis;
+        const gif = await postJson(a, '/v1/gif', LONG_GIF);
+        assert.equal(gif.status, 202, JSON.stringify(gif.json));
+        // (or no longer pending: the assertions below then say what it is)
+        await until('the GIF renders', async () => {
+          const v = await view(a, gif.json.job_id);
+          return v.status !== 'pending' || v.queue_position === 0;
+        });
+        const posted = await postJson(other, '/v1/frame', FRAME);
+        const waiting = await get(`${a}/v1/jobs/${posted.json.job_id}`);
+        assert.deepEqual([waiting.status, waiting.json.status], [200, 'pending'], JSON.stringify(waiting.json));
+        await until('the frame has waited longer than RETENTION_MS', async () => {
+          return Date.now() > waiting.json.created_at + RETENTION_MS;
+        });
+        // a pending job has no output yet: nothing of it has expired
+        const still = await get(`${a}/v1/jobs/${posted.json.job_id}`);
+        assert.deepEqual([still.status, still.json.status], [200, 'pending'], JSON.stringify(still.json));
+        const cancelled = await fetch(`${other}/v1/jobs/${gif.json.job_id}`, { method: 'DELETE' });
+        assert.equal(cancelled.status, 200, 'the GIF was still rendering');
+        const done = await endedOrGone(a, posted.json.job_id);
+        assert.equal(done?.status, 'ready', JSON.stringify(done));
+        assert.ok(done.completed_at - done.created_at > RETENTION_MS, JSON.stringify(done));
+        const r = await fetch(`${other}${done.url}`);
+        assert.equal(r.status, 200);
+        assert.deepEqual([...Buffer.from(await r.arrayBuffer()).subarray(0, 8)], PNG_SIGNATURE);
+      },
+    );
   });
 }
