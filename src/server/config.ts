@@ -176,7 +176,7 @@ export const CONFIG_DOC: ConfigEntry[] = [
     name: 'MAX_ENDED_JOBS',
     key: 'maxEndedJobs',
     default: '10000',
-    doc: 'Ended job records kept at most (without REDIS_URL); past it the record and output of the job that ended first go before their 24 hours. An ended record keeps no source (its SHA-256 instead): about 1 KB in memory and in the journal, so 10,000 ended jobs cost about 10-20 MB.',
+    doc: 'Ended job records kept at most (with REDIS_URL, across every process); past it the record and output of the job that ended first go before their 24 hours. An ended record keeps no source (its SHA-256 instead): about 1 KB in memory and in the journal, so 10,000 ended jobs cost about 10-20 MB.',
     parse: int('MAX_ENDED_JOBS', 1),
   },
   {

@@ -124,8 +124,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     segments,
     jobTimeoutMs: config.jobTimeoutMs,
     maxQueuedJobs: config.maxQueuedJobs,
-    // with REDIS_URL records expire with the retention instead (redis-store.ts)
-    maxEndedJobs: shared ? undefined : config.maxEndedJobs,
+    maxEndedJobs: config.maxEndedJobs,
     retentionMs: config.retentionMs,
     disk,
     scratchDir: scratchRoot(config),

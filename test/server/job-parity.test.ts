@@ -373,40 +373,31 @@ for (const [name, open] of [
       await s?.close();
     });
 
-    test(
-      `${name}: MAX_ENDED_JOBS at its edge: ${ENDED_CAP} ended jobs are all kept; one more ends and the first-ended goes (404, output 404), the newest ${ENDED_CAP} stay`,
-      {
-        todo:
-          name === 'redis'
-            ? 'MAX_ENDED_JOBS is applied only without REDIS_URL (README): Redis keeps every ended record until its TTL'
-            : undefined,
-      },
-      async () => {
-        const [a, other] = s.apis;
-        const ended: any[] = [];
-        for (let i = 0; i <= ENDED_CAP; i++) {
-          // one after the other: each has ended before the next is posted, so the order they ended in is known
-          const posted = await postJson(i % 2 ? other : a, '/v1/frame', { ...FRAME, params: { width: 300 + i } });
-          assert.equal(posted.status, 202, JSON.stringify(posted.json));
-          const done = await pollJob(a, posted.json.job_id);
-          assert.equal(done.status, 'ready', JSON.stringify(done));
-          ended.push(done);
-          if (i === ENDED_CAP - 1)
-            for (const v of ended)
-              assert.equal((await get(`${other}/v1/jobs/${v.job_id}`)).status, 200, `at the cap, ${v.job_id} is kept`);
-        }
-        const [first, ...newest] = ended;
-        assert.ok(newest.every((v) => v.completed_at >= first.completed_at));
-        const gone = await get(`${other}/v1/jobs/${first.job_id}`);
-        assert.equal(gone.status, 404, `the first-ended job past the cap: ${JSON.stringify(gone.json)}`);
-        assert.equal(gone.json.error, 'not_found');
-        assert.equal((await get(`${other}${first.url}`)).status, 404, 'its output goes with it');
-        for (const v of newest) {
-          assert.equal((await get(`${a}/v1/jobs/${v.job_id}`)).status, 200, `${v.job_id} is one of the newest`);
-          assert.equal((await fetch(`${other}${v.url}`, { method: 'HEAD' })).status, 200);
-        }
-      },
-    );
+    test(`${name}: MAX_ENDED_JOBS at its edge: ${ENDED_CAP} ended jobs are all kept; one more ends and the first-ended goes (404, output 404), the newest ${ENDED_CAP} stay`, async () => {
+      const [a, other] = s.apis;
+      const ended: any[] = [];
+      for (let i = 0; i <= ENDED_CAP; i++) {
+        // one after the other: each has ended before the next is posted, so the order they ended in is known
+        const posted = await postJson(i % 2 ? other : a, '/v1/frame', { ...FRAME, params: { width: 300 + i } });
+        assert.equal(posted.status, 202, JSON.stringify(posted.json));
+        const done = await pollJob(a, posted.json.job_id);
+        assert.equal(done.status, 'ready', JSON.stringify(done));
+        ended.push(done);
+        if (i === ENDED_CAP - 1)
+          for (const v of ended)
+            assert.equal((await get(`${other}/v1/jobs/${v.job_id}`)).status, 200, `at the cap, ${v.job_id} is kept`);
+      }
+      const [first, ...newest] = ended;
+      assert.ok(newest.every((v) => v.completed_at >= first.completed_at));
+      const gone = await get(`${other}/v1/jobs/${first.job_id}`);
+      assert.equal(gone.status, 404, `the first-ended job past the cap: ${JSON.stringify(gone.json)}`);
+      assert.equal(gone.json.error, 'not_found');
+      assert.equal((await get(`${other}${first.url}`)).status, 404, 'its output goes with it');
+      for (const v of newest) {
+        assert.equal((await get(`${a}/v1/jobs/${v.job_id}`)).status, 200, `${v.job_id} is one of the newest`);
+        assert.equal((await fetch(`${other}${v.url}`, { method: 'HEAD' })).status, 200);
+      }
+    });
 
     test(`${name}: a ready frame's PNG downloads; once RETENTION_MS has passed since it was written, the job and the file are 404`, async () => {
       const [a, other] = s.apis;
@@ -431,41 +422,32 @@ for (const [name, open] of [
       assert.equal(file.status, 404, JSON.stringify(file.json));
     });
 
-    test(
-      `${name}: retention counts from the output's writing: a frame that waited behind a GIF for longer than RETENTION_MS is still there, ends ready and downloads`,
-      {
-        todo:
-          name === 'redis'
-            ? "a Redis record's TTL runs from created_at (redis-store.ts), so a job that waits RETENTION_MS is gone while pending"
-            : undefined,
-      },
-      async () => {
-        const [a, other] = s.apis;
-        const gif = await postJson(a, '/v1/gif', LONG_GIF);
-        assert.equal(gif.status, 202, JSON.stringify(gif.json));
-        // (or no longer pending: the assertions below then say what it is)
-        await until('the GIF renders', async () => {
-          const v = await view(a, gif.json.job_id);
-          return v.status !== 'pending' || v.queue_position === 0;
-        });
-        const posted = await postJson(other, '/v1/frame', FRAME);
-        const waiting = await get(`${a}/v1/jobs/${posted.json.job_id}`);
-        assert.deepEqual([waiting.status, waiting.json.status], [200, 'pending'], JSON.stringify(waiting.json));
-        await until('the frame has waited longer than RETENTION_MS', async () => {
-          return Date.now() > waiting.json.created_at + RETENTION_MS;
-        });
-        // a pending job has no output yet: nothing of it has expired
-        const still = await get(`${a}/v1/jobs/${posted.json.job_id}`);
-        assert.deepEqual([still.status, still.json.status], [200, 'pending'], JSON.stringify(still.json));
-        const cancelled = await fetch(`${other}/v1/jobs/${gif.json.job_id}`, { method: 'DELETE' });
-        assert.equal(cancelled.status, 200, 'the GIF was still rendering');
-        const done = await endedOrGone(a, posted.json.job_id);
-        assert.equal(done?.status, 'ready', JSON.stringify(done));
-        assert.ok(done.completed_at - done.created_at > RETENTION_MS, JSON.stringify(done));
-        const r = await fetch(`${other}${done.url}`);
-        assert.equal(r.status, 200);
-        assert.deepEqual([...Buffer.from(await r.arrayBuffer()).subarray(0, 8)], PNG_SIGNATURE);
-      },
-    );
+    test(`${name}: retention counts from the output's writing: a frame that waited behind a GIF for longer than RETENTION_MS is still there, ends ready and downloads`, async () => {
+      const [a, other] = s.apis;
+      const gif = await postJson(a, '/v1/gif', LONG_GIF);
+      assert.equal(gif.status, 202, JSON.stringify(gif.json));
+      // (or no longer pending: the assertions below then say what it is)
+      await until('the GIF renders', async () => {
+        const v = await view(a, gif.json.job_id);
+        return v.status !== 'pending' || v.queue_position === 0;
+      });
+      const posted = await postJson(other, '/v1/frame', FRAME);
+      const waiting = await get(`${a}/v1/jobs/${posted.json.job_id}`);
+      assert.deepEqual([waiting.status, waiting.json.status], [200, 'pending'], JSON.stringify(waiting.json));
+      await until('the frame has waited longer than RETENTION_MS', async () => {
+        return Date.now() > waiting.json.created_at + RETENTION_MS;
+      });
+      // a pending job has no output yet: nothing of it has expired
+      const still = await get(`${a}/v1/jobs/${posted.json.job_id}`);
+      assert.deepEqual([still.status, still.json.status], [200, 'pending'], JSON.stringify(still.json));
+      const cancelled = await fetch(`${other}/v1/jobs/${gif.json.job_id}`, { method: 'DELETE' });
+      assert.equal(cancelled.status, 200, 'the GIF was still rendering');
+      const done = await endedOrGone(a, posted.json.job_id);
+      assert.equal(done?.status, 'ready', JSON.stringify(done));
+      assert.ok(done.completed_at - done.created_at > RETENTION_MS, JSON.stringify(done));
+      const r = await fetch(`${other}${done.url}`);
+      assert.equal(r.status, 200);
+      assert.deepEqual([...Buffer.from(await r.arrayBuffer()).subarray(0, 8)], PNG_SIGNATURE);
+    });
   });
 }

@@ -133,8 +133,6 @@ export class JobService {
   private readonly live = new Map<string, LiveJobState>();
   /** SIGTERM or close: no new job is admitted (503 shutting_down) */
   private stopping = false;
-  /** the ended jobs whose records are kept, oldest-ended first (MAX_ENDED_JOBS) */
-  private readonly endedIds = new Set<string>();
 
   constructor(private readonly o: JobServiceOptions) {
     // every SSE stream listens; more than the default 10 is normal, not a leak
@@ -145,7 +143,7 @@ export class JobService {
     this.events.on('ended', (rec) => {
       o.queue.ended(rec.job_id);
       this.events.emit('changed', rec.job_id);
-      if (o.maxEndedJobs !== undefined) this.keepEnded(rec.job_id);
+      if (o.maxEndedJobs !== undefined) this.keepEnded(rec);
     });
     this.runner = new ItemRunner({
       store: o.runStore ?? o.store,
@@ -171,17 +169,15 @@ export class JobService {
 
   /**
    * Counts an ended job against MAX_ENDED_JOBS: past it, the record (and output) of the job that ended first goes,
-   * so memory and the journal are bounded by configuration, not by how fast clients POST.
+   * so memory, the journal and Redis are bounded by configuration, not by how fast clients POST. In Redis mode the
+   * count is shared: whichever process ends a job evicts what it pushes past the cap.
    */
-  private keepEnded(id: string): void {
-    this.endedIds.delete(id);
-    this.endedIds.add(id);
+  private keepEnded(rec: JobRecord): void {
     const cap = this.o.maxEndedJobs ?? Infinity;
-    while (this.endedIds.size > cap) {
-      const oldest = this.endedIds.values().next().value as string;
-      this.endedIds.delete(oldest);
-      void this.evict(oldest).catch((err) => this.o.log.warn({ err, job_id: oldest }, 'evicting a record failed'));
-    }
+    void this.o.store
+      .keepEnded(rec.job_id, rec.completed_at ?? this.o.now(), cap)
+      .then((gone) => Promise.all(gone.map((id) => this.evict(id))))
+      .catch((err) => this.o.log.warn({ err, job_id: rec.job_id }, 'evicting a record failed'));
   }
 
   private async evict(id: string): Promise<void> {
@@ -195,11 +191,11 @@ export class JobService {
   /** At start: the queue's own recovery (the local queue's journal), and the ended records counted for their cap. */
   async init(): Promise<void> {
     await this.o.queue.init();
-    if (this.o.maxEndedJobs === undefined) return;
+    if (this.o.maxEndedJobs === undefined || !this.o.store.endedInMemory) return;
     const ended = (await this.o.store.list())
       .filter((r) => r.status !== 'pending')
       .sort((a, b) => (a.completed_at ?? a.created_at) - (b.completed_at ?? b.created_at));
-    for (const r of ended) this.keepEnded(r.job_id);
+    for (const r of ended) this.keepEnded(r);
   }
 
   /**

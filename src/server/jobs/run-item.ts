@@ -142,7 +142,7 @@ export class ItemRunner {
     };
     let rendering: Promise<RenderOutcome> | undefined;
     const t0 = performance.now();
-    this.o.log.debug({ job_id: id, part, event: 'render_started' }, 'rendering');
+    this.o.log.info({ job_id: id, part, event: 'render_started' }, 'rendering');
     try {
       const files = await this.o.assets.localFiles(rec.assets, scratch);
       const outPath = chunk

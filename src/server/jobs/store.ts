@@ -94,6 +94,13 @@ export interface LifecycleStore extends JobStore {
   markStarted(rec: JobRecord, at: number): Promise<boolean>;
   /** Writes rec (an ended record) if the stored one is pending; false when it is gone or ended. */
   endIfPending(rec: JobRecord): Promise<boolean>;
+  /**
+   * Counts an ended job against MAX_ENDED_JOBS (`cap`); returns the jobs past it, oldest-ended first, whose records
+   * and outputs must go.
+   */
+  keepEnded(id: string, endedAt: number, cap: number): Promise<string[]>;
+  /** true: that count lives in this process only, and is rebuilt from the records at start */
+  readonly endedInMemory: boolean;
 }
 
 /** A store held by one process as a LifecycleStore: each job's check and write are chained, so none interleave. */
@@ -115,6 +122,8 @@ export function locally(store: JobStore): LifecycleStore {
       await write();
       return true;
     });
+  // oldest-ended first: a Set keeps insertion order, and a job that ends again is moved to the end
+  const ended = new Set<string>();
   return {
     get: (id) => store.get(id),
     put: (rec) => serial(rec.job_id, () => store.put(rec)),
@@ -126,6 +135,18 @@ export function locally(store: JobStore): LifecycleStore {
       return ifPending(rec, () => store.put(rec));
     },
     endIfPending: (rec) => ifPending(rec, () => store.put(rec)),
+    endedInMemory: true,
+    async keepEnded(id, _endedAt, cap) {
+      ended.delete(id);
+      ended.add(id);
+      const gone: string[] = [];
+      for (const oldest of ended) {
+        if (ended.size - gone.length <= cap) break;
+        gone.push(oldest);
+      }
+      for (const g of gone) ended.delete(g);
+      return gone;
+    },
   };
 }
 

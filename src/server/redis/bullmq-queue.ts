@@ -252,7 +252,7 @@ export class BullmqQueue implements JobQueue {
       stopReason: () => reason,
       report: (p, frames) => {
         if (item.part === 'join') return;
-        void this.o.store.setProgress(item.id, part, item.part === 'chunk' ? frames : p, job.timestamp).catch(() => {});
+        void this.o.store.setProgress(item.id, part, item.part === 'chunk' ? frames : p).catch(() => {});
         void job.updateProgress(p).catch(() => {});
       },
       chunkResults: async () => Object.values(await job.getChildrenValues()) as ChunkResult[],

@@ -71,6 +71,21 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 return 1
 `;
 
+/** The ended jobs whose records are kept (a sorted set: job id -> when it ended), for MAX_ENDED_JOBS across processes. */
+const ENDED_KEY = `${KEY_PREFIX}ended`;
+/**
+ * KEYS[1] the ended set; ARGV[1] the job id, ARGV[2] when it ended, ARGV[3] the cap. Adds the job and pops those past
+ * the cap, oldest-ended first, in one step (two processes ending jobs at once evict each job once); returns their ids.
+ */
+const KEEP_ENDED = `
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[3])
+if over <= 0 then return {} end
+local gone = {}
+local popped = redis.call('ZPOPMIN', KEYS[1], over)
+for i = 1, #popped, 2 do gone[#gone + 1] = popped[i] end
+return gone
+`;
 /** The output bytes in the shared storage, counted once for every process (OUTPUT_MAX_BYTES). */
 const OUTPUT_BYTES_KEY = `${KEY_PREFIX}output-bytes`;
 
@@ -86,9 +101,14 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
     return this.redis.status === 'ready';
   }
 
-  /** Milliseconds the record of a job created at `createdAt` still lives (at least 1: Redis wants a positive TTL). */
-  private ttl(createdAt: number): number {
-    return Math.max(1, createdAt + this.retentionMs - this.now());
+  /**
+   * Milliseconds a record still lives (at least 1: Redis wants a positive TTL). An ended one: RETENTION_MS from when
+   * it ended (its output was written), as the journal's retention counts. A pending one, however long it waits or
+   * renders: twice that from its last write, so a record whose work was lost cannot stay for ever.
+   */
+  private ttl(rec: JobRecord): number {
+    if (rec.status === 'pending') return 2 * this.retentionMs;
+    return Math.max(1, (rec.completed_at ?? rec.created_at) + this.retentionMs - this.now());
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -97,7 +117,7 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
   }
 
   async put(rec: JobRecord): Promise<void> {
-    await this.redis.set(jobKey(rec.job_id), JSON.stringify(storedForm(rec)), 'PX', this.ttl(rec.created_at));
+    await this.redis.set(jobKey(rec.job_id), JSON.stringify(storedForm(rec)), 'PX', this.ttl(rec));
   }
 
   /**
@@ -114,7 +134,7 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
       ADMITTED_KEY,
       LINE_KEY,
       JSON.stringify(storedForm(rec)),
-      String(this.ttl(rec.created_at)),
+      String(this.ttl(rec)),
       rec.job_id,
     );
     return won === 1;
@@ -156,7 +176,7 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
       jobKey(rec.job_id),
       LINE_KEY,
       JSON.stringify(storedForm(rec)),
-      String(this.ttl(rec.created_at)),
+      String(this.ttl(rec)),
       rec.job_id,
     );
     return won === 1;
@@ -210,12 +230,19 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
   }
 
   /** A worker's progress on one part of a job: `part` is a chunk index, or "whole" (then `done` is 0..1). */
-  async setProgress(id: string, part: string, done: number, createdAt: number): Promise<void> {
+  async setProgress(id: string, part: string, done: number): Promise<void> {
     await this.redis
       .multi()
       .hset(progressKey(id), part, String(done))
-      .pexpire(progressKey(id), this.ttl(createdAt))
+      .pexpire(progressKey(id), 2 * this.retentionMs)
       .exec();
+  }
+
+  readonly endedInMemory = false;
+
+  async keepEnded(id: string, endedAt: number, cap: number): Promise<string[]> {
+    if (!Number.isFinite(cap)) return [];
+    return (await this.redis.eval(KEEP_ENDED, 1, ENDED_KEY, id, String(endedAt), String(cap))) as string[];
   }
 
   async progressOf(id: string): Promise<Record<string, number>> {
