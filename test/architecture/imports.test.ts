@@ -75,12 +75,16 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/render/renderer-port.ts',
       'src/render/chromium-renderer.ts',
       'src/render/by-kind.ts',
-      'src/render/ffmpeg.ts',
+      'src/render/segment-join.ts',
       'src/export/export-renderer.ts',
     ],
   },
-  // the server reaches rendering through the Renderer interface only
-  { room: 'src/server', may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/renderer-port.ts'] },
+  // the server reaches rendering through the Renderer interface only, and the join of a chunked video's segments
+  // (an ffmpeg concat the join item runs: chunk planning and joining live above the renderer)
+  {
+    room: 'src/server',
+    may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/renderer-port.ts', 'src/render/segment-join.ts'],
+  },
   // the export library; its worker renderer implements the Renderer interface (types only from rendering) and
   // starts its thread the way rendering starts its own (worker-thread.ts)
   {
