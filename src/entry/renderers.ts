@@ -6,6 +6,7 @@ import type { Config } from '../server/config.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
 import { segmentJoiner } from '../render/segment-join.js';
+import { ChunkedVideos } from '../render/chunked-video.js';
 import { ExportRenderer } from '../export/export-renderer.js';
 
 export function buildRenderers(config: Config, log: Logger) {
@@ -27,5 +28,7 @@ export function buildRenderers(config: Config, log: Logger) {
     mesh: exporter,
     vectorize: exporter,
   });
-  return { renderer, joinSegments: segmentJoiner(config.ffmpegPath) };
+  const joinSegments = segmentJoiner(config.ffmpegPath);
+  // a long video rendered in one call (the runner, GET /test) is cut and joined as a queued job's items are
+  return { renderer: new ChunkedVideos(renderer, joinSegments), joinSegments };
 }

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import pino from 'pino';
 import { loadConfig } from '../server/config.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
+import { ChunkedVideos } from '../render/chunked-video.js';
+import { segmentJoiner } from '../render/segment-join.js';
 import { buildRunnerApp } from '../runner/runner-app.js';
 
 export const RUNNER_DEFAULT_PORT = 8080;
@@ -12,14 +14,18 @@ export const RUNNER_DEFAULT_PORT = 8080;
 const config = loadConfig();
 const port = process.env.PORT ? config.port : RUNNER_DEFAULT_PORT;
 const log = pino({ level: config.logLevel });
-const renderer = new ChromiumRenderer({
-  chromiumPath: config.chromiumPath,
-  gl: config.renderGl,
-  encoder: config.renderEncoder,
-  ffmpegPath: config.ffmpegPath,
-  concurrency: config.renderConcurrency,
-  log,
-});
+// a long video is cut in chunks and joined above the renderer, as the service's are: the same bytes
+const renderer = new ChunkedVideos(
+  new ChromiumRenderer({
+    chromiumPath: config.chromiumPath,
+    gl: config.renderGl,
+    encoder: config.renderEncoder,
+    ffmpegPath: config.ffmpegPath,
+    concurrency: config.renderConcurrency,
+    log,
+  }),
+  segmentJoiner(config.ffmpegPath),
+);
 const app = await buildRunnerApp({
   renderer,
   log,

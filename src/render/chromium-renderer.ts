@@ -7,8 +7,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { IncompleteVideo, VideoEncoder, encodeStill, joinSegments, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
-import { chunkRanges, isChunked } from '../contract/chunks.js';
+import { VideoEncoder, encodeStill, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import type { PlanInfo } from './prepare.js';
@@ -25,10 +24,7 @@ import {
 import { isNoSpace, stageReason } from './failure-reasons.js';
 import { StageClock } from './stage-times.js';
 import {
-  chunkSegmentPath,
   JobFailure,
-  VIDEO_INCOMPLETE,
-  type RenderTimings,
   type Renderer,
   type RenderHooks,
   type RenderJob,
@@ -144,63 +140,19 @@ export class ChromiumRenderer implements Renderer {
   }
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
-    if (job.kind !== 'video' || job.frames) return this.renderOnce(job, hooks);
-    const t0 = performance.now();
-    const session = await this.evals.open(job, hooks.signal);
-    if (!isChunked(session.plan.frames)) return this.renderOnce(job, hooks, session, performance.now() - t0);
-    // each chunk is prepared on its own, as a render worker of the cluster prepares the one chunk it takes
-    session.close();
-    return this.chunked(job, session.plan, hooks);
+    return this.renderOnce(job, hooks);
   }
 
-  /**
-   * A video longer than one chunk: its chunks rendered in order by the same code a render worker runs for one chunk
-   * (each a closed segment next to the output), then joined without re-encoding. So the embedded service and any
-   * number of workers give the same bytes.
-   */
-  private async chunked(job: RenderJob, plan: PlanInfo, hooks: RenderHooks): Promise<RenderOutcome> {
-    const ranges = chunkRanges(plan.frames);
-    const segments = ranges.map((_, i) => chunkSegmentPath(job.outPath, i));
-    const sums: Record<string, number> = {};
+  /** A video's frame count, from its plan (compiled in an evaluation thread, which goes back to the pool). */
+  async frameCount(
+    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>,
+    signal: AbortSignal,
+  ): Promise<number> {
+    const session = await this.evals.open({ ...job, id: 'frame-count', outPath: '' }, signal);
     try {
-      for (const [i, range] of ranges.entries()) {
-        const r = await this.renderOnce(
-          { ...job, frames: range, outPath: segments[i]! },
-          {
-            signal: hooks.signal,
-            onProgress: (_p, f) => {
-              const done = range.from + (f?.done ?? 0);
-              hooks.onProgress?.(done / plan.frames, { done, total: plan.frames });
-            },
-          },
-        );
-        for (const [k, v] of Object.entries(r.timings)) if (typeof v === 'number') sums[k] = (sums[k] ?? 0) + v;
-      }
-      if (hooks.signal.aborted) throw new Aborted();
-      const t1 = performance.now();
-      try {
-        await joinSegments(
-          segments,
-          job.outPath,
-          this.o.ffmpegPath,
-          ranges.map((r) => r.to - r.from),
-          job.params.codec,
-        );
-      } catch (err) {
-        this.o.log.warn({ err, job_id: job.id }, 'joining the chunks failed');
-        if (err instanceof IncompleteVideo) throw new JobFailure(`render failed: ${err.message}`, VIDEO_INCOMPLETE);
-        throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? CODE.storage_full : null);
-      }
-      const timings = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, round(v)]));
-      return {
-        width: plan.width,
-        height: plan.height,
-        runner: plan.runner,
-        frames: plan.frames,
-        timings: { ...(timings as unknown as RenderTimings), join_ms: round(performance.now() - t1) },
-      };
+      return session.plan.frames;
     } finally {
-      await Promise.all(segments.map((p) => rm(p, { force: true })));
+      session.close(true);
     }
   }
 

@@ -52,8 +52,8 @@ export interface RenderJob {
   /**
    * A video's chunk (src/contract/chunks.ts): render only these frames, counted from the start of the video's range,
    * as a closed segment at outPath for a join later (MPEG-TS or Matroska by codec, ffmpeg.ts's segmentFormat; named
-   * .ts whatever its muxer, since the join probes it). Absent: the whole output (a long video is then rendered chunk
-   * by chunk and joined here).
+   * .ts whatever its muxer, since the join probes it). Absent: the whole output in one encode (chunks are cut and
+   * joined above the renderer: a queue's chunk and join items, or chunked-video.ts for a render outside a queue).
    */
   frames?: FrameRange;
 }
@@ -65,7 +65,7 @@ export interface RenderJob {
  */
 export const PARTIAL_SUFFIXES = ['.tmp', '.frames.deflate', '.palette.png'] as const;
 
-/** The segment of chunk `index` of a long video rendered in one process, next to its output (a partial file too). */
+/** The segment of chunk `index` of a long video rendered in one call, next to its output (a partial file too). */
 export function chunkSegmentPath(outPath: string, index: number): string {
   return `${outPath}.chunk-${String(index).padStart(4, '0')}.ts`;
 }
@@ -150,6 +150,8 @@ export interface Renderer {
    * it compiles the source, which must not hold the HTTP event loop (the page renderer asks a worker thread).
    */
   estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null>;
+  /** A video's frame count (it compiles the source), so whoever cuts it in chunks knows where; absent: not a video's. */
+  frameCount?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>, signal: AbortSignal): Promise<number>;
   /**
    * What of this renderer's own set-up changes the bytes of a job of `kind` (the GL backend, the H.264 encoder), as a
    * short string; null while it is not started (it is known once a probe frame has drawn). The render cache keeps

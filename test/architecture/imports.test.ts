@@ -76,6 +76,7 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/render/chromium-renderer.ts',
       'src/render/by-kind.ts',
       'src/render/segment-join.ts',
+      'src/render/chunked-video.ts',
       'src/export/export-renderer.ts',
     ],
   },

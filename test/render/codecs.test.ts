@@ -14,12 +14,14 @@ import { joinSegments, probe } from '../../src/render/ffmpeg.js';
 import { chunkRanges } from '../../src/contract/chunks.js';
 import { VIDEO_CODECS, crfOf, proresProfileOf, videoExt, type VideoCodec } from '../../src/contract/outputs.js';
 import { chunkSegmentPath, type RenderJob } from '../../src/render/renderer-port.js';
-import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
+import { ChunkedVideos } from '../../src/render/chunked-video.js';
+import { segmentJoiner } from '../../src/render/segment-join.js';
 
-let renderer: ChromiumRenderer;
+// long videos cut in chunks and joined above the renderer, as a runner or a queued job's items do
+let renderer: ChunkedVideos;
 let dir: string;
 before(async () => {
-  renderer = realRenderer();
+  renderer = new ChunkedVideos(realRenderer(), segmentJoiner(process.env.FFMPEG_PATH ?? 'ffmpeg'));
   await renderer.start();
   dir = await mkdtemp(join(tmpdir(), 'cmr-codecs-'));
 });

@@ -1,0 +1,110 @@
+// A long video rendered in one call, outside any queue (the standalone runner, GET /test, a direct render): its
+// chunks one after another through the renderer's frame ranges, each a closed segment next to the output, then
+// joined without re-encoding. The same cuts (src/contract/chunks.ts) and the same join (segment-join.ts) as a queued
+// job's chunk and join items (src/server/jobs/work-items.ts, run-item.ts), so every path gives the same bytes; the
+// renderer itself only ever renders one range.
+import { rm } from 'node:fs/promises';
+import { chunkRanges, isChunked } from '../contract/chunks.js';
+import { CODE } from '../contract/error-codes.js';
+import { isNoSpace, stageReason } from './failure-reasons.js';
+import { Aborted } from './frame-sequence.js';
+import type { JoinSegments } from './segment-join.js';
+import {
+  chunkSegmentPath,
+  JobFailure,
+  type RenderHooks,
+  type RenderJob,
+  type RenderKind,
+  type RenderOutcome,
+  type Renderer,
+  type RendererCounters,
+  type RenderTimings,
+  type WorkEstimate,
+} from './renderer-port.js';
+
+export class ChunkedVideos implements Renderer {
+  constructor(
+    private readonly inner: Renderer,
+    private readonly join: JoinSegments,
+  ) {}
+
+  async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
+    if (job.kind !== 'video' || job.frames || !this.inner.frameCount) return this.inner.render(job, hooks);
+    const frames = await this.inner.frameCount(job, hooks.signal);
+    if (!isChunked(frames)) return this.inner.render(job, hooks);
+    const ranges = chunkRanges(frames);
+    const segments = ranges.map((_, i) => chunkSegmentPath(job.outPath, i));
+    const sums: Record<string, number> = {};
+    let first: RenderOutcome | undefined;
+    try {
+      for (const [i, range] of ranges.entries()) {
+        const r = await this.inner.render(
+          { ...job, frames: range, outPath: segments[i]! },
+          {
+            signal: hooks.signal,
+            onProgress: (_p, f) => {
+              const done = range.from + (f?.done ?? 0);
+              hooks.onProgress?.(done / frames, { done, total: frames });
+            },
+          },
+        );
+        first ??= r;
+        for (const [k, v] of Object.entries(r.timings)) if (typeof v === 'number') sums[k] = (sums[k] ?? 0) + v;
+      }
+      if (hooks.signal.aborted) throw new Aborted();
+      const t1 = performance.now();
+      try {
+        await this.join(
+          segments,
+          job.outPath,
+          ranges.map((r) => r.to - r.from),
+          job.params.codec,
+        );
+      } catch (err) {
+        if (err instanceof JobFailure) throw err;
+        throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? CODE.storage_full : null);
+      }
+      const timings = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, Math.round(v)]));
+      return {
+        width: first!.width,
+        height: first!.height,
+        runner: first!.runner,
+        frames,
+        timings: {
+          ...(timings as unknown as RenderTimings),
+          join_ms: Math.round(performance.now() - t1),
+        },
+      };
+    } finally {
+      await Promise.all(segments.map((p) => rm(p, { force: true })));
+    }
+  }
+
+  frameCount(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>, signal: AbortSignal): Promise<number> {
+    return this.inner.frameCount!(job, signal);
+  }
+
+  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null> {
+    return this.inner.estimate?.(job) ?? Promise.resolve(null);
+  }
+
+  setup(kind: RenderKind): string | null | undefined {
+    return this.inner.setup?.(kind);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  fault(): string | null {
+    return this.inner.fault?.() ?? null;
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  counters(): RendererCounters {
+    return this.inner.counters?.() ?? { chromiumLaunches: 0, pageCrashes: 0 };
+  }
+}
