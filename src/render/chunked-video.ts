@@ -30,7 +30,7 @@ export class ChunkedVideos implements Renderer {
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
     if (job.kind !== 'video' || job.frames || !this.inner.frameCount) return this.inner.render(job, hooks);
-    const frames = await this.inner.frameCount(job, hooks.signal);
+    const frames = job.plannedFrames ?? (await this.inner.frameCount(job, hooks.signal));
     if (!isChunked(frames)) return this.inner.render(job, hooks);
     const ranges = chunkRanges(frames);
     const segments = ranges.map((_, i) => chunkSegmentPath(job.outPath, i));

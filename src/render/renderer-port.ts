@@ -56,6 +56,8 @@ export interface RenderJob {
    * joined above the renderer: a queue's chunk and join items, or chunked-video.ts for a render outside a queue).
    */
   frames?: FrameRange;
+  /** a video's frame count when the caller already knows it (admission planned it): nothing compiles to learn it */
+  plannedFrames?: number;
 }
 
 /**

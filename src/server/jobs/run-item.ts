@@ -158,6 +158,7 @@ export class ItemRunner {
           assets: files,
           outPath,
           ...(chunk ? { frames: { from: chunk.from, to: chunk.to } } : {}),
+          ...(!chunk && rec.frames !== undefined ? { plannedFrames: rec.frames } : {}),
         },
         { signal: ctl.signal, onProgress },
       );
