@@ -186,8 +186,9 @@ export class WebhookDispatcher {
     if (ok) w.delivered_at = now;
     else if (delay === undefined) w.gave_up_at = now;
     else w.next_at = now + delay;
-    await this.o.store.put(fresh);
+    // counted before the write: a reader that sees the record's new state sees the attempt counted too
     this.o.onAttempt?.(ok ? 'delivered' : delay === undefined ? 'gave_up' : 'failed');
+    await this.o.store.put(fresh);
     const log = { job_id: id, event: 'webhook_attempt', attempt: n, outcome };
     if (ok) this.o.log.info(log, 'webhook delivered');
     else if (delay === undefined) this.o.log.warn(log, 'webhook given up');

@@ -39,6 +39,10 @@ test('ended records keep no source, and past MAX_ENDED_JOBS the oldest-ended go:
     ids.push(r.json().job_id);
     assert.equal((await waitJob(t.app, ids.at(-1)!)).json().status, 'error');
   }
+  // a job's end evicts the oldest-ended record just after it is written: wait (bounded) for the last eviction
+  const end = Date.now() + 5_000;
+  while ((await t.app.inject({ url: `/v1/jobs/${ids[2 * cap - 1]}` })).statusCode !== 404 && Date.now() < end)
+    await new Promise((r) => setTimeout(r, 20));
   // the last `cap` to end are kept, the earlier ones are gone (404), exactly at the edge
   const kept = await Promise.all(ids.map(async (id) => (await t.app.inject({ url: `/v1/jobs/${id}` })).statusCode));
   assert.deepEqual(

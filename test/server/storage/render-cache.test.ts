@@ -72,13 +72,18 @@ async function upload(t: TestApp, png: Buffer): Promise<string> {
 for (const where of ['file:', 's3'] as const) {
   const app = () => (where === 'file:' ? onFile : onBucket);
 
-  test(`${where}: an identical POST is ready from the cache in < 100 ms with the same bytes under its own name`, async (t) => {
+  test(`${where}: an identical POST is ready from the cache at its creation, without a render, with the same bytes under its own name`, async (t) => {
     const body = { source: scene('0.0.3', '#123456'), params: { width: 160 } };
     const first = await frame(app(), body);
     assert.equal(first.job.cached, undefined, 'the first job renders');
     const second = await frame(app(), { params: { width: 160 }, source: body.source });
     assert.equal(second.job.cached, true);
-    assert.ok(second.ms < 100, `ready ${second.ms} ms after creation`);
+    // ready in the POST itself: the record was never pending, never started and drew nothing (its time is the copy's,
+    // which a loaded machine stretches, so it is shown, not bounded)
+    const rec = await app().app.jobs.get(second.job.job_id);
+    assert.equal(rec?.started_at, undefined, 'never started');
+    assert.deepEqual(Object.keys(rec?.timings ?? {}).sort(), ['queue_wait_ms', 'total_ms'], 'no render stage');
+    assert.equal(rec?.timings?.queue_wait_ms, 0);
     t.diagnostic(`${where}: rendered in ${first.ms} ms, cached repeat ready in ${second.ms} ms`);
     assert.notEqual(second.job.url, first.job.url, 'its own filename');
     assert.equal(sha(second.bytes), sha(first.bytes));
