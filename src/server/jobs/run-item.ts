@@ -337,12 +337,14 @@ export class ItemRunner {
       return false;
     }
     Object.assign(fresh, readyFields(fresh, output, outcome.runner, timings));
+    // the cache entry first, so a client that sees the job ready and posts it again is answered from the cache (an
+    // entry serves only while its job is ready: one whose job is cancelled below is never used)
+    await this.o.cache?.remember(fresh);
     if (!(await this.o.store.endIfPending(fresh))) {
       // a cancel won the race between our read and our write: the client was told "cancelled", the file goes
       await this.o.outputs.remove(output);
       return false;
     }
-    await this.o.cache?.remember(fresh);
     this.o.events.emit('ended', fresh);
     this.o.log.info(
       {
