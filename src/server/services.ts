@@ -152,8 +152,10 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     await assets.init();
     await outputs.init();
     await segments.init();
-    // nothing renders yet: every partial file (a .tmp, a GIF's frames or palette) is left from the last run
+    // nothing renders yet: every partial file (a .tmp, a GIF's frames or palette) and every chunk segment is left
+    // from the last run (a recovered video renders its chunks again)
     await outputs.removePartials();
+    for (const job of await segments.list()) await segments.remove(job);
   } else {
     // scratch may be shared with other processes on the same DATA_DIR: nothing of it is wiped at start
     await assets.init({ shared: true });

@@ -146,3 +146,21 @@ test('shutdown(grace): waiting jobs stay pending; the job in hand finishes withi
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('chunk segments a stopped service left are gone at the next start (a recovered video renders its chunks again)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cmrender-recover-'));
+  try {
+    const left = join(dir, 'segments', id(4));
+    mkdirSync(left, { recursive: true });
+    writeFileSync(join(left, '0000.ts'), 'a cut segment');
+    const t = await startApp({ renderer: new FakeRenderer(), config: { dataDir: dir } });
+    try {
+      assert.equal(existsSync(left), false, 'the segments of the last run are gone');
+      assert.equal(existsSync(join(dir, 'segments')), true, 'the area itself stays');
+    } finally {
+      await t.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
