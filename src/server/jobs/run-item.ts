@@ -317,9 +317,10 @@ export class ItemRunner {
       await this.cleanSegments(id);
       return { status: 'error', message: end.message };
     }
-    await this.cleanSegments(id);
-    // the chunks' frames were counted as they were drawn: the join adds its own time only
+    // told before the segments go: the job is ready for clients already. The chunks' frames were counted as they
+    // were drawn: the join adds its own time only
     this.tell(rec, 'join', kept ? 'ready' : 'stopped', 0, kept ? { join_ms: timings.join_ms } : {});
+    await this.cleanSegments(id);
     return kept ? { status: 'ready' } : { status: 'stopped' };
   }
 
