@@ -4,6 +4,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import pino from 'pino';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
+import { ChunkedVideos } from '../render/chunked-video.js';
+import { segmentJoiner } from '../render/segment-join.js';
 import { defaultChromiumPath } from '../render/chromium.js';
 import { parseGlSetting } from '../contract/hardware.js';
 import { checkParams, prepare } from '../render/prepare.js';
@@ -170,12 +172,17 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     return 1;
   }
 
-  const renderer = new ChromiumRenderer({
-    chromiumPath: defaultChromiumPath(),
-    gl: parseGlSetting(process.env.RENDER_GL),
-    ffmpegPath: process.env.FFMPEG_PATH,
-    log: pino({ level: 'silent' }),
-  });
+  // a long video is cut in chunks and joined above the renderer as the service's are, so its bytes are the service's;
+  // its frame count is known already (prepare above)
+  const renderer = new ChunkedVideos(
+    new ChromiumRenderer({
+      chromiumPath: defaultChromiumPath(),
+      gl: parseGlSetting(process.env.RENDER_GL),
+      ffmpegPath: process.env.FFMPEG_PATH,
+      log: pino({ level: 'silent' }),
+    }),
+    segmentJoiner(process.env.FFMPEG_PATH ?? 'ffmpeg'),
+  );
   const ctl = new AbortController();
   // Ctrl-C: stop the render so its temporary files go, then exit non-zero
   const onSigint = () => ctl.abort();
@@ -185,7 +192,7 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
   const t0 = performance.now();
   try {
     await renderer.start();
-    const out = await renderer.render(job, {
+    const out = await renderer.render(job.kind === 'video' ? { ...job, plannedFrames: total } : job, {
       signal: ctl.signal,
       onProgress:
         job.kind === 'frame'
