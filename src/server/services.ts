@@ -236,6 +236,7 @@ async function redisBackend(
     store,
     concurrency: config.renderConcurrency,
     stalledIntervalMs: config.stalledIntervalMs,
+    followEvents: !opts.worker,
     fault: () => opts.renderer.fault?.() ?? null,
     failed,
     log,

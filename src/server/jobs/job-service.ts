@@ -5,6 +5,7 @@
 // is retention's.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { JobRecord, JobParams, WebhookState, LifecycleStore } from './store.js';
 import { deadline } from '../../contract/deadline.js';
@@ -154,7 +155,7 @@ export class JobService {
       segments: o.segments,
       cache: o.cache,
       jobTimeoutMs: o.jobTimeoutMs,
-      scratch: (name) => `${o.scratchDir}/${name}`,
+      scratch: (name) => join(o.scratchDir, name),
       // the service's emitter carries the runner's events too
       events: this.events as unknown as EventEmitter<ItemEvents>,
       log: o.log,

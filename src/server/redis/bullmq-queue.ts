@@ -77,6 +77,8 @@ export interface BullmqQueueOptions {
   stalledIntervalMs: number;
   /** why the renderer cannot draw now: a consuming process takes no items meanwhile, so others get them */
   fault?: () => string | null;
+  /** false: nobody here follows jobs (a render worker has no API), so no connection reads the queue's events */
+  followEvents?: boolean;
   /** an item that failed for good (stalled too often): its job ends in error */
   failed?: (id: string, message: string) => Promise<void>;
   log: Logger;
@@ -92,8 +94,8 @@ export class BullmqQueue implements JobQueue {
   readonly events = new EventEmitter<Events>();
   readonly queue: Queue<WorkItem>;
   private readonly flows: FlowProducer;
-  private readonly eventsConnection: Redis;
-  private readonly queueEvents: QueueEvents;
+  private readonly eventsConnection: Redis | null = null;
+  private readonly queueEvents: QueueEvents | null = null;
   private worker: Worker<WorkItem> | null = null;
   private workerConnection: Redis | null = null;
   private readonly inHand = new Map<string, InHand>();
@@ -103,6 +105,7 @@ export class BullmqQueue implements JobQueue {
   constructor(private readonly o: BullmqQueueOptions) {
     this.queue = new Queue<WorkItem>(QUEUE_NAME, { connection: o.connection });
     this.flows = new FlowProducer({ connection: o.connection });
+    if (o.followEvents === false) return;
     // what any process does reaches every API's event streams: each event makes the streams read the record again
     this.eventsConnection = connect(o.redisUrl);
     this.eventsConnection.on('error', (err) => o.log.warn({ err }, 'redis connection error (queue events)'));
@@ -342,11 +345,11 @@ export class BullmqQueue implements JobQueue {
 
   async close(): Promise<void> {
     await this.shutdown(0);
-    await this.queueEvents.close();
+    await this.queueEvents?.close();
     await this.flows.close();
     await this.queue.close();
     // BullMQ leaves the connections it was given open
     this.workerConnection?.disconnect();
-    this.eventsConnection.disconnect();
+    this.eventsConnection?.disconnect();
   }
 }
