@@ -48,11 +48,14 @@ export function onKeyNeeded(ask: (why: string) => string | null): void {
   askForKey = ask;
 }
 
-/** The key in use: the one in local storage, else the one given in this page (storage disabled). */
+/**
+ * The key in use: the one in this tab's session storage, else the one given in this page (storage disabled). Session
+ * storage, not local: a key is a secret, and it goes with the tab instead of staying on the machine for ever.
+ */
 let pageKey: string | null = null;
 function storedKey(): string | null {
   try {
-    return localStorage.getItem(KEY_STORE) ?? pageKey;
+    return sessionStorage.getItem(KEY_STORE) ?? pageKey;
   } catch {
     return pageKey;
   }
@@ -72,7 +75,7 @@ async function keyedFetch(url: string, init: RequestInit = {}): Promise<Response
   if (!key) return r;
   pageKey = key;
   try {
-    localStorage.setItem(KEY_STORE, key);
+    sessionStorage.setItem(KEY_STORE, key);
   } catch {
     // storage disabled: the key lasts as long as the page
   }

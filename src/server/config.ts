@@ -348,7 +348,7 @@ export const CONFIG_DOC: ConfigEntry[] = [
     name: 'API_KEYS',
     key: 'apiKeys',
     default: '(empty: no keys)',
-    doc: 'API keys: a file (one per line, `#` comments) or a comma-separated list; an entry `sha256:<64 hex>` is the SHA-256 of a key (`printf %s "$KEY" \\| sha256sum`). Set: every write under `/v1/` (POST, DELETE) needs `Authorization: Bearer <key>`, else `401` `unauthorized`.',
+    doc: 'API keys: a file (a value starting with `/` or `.`; one key per line, `#` comments; missing or unreadable: the service does not start) or a comma-separated list; an entry `sha256:<64 hex>` is the SHA-256 of a key (`printf %s "$KEY" \\| sha256sum`). Set: every write under `/v1/` (POST, DELETE) needs `Authorization: Bearer <key>`, else `401` `unauthorized`; a job is its key\'s alone (another key gets `404`).',
     parse: str,
   },
   {

@@ -42,7 +42,9 @@ test('a render asks for the key once, keeps it in local storage, and renders', L
   assert.match(await render(), /ready/);
   assert.equal(prompts.length, 1);
   assert.match(prompts[0]!, /needs an API key.*an API key is needed: Authorization: Bearer <key>/s);
-  assert.equal(await page.evaluate(() => localStorage.getItem('cmrender.apiKey')), 'editor-key-1');
+  // the key lives in this tab's session, never in local storage (which outlives the tab on the machine)
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('cmrender.apiKey')), 'editor-key-1');
+  assert.equal(await page.evaluate(() => localStorage.getItem('cmrender.apiKey')), null);
 
   await page.reload();
   await page.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: 20_000 });

@@ -94,7 +94,9 @@ test('API_KEYS as a file of hashed keys, API_KEYS_READS=on: reads need a key too
   assert.equal(posted.statusCode, 202);
   const url = `/v1/jobs/${posted.json().job_id}`;
   assert.equal((await a.inject({ url })).statusCode, 401);
-  assert.equal((await a.inject({ url, headers: { authorization: 'Bearer alpha' } })).statusCode, 200);
+  assert.equal((await a.inject({ url, headers: { authorization: 'Bearer beta' } })).statusCode, 200);
+  // keys are tenants: another known key does not reach beta's job
+  assert.equal((await a.inject({ url, headers: { authorization: 'Bearer alpha' } })).statusCode, 404);
 });
 
 /** The IETF fields of an answer, parsed. */

@@ -5,9 +5,14 @@
 // API_KEYS is a file (one key per line, `#` comments) or a comma-separated list; an entry `sha256:<64 hex>` is the
 // SHA-256 of a key, so the file need not hold the keys themselves (`printf %s "$KEY" | sha256sum`). Keys are known
 // by their hash only: a presented key is hashed and looked up, and its id (the hash's first 12 hex digits) names it
-// in the rate limits and the logs, never the key.
+// in the rate limits, the logs and the job records (keys are tenants: http/tenancy.ts), never the key.
+//
+// Both decisions fail closed. A value that starts with `/` or `.` is a file's path: a file that is missing or cannot
+// be read stops the start (read as a key list, its path would become the one valid key, and a published manifest
+// names that path). Which requests need a key is decided on the route the router matched, never on the raw target:
+// `/%761/frame` and the absolute form `http://host/v1/frame` route to `/v1/frame` and are asked for a key like it.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CODE } from '../../contract/error-codes.js';
 import { httpError } from './http-error.js';
@@ -22,12 +27,12 @@ export class ApiKeys {
   static load(setting: string): ApiKeys | null {
     const raw = setting.trim();
     if (!raw) return null;
-    const text = !raw.includes(',') && existsSync(raw) ? readFileSync(raw, 'utf8') : raw.replaceAll(',', '\n');
+    const text = isPath(raw) ? readKeyFile(raw) : raw.replaceAll(',', '\n');
     const entries = text
       .split('\n')
       .map((l) => l.replace(/#.*$/, '').trim())
       .filter(Boolean);
-    if (!entries.length) throw new Error('API_KEYS names no key');
+    if (!entries.length) throw new Error(isPath(raw) ? `API_KEYS file ${raw} names no key` : 'API_KEYS names no key');
     return new ApiKeys(new Set(entries.map((e) => HASHED.exec(e)?.[1]!.toLowerCase() ?? sha256(e))));
   }
 
@@ -47,9 +52,23 @@ declare module 'fastify' {
   }
 }
 
+const isPath = (setting: string) => setting.startsWith('/') || setting.startsWith('.');
+
+function readKeyFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read';
+    throw new Error(`API_KEYS names the file ${path}, which ${why} (${(err as Error).message})`);
+  }
+}
+
+/** Whether the router matched a route of the API (`/v1/...`): the route's pattern, never the raw request target. */
+export const isApiRoute = (req: FastifyRequest): boolean => req.routeOptions.url?.startsWith('/v1/') === true;
+
 /** Which requests need a key: writes under /v1/, and with `reads` its reads too. */
 function needsKey(req: FastifyRequest, reads: boolean): boolean {
-  if (!req.url.startsWith('/v1/') || req.method === 'OPTIONS') return false;
+  if (!isApiRoute(req) || req.method === 'OPTIONS') return false;
   return reads || (req.method !== 'GET' && req.method !== 'HEAD');
 }
 

@@ -1,5 +1,5 @@
 // Fully open CORS (render-service-spec.txt §8): every answer carries access-control-allow-origin, -allow-headers,
-// -allow-methods and -expose-headers, all `*`.
+// -allow-methods and -expose-headers, all `*` (allow-headers adds `authorization`, which a `*` does not cover).
 //
 // @fastify/cors does it: its onRequest hook puts allow-origin and expose-headers on every answer that reaches routing
 // (routes, validation and body-limit errors, 404s, the docs page), and it answers every OPTIONS request as a preflight
@@ -14,7 +14,8 @@ import cors from '@fastify/cors';
 const OPTIONS = {
   origin: '*',
   methods: '*',
-  allowedHeaders: '*',
+  // under the Fetch standard a `*` here never covers Authorization (Firefox and Safari hold to that): named apart
+  allowedHeaders: '*, authorization',
   exposedHeaders: '*',
   // an OPTIONS request without Origin or Access-Control-Request-Method is answered like a preflight, not refused
   strictPreflight: false,

@@ -14,6 +14,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import { CODE } from '../../contract/error-codes.js';
 import { httpError } from './http-error.js';
+import { isApiRoute } from './api-keys.js';
 
 export interface RateLimitOptions {
   /** POSTs per window; 0: no limit */
@@ -23,7 +24,8 @@ export interface RateLimitOptions {
   redis?: Redis;
 }
 
-const counted = (req: FastifyRequest) => req.method === 'POST' && req.url.startsWith('/v1/');
+// the route the router matched, not the raw target (`/%761/frame` routes to /v1/frame and is counted like it)
+const counted = (req: FastifyRequest) => req.method === 'POST' && isApiRoute(req);
 
 export async function limitPosts(app: FastifyInstance, o: RateLimitOptions): Promise<void> {
   if (o.max <= 0) return;

@@ -83,6 +83,8 @@ export interface JobExtras {
   idempotency?: { key: string; hash: string };
   /** false: render afresh, not from the render cache (Cache-Control: no-cache, params.cache false); it still fills it */
   cache?: boolean;
+  /** the id of the API key the job was made with (http/tenancy.ts) */
+  owner?: string;
 }
 
 /**
@@ -322,9 +324,10 @@ export class JobService {
    * this process is stopped, and this resolves once the renderer has let go of its page and encoder and the partial
    * file is gone; one rendering in another process stops at its next progress.
    */
-  async cancel(id: string): Promise<CancelResult> {
+  /** Cancels a pending job; `reaches` says whether the caller may see it at all (else it is not found). */
+  async cancel(id: string, reaches: (rec: JobRecord) => boolean = () => true): Promise<CancelResult> {
     const rec = await this.o.store.get(id);
-    if (!rec) return { ok: false, reason: 'not_found' };
+    if (!rec || !reaches(rec)) return { ok: false, reason: 'not_found' };
     if (rec.status !== 'pending') return { ok: false, reason: 'ended', rec };
     const ended = await endJob(this.o.store, id, { message: CANCELLED, code: CODE.cancelled }, this.o.now);
     if (!ended) return { ok: false, reason: 'ended', rec: (await this.o.store.get(id)) ?? rec };

@@ -61,6 +61,8 @@ export interface JobRecord {
   cache_key?: string;
   /** ready at once from the render cache: its output is a copy of an identical job's */
   cached?: boolean;
+  /** the id of the API key that made the job (http/tenancy.ts); another key's requests do not reach it */
+  owner?: string;
 }
 
 export interface WebhookState {

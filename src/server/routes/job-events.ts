@@ -12,6 +12,7 @@ import { JobIdParams } from '../http/schemas/jobs.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobRecord } from '../jobs/store.js';
 import { CORS_HEADERS } from '../http/cors.js';
+import { mayReach } from '../http/tenancy.js';
 import { NOT_FOUND } from '../http/http-error.js';
 import { notFoundAnswer } from '../http/responses.js';
 import { JobWatchers } from './job-watchers.js';
@@ -57,7 +58,7 @@ export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = asyn
     async (req, reply) => {
       const id = req.params.id;
       const first = await jobs.get(id);
-      if (!first) return reply.code(404).send(NOT_FOUND);
+      if (!first || !mayReach(first.owner, req)) return reply.code(404).send(NOT_FOUND);
       reply.hijack();
       const res: ServerResponse = reply.raw;
       res.writeHead(200, {

@@ -35,6 +35,7 @@ import {
   unauthorizedAnswer,
 } from '../http/responses.js';
 import { requestHash, type IdempotencyKeys } from '../http/idempotency.js';
+import { mayReach, scopedIdempotencyKey } from '../http/tenancy.js';
 import { pollAfterSeconds } from '../http/poll-hint.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
 import type { ClientQuota } from '../jobs/client-quota.js';
@@ -255,7 +256,12 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             input.source,
             params,
             input.assets,
-            { webhook, idempotency: key ? { key, hash } : undefined, cache: useCache },
+            {
+              webhook,
+              idempotency: key ? { key, hash } : undefined,
+              cache: useCache,
+              ...(req.apiKeyId ? { owner: req.apiKeyId } : {}),
+            },
             work,
           );
           quota?.bind(client, rec.job_id);
@@ -267,7 +273,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
           throw err;
         }
       };
-      const key = req.headers['idempotency-key'];
+      const sent = req.headers['idempotency-key'];
+      const key = sent ? scopedIdempotencyKey(sent, req) : undefined;
       const hash = key ? requestHash(url, req.body) : '';
       let jobId: string;
       try {
@@ -327,7 +334,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
     },
     async (req, reply) => {
       const rec = await jobs.get(req.params.id);
-      if (!rec) return reply.code(404).send(NOT_FOUND);
+      if (!rec || !mayReach(rec.owner, req)) return reply.code(404).send(NOT_FOUND);
       const view = jobs.view(rec);
       reply.header('cache-control', 'no-store');
       const after = pollAfterSeconds(view);
@@ -367,7 +374,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
       },
     },
     async (req, reply) => {
-      const r = await jobs.cancel(req.params.id);
+      const r = await jobs.cancel(req.params.id, (rec) => mayReach(rec.owner, req));
       if (r.ok)
         return reply
           .code(200)

@@ -7,6 +7,7 @@ import { OutputParams, OutputRequestHeaders } from '../http/schemas/outputs.js';
 import { OUTPUT_CACHE_CONTROL, type OutputStore } from '../storage/output-store.js';
 import { parseRange } from '../http/byte-range.js';
 import { NOT_FOUND } from '../http/http-error.js';
+import { mayReach } from '../http/tenancy.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
 import { storageUnavailable } from '../durability/admission.js';
@@ -54,7 +55,7 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
       if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
       throw err;
     }
-    if (!found) return reply.code(404).send(NOT_FOUND);
+    if (!found || !mayReach(found.owner, req)) return reply.code(404).send(NOT_FOUND);
     const { output, size } = found;
     if (presigned) {
       const url = await outputs.publicUrl(output).catch(() => undefined);

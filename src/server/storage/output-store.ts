@@ -55,6 +55,8 @@ export interface SharedByteCount {
 export interface StoredOutput {
   size: number;
   output: JobOutput;
+  /** the API key id of the job whose output it is (http/tenancy.ts) */
+  owner?: string;
 }
 
 export class OutputStore {
@@ -196,7 +198,7 @@ export class OutputStore {
     if (!rec || rec.status !== 'ready' || rec.output?.filename !== filename) return undefined;
     const st = await this.files.stat(filename);
     if (!st?.isFile) return undefined;
-    return { size: st.bytes, output: rec.output };
+    return { size: st.bytes, output: rec.output, ...(rec.owner ? { owner: rec.owner } : {}) };
   }
 
   /** The bytes of a stored output (a byte range of them, both ends inclusive). */
