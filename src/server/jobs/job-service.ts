@@ -77,6 +77,9 @@ export interface JobServiceOptions {
 
 export { CANCELLED };
 
+/** The live state (place in line, progress) a get() read with a pending record, on that record object. */
+const LIVE = Symbol('live job state');
+
 /** What a client may attach to a new job besides its body (webhooks, idempotency). */
 export interface JobExtras {
   webhook?: WebhookState;
@@ -135,11 +138,6 @@ export type CancelResult = { ok: true; rec: JobRecord } | { ok: false; reason: '
 export class JobService {
   readonly events = new EventEmitter<JobEvents>();
   readonly runner: ItemRunner;
-  /**
-   * What get() learnt of a pending job (place, progress), for view() of that very record object: keyed by the object,
-   * so it goes with it once the caller is done, and nothing is kept for a job nobody reads again.
-   */
-  private readonly live = new WeakMap<JobRecord, LiveJobState>();
   /** SIGTERM or close: no new job is admitted (503 shutting_down) */
   private stopping = false;
 
@@ -383,13 +381,16 @@ export class JobService {
       }
       return this.o.store.get(id);
     }
-    this.live.set(rec, await this.o.queue.live(rec));
+    // what the read learnt travels with the record object it returns (for view()), not in a map of this process: a
+    // map by id kept an entry for every job read while pending and never read after, for good
+    Object.defineProperty(rec, LIVE, { value: await this.o.queue.live(rec), enumerable: false });
     return rec;
   }
 
   /** The public view of a record, with its place in the queue and its progress (as get() read them). */
   view(rec: JobRecord): JobView {
-    return jobView(rec, rec.status === 'pending' ? (this.live.get(rec) ?? {}) : {});
+    const live = (rec as { [LIVE]?: LiveJobState })[LIVE];
+    return jobView(rec, rec.status === 'pending' ? (live ?? {}) : {});
   }
 
   /** Renders outside the store (GET /test), in this process; the local queue runs it in its render slots. */
