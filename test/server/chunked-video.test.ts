@@ -90,13 +90,13 @@ test('RENDER_CONCURRENCY 1: a small frame posted while a chunked video renders p
   }
   const estimateS = (await t.app.jobs.get(video))!.estimate_s!;
   assert.ok(estimateS > 0, 'the video has an estimate');
-  skew = estimateS * 1000 + 1000;
+  skew = Math.ceil(estimateS * 1000) + 1000;
   const r = await post(t.app, '/v1/frame', { source: ownExample('hello.cm'), params: { width: 64 } });
   assert.equal(r.statusCode, 202, r.body);
   const frame = (await waitJob(t.app, r.json().job_id, 300_000)).json();
-  assert.equal(frame.status, 'ready');
+  assert.equal(frame.status, 'ready', JSON.stringify(frame));
   const v = (await waitJob(t.app, video, 300_000)).json();
-  assert.equal(v.status, 'ready');
+  assert.equal(v.status, 'ready', JSON.stringify(v));
   const chunkEnds = order.flatMap((o, i) => (o.kind === 'video' && o.part === 'chunk' ? [i] : []));
   const frameEnd = order.findIndex((o) => o.kind === 'frame');
   assert.equal(chunkEnds.length, CHUNKS);
