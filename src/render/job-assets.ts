@@ -6,14 +6,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { IMAGE_HEADER_BYTES, imageSize, imageSizeRefusal } from '../contract/image-size.js';
 import { LIMITS } from '../contract/limits.js';
 
-/** The URL path the page requests for an in-source path (what `new URL(p, origin + '/')` gives). */
-export function normalizeAssetPath(p: string): string {
-  try {
-    return decodeURIComponent(new URL(p, 'http://cmrender.invalid/').pathname);
-  } catch {
-    return p;
-  }
-}
+import { normalizeAssetPath } from '../contract/asset-path.js';
+export { normalizeAssetPath };
 
 /** 1-based line and UTF-8 byte column of the first string literal "<path>" in the source, if any. */
 export function literalPosition(source: string, path: string): { line: number; column: number } | undefined {

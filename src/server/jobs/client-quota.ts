@@ -1,6 +1,7 @@
 // Jobs waiting or rendering per client (MAX_QUEUED_JOBS_PER_CLIENT): a client is its API key when it presents one,
 // else its address, so one client cannot fill the whole queue (MAX_QUEUED_JOBS) for everyone. A place is taken before
-// the job is stored (an exact cap under concurrent POSTs) and given back when the job ends (JobService's `ended`).
+// the job is stored (an exact cap under concurrent POSTs), bound to the job before its record is written (a cache hit
+// ends within its creation), and given back when the job ends (JobService's `ended`).
 // Embedded mode only: with REDIS_URL the jobs end in the workers, which this process does not hear of.
 import type { EventEmitter } from 'node:events';
 import type { JobEvents } from './job-service.js';
@@ -32,6 +33,14 @@ export class ClientQuota {
   /** The job the place went to: its end gives the place back. */
   bind(client: string, jobId: string): void {
     this.ownerOf.set(jobId, client);
+  }
+
+  /** Gives back the place bound to a job that was never stored after all (its creation failed). */
+  release(jobId: string): void {
+    const client = this.ownerOf.get(jobId);
+    if (client === undefined) return;
+    this.ownerOf.delete(jobId);
+    this.giveBack(client);
   }
 
   /** Gives a place back (the job ended, or was never stored). */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { JobRecord, JobParams, WebhookState, LifecycleStore } from './store.js';
+import type { JobOutput, JobRecord, JobParams, WebhookState, LifecycleStore } from './store.js';
 import { deadline } from '../../contract/deadline.js';
 import { CANCELLED } from './job-failure.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
@@ -30,7 +30,7 @@ import {
 } from '../durability/admission.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../storage/disk-space.js';
-import type { RenderCache } from './render-cache.js';
+import { cachedFields, type CacheHit, type RenderCache } from './render-cache.js';
 import type { JobLoad, JobQueue } from './job-queue.js';
 import { ItemRunner, type ItemEvents } from './run-item.js';
 import { endJob } from './end-job.js';
@@ -77,6 +77,9 @@ export interface JobServiceOptions {
 
 export { CANCELLED };
 
+/** The live state (place in line, progress) a get() read with a pending record, on that record object. */
+const LIVE = Symbol('live job state');
+
 /** What a client may attach to a new job besides its body (webhooks, idempotency). */
 export interface JobExtras {
   webhook?: WebhookState;
@@ -85,6 +88,11 @@ export interface JobExtras {
   cache?: boolean;
   /** the id of the API key the job was made with (http/tenancy.ts) */
   owner?: string;
+  /**
+   * Called with the new job's id before its record is stored, so whatever the caller holds for the job (a client's
+   * queue place) is bound to it before the job can end: a cache hit ends in create() itself.
+   */
+  onId?: (id: string) => void;
 }
 
 /**
@@ -111,7 +119,7 @@ export function newRecord(
   work: WorkAdmission,
   now: number,
 ): JobRecord {
-  const { cache: _useCache, ...kept } = extras;
+  const { cache: _useCache, onId: _onId, ...kept } = extras;
   return {
     job_id: randomUUID(),
     kind,
@@ -132,8 +140,6 @@ export type CancelResult = { ok: true; rec: JobRecord } | { ok: false; reason: '
 export class JobService {
   readonly events = new EventEmitter<JobEvents>();
   readonly runner: ItemRunner;
-  /** what get() learnt of pending jobs, for view() (the routes call it right after get()) */
-  private readonly live = new Map<string, LiveJobState>();
   /** SIGTERM or close: no new job is admitted (503 shutting_down) */
   private stopping = false;
 
@@ -292,16 +298,10 @@ export class JobService {
     work: WorkAdmission = {},
   ): Promise<JobRecord> {
     const rec = newRecord(kind, source, params, assets, extras, work, this.o.now());
+    extras.onId?.(rec.job_id);
     // an identical job's output still kept: ready at once, nothing queued (any process may have drawn it)
-    if (await this.o.cache?.tryReuse(rec, extras.cache !== false)) {
-      await this.o.store.put(rec);
-      this.o.log.info(
-        { job_id: rec.job_id, kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },
-        'job ready from the render cache',
-      );
-      this.events.emit('ended', rec);
-      return rec;
-    }
+    const hit = await this.o.cache?.hit(rec, extras.cache !== false);
+    if (hit && (await this.fromCache(rec, hit))) return rec;
     const cap = this.o.maxQueuedJobs ?? Infinity;
     if (!(await this.o.queue.admit(rec.job_id, cap)))
       throw new Refused(queueFull(await this.o.queue.admitted(), this.o.maxQueuedJobs!));
@@ -316,6 +316,38 @@ export class JobService {
     this.events.emit('created', rec);
     this.events.emit('queue');
     return rec;
+  }
+
+  /**
+   * Makes a new job ready from the render cache; false when the copy could not be made (the job renders). The record
+   * is stored pending before the copy is: every process's output budget then counts the copy's name as a rendering
+   * job's and never evicts it, so no job is announced ready with a file the budget removed before its record existed.
+   */
+  private async fromCache(rec: JobRecord, hit: CacheHit): Promise<boolean> {
+    await this.o.store.put(rec);
+    let output: JobOutput;
+    try {
+      output = await this.o.outputs.addCopy(rec.job_id, rec.kind, rec.params, hit.output);
+    } catch (err) {
+      this.o.log.warn({ err, job_id: rec.job_id }, 'render cache copy failed: the job renders');
+      await this.o.outputs.discard(rec.job_id, rec.kind, rec.params);
+      // not stored until admitted to render (create() writes it again then)
+      await this.o.store.delete(rec.job_id);
+      return false;
+    }
+    Object.assign(rec, cachedFields(rec, output, hit.runner));
+    if (!(await this.o.store.endIfPending(rec))) {
+      // cancelled while the copy was made: the client was told so, the copy goes
+      await this.o.outputs.remove(output);
+      Object.assign(rec, (await this.o.store.get(rec.job_id)) ?? {});
+      return true;
+    }
+    this.o.log.info(
+      { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },
+      'job ready from the render cache',
+    );
+    this.events.emit('ended', rec);
+    return true;
   }
 
   /**
@@ -341,10 +373,7 @@ export class JobService {
   /** The record; a pending one's live state (place, progress) is read with it, for view(). */
   async get(id: string): Promise<JobRecord | undefined> {
     const rec = await this.o.store.get(id);
-    if (!rec || rec.status !== 'pending') {
-      this.live.delete(id);
-      return rec;
-    }
+    if (!rec || rec.status !== 'pending') return rec;
     // a job whose queue entry failed for good or vanished ends here, so none stays pending for ever
     const lost = await this.o.queue.lost(rec);
     if (lost) {
@@ -355,13 +384,16 @@ export class JobService {
       }
       return this.o.store.get(id);
     }
-    this.live.set(id, await this.o.queue.live(rec));
+    // what the read learnt travels with the record object it returns (for view()), not in a map of this process: a
+    // map by id kept an entry for every job read while pending and never read after, for good
+    Object.defineProperty(rec, LIVE, { value: await this.o.queue.live(rec), enumerable: false });
     return rec;
   }
 
   /** The public view of a record, with its place in the queue and its progress (as get() read them). */
   view(rec: JobRecord): JobView {
-    return jobView(rec, rec.status === 'pending' ? (this.live.get(rec.job_id) ?? {}) : {});
+    const live = (rec as { [LIVE]?: LiveJobState })[LIVE];
+    return jobView(rec, rec.status === 'pending' ? (live ?? {}) : {});
   }
 
   /** Renders outside the store (GET /test), in this process; the local queue runs it in its render slots. */

@@ -34,9 +34,12 @@ interface Tracked {
   /** chunks done, by index */
   results: ChunkResult[];
   chunks: number;
-  /** a whole item's 0..1, or each chunk's frames done */
+  /** a whole item's 0..1 */
   progress: number;
+  /** each chunk's frames done (a chunk done: its own frames, never the clip's) */
   chunkFrames: Map<number, number>;
+  /** the job's estimated seconds (admission's), shared by its chunks */
+  cost: number;
   /** an item of it has been taken: it is in hand until its last item ends */
   begun: boolean;
 }
@@ -117,6 +120,7 @@ export class LocalQueue implements JobQueue {
       chunks: 'chunks' in items ? items.chunks.length : 0,
       progress: 0,
       chunkFrames: new Map(),
+      cost,
       begun: false,
     });
     for (const item of chunks) this.add(item, cost);
@@ -182,8 +186,11 @@ export class LocalQueue implements JobQueue {
     }
     if (item.part === 'chunk' && job && outcome.result) {
       job.results[item.index] = outcome.result;
+      job.chunkFrames.set(item.index, item.to - item.from);
       if (job.results.filter(Boolean).length === job.chunks)
         this.add({ id, part: 'join', chunks: job.chunks, frames: job.frames ?? 0 }, 0, true);
+      // the chunks left wait as one chunk's work from now: a job posted meanwhile goes between two chunks
+      else this.line.restamp(id, job.cost / job.chunks);
       return;
     }
     this.forget(id);
@@ -232,8 +239,9 @@ export class LocalQueue implements JobQueue {
       rec.started_at !== undefined && job ? 0 : this.line.position(id, (other) => this.begun(other));
     let progress = job?.progress ?? 0;
     if (job?.chunks && rec.frames) {
+      // frames done over every chunk's (a done chunk's result counts the whole clip's frames, not its own)
       let done = 0;
-      for (const [i, f] of job.chunkFrames) done += job.results[i] ? job.results[i]!.frames : f;
+      for (const f of job.chunkFrames.values()) done += f;
       progress = Math.min(1, done / rec.frames);
     }
     return { queuePosition, progress };

@@ -6,7 +6,9 @@
 // advantage: once a job has waited as long as its own estimate, no job that arrives later can overtake it, so a
 // long job waits at most its estimate plus the work already ahead of it. Jobs without an estimate count 0 and run in
 // arrival order (recovered jobs, renderers that cannot estimate). A job may have several entries (a video's chunks,
-// which share its id and estimate); its join is added `first`, ahead of every waiting job, as it ends a job begun.
+// which share its id and estimate until it begins); each time one of its chunks is done, the chunks left are
+// restamped as one chunk's work arriving now (restamp), so a job posted meanwhile goes between two chunks unless it is
+// longer than a chunk; its join is added `first`, ahead of every waiting job, as it ends a job begun.
 
 /** seconds of estimated work forgiven per second waited */
 export const AGING_PER_SECOND = 1;
@@ -101,6 +103,20 @@ export class RenderQueue {
       if (!inHand(w.id)) ahead.add(w.id);
     }
     return undefined;
+  }
+
+  /**
+   * A job's waiting entries line up again from now, each at `costSeconds`: what is left of a begun video (its next
+   * chunks) is weighed as the work of one chunk that has just arrived, so a job posted while a chunk renders goes
+   * between two chunks instead of behind the whole video's aged wait.
+   */
+  restamp(id: string, costSeconds: number): void {
+    const now = this.now();
+    for (const w of this.waiting)
+      if (w.id === id && !w.first) {
+        w.since = now;
+        w.cost = Number.isFinite(costSeconds) ? Math.max(0, costSeconds) : 0;
+      }
   }
 
   /** Takes a job's waiting entries out of the line; their tasks never run. */

@@ -10,7 +10,8 @@
 //   source without a pin;
 // - the params as stored (the request's, without `cache`), keys sorted, so {"width":160,"fps":10} and
 //   {"fps":10,"width":160} are one key but an omitted default and the same value spelt out are two (a harmless miss);
-// - the assets by content: in-source path -> SHA-256 of the bytes (two uploads of one image are the same input);
+// - the assets by content: the URL path the page loads (contract/asset-path.ts) -> SHA-256 of the bytes (two uploads
+//   of one image are the same input, and so are "/img/a.png" and "/img/./a.png");
 // and, checked beside the key rather than in it, the renderer's setup that drew the output (GL backend, H.264
 // encoder: Renderer.setup), which an API that renders nothing itself does not know: it trusts its workers' entry
 // (a fleet whose workers would pick different GL backends under RENDER_GL=auto should name one).
@@ -21,6 +22,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { newestRunner } from '../../lang/runners.js';
+import { normalizeAssetPath } from '../../contract/asset-path.js';
 import type { Renderer } from '../../render/renderer-port.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
@@ -29,6 +31,26 @@ import type { JobKind } from '../http/schemas/jobs.js';
 import type { JobOutput, JobParams, JobRecord, JobStore } from './store.js';
 
 const CACHE_FORMAT = 1;
+
+/** An identical job's output that may serve a new job (its copy is made under the new job's name). */
+export interface CacheHit {
+  output: JobOutput;
+  runner?: string;
+}
+
+/** A new job's record fields once its output is the copy of a cached one (ready at once, cached: true). */
+export function cachedFields(rec: JobRecord, output: JobOutput, runner?: string): Partial<JobRecord> {
+  const done = output.written_at;
+  return {
+    status: 'ready',
+    completed_at: done,
+    progress: 1,
+    output,
+    cached: true,
+    timings: { queue_wait_ms: 0, total_ms: done - rec.created_at },
+    ...(runner ? { runner } : {}),
+  };
+}
 
 interface CacheEntry {
   job_id: string;
@@ -66,7 +88,8 @@ export class RenderCache {
     for (const [path, key] of Object.entries(assets)) {
       const sha = await this.o.assets.sha256(key);
       if (!sha) return undefined;
-      byContent.push([path, sha]);
+      // the path the page loads: "/img/./a.png" and "/img/a.png" are one input (a map naming both is refused)
+      byContent.push([normalizeAssetPath(path), sha]);
     }
     const canonical = JSON.stringify([
       CACHE_FORMAT,
@@ -80,52 +103,34 @@ export class RenderCache {
   }
 
   /**
-   * A new job's output made from a cached one: the copy under the job's own name, or undefined (no entry, the entry's
-   * output expired or is gone, drawn by another setup).
+   * At a job's creation: its cache key is set on the record (the renderer records the entry once ready), and when
+   * `read`, the output an identical job left, if it may serve this one (the entry's output still held by its ready
+   * job, younger than the retention, drawn by this renderer's setup); undefined when the job must render. A job that
+   * may not read the cache (Cache-Control: no-cache, params.cache false) still fills it: its fresh output serves the
+   * identical jobs after it. The job service makes the copy (outputs.addCopy) once the new record holds its name.
    */
-  async reuse(key: string, id: string, kind: JobKind): Promise<{ output: JobOutput; runner?: string } | undefined> {
+  async hit(rec: JobRecord, read = true): Promise<CacheHit | undefined> {
+    if (this.o.enabled === false) return undefined;
+    // a renderer that does not say what draws (a test's fake) promises nothing: its jobs are never cached
+    if (this.o.renderer.setup?.(rec.kind) === undefined) return undefined;
+    rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets);
+    if (!rec.cache_key || !read) return undefined;
+    return this.servable(rec.cache_key, rec.kind).catch((err) => {
+      this.o.log.warn({ err, job_id: rec.job_id }, 'render cache not read: the job renders');
+      return undefined;
+    });
+  }
+
+  private async servable(key: string, kind: JobKind): Promise<CacheHit | undefined> {
     const entry = await this.entry(key);
     if (!entry) return undefined;
-    const now = this.o.now();
-    if (entry.output.written_at + this.o.retentionMs <= now) return undefined;
+    if (entry.output.written_at + this.o.retentionMs <= this.o.now()) return undefined;
     // null: this process draws nothing itself (an API beside render workers) and trusts the workers' entry
     const mine = this.o.renderer.setup?.(kind);
     if (mine === undefined || (mine !== null && entry.setup !== mine)) return undefined;
     const holder = await this.o.store.get(entry.job_id);
     if (holder?.status !== 'ready' || holder.output?.filename !== entry.output.filename) return undefined;
-    // the copy is made before the job is announced ready: a copy that fails leaves the job to render
-    const output = await this.o.outputs.addCopy(id, entry.output);
-    return { output, runner: entry.runner };
-  }
-
-  /**
-   * At a job's creation: its cache key is set on the record (the renderer records the entry once ready), and when
-   * `read` and the cache holds its output, the record is made ready from it (cached: true). False when it must
-   * render. A job that may not read the cache (Cache-Control: no-cache, params.cache false) still fills it: its
-   * fresh output serves the identical jobs after it.
-   */
-  async tryReuse(rec: JobRecord, read = true): Promise<boolean> {
-    if (this.o.enabled === false) return false;
-    // a renderer that does not say what draws (a test's fake) promises nothing: its jobs are never cached
-    if (this.o.renderer.setup?.(rec.kind) === undefined) return false;
-    rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets);
-    if (!rec.cache_key || !read) return false;
-    const hit = await this.reuse(rec.cache_key, rec.job_id, rec.kind).catch((err) => {
-      this.o.log.warn({ err, job_id: rec.job_id }, 'render cache not read: the job renders');
-      return undefined;
-    });
-    if (!hit) return false;
-    const done = hit.output.written_at;
-    Object.assign(rec, {
-      status: 'ready',
-      completed_at: done,
-      progress: 1,
-      output: hit.output,
-      cached: true,
-      timings: { queue_wait_ms: 0, total_ms: done - rec.created_at },
-      ...(hit.runner ? { runner: hit.runner } : {}),
-    } satisfies Partial<JobRecord>);
-    return true;
+    return { output: entry.output, ...(entry.runner ? { runner: entry.runner } : {}) };
   }
 
   /** Records a ready job's output under its key (a failure to record is logged: the next job renders again). */

@@ -66,14 +66,14 @@ export class ItemRunner {
 
   readonly run = async (item: WorkItem, h: ItemHandle): Promise<ItemOutcome> => {
     const rec = await this.o.store.get(item.id);
-    // the first item of a job starts it: it leaves the line, and its time limit runs from now
-    if (
-      rec?.status === 'pending' &&
-      rec.started_at === undefined &&
-      (await this.o.store.markStarted(rec, this.o.now()))
-    )
-      this.started(rec);
-    if (!rec || rec.status !== 'pending' || rec.started_at === undefined) {
+    // the first item of a job starts it: it leaves the line, and its time limit runs from now. A start the store
+    // refuses (the job was cancelled between our read and the start) renders nothing, whatever rec still says
+    let refused = false;
+    if (rec?.status === 'pending' && rec.started_at === undefined) {
+      if (await this.o.store.markStarted(rec, this.o.now())) this.started(rec);
+      else refused = true;
+    }
+    if (!rec || refused || rec.status !== 'pending' || rec.started_at === undefined) {
       if (rec) this.tell(rec, item.part, 'stopped');
       this.o.log.info({ job_id: item.id, part: item.part, event: 'render_skipped' }, 'job ended: nothing to render');
       // a cancelled or failed chunked video: what its finished chunks left goes with it

@@ -92,7 +92,10 @@ export interface JobStore {
  * a cancel). RedisJobStore does each in one script on the server; a store one process holds, with locally().
  */
 export interface LifecycleStore extends JobStore {
-  /** Sets started_at (on rec too) if the stored record is pending; false when it is not. */
+  /**
+   * Sets started_at (on rec too) if the stored record is pending; false when it is not, and then rec is left as it
+   * was (no started_at): a job cancelled at that moment must not look started to the caller, which would render it.
+   */
   markStarted(rec: JobRecord, at: number): Promise<boolean>;
   /** Writes rec (an ended record) if the stored one is pending; false when it is gone or ended. */
   endIfPending(rec: JobRecord): Promise<boolean>;
@@ -132,9 +135,10 @@ export function locally(store: JobStore): LifecycleStore {
     delete: (id) => store.delete(id),
     list: () => store.list(),
     ...(store.writable ? { writable: () => store.writable!() } : {}),
-    markStarted: (rec, at) => {
-      rec.started_at = at;
-      return ifPending(rec, () => store.put(rec));
+    markStarted: async (rec, at) => {
+      const won = await ifPending(rec, () => store.put({ ...rec, started_at: at }));
+      if (won) rec.started_at = at;
+      return won;
     },
     endIfPending: (rec) => ifPending(rec, () => store.put(rec)),
     endedInMemory: true,

@@ -169,17 +169,20 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
    * undone; false then.
    */
   async markStarted(rec: JobRecord, at: number): Promise<boolean> {
-    rec.started_at = at;
-    const won = await this.redis.eval(
-      START_IF_PENDING,
-      2,
-      jobKey(rec.job_id),
-      LINE_KEY,
-      JSON.stringify(storedForm(rec)),
-      String(this.ttl(rec)),
-      rec.job_id,
-    );
-    return won === 1;
+    const started = { ...rec, started_at: at };
+    const won =
+      (await this.redis.eval(
+        START_IF_PENDING,
+        2,
+        jobKey(rec.job_id),
+        LINE_KEY,
+        JSON.stringify(storedForm(started)),
+        String(this.ttl(started)),
+        rec.job_id,
+      )) === 1;
+    // rec says started only when the store does: a cancel that won leaves it unstarted, so nobody renders it
+    if (won) rec.started_at = at;
+    return won;
   }
 
   /**

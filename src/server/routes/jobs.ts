@@ -13,6 +13,7 @@ import {
 import { JobError, JobIdParams, JobPending, JobReady, type JobKind } from '../http/schemas/jobs.js';
 import { vectorizeInput } from './vectorize-input.js';
 import { LIMITS } from '../../contract/limits.js';
+import { sameUrlPaths } from '../../contract/asset-path.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams, WebhookState } from '../jobs/store.js';
@@ -250,6 +251,9 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
             `this client has ${quota.max} jobs waiting or rendering (MAX_QUEUED_JOBS_PER_CLIENT); retry when one has ended`,
           );
         }
+        // the place is bound to the job before it is stored: a job that ends at once (a cache hit ends inside
+        // create) gives it back like any other
+        let bound: string | undefined;
         try {
           const rec = await jobs.create(
             kind,
@@ -261,13 +265,19 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
               idempotency: key ? { key, hash } : undefined,
               cache: useCache,
               ...(req.apiKeyId ? { owner: req.apiKeyId } : {}),
+              onId: (id) => {
+                bound = id;
+                quota?.bind(client, id);
+              },
             },
             work,
           );
-          quota?.bind(client, rec.job_id);
           return rec.job_id;
         } catch (err) {
-          quota?.giveBack(client);
+          if (quota) {
+            if (bound === undefined) quota.giveBack(client);
+            else quota.release(bound);
+          }
           // the journal could not take the record: nothing was queued, the client may retry once space returns
           if (isNoSpace(err)) throw new Refused(journalUnwritable());
           throw err;
@@ -392,6 +402,13 @@ async function knownAssets(
   map: Record<string, string> | undefined,
 ): Promise<Record<string, string>> {
   const out: [string, string][] = [];
+  // two paths the page loads as one URL: the picture drawn would depend on the map's order, so neither is guessed
+  const twice = sameUrlPaths(Object.keys(map ?? {}));
+  if (twice)
+    throw badRequest(
+      CODE.invalid_assets,
+      `assets["${twice[0]}"] and assets["${twice[1]}"] name one image (the page loads both as ${twice[2]}): map it once`,
+    );
   for (const [path, key] of Object.entries(map ?? {})) {
     if (!(await assets.exists(key)))
       throw badRequest(

@@ -116,11 +116,13 @@ export class OutputStore {
 
   /**
    * A job's output made of another ready output's bytes (the render cache): a copy under the job's own name, so each
-   * lives and expires by its own record.
+   * lives and expires by its own record. The job's record must be stored (pending) before: the budget this may run
+   * then holds the copy as the output of a rendering job.
    */
-  async addCopy(id: string, of: JobOutput): Promise<JobOutput> {
-    // the same extension as the output it copies (the codec or still format is part of the cache key)
-    const filename = `${id}.${of.filename.slice(of.filename.lastIndexOf('.') + 1)}`;
+  async addCopy(id: string, kind: JobKind, params: FormatParams | undefined, of: JobOutput): Promise<JobOutput> {
+    // the name a pending record of the job holds (the codec or still format is part of the cache key, so the
+    // extension is the copied output's)
+    const filename = OutputStore.nameOf(id, kind, params);
     await this.files.copy(of.filename, filename);
     return this.counted({ ...of, filename, written_at: this.o.now() });
   }
