@@ -385,7 +385,13 @@ async function knownAssets(
   map: Record<string, string> | undefined,
 ): Promise<Record<string, string>> {
   const out: [string, string][] = [];
+  const known = new Set<string>();
   for (const [path, key] of Object.entries(map ?? {})) {
+    if (known.has(key)) {
+      out.push([path, key]);
+      continue;
+    }
+    known.add(key);
     if (!(await assets.exists(key)))
       throw badRequest(
         CODE.unknown_asset,
