@@ -23,7 +23,8 @@ let dir: string;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cmrender-asset-stream-'));
-  s = await ServiceProcess.start(dir);
+  // a loaded machine (load 30 and more) can take over a minute to warm a service up
+  s = await ServiceProcess.start(dir, {}, 180_000);
 });
 after(async () => {
   await s?.stop();

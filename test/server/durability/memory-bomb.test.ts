@@ -34,7 +34,8 @@ let baseline = 0;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cmrender-bomb-'));
-  s = await ServiceProcess.start(dir);
+  // a loaded machine (load 30 and more) can take over a minute to warm a service up
+  s = await ServiceProcess.start(dir, {}, 180_000);
   const ok = await s.waitJob(await s.enqueue('/v1/frame', { source: SQUARE(), params: { width: 64, height: 64 } }));
   assert.equal(ok.body.status, 'ready', ok.text);
   baseline = s.peakRss();
