@@ -52,7 +52,7 @@ test(
   async () => {
     const bytes = largePng();
     const form = new FormData();
-    form.append('f', new Blob([bytes], { type: 'image/png' }), 'big.png');
+    form.append('f', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'big.png');
     const up = await fetch(`http://127.0.0.1:${s.port}/v1/assets`, { method: 'POST', body: form });
     assert.equal(up.status, 200, await up.clone().text());
     const key = ((await up.json()) as { assets: Record<string, string> }).assets['big.png'];
