@@ -100,6 +100,11 @@ const REGISTRY = {
   cancelled: { job: true, message: 'cancelled by the client' },
   video_incomplete: { job: true, message: 'render failed: a chunk of the video is missing or short' },
   work_budget: { job: true, message: "the scene needs more evaluation than the job's work budget" },
+  memory_budget: {
+    job: true,
+    message:
+      "render failed: a frame's value is over the byte budget of one frame (EVL013), or its evaluation needed more memory than a job's evaluation thread has",
+  },
   frame_budget: {
     job: true,
     message: 'render failed: one frame took over the per-frame budget to draw (FRAME_BUDGET_MS)',

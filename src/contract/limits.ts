@@ -35,7 +35,12 @@ export const LIMITS = {
   },
   /** Output size when the scene has no design frame. */
   defaultFrame: { width: 1920, height: 1080 },
-  assets: { maxFiles: 10, maxFileBytes: 25 * 1024 * 1024 },
+  /**
+   * Uploads: files per upload and bytes per file. A job's asset map names at most `maxPerJob` in-source paths (400
+   * invalid_assets past it): admission looks each distinct key up, and a map of ~20,000 paths fit in a 1 MiB body
+   * (issue 32: 200 paths naming one 25 MiB asset took 32.9 s to admit when each was read and hashed).
+   */
+  assets: { maxFiles: 10, maxFileBytes: 25 * 1024 * 1024, maxPerJob: 64 },
   /**
    * Decoded size of an image (upload: 400 image_too_large; a job: ASS002), judged from its header before anything
    * decodes it: 40 megapixels is 160 MB of RGBA in the page (a 20000x20000 PNG of 1.1 MB took Chromium to 4.3 GB);

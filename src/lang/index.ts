@@ -4,7 +4,7 @@ import type { Program as Ast, TopDecl } from './ast.js';
 import { Checker } from './checker.js';
 import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics.js';
 import { Evaluator, type Binding } from './evaluator.js';
-import { MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue } from './limits.js';
+import { MAX_VALUE_BYTES, MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue } from './limits.js';
 import { drawingLimitHit } from './drawing-limits.js';
 import { parse } from './parser.js';
 import { newestRunner, runnerError } from './runners.js';
@@ -85,18 +85,23 @@ function durationOf(b: Binding | undefined): number {
   return Number.isFinite(s) && s > 0 ? s : DEFAULT_DURATION;
 }
 
-/** EVL008 message when a rendered value is too large or too deep, else null; and the value's node count. */
-function measured(v: Value): { error: string | null; nodes: number } {
-  const m = measureValue(v, MAX_VALUE_NODES, MAX_VALUE_DEPTH);
-  if (m.nodes > MAX_VALUE_NODES)
-    return { error: `scene value is too large (more than ${MAX_VALUE_NODES} nodes)`, nodes: m.nodes };
+/** The size limit a rendered value passes (EVL008: nodes or depth; EVL013: JSON characters), or null; its nodes. */
+function measured(v: Value): { error: { code: 'EVL008' | 'EVL013'; message: string } | null; nodes: number } {
+  const m = measureValue(v, { nodes: MAX_VALUE_NODES, depth: MAX_VALUE_DEPTH, bytes: MAX_VALUE_BYTES });
+  const fail = (code: 'EVL008' | 'EVL013', message: string) => ({ error: { code, message }, nodes: m.nodes });
+  if (m.nodes > MAX_VALUE_NODES) return fail('EVL008', `scene value is too large (more than ${MAX_VALUE_NODES} nodes)`);
   if (m.depth > MAX_VALUE_DEPTH)
-    return { error: `scene value is nested too deeply (more than ${MAX_VALUE_DEPTH} levels)`, nodes: m.nodes };
+    return fail('EVL008', `scene value is nested too deeply (more than ${MAX_VALUE_DEPTH} levels)`);
+  if (m.bytes > MAX_VALUE_BYTES)
+    return fail(
+      'EVL013',
+      `scene value is too large to send (more than ${MAX_VALUE_BYTES} characters of JSON, each use of a string counted)`,
+    );
   return { error: null, nodes: m.nodes };
 }
-const tooBig = (v: Value): string | null => measured(v).error;
+const tooBig = (v: Value): boolean => measured(v).error !== null;
 export { MAX_GLYPHS, MAX_PATH_POINTS, MAX_METABALLS, MAX_SHAPES } from './drawing-limits.js';
-export { STEP_BUDGET } from './limits.js';
+export { STEP_BUDGET, MAX_VALUE_BYTES } from './limits.js';
 
 class CompiledProgram implements Program {
   constructor(
@@ -117,9 +122,11 @@ class CompiledProgram implements Program {
     const steps = ev.stepsTaken;
     const hit: { code: string; message: string; help: string } | null = size
       ? {
-          code: 'EVL008',
-          message: size,
-          help: 'the rendered value must stay small and shallow enough to send to the viewer every frame',
+          ...size,
+          help:
+            size.code === 'EVL013'
+              ? `keep the rendered value under ${MAX_VALUE_BYTES} characters of JSON: a long string used many times counts at every use`
+              : 'the rendered value must stay small and shallow enough to send to the viewer every frame',
         }
       : drawingLimitHit(value);
     if (hit) {

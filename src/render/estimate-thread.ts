@@ -1,10 +1,11 @@
 // Admission estimates (work-estimate.ts) made off the main thread: one worker, started on first use and kept, asked
 // one job at a time in order. A source whose estimate takes longer than ESTIMATE_TIMEOUT_MS gets none (the worker
 // is stopped and a new one started for the next), so a request never waits on it for long; such a job is still
-// bounded by its work budget and the job limit.
+// bounded by its work budget and the job limit. Its heap is capped like the evaluation thread's (EVAL_HEAP_LIMITS): a
+// source that passes it costs only this thread, and the job gets no estimate.
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { startWorker } from './worker-thread.js';
+import { EVAL_HEAP_LIMITS, startWorker } from './worker-thread.js';
 import type { EstimateAnswer, EstimateRequest } from './estimate-worker.js';
 import type { RenderJob, WorkEstimate } from './renderer-port.js';
 
@@ -43,7 +44,7 @@ export class EstimateThread {
 
   private ensure(): Worker {
     if (this.worker) return this.worker;
-    const w = startWorker(import.meta.url, 'estimate-worker');
+    const w = startWorker(import.meta.url, 'estimate-worker', EVAL_HEAP_LIMITS);
     w.unref(); // an idle estimator never keeps the process alive
     w.on('message', (a: EstimateAnswer) => {
       const done = this.waiting.get(a.id);

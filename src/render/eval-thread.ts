@@ -2,17 +2,33 @@
 // compiles the source and evaluates the first frame: prepare()), then reads the frames in order while the worker
 // evaluates ahead of it. One idle worker is kept warm between jobs; a session that ends mid-work (abort, the job
 // limit, a failure) terminates its worker, so a long evaluation stops with its job.
-import type { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { startWorker } from './worker-thread.js';
+import { EVAL_HEAP_LIMITS, outOfMemory, startWorker } from './worker-thread.js';
 import { JobAssets } from './job-assets.js';
 import { JobFailure, type RenderJob } from './renderer-port.js';
 import type { EvaluatedFrame, PlanInfo } from './prepare.js';
 import { Aborted, type FrameSource } from './frame-sequence.js';
 import type { EvalAnswer, EvalRequest, FailureData, RemoteFrame } from './eval-protocol.js';
+import { CODE } from '../contract/error-codes.js';
 
-/** Read ahead while fewer frames than this wait to be taken. */
+/** Read ahead while fewer frames than this wait to be taken, */
 const LOW_WATER = 64;
+/**
+ * and while their JSON is under this many characters: a frame may be 16 MiB (EVL013), and 64 of them would hold
+ * a gigabyte here. With the thread's batch (at most 4 MiB past one frame) the frames waiting stay under 64 MiB.
+ */
+export const READ_AHEAD_BYTES = 24 << 20;
+
+/** A thread that ended for its heap limit fails its job with memory_budget; any other failure is internal. */
+function threadFailure(err: Error): Error {
+  if (!outOfMemory(err)) return err;
+  return new JobFailure(
+    "render failed: evaluating the scene needed more memory than a job's evaluation thread has " +
+      `(${EVAL_HEAP_LIMITS.maxOldGenerationSizeMb} MB); make the scene's values smaller`,
+    CODE.memory_budget,
+  );
+}
 
 function toError(f: FailureData): Error {
   if (f.internal !== undefined) return new Error(`evaluation thread: ${f.internal}`);
@@ -22,7 +38,11 @@ function toError(f: FailureData): Error {
 export class EvalThreads {
   private idle: Worker | null = null;
 
-  constructor(private readonly log?: Logger) {}
+  /** heap: the threads' resourceLimits (EVAL_HEAP_LIMITS; a test gives a small one) */
+  constructor(
+    private readonly log?: Logger,
+    private readonly heap: ResourceLimits = EVAL_HEAP_LIMITS,
+  ) {}
 
   /**
    * Prepares `job` in a worker (compile, first frame, output size, frame plan, image check): its plan, and a session
@@ -46,7 +66,7 @@ export class EvalThreads {
       const onError = (err: Error) => {
         cleanup();
         void w.terminate();
-        reject(err);
+        reject(threadFailure(err));
       };
       const onExit = () => onError(new Error('the evaluation thread exited'));
       const onAbort = () => onError(new Aborted());
@@ -67,7 +87,7 @@ export class EvalThreads {
   }
 
   private start(): Worker {
-    const w = startWorker(import.meta.url, 'eval-worker');
+    const w = startWorker(import.meta.url, 'eval-worker', this.heap);
     // an idle thread that dies is not handed to the next job
     w.on('exit', () => {
       if (this.idle === w) this.idle = null;
@@ -145,7 +165,7 @@ export class EvalSession {
   private readonly onError = (err: Error) => {
     this.log?.warn({ err }, 'evaluation thread failed');
     this.inFlight = false;
-    this.cursorOpen?.fail(err);
+    this.cursorOpen?.fail(threadFailure(err));
   };
 
   private readonly onExit = () => {
@@ -157,6 +177,9 @@ export class EvalSession {
 class Cursor implements FrameSource {
   /** frames received and not yet taken, from index `base` */
   private readonly ready: EvaluatedFrame[] = [];
+  /** JSON characters of each of them that is not a repeat (a repeat holds its predecessor's text), and their sum */
+  private readonly sizes: number[] = [];
+  private readyBytes = 0;
   private base: number;
   private next: number;
   private failure: { at: number; error: Error } | null = null;
@@ -181,6 +204,7 @@ class Cursor implements FrameSource {
         // frames before i are not wanted any more
         const f = this.ready[i - this.base]!;
         this.ready.splice(0, i - this.base + 1);
+        for (const n of this.sizes.splice(0, i - this.base + 1)) this.readyBytes -= n;
         this.base = i + 1;
         this.readAhead();
         return f;
@@ -192,7 +216,8 @@ class Cursor implements FrameSource {
   }
 
   private readAhead(): void {
-    if (this.failure || this.next >= this.to || this.ready.length >= LOW_WATER) return;
+    if (this.failure || this.next >= this.to) return;
+    if (this.ready.length >= LOW_WATER || this.readyBytes >= READ_AHEAD_BYTES) return;
     this.session.ask(this.seq, this.next, this.to);
   }
 
@@ -205,6 +230,8 @@ class Cursor implements FrameSource {
       // a repeat draws what the frame before it drew
       const images = r.json === null ? this.lastImages : r.images;
       this.ready.push({ json, timeFree: false, nodes: r.nodes, steps: r.steps, images });
+      this.sizes.push(r.json?.length ?? 0);
+      this.readyBytes += r.json?.length ?? 0;
       this.lastJson = json;
       this.lastImages = images;
     }

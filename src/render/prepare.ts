@@ -131,11 +131,16 @@ function toFailureDiag(d: Diagnostic): FailureDiagnostic {
   return out;
 }
 
+/** The language's diagnostic of a frame whose value is over the byte budget (MAX_VALUE_BYTES). */
+const VALUE_BYTES_DIAGNOSTIC = 'EVL013';
+
 /** A compile-stage job failure from diagnostics: the first error decides message and code. */
 export function diagnosticsFailure(diags: readonly Diagnostic[]): JobFailure {
   const first = diags.find((d) => d.severity === 'error') ?? diags[0];
   if (!first) return new JobFailure('compile failed', null);
-  return new JobFailure(formatJobMessage(first), first.code, diags.map(toFailureDiag));
+  // a frame over the byte budget is a memory bound, which a job ends with under its own code (the diagnostic says where)
+  const code = first.code === VALUE_BYTES_DIAGNOSTIC ? CODE.memory_budget : first.code;
+  return new JobFailure(formatJobMessage(first), code, diags.map(toFailureDiag));
 }
 
 /**

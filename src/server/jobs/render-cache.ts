@@ -85,8 +85,11 @@ export class RenderCache {
     assets: Record<string, string>,
   ): Promise<string | undefined> {
     const byContent: [string, string][] = [];
+    // many paths may name one key: each distinct key's hash is looked up once
+    const hashes = new Map<string, string | undefined>();
     for (const [path, key] of Object.entries(assets)) {
-      const sha = await this.o.assets.sha256(key);
+      if (!hashes.has(key)) hashes.set(key, await this.o.assets.sha256(key));
+      const sha = hashes.get(key);
       if (!sha) return undefined;
       // the path the page loads: "/img/./a.png" and "/img/a.png" are one input (a map naming both is refused)
       byContent.push([normalizeAssetPath(path), sha]);

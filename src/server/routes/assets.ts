@@ -1,5 +1,6 @@
 // POST /v1/assets: multipart upload of images -> {"assets": {"<filename>": "asset_<32 hex>"}}
 // GET /v1/assets/{key}: the uploaded bytes back (the editor previews uploaded images with them).
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
 import { z } from 'zod';
@@ -16,6 +17,7 @@ import { StorageUnavailable } from '../storage/storage.js';
 import type { DiskSpace } from '../storage/disk-space.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { HttpError, NOT_FOUND, badRequest, httpError } from '../http/http-error.js';
+import { parseRange } from '../http/byte-range.js';
 import { closeUnread, fileTooLarge, uploadTooLarge, watchBody, type BodyWatch } from '../http/upload-limit.js';
 import {
   badRequestAnswer,
@@ -114,21 +116,55 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
     description:
       'Added: the bytes of an upload, typed by the same sniffing that admitted it, so a page (the editor) can show the ' +
       'image its scene uses. The 128-bit key is the capability; assets expire after 24 hours. SVG is answered with a ' +
-      'sandboxing `content-security-policy` so that opening it directly runs nothing.',
+      'sandboxing `content-security-policy` so that opening it directly runs nothing. Streamed; HEAD and single ' +
+      '`Range` requests are supported.',
     params: z.object({ key: z.string().meta({ description: 'An asset key, `asset_<32 hex>`.' }) }),
-    response: { 200: fileAnswer('The image.', IMAGE_TYPES), 404: notFoundAnswer('Unknown or expired key') },
+    response: {
+      200: fileAnswer('The image.', IMAGE_TYPES),
+      206: fileAnswer('The requested byte range.', IMAGE_TYPES),
+      404: notFoundAnswer('Unknown or expired key'),
+      416: errorAnswer('Range not satisfiable: `range_not_satisfiable`, with `content-range: bytes */<size>`.', [
+        CODE.range_not_satisfiable,
+      ]),
+      503: refusalAnswer([CODE.storage_unavailable]),
+    },
   };
   app.get('/v1/assets/:key', { schema: getSchema }, async (req, reply) => {
     const { key } = req.params;
-    const bytes = await assets.read(key);
-    const mime = bytes ? sniffImage(bytes) : undefined;
-    if (!bytes || !mime) return reply.code(404).send(NOT_FOUND);
-    return reply
-      .header('content-type', mime)
-      .header('cache-control', 'private, max-age=3600')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
-      .send(bytes);
+    try {
+      const found = await assets.head(key);
+      if (!found) return reply.code(404).send(NOT_FOUND);
+      const size = found.bytes;
+      reply
+        .header('content-type', found.mime)
+        .header('cache-control', 'private, max-age=3600')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+        .header('accept-ranges', 'bytes');
+      let start = 0;
+      let end = size - 1;
+      if (req.headers.range) {
+        const r = parseRange(req.headers.range, size);
+        if (r === 'unsatisfiable')
+          return reply
+            .code(416)
+            .header('content-range', `bytes */${size}`)
+            .header('content-type', 'application/json; charset=utf-8')
+            .send(envelope(CODE.range_not_satisfiable));
+        if (r) {
+          ({ start, end } = r);
+          reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
+        }
+      }
+      reply.header('content-length', end - start + 1);
+      // HEAD: an empty stream keeps our content-length (Fastify's HEAD handler would set 0 for an empty body)
+      if (req.method === 'HEAD') return reply.send(Readable.from([]));
+      // streamed: a client that reads slowly (or not at all) holds a stream's buffer, never the whole asset
+      return reply.send(await assets.stream(key, { start, end }));
+    } catch (err) {
+      if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
+      throw err;
+    }
   });
 };
 

@@ -409,7 +409,13 @@ async function knownAssets(
       CODE.invalid_assets,
       `assets["${twice[0]}"] and assets["${twice[1]}"] name one image (the page loads both as ${twice[2]}): map it once`,
     );
+  const known = new Set<string>();
   for (const [path, key] of Object.entries(map ?? {})) {
+    if (known.has(key)) {
+      out.push([path, key]);
+      continue;
+    }
+    known.add(key);
     if (!(await assets.exists(key)))
       throw badRequest(
         CODE.unknown_asset,

@@ -1,11 +1,33 @@
 // Uploaded assets: stored as asset_<32 hex> in the storage's `assets` area, images only (judged by their bytes),
-// expiring with retention. A render reads them as local files, downloaded into its job's scratch.
+// expiring with retention. A render reads them as local files, downloaded into its job's scratch. Beside each one,
+// `asset_<32 hex>.sha256` keeps the SHA-256 of its bytes computed at the upload (the render cache keys assets by
+// content): a job's admission reads those 64 characters instead of reading and hashing up to 25 MiB per path.
 import { createHash, randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { Storage } from './storage.js';
 import { ASSET_KEY_RE } from '../../contract/limits.js';
+import { sniffImage, type ImageType } from '../../contract/mime.js';
 import { assetsFull, type Refusal } from '../durability/admission.js';
 
+/** The key of an asset's SHA-256 beside it (not an asset key: ASSET_KEY_RE refuses it, so no route serves it). */
+const hashKey = (key: string) => `${key}.sha256`;
+const isHash = (name: string) => name.endsWith('.sha256');
+/** What sniffImage reads of a file (an SVG's XML declaration, comments and doctype before its <svg element). */
+const SNIFF_BYTES = 4096;
+const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** What the store has read, for tests and the bench: admission must not grow with the paths a job names. */
+export interface AssetReads {
+  /** SHA-256 computations over an asset's bytes (an upload's, or an asset stored without its hash) */
+  hashed: number;
+  /** stored hashes read */
+  hashesRead: number;
+  /** local files asked of the storage (a bucket copies the asset down; a directory hands over its own file) */
+  downloads: number;
+}
+
 export class AssetStore {
+  readonly reads: AssetReads = { hashed: 0, hashesRead: 0, downloads: 0 };
   /** bytes of the stored assets (ASSETS_MAX_BYTES counts them) */
   private bytes = 0;
   /** bytes of uploads being written now: they count before they land, so concurrent uploads cannot pass the budget */
@@ -27,7 +49,7 @@ export class AssetStore {
       // a partial upload left by a crash or a full disk
       if (name.endsWith('.tmp')) {
         if (!opts.shared) await this.files.remove(name);
-      } else this.bytes += (await this.files.stat(name))?.bytes ?? 0;
+      } else if (!isHash(name)) this.bytes += (await this.files.stat(name))?.bytes ?? 0;
     }
   }
 
@@ -48,15 +70,24 @@ export class AssetStore {
     checkKey(key);
     const st = await this.files.stat(key);
     await this.files.remove(key);
+    await this.files.remove(hashKey(key));
     if (st) this.bytes = Math.max(0, this.bytes - st.bytes);
   }
 
   /** The local files of a job's assets (in-source path -> file), downloaded into dir where the storage is remote. */
   async localFiles(assets: Record<string, string>, dir: string): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
+    // several paths may name one key: it comes down once
+    const local = new Map<string, string>();
     for (const [path, key] of Object.entries(assets)) {
       checkKey(key);
-      out[path] = await this.files.download(key, dir);
+      let file = local.get(key);
+      if (file === undefined) {
+        file = await this.files.download(key, dir);
+        this.reads.downloads++;
+        local.set(key, file);
+      }
+      out[path] = file;
     }
     return out;
   }
@@ -73,13 +104,49 @@ export class AssetStore {
     return Buffer.concat(chunks);
   }
 
-  /** SHA-256 of an asset's bytes (the render cache keys assets by content, never by their random key). */
+  /**
+   * An asset to serve: its size and its type (sniffed from its first 4 KiB, as the upload was), or undefined when
+   * there is no such asset or its bytes are not an image. Its bytes are streamed by stream(), never held whole.
+   */
+  async head(key: string): Promise<{ bytes: number; mime: ImageType } | undefined> {
+    if (!ASSET_KEY_RE.test(key)) return undefined;
+    const st = await this.files.stat(key);
+    if (!st?.isFile || st.bytes === 0) return undefined;
+    const mime = sniffImage((await this.read(key, SNIFF_BYTES)) ?? Buffer.alloc(0));
+    return mime && { bytes: st.bytes, mime };
+  }
+
+  /** The bytes of an asset as a stream (both ends of the range inclusive). */
+  async stream(key: string, range: { start: number; end: number }): Promise<Readable> {
+    checkKey(key);
+    return this.files.get(key, range);
+  }
+
+  /**
+   * SHA-256 of an asset's bytes (the render cache keys assets by content, never by their random key): the one kept
+   * from its upload. An asset stored without one (by a version before the hash was kept) is hashed once and its hash
+   * kept from then on.
+   */
   async sha256(key: string): Promise<string | undefined> {
     checkKey(key);
     if (!(await this.files.stat(key))) return undefined;
+    const kept = await this.keptHash(key);
+    if (kept) return kept;
     const h = createHash('sha256');
     for await (const c of await this.files.get(key)) h.update(c as Buffer);
-    return h.digest('hex');
+    this.reads.hashed++;
+    const hex = h.digest('hex');
+    await this.files.put(hashKey(key), Buffer.from(hex));
+    return hex;
+  }
+
+  private async keptHash(key: string): Promise<string | undefined> {
+    if (!(await this.files.stat(hashKey(key)))) return undefined;
+    const chunks: Buffer[] = [];
+    for await (const c of await this.files.get(hashKey(key))) chunks.push(c as Buffer);
+    this.reads.hashesRead++;
+    const hex = Buffer.concat(chunks).toString('latin1');
+    return /^[0-9a-f]{64}$/.test(hex) ? hex : undefined;
   }
 
   async exists(key: string): Promise<boolean> {
@@ -89,7 +156,15 @@ export class AssetStore {
 
   async save(bytes: Buffer): Promise<string> {
     const key = `asset_${randomBytes(16).toString('hex')}`;
-    await this.files.put(key, bytes);
+    // the hash lands first: an asset is never seen without it (a hash without its asset goes with the retention)
+    this.reads.hashed++;
+    await this.files.put(hashKey(key), Buffer.from(sha256Of(bytes)));
+    try {
+      await this.files.put(key, bytes);
+    } catch (err) {
+      await this.files.remove(hashKey(key)).catch(() => {});
+      throw err;
+    }
     this.bytes += bytes.length;
     return key;
   }
@@ -99,7 +174,7 @@ export class AssetStore {
       const st = await this.files.stat(name);
       if (st && st.mtimeMs + keepMs <= now) {
         await this.files.remove(name);
-        if (!name.endsWith('.tmp')) this.bytes = Math.max(0, this.bytes - st.bytes);
+        if (!name.endsWith('.tmp') && !isHash(name)) this.bytes = Math.max(0, this.bytes - st.bytes);
       }
     }
   }

@@ -1,7 +1,7 @@
 // Assets are uploaded once and named by key afterwards: the upload, its answer and the map a request gives to use
 // them, so a job record holds keys, never image bytes.
 import { z } from 'zod';
-import { ASSET_KEY_RE } from '../../../contract/limits.js';
+import { ASSET_KEY_RE, LIMITS } from '../../../contract/limits.js';
 
 export const Assets = z
   .record(
@@ -11,9 +11,12 @@ export const Assets = z
       .regex(ASSET_KEY_RE, { error: 'assets values must be asset keys (asset_<32 hex>)' }),
     { error: 'assets must be an object mapping in-source paths to asset keys' },
   )
+  .refine((m) => Object.keys(m).length <= LIMITS.assets.maxPerJob, {
+    error: `assets may name at most ${LIMITS.assets.maxPerJob} in-source paths`,
+  })
   .optional()
   .meta({
-    description: 'Maps an in-source path ("/img/earth.jpg") to a key returned by POST /v1/assets.',
+    description: `Maps an in-source path ("/img/earth.jpg") to a key returned by POST /v1/assets; at most ${LIMITS.assets.maxPerJob} paths.`,
     examples: [{ '/img/earth.jpg': 'asset_0123456789abcdef0123456789abcdef' }],
   });
 
