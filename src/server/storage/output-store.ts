@@ -222,6 +222,11 @@ export class OutputStore {
   }
 
   /** The storage_full refusal while the outputs fill the budget, else null. */
+  /** Whether the storage answers now (a bucket: a listing within a second; a directory: always). */
+  async reachable(): Promise<boolean> {
+    return (await this.files.reachable?.()) ?? true;
+  }
+
   refusal(): Refusal | null {
     const budget = this.o.maxBytes;
     return budget !== undefined && this.bytes >= budget ? storageFull(this.bytes, budget) : null;
