@@ -222,6 +222,12 @@ export class OutputStore {
   }
 
   /** The storage_full refusal while the outputs fill the budget, else null. */
+  /** The output budget (OUTPUT_MAX_BYTES) and what of it is not held by a stored output; undefined: no budget. */
+  budget(): { max: number; left: number } | undefined {
+    const max = this.o.maxBytes;
+    return max === undefined ? undefined : { max, left: Math.max(0, max - this.bytes) };
+  }
+
   /** Whether the storage answers now (a bucket: a listing within a second; a directory: always). */
   async reachable(): Promise<boolean> {
     return (await this.files.reachable?.()) ?? true;
