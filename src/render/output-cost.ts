@@ -39,26 +39,20 @@ const TIME: Record<Exclude<VideoCodec, 'prores'>, Record<Tier, Three>> = {
   vp9: { normal: [1, 2, 4.4], high: [1.9, 2.6, 6.9], lossless: [1.9, 2.6, 6.9] },
   av1: { normal: [1, 1.3, 2.7], high: [1, 1.35, 2.7], lossless: [1, 1.35, 2.7] },
 };
-/**
- * ProRes (intra only: still or moving is the same work), against HQ on a flat picture; 4444 with alpha. At 640x360
- * as measured (ProRes is fast: the run's own cost weighs, so these are low rather than high).
- */
-const PRORES_TIME: { hq: Three; p4444: Three } = { hq: [1, 1.8, 1.8], p4444: [1.35, 2.45, 2.45] };
+/** ProRes (intra only: still or moving is the same work), against HQ on a flat picture; 4444 with alpha (1280x720). */
+const PRORES_TIME: { hq: Three; p4444: Three } = { hq: [1, 2.3, 2.4], p4444: [1.6, 3.1, 3.4] };
 
-/**
- * Bytes per pixel-frame: x264 and x265 at 1280x720, 120 frames, VP9 and AV1 at 640x360, 60 frames (a still clip's
- * first key frame is spread over its frames, so a short still clip writes more a frame than this says).
- */
+/** Bytes per pixel-frame: x264 and x265 at 1280x720, 120 frames, VP9 and AV1 at 640x360, 60 frames (a still clip's
+ * first key frame is spread over its frames, so a short still clip writes more a frame than this says). */
 const BYTES: Record<Exclude<VideoCodec, 'prores'>, Record<Tier, Three>> = {
   h264: { normal: [0.0001, 0.0093, 0.32], high: [0.0001, 0.0137, 0.48], lossless: [0.0003, 0.0183, 0.77] },
   h265: { normal: [0.0001, 0.0095, 0.31], high: [0.0001, 0.0135, 0.45], lossless: [0.0001, 0.0175, 0.59] },
   vp9: { normal: [0.0002, 0.022, 0.35], high: [0.0002, 0.027, 0.56], lossless: [0.0002, 0.027, 0.56] },
   av1: { normal: [0.0002, 0.031, 0.37], high: [0.0002, 0.031, 0.37], lossless: [0.0002, 0.031, 0.37] },
 };
-/** ProRes HQ (profile 3) and 4444 measured; proxy, LT and standard by Apple's nominal rates against HQ. */
-const PRORES_BYTES = { hq: [0.012, 2.32, 2.32] as Three, p4444: [0.019, 3.49, 3.49] as Three };
+/** ProRes HQ (profile 3) and 4444 measured at 1280x720; proxy, LT and standard by Apple's nominal rates against HQ. */
+const PRORES_BYTES = { hq: [0.0106, 2.3, 2.3] as Three, p4444: [0.0171, 3.46, 3.46] as Three };
 const PRORES_PROFILE_RATE = [0.22, 0.47, 0.67, 1] as const;
-
 /** Between flat and detailed by the detail's level. */
 function blend(t: Three, d: Detail): number {
   const detailed = d.still ? t[1] : t[2];
