@@ -46,6 +46,10 @@ const REGISTRY = {
   webhook_not_allowed: { status: 400, message: 'webhook.url resolves to an address this service may not call' },
   bad_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' },
   too_much_work: { status: 400, message: 'the job could not finish inside the job time limit (JOB_TIMEOUT_MS)' },
+  output_too_large: {
+    status: 400,
+    message: 'the output would be larger than the whole output storage budget (OUTPUT_MAX_BYTES)',
+  },
   not_an_image: { status: 400, job: true, message: 'the bytes are not an image this operation reads' },
   // 400: uploads (POST /v1/assets)
   no_file: { status: 400, message: 'expected a multipart/form-data body with at least one file' },

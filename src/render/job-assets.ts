@@ -2,7 +2,7 @@
 // both when a scene uses a path the job did not map and when the page could not load a mapped one. The one place
 // that turns an image problem into a job failure.
 import { JobFailure, type FailureDiagnostic } from './renderer-port.js';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { IMAGE_HEADER_BYTES, imageSize, imageSizeRefusal } from '../contract/image-size.js';
 import { LIMITS } from '../contract/limits.js';
 
@@ -71,5 +71,28 @@ export class JobAssets {
       if (refusal) throw assetFailure(this.source, p, `image "${p}" is too large to draw: ${refusal}`, 'ASS002');
       this.checked.add(p);
     }
+  }
+
+  /**
+   * How detailed the images at `paths` are, 0..1, by how little their files compress: a file's bytes against 3 a
+   * pixel (a noise image's PNG or a noisy JPEG is about 1, a photo well under, a flat picture about 0). The most
+   * detailed one counts, whatever the area it covers: the estimate of an encode must not be fooled by a small image.
+   */
+  detail(paths: readonly string[]): number {
+    let level = 0;
+    for (const p of paths) {
+      const file = this.byUrlPath.get(normalizeAssetPath(p));
+      if (file === undefined) continue;
+      const size = imageSize(fileHead(file));
+      if (!size || !size.width || !size.height) continue;
+      let bytes = 0;
+      try {
+        bytes = statSync(file).size;
+      } catch {
+        continue;
+      }
+      level = Math.max(level, Math.min(1, bytes / (size.width * size.height * 3)));
+    }
+    return level;
   }
 }

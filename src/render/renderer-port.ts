@@ -133,6 +133,10 @@ export type CostClass = 'flat' | '3d' | 'raymarch';
 /** How long a job would take on this service (src/render/work-estimate.ts). */
 export interface WorkEstimate {
   seconds: number;
+  /** the output's estimated bytes (codec, quality, pixels, frames, detail: output-cost.ts) */
+  bytes: number;
+  /** how detailed the images are, 0 (flat) to 1 (noise): the encoder's time and bytes grow with it */
+  detail: number;
   frames: number;
   /** frames the page draws: 1 for a frame or a scene that reads no time signal */
   drawnFrames: number;

@@ -1,14 +1,24 @@
 // How long a job would take on this service, estimated before it is queued (docs/durability.md, "Admission"):
 // frames x pixels x the scene's cost class, plus frames x the evaluation of one frame (its steps and value nodes,
-// measured on sampled frames). Admission refuses a job whose estimate is over the job limit, and the queue uses it
+// measured on sampled frames), the encoder's share by codec, quality and content (output-cost.ts); and the bytes of
+// the output, which admission holds against what the output budget has left. Admission refuses a job whose estimate is over the job limit, and the queue uses it
 // to let short jobs go first (with aging, so a long one is not starved).
 import type { Value } from '../lang/index.js';
 import { prepare, type Plan } from './prepare.js';
 import type { RenderJob, WorkEstimate, CostClass } from './renderer-port.js';
 import type { VideoCodec } from '../contract/outputs.js';
+import { encodeTimeFactor, gifBytes, stillBytes, videoBytes, type Detail } from './output-cost.js';
 
-function encodeFactor(kind: RenderJob['kind'], codec: VideoCodec | undefined): number {
-  return kind === 'video' ? CODEC_ENCODE_FACTOR[codec ?? 'h264'] : 1;
+/** The encoder's cost against x264's at the default quality on a flat picture: codec, then quality and content. */
+function encodeFactor(kind: RenderJob['kind'], params: RenderJob['params'], detail: Detail): number {
+  return kind === 'video' ? CODEC_ENCODE_FACTOR[params.codec ?? 'h264'] * encodeTimeFactor(params, detail) : 1;
+}
+
+/** The output's estimated bytes (output-cost.ts). */
+function outputBytes(kind: RenderJob['kind'], params: RenderJob['params'], d: Detail, pixels: number, frames: number) {
+  if (kind === 'video') return videoBytes(params, d, pixels, frames);
+  if (kind === 'gif') return gifBytes(d, pixels, frames);
+  return stillBytes(d, pixels);
 }
 
 /**
@@ -99,12 +109,16 @@ export function estimateWork(job: Pick<RenderJob, 'kind' | 'source' | 'params' |
     return null;
   }
   const evaluateSeconds = drawn * (sample.steps * EVAL_NS_PER_STEP + sample.nodes * EVAL_NS_PER_NODE) * 1e-9;
+  // what the encoder sees: the images' detail, the same picture every frame when the scene reads no time signal
+  const detail: Detail = { level: plan.assets.detail(plan.first.images), still: drawn === 1 };
   const seconds =
     drawn * (FRAME_OVERHEAD_S + pixels * DRAW_NS_PER_PIXEL[cls] * 1e-9) +
-    plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * encodeFactor(job.kind, job.params.codec) * 1e-9 +
+    plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * encodeFactor(kind, job.params, detail) * 1e-9 +
     evaluateSeconds;
   return {
     seconds,
+    bytes: outputBytes(kind, job.params, detail, pixels, plan.frames),
+    detail: detail.level,
     frames: plan.frames,
     drawnFrames: drawn,
     width: plan.width,

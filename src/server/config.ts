@@ -41,6 +41,8 @@ export interface Config {
   renderCache: boolean;
   s3ForcePathStyle: boolean;
   storagePublicUrls: 'stream' | 'presigned';
+  storageRequestTimeoutMs: number;
+  storageDeadlineMs: number;
   metrics: boolean;
   readyMaxEventLoopDelayMs: number;
   apiKeys: string;
@@ -324,6 +326,20 @@ export const CONFIG_DOC: ConfigEntry[] = [
     },
   },
   {
+    name: 'STORAGE_REQUEST_TIMEOUT_MS',
+    key: 'storageRequestTimeoutMs',
+    default: '5000',
+    doc: "With `STORAGE_URL=s3://…`: one request to the bucket fails when its answer has not begun within this time (the SDK's `requestTimeout`, made to throw), and is retried twice. An upload part (5 MiB) must be sent within it too: raise it on a slow link.",
+    parse: int('STORAGE_REQUEST_TIMEOUT_MS', 100),
+  },
+  {
+    name: 'STORAGE_DEADLINE_MS',
+    key: 'storageDeadlineMs',
+    default: '15000',
+    doc: 'With `STORAGE_URL=s3://…`: one storage operation (a read, a write, a listing, its retries included) ends with `503` `storage_unavailable` (or a job with that code) when the bucket has not finished it within this time; a transfer of more than a few MiB gets 1 s more per MiB. `/readyz` answers `503` `storage_unavailable` while the bucket does not answer a listing within a second.',
+    parse: int('STORAGE_DEADLINE_MS', 100),
+  },
+  {
     name: 'METRICS',
     key: 'metrics',
     default: 'on',
@@ -422,6 +438,8 @@ export function defaultConfig(): Config {
     renderCache: true,
     s3ForcePathStyle: false,
     storagePublicUrls: 'stream',
+    storageRequestTimeoutMs: 5_000,
+    storageDeadlineMs: 15_000,
     metrics: true,
     readyMaxEventLoopDelayMs: 1000,
     apiKeys: '',

@@ -1,6 +1,6 @@
 // Readiness (GET /readyz), apart from liveness (/healthz, as the contract has it): 200 only while this process can
-// take work now: the renderer is warm, the journal (or Redis) takes writes, the disk is not full, the event loop is
-// not saturated and no shutdown has begun; else 503 with the reason, in the ErrorEnvelope with `retry-after`.
+// take work now: the renderer is warm, the journal (or Redis) takes writes, the disk is not full, a bucket answers,
+// the event loop is not saturated and no shutdown has begun; else 503 with the reason, in the ErrorEnvelope with `retry-after`.
 //
 // The event loop's delay is @fastify/under-pressure's measure. Its own answer (503 on every route under pressure) is
 // not used: a render that holds the loop for a while must not turn polls and downloads away, so its pressure handler
@@ -61,7 +61,7 @@ export async function watchReadiness(app: FastifyInstance, o: ReadinessOptions):
         operationId: 'readyz',
         tags: ['service'],
         description:
-          'Whether this process can take work now (a load balancer or Kubernetes readiness probe): `200 ok` while the renderer is warm, the journal or Redis takes writes, the disk is not full, the event loop keeps up and no shutdown has begun; else 503 with the reason. `/healthz` is the liveness probe.',
+          'Whether this process can take work now (a load balancer or Kubernetes readiness probe): `200 ok` while the renderer is warm, the journal or Redis takes writes, the disk is not full, a bucket of `STORAGE_URL` answers within a second, the event loop keeps up and no shutdown has begun; else 503 with the reason. `/healthz` is the liveness probe.',
         response: {
           200: {
             description: '`ok` and a newline.',
@@ -72,6 +72,7 @@ export async function watchReadiness(app: FastifyInstance, o: ReadinessOptions):
             CODE.shutting_down,
             CODE.storage_full,
             CODE.redis_unavailable,
+            CODE.storage_unavailable,
             CODE.overloaded,
           ]),
         },

@@ -23,6 +23,7 @@ import {
   journalUnwritable,
   queueFull,
   redisUnavailable,
+  storageUnavailable,
   Refused,
   rendererUnavailable,
   shuttingDown,
@@ -267,11 +268,15 @@ export class JobService {
     return (await this.storageRefusal()) ?? this.o.outputs.refusal();
   }
 
-  /** Why this process cannot take work now (/readyz): health(), and a shared store answering within a second. */
+  /**
+   * Why this process cannot take work now (/readyz): health(), and each shared store (Redis, a bucket) answering
+   * within a second. A bucket that does not answer is not a liveness failure (/healthz): a restart would not mend it.
+   */
   async ready(): Promise<Refusal | null> {
     const down = await this.health();
-    if (down || !this.o.link) return down;
-    return (await this.o.link.ping()) ? null : redisUnavailable();
+    if (down) return down;
+    if (this.o.link && !(await this.o.link.ping())) return redisUnavailable();
+    return (await this.o.outputs.reachable()) ? null : storageUnavailable();
   }
 
   /** Jobs waiting and rendering now. */

@@ -23,6 +23,7 @@ import { failureOf, readyFields, stageTimings, type JobEnd } from './job-failure
 import { endJob } from './end-job.js';
 import { settleWithin } from './settle.js';
 import type { RenderCache } from './render-cache.js';
+import { OutputWatch, OverBudget, storedSegmentBytes } from './output-watch.js';
 
 /** How an item ended here, for the metrics: kept, the job ended in error, stopped (its job had ended), handed back. */
 export type PartStatus = 'ready' | 'error' | 'stopped' | 'handed_back';
@@ -127,11 +128,20 @@ export class ItemRunner {
     });
     aborted.catch(() => {});
     let last = 0;
+    let watch: OutputWatch | undefined;
+    /** set when the item's files passed the output budget: the job ends storage_full */
+    let full: OverBudget | null = null;
     const onProgress = (p: number, f?: { done: number; total: number }) => {
       const t = performance.now();
       if (t - last < PROGRESS_EVERY_MS) return;
       last = t;
       h.report(p, f?.done ?? 0);
+      void watch?.overBudget().then((over) => {
+        if (over && !ctl.signal.aborted) {
+          full = over;
+          ctl.abort(over);
+        }
+      });
       // a cancel from another process: the record says so
       void this.o.store.get(id).then((r) => {
         if (r?.status !== 'pending' && !ctl.signal.aborted) {
@@ -148,6 +158,9 @@ export class ItemRunner {
       const outPath = chunk
         ? await this.o.segments.scratchPath(segmentKey(id, chunk.index))
         : await this.o.outputs.scratchPath(id, rec.kind, rec.params);
+      // the budget as every process has filled it, and what the job's earlier chunks hold of it
+      await this.o.outputs.refreshCount();
+      watch = new OutputWatch(this.o.outputs, outPath, chunk ? await storedSegmentBytes(this.o.segments, id) : 0);
       h.report(0, 0);
       rendering = this.o.renderer.render(
         {
@@ -163,6 +176,9 @@ export class ItemRunner {
         { signal: ctl.signal, onProgress },
       );
       const outcome = await Promise.race([rendering, aborted]);
+      // the finished file is measured too: a render faster than the progress checks must not pass the budget
+      full = await watch.overBudget();
+      if (full) throw full;
       if (chunk) {
         await this.o.segments.upload(segmentKey(id, chunk.index), outPath);
         // ended (cancelled) while this chunk rendered: its segment and its siblings' go now; a sibling still
@@ -190,7 +206,7 @@ export class ItemRunner {
       // a stopped render releases its page and kills its ffmpeg before the next item starts, and before a cancel is
       // answered (no partial file may be left behind it); a job past its limit is answered first; a process that
       // closes does not wait
-      if ((why === 'ended' || why === 'hand_back') && rendering) await settleWithin(rendering, STOP_SETTLE_MS);
+      if ((why === 'ended' || why === 'hand_back' || full) && rendering) await settleWithin(rendering, STOP_SETTLE_MS);
       await this.dropPartial(rec, chunk);
       if (why === 'hand_back') {
         this.tell(rec, item.part, 'handed_back');
@@ -203,8 +219,8 @@ export class ItemRunner {
         this.tell(rec, item.part, 'stopped');
         return { status: 'stopped' };
       }
-      const end = failureOf(err, {
-        timedOut: limit.timedOut,
+      const end = failureOf(full ?? err, {
+        timedOut: limit.timedOut && !full,
         aborted: why === 'interrupt',
         limitMs: this.o.jobTimeoutMs,
       });
@@ -264,12 +280,17 @@ export class ItemRunner {
             throw new JobFailure(`render failed: chunk ${i + 1} of ${item.chunks} is missing`, VIDEO_INCOMPLETE);
           }),
         );
+      const outPath = await this.o.outputs.scratchPath(id, rec.kind, rec.params);
       await this.o.joinSegments(
         segments,
-        await this.o.outputs.scratchPath(id, rec.kind, rec.params),
+        outPath,
         chunkRanges(item.frames).map((r) => r.to - r.from),
         rec.params.codec,
       );
+      // the joined file is what is kept (its segments go after): it alone is held against the budget
+      await this.o.outputs.refreshCount();
+      const full = await new OutputWatch(this.o.outputs, outPath, 0).overBudget();
+      if (full) throw full;
     } catch (err) {
       this.o.log.warn({ err, job_id: id }, 'joining the chunks failed');
       await this.o.outputs.discard(id, rec.kind, rec.params);

@@ -1,6 +1,9 @@
 // Admission by estimated work, the same in both modes (the embedded JobService and the cluster's API): the renderer's
-// estimate of a job (frames x pixels x cost class, plus frames x one frame's evaluation; docs/durability.md), and the refusal when it cannot finish inside
-// the job limit. No estimate (the source does not compile, ...): no refusal, the job fails on its own.
+// estimate of a job (frames x pixels x cost class, plus frames x one frame's evaluation, the encoder's share by codec,
+// quality and content; docs/durability.md), and the refusal when it cannot finish inside the job limit; its output's
+// estimated bytes against the output budget: over the whole budget a 400 output_too_large (it can never fit), over
+// what the budget has left a 503 storage_full (it may fit once outputs expire). No estimate (the source does not
+// compile, ...): no refusal, the job fails on its own (and a render that passes the budget stops: run-item.ts).
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,6 +11,8 @@ import type { Renderer, WorkEstimate } from '../../render/renderer-port.js';
 import type { JobKind } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams } from './store.js';
+import type { OutputStore } from '../storage/output-store.js';
+import { storageFull, type Refusal } from '../durability/admission.js';
 
 export interface WorkAdmission {
   /** the estimate in seconds, for the queue's order */
@@ -16,6 +21,10 @@ export interface WorkAdmission {
   frames?: number;
   /** the 400 too_much_work message */
   refusal?: string;
+  /** the 400 output_too_large message: the output alone would pass the whole output budget */
+  tooLarge?: string;
+  /** the 503 storage_full refusal: the output would pass what the budget has left now */
+  full?: Refusal;
 }
 
 type EstimateDeps = { renderer: Renderer; assets: AssetStore; scratchDir: string };
@@ -39,7 +48,7 @@ export async function estimateWork(
 }
 
 export async function admitWork(
-  o: EstimateDeps & { jobTimeoutMs: number },
+  o: EstimateDeps & { jobTimeoutMs: number; outputs: Pick<OutputStore, 'budget'> },
   kind: JobKind,
   source: string,
   params: JobParams,
@@ -48,13 +57,37 @@ export async function admitWork(
   const e = await estimateWork(o, kind, source, params, assets);
   if (!e) return {};
   const limit = o.jobTimeoutMs / 1000;
+  const budget = o.outputs.budget();
+  if (budget && e.bytes > budget.max)
+    return {
+      seconds: e.seconds,
+      frames: e.frames,
+      tooLarge: `the output would be about ${mib(e.bytes)} (${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height}${detailNote(e.detail)}), over the whole output budget of ${mib(budget.max)} (OUTPUT_MAX_BYTES); ask for fewer frames or pixels, a lower quality or another codec`,
+    };
+  if (budget && e.bytes > budget.left) {
+    const full = storageFull(budget.max - budget.left, budget.max);
+    return {
+      seconds: e.seconds,
+      frames: e.frames,
+      full: {
+        ...full,
+        error: `the output would be about ${mib(e.bytes)}, over the ${mib(budget.left)} the output budget has left; ${full.error}`,
+      },
+    };
+  }
   if (e.seconds <= limit) return { seconds: e.seconds, frames: e.frames };
   const what =
     `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene, ` +
-    `of which about ${Math.ceil(e.evaluateSeconds)} s evaluating the scene (${e.stepsPerFrame} steps a frame)`;
+    `of which about ${Math.ceil(e.evaluateSeconds)} s evaluating the scene (${e.stepsPerFrame} steps a frame)${detailNote(e.detail)}`;
   return {
     seconds: e.seconds,
     frames: e.frames,
-    refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service (${what}), over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration), fewer pixels or a scene that does less work a frame`,
+    refusal: `the job needs about ${Math.ceil(e.seconds)} s of rendering on this service (${what}), over the job limit of ${limit} s (JOB_TIMEOUT_MS); ask for fewer frames (fps, duration), fewer pixels, a lower quality or a scene that does less work a frame`,
   };
 }
+
+const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+
+/** Says the pictures' detail when it weighs on the estimate. */
+const detailNote = (detail: number): string =>
+  detail >= 0.05 ? `, images of detail ${detail.toFixed(2)} of 1 (a noise image is 1)` : '';

@@ -129,8 +129,11 @@ const BAD_REQUEST: CodeOfStatus<400>[] = [
   CODE.webhook_not_allowed,
   CODE.bad_idempotency_key,
 ];
-/** what is drawn has an estimate: too_much_work when it cannot finish inside the job limit */
-const DRAWN = [...BAD_REQUEST.slice(0, 7), CODE.too_much_work, ...BAD_REQUEST.slice(7)];
+/**
+ * what is drawn has an estimate: too_much_work when it cannot finish inside the job limit, output_too_large when its
+ * output would pass the whole output budget
+ */
+const DRAWN = [...BAD_REQUEST.slice(0, 7), CODE.too_much_work, CODE.output_too_large, ...BAD_REQUEST.slice(7)];
 /** a video or frame may ask for transparency of a codec or format without alpha: no_alpha */
 const WITH_ALPHA = [...DRAWN.slice(0, 5), CODE.no_alpha, ...DRAWN.slice(5)];
 const BAD_REQUEST_OF: Record<JobKind, CodeOfStatus<400>[]> = {
@@ -238,6 +241,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         const { cache, ...params } = (b.params ?? {}) as JobParams & { cache?: boolean };
         const useCache = cache !== false && !NO_CACHE.test(String(req.headers['cache-control'] ?? ''));
         const work = await jobs.estimate(kind, input.source, params, input.assets);
+        if (work.tooLarge) throw badRequest(CODE.output_too_large, work.tooLarge);
+        if (work.full) throw new Refused(work.full);
         if (work.refusal) throw badRequest(CODE.too_much_work, work.refusal);
         // no await between this check and create: the queue cap is exact under concurrent requests
         const refusal = jobs.admission();

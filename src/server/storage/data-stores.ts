@@ -19,7 +19,10 @@ export async function loadStorage(config: Pick<Config, 'storageUrl'>): Promise<v
   if ((config.storageUrl || 'file:') !== 'file:') s3Driver ??= await import('./s3-storage.js');
 }
 
-export type StorageConfig = Pick<Config, 'dataDir' | 'storageUrl' | 's3ForcePathStyle'>;
+export type StorageConfig = Pick<
+  Config,
+  'dataDir' | 'storageUrl' | 's3ForcePathStyle' | 'storageRequestTimeoutMs' | 'storageDeadlineMs'
+>;
 export type Area = 'outputs' | 'assets' | 'segments' | 'cache';
 
 /** one client per process and URL (it keeps the connections) */
@@ -31,10 +34,15 @@ export function openStorage(config: StorageConfig, area: Area): Storage {
   if (!s3Driver) throw new Error('loadStorage() was not called before opening an s3:// storage');
   const { S3Storage, parseS3Url, s3Client } = s3Driver;
   const at = parseS3Url(url);
-  const id = `${url} ${config.s3ForcePathStyle}`;
+  const id = `${url} ${config.s3ForcePathStyle} ${config.storageRequestTimeoutMs}`;
   let client = clients.get(id);
-  if (!client) clients.set(id, (client = s3Client(config.s3ForcePathStyle)));
-  return new S3Storage(client, { ...at, prefix: `${at.prefix}${area}/` }, join(config.dataDir, 'scratch', area));
+  if (!client) clients.set(id, (client = s3Client(config.s3ForcePathStyle, config.storageRequestTimeoutMs)));
+  return new S3Storage(
+    client,
+    { ...at, prefix: `${at.prefix}${area}/` },
+    join(config.dataDir, 'scratch', area),
+    config.storageDeadlineMs,
+  );
 }
 
 /** Where jobs' downloaded inputs (assets, segments to join) are put while they run: one directory per job. */

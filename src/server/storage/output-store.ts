@@ -226,6 +226,17 @@ export class OutputStore {
   }
 
   /** The storage_full refusal while the outputs fill the budget, else null. */
+  /** The output budget (OUTPUT_MAX_BYTES) and what of it is not held by a stored output; undefined: no budget. */
+  budget(): { max: number; left: number } | undefined {
+    const max = this.o.maxBytes;
+    return max === undefined ? undefined : { max, left: Math.max(0, max - this.bytes) };
+  }
+
+  /** Whether the storage answers now (a bucket: a listing within a second; a directory: always). */
+  async reachable(): Promise<boolean> {
+    return (await this.files.reachable?.()) ?? true;
+  }
+
   refusal(): Refusal | null {
     const budget = this.o.maxBytes;
     return budget !== undefined && this.bytes >= budget ? storageFull(this.bytes, budget) : null;

@@ -2,10 +2,12 @@
 // segments), so workers on other machines share them with nothing but the bucket. Files the renderer and ffmpeg need
 // are scratch files in a local directory (DATA_DIR/scratch/<area>): written there, uploaded (multipart through
 // lib-storage, which aborts the multipart upload when a part fails, so no half object is ever visible), then removed.
-// Every failure to reach the bucket or an answer other than "no such key" is a StorageUnavailable; the SDK's own
-// retries and the request timeouts below bound how long one call may take, so nothing waits for a dead bucket.
+// Every failure to reach the bucket or an answer other than "no such key" is a StorageUnavailable. Nothing waits on
+// a dead or hung bucket without a bound: each request throws at its request timeout (the SDK only logs a warning
+// unless throwOnRequestTimeout is set) and each operation, its retries included, has a total deadline
+// (STORAGE_DEADLINE_MS, longer by 1 s a MiB for transfers), past which it is aborted and is a StorageUnavailable too.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -42,17 +44,22 @@ export function parseS3Url(url: string): S3Location {
  * AWS_SECRET_ACCESS_KEY, AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, AWS_REQUEST_CHECKSUM_CALCULATION); path-style
  * addressing is ours to switch (S3_FORCE_PATH_STYLE) because servers other than AWS often need it.
  */
-export function s3Client(forcePathStyle: boolean): S3Client {
+export function s3Client(forcePathStyle: boolean, requestTimeoutMs: number): S3Client {
   return new S3Client({
     forcePathStyle,
-    // a dead endpoint fails in seconds, not after the OS's TCP timeout; a stuck transfer fails too
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: 60_000 },
+    // a dead endpoint fails in seconds, not after the OS's TCP timeout; a request with no answer fails at its timeout
+    // (without throwOnRequestTimeout the SDK would only log a warning and wait for ever on a bucket that never answers)
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: requestTimeoutMs, throwOnRequestTimeout: true },
     maxAttempts: 3,
   });
 }
 
 /** 5 MiB, S3's smallest part: an output above it goes up in parts. */
 const PART_BYTES = 5 * 1024 * 1024;
+/** A transfer's deadline grows by this for each MiB it moves (a floor of 1 MiB/s, far under any bucket's own). */
+const MS_PER_MIB = 1_000;
+/** /readyz's listing must answer within this, as Redis's ping does. */
+const PROBE_MS = 1_000;
 
 export class S3Storage implements Storage {
   constructor(
@@ -60,7 +67,14 @@ export class S3Storage implements Storage {
     private readonly at: S3Location,
     /** local scratch directory of this store */
     private readonly scratch: string,
+    /** one operation's total deadline, retries included (STORAGE_DEADLINE_MS) */
+    private readonly deadlineMs = 15_000,
   ) {}
+
+  /** The deadline of an operation that moves `bytes`. */
+  private deadlineFor(bytes: number): number {
+    return this.deadlineMs + Math.ceil((bytes / (1024 * 1024)) * MS_PER_MIB);
+  }
 
   private keyOf(key: string): string {
     return `${this.at.prefix}${key}`;
@@ -72,18 +86,53 @@ export class S3Storage implements Storage {
     await mkdir(this.scratch, { recursive: true });
   }
 
-  private async send<T>(what: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one operation under a total deadline: past it the operation's signal aborts it (the SDK destroys its
+   * request) and the caller gets a StorageUnavailable at once, whatever the operation does with the abort.
+   */
+  private async send<T>(what: (signal: AbortSignal) => Promise<T>, ms = this.deadlineMs): Promise<T> {
+    const ctl = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const why = new Error(`the bucket did not finish within ${ms} ms`);
+        ctl.abort(why);
+        reject(new StorageUnavailable(why));
+      }, ms);
+    });
     try {
-      return await what();
+      return await Promise.race([what(ctl.signal), late]);
     } catch (e) {
       throw e instanceof StorageUnavailable ? e : new StorageUnavailable(e);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
   async put(key: string, bytes: Buffer): Promise<void> {
-    await this.send(() =>
-      this.client.send(new PutObjectCommand({ Bucket: this.at.bucket, Key: this.keyOf(key), Body: bytes })),
+    await this.send(
+      (abortSignal) =>
+        this.client.send(new PutObjectCommand({ Bucket: this.at.bucket, Key: this.keyOf(key), Body: bytes }), {
+          abortSignal,
+        }),
+      this.deadlineFor(bytes.length),
     );
+  }
+
+  /** Whether the bucket answers a one-key listing within a second (/readyz). */
+  async reachable(): Promise<boolean> {
+    try {
+      await this.send(
+        (abortSignal) =>
+          this.client.send(new ListObjectsV2Command({ Bucket: this.at.bucket, Prefix: this.at.prefix, MaxKeys: 1 }), {
+            abortSignal,
+          }),
+        PROBE_MS,
+      );
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async scratchPath(key: string): Promise<string> {
@@ -93,6 +142,15 @@ export class S3Storage implements Storage {
   }
 
   async upload(key: string, localPath: string, headers: ObjectHeaders = {}): Promise<void> {
+    const bytes = (await stat(localPath)).size;
+    await this.send((signal) => this.uploadFile(key, localPath, headers, signal), this.deadlineFor(bytes));
+    await rm(localPath, { force: true });
+  }
+
+  /** Multipart through lib-storage: an abort (the deadline) aborts the multipart upload, so no half object stays. */
+  private async uploadFile(key: string, localPath: string, headers: ObjectHeaders, signal: AbortSignal): Promise<void> {
+    const abortController = new AbortController();
+    signal.addEventListener('abort', () => abortController.abort(signal.reason), { once: true });
     const up = new Upload({
       client: this.client,
       params: {
@@ -104,29 +162,43 @@ export class S3Storage implements Storage {
       },
       partSize: PART_BYTES,
       queueSize: 2,
+      abortController,
     });
-    await this.send(() => up.done());
-    await rm(localPath, { force: true });
+    await up.done();
   }
 
   async download(key: string, dir: string): Promise<string> {
     const p = join(dir, key.replaceAll('/', '_'));
     await mkdir(dir, { recursive: true });
-    await this.send(async () => pipeline(await this.get(key), createWriteStream(p)));
+    const r = await this.open(key);
+    const body = r.Body as Readable;
+    try {
+      await this.send(
+        (signal) => pipeline(body, createWriteStream(p), { signal }),
+        this.deadlineFor(r.ContentLength ?? 0),
+      );
+    } finally {
+      body.destroy();
+    }
     return p;
   }
 
-  async get(key: string, range?: { start: number; end: number }): Promise<Readable> {
-    const r = await this.send(() =>
+  /** The object's answer (headers, and its body to read), within the deadline. */
+  private open(key: string, range?: { start: number; end: number }) {
+    return this.send((abortSignal) =>
       this.client.send(
         new GetObjectCommand({
           Bucket: this.at.bucket,
           Key: this.keyOf(key),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
         }),
+        { abortSignal },
       ),
     );
-    return r.Body as Readable;
+  }
+
+  async get(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    return (await this.open(key, range)).Body as Readable;
   }
 
   /** Signed locally (no request): valid for `seconds` unless the credentials themselves expire sooner. */
@@ -140,18 +212,27 @@ export class S3Storage implements Storage {
 
   async copy(from: string, to: string): Promise<void> {
     const source = `${this.at.bucket}/${this.keyOf(from)}`.split('/').map(encodeURIComponent).join('/');
-    await this.send(() =>
-      this.client.send(new CopyObjectCommand({ Bucket: this.at.bucket, Key: this.keyOf(to), CopySource: source })),
+    // the copy is made inside the bucket, but its time still grows with the object: the source's size sets it
+    const bytes = (await this.stat(from))?.bytes ?? 0;
+    await this.send(
+      (abortSignal) =>
+        this.client.send(new CopyObjectCommand({ Bucket: this.at.bucket, Key: this.keyOf(to), CopySource: source }), {
+          abortSignal,
+        }),
+      this.deadlineFor(bytes),
     );
   }
 
   async stat(key: string): Promise<StoredEntry | undefined> {
     try {
-      const h = await this.client.send(new HeadObjectCommand({ Bucket: this.at.bucket, Key: this.keyOf(key) }));
+      const h = await this.send((abortSignal) =>
+        this.client.send(new HeadObjectCommand({ Bucket: this.at.bucket, Key: this.keyOf(key) }), { abortSignal }),
+      );
       return { bytes: h.ContentLength ?? 0, mtimeMs: h.LastModified?.getTime() ?? 0, isFile: true };
     } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw new StorageUnavailable(e);
+      const why = e instanceof StorageUnavailable ? e.why : e;
+      if (isNotFound(why)) return undefined;
+      throw e instanceof StorageUnavailable ? e : new StorageUnavailable(e);
     }
   }
 
@@ -159,7 +240,9 @@ export class S3Storage implements Storage {
     await this.dropScratch(key);
     const under = await this.list(key);
     for (const k of [...under, key])
-      await this.send(() => this.client.send(new DeleteObjectCommand({ Bucket: this.at.bucket, Key: this.keyOf(k) })));
+      await this.send((abortSignal) =>
+        this.client.send(new DeleteObjectCommand({ Bucket: this.at.bucket, Key: this.keyOf(k) }), { abortSignal }),
+      );
   }
 
   async dropScratch(key: string): Promise<void> {
@@ -173,9 +256,10 @@ export class S3Storage implements Storage {
     const names: string[] = [];
     let token: string | undefined;
     do {
-      const r = await this.send(() =>
+      const r = await this.send((abortSignal) =>
         this.client.send(
           new ListObjectsV2Command({ Bucket: this.at.bucket, Prefix: base, Delimiter: '/', ContinuationToken: token }),
+          { abortSignal },
         ),
       );
       for (const o of r.Contents ?? []) if (o.Key) names.push(o.Key.slice(base.length));

@@ -63,6 +63,8 @@ export interface Storage {
   dropScratch(key: string): Promise<void>;
   /** The keys at the root (or under prefix/), in no particular order. */
   list(prefix?: string): Promise<string[]>;
+  /** Whether a remote store answers now, within a second (/readyz); a local directory has no such check. */
+  reachable?(): Promise<boolean>;
 }
 
 /** A directory on a disk every process sees (DATA_DIR, or a shared volume in cluster mode). */

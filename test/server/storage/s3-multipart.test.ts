@@ -16,7 +16,7 @@ import { TestS3 } from '../../helpers/s3.js';
 let s3: TestS3;
 let store: S3Storage;
 const work = mkdtempSync(join(tmpdir(), 'cmr-s3-mp-'));
-const client = () => s3Client(true);
+const client = () => s3Client(true, 5_000);
 
 before(async () => {
   s3 = await TestS3.start();
