@@ -95,7 +95,14 @@ function measured(v: Value): { error: string | null; nodes: number } {
   return { error: null, nodes: m.nodes };
 }
 const tooBig = (v: Value): string | null => measured(v).error;
-export { MAX_GLYPHS, MAX_PATH_POINTS, MAX_METABALLS, MAX_SHAPES } from './drawing-limits.js';
+export {
+  MAX_GLYPH_OUTLINES,
+  MAX_GLYPH_VERTICES,
+  glyphVertexBound,
+  MAX_PATH_POINTS,
+  MAX_METABALLS,
+  MAX_SHAPES,
+} from './drawing-limits.js';
 export { STEP_BUDGET } from './limits.js';
 
 class CompiledProgram implements Program {
