@@ -45,7 +45,8 @@ test(
     const middle = await draw(ball('.pivot(middle)'));
     const bottom = await draw(ball('.pivot(bottom)'));
     // the ball is red at the centre, the corner is the background
-    assert.ok(near(px(middle, 160, 90), [230, 57, 70], 40), `centre ${px(middle, 160, 90)}`);
+    const c = px(middle, 160, 90);
+    assert.ok(c[0] > 100 && c[0] > 2 * c[1] && c[0] > 2 * c[2], `centre ${c}`); // the lit red ball
     assert.ok(near(px(middle, 5, 5), [255, 255, 255]), `corner ${px(middle, 5, 5)}`);
     // an unknown anchor gives a group with no offset (viewer.md §5.7): the same pixels as no pivot at all
     assert.deepEqual(Buffer.from(middle.data).equals(Buffer.from(plain.data)), true);
