@@ -1,4 +1,7 @@
-// Static checks (language.md §6, §7.3, §8.1 order) plus our runner-feature check RUN002.
+// Static checks (language.md §6, §7.3, §8.1 order) plus our runner-feature check RUN002. Where cmotion renders what we
+// would flag (docs/compatibility.md, "Our checks and whether they can refuse a source"), the finding is a warning:
+// an unknown name given as an argument in a file with a glob import is the inert value cmotion makes of it
+// (language.md §4.3, §4.4), and a function newer than the pin is drawn by the reference's one runner anyway.
 
 import type { Block, Expr, LetDecl, Param, Program, Span, Type } from './ast.js';
 import type { Diagnostic, SourceMap } from './diagnostics.js';
@@ -33,6 +36,8 @@ export class Checker {
   private top = new Map<string, Span>();
   private scopes: Set<string>[] = [];
   private blocks: BlockFrame[] = [];
+  /** a glob import anywhere: cmotion's checker reports no unknown or forward name in this file (language.md §4.3) */
+  private glob = false;
 
   constructor(
     private sm: SourceMap,
@@ -46,6 +51,7 @@ export class Checker {
   }
 
   run(prog: Program): Diagnostic[] {
+    this.glob = prog.decls.some((d) => d.d === 'import' && d.glob);
     // pass 1: duplicates
     for (const d of prog.decls) {
       let name: string | null = null;
@@ -86,7 +92,7 @@ export class Checker {
         this.expr(d.decl.value);
         this.annotation(d.decl.type, d.decl.value);
       } else if (d.d === 'callable') {
-        this.params(d.params);
+        this.params(d.params, false);
         this.scopes.push(new Set(d.params.map((p) => p.name)));
         this.block(d.body);
         this.scopes.pop();
@@ -95,8 +101,15 @@ export class Checker {
     return this.diags;
   }
 
-  private params(params: Param[]): void {
+  /**
+   * NAM006 and each default's walk. A lambda's default sees the parameters before it, as the evaluator binds them
+   * (language.md §6.1, the warning under "Callable scope"; §9.2); a component's or scene's default sees only the
+   * enclosing scope, as cmotion evaluates it there (§9.1), so naming an earlier parameter stays NAM003.
+   */
+  private params(params: Param[], earlierVisible: boolean): void {
     const seen = new Map<string, Span>();
+    const earlier = new Set<string>();
+    if (earlierVisible) this.scopes.push(earlier);
     for (const p of params) {
       const prev = seen.get(p.name);
       if (prev) {
@@ -119,7 +132,9 @@ export class Checker {
         this.expr(p.default);
         this.annotation(p.type, p.default);
       }
+      earlier.add(p.name);
     }
+    if (earlierVisible) this.scopes.pop();
   }
 
   private block(b: Block): void {
@@ -166,8 +181,16 @@ export class Checker {
     return best;
   }
 
-  private ident(name: string, span: Span): void {
+  /**
+   * NAM004 / NAM003 for a name that is not visible. `inert`: the name is given directly as an argument, where the
+   * reference evaluates it to a staged value with no fields and a renderer ignores what it does not know (§4.4,
+   * viewer.md: `pivot(middle)` shifts nothing); with a glob import cmotion reports nothing there and draws it, so
+   * ours is a warning. A name that would itself be drawn or called (a layer, a callee) stays an error: the shared
+   * examples' errors/ (unknown-ident.cm, unknown-function.cm, forward-ref.cm) must fail the job.
+   */
+  private ident(name: string, span: Span, inert = false): void {
     if (this.isDeclared(name) || STDLIB_NAMES.has(name)) return;
+    const severity = inert && this.glob ? 'warning' : 'error';
     for (let i = this.blocks.length - 1; i >= 0; i--) {
       const f = this.blocks[i]!;
       for (let j = f.cur + 1; j < f.lets.length; j++) {
@@ -176,6 +199,7 @@ export class Checker {
           this.diags.push(
             this.sm.diag(span.start, span.end, {
               code: 'NAM004',
+              severity,
               message: `forward reference to '${name}'`,
               expected: 'names declared earlier in the enclosing block',
               actual: `'${name}' is declared later in this block at ${this.pos(l.nameSpan)}`,
@@ -196,10 +220,14 @@ export class Checker {
     this.diags.push(
       this.sm.diag(span.start, span.end, {
         code: 'NAM003',
+        severity,
         message: `unknown identifier '${name}'` + (s ? `; did you mean '${s}'?` : ''),
         expected: 'visible local, parameter, top-level declaration, or imported name',
         actual: `no visible symbol named '${name}'`,
-        help: `${hint}declare the name before using it, or import the module that exports it`,
+        help:
+          severity === 'warning'
+            ? `${hint}it is drawn as an inert value, which the renderer ignores (as cmotion does under a glob import)`
+            : `${hint}declare the name before using it, or import the module that exports it`,
         fixSafety: 'local-edit',
         repair: { id: 'declare-or-import', summary: 'Add a let-binding or `use ...` for this name.' },
       }),
@@ -213,6 +241,7 @@ export class Checker {
       this.diags.push(
         this.sm.diag(span.start, span.end, {
           code: 'RUN002',
+          severity: 'warning',
           message: `${name}() needs runner ${since} or later; this source pins ${this.pin}`,
           expected: `runner ${since} or later`,
           actual: `runner ${this.pin}`,
@@ -237,6 +266,7 @@ export class Checker {
             this.diags.push(
               this.sm.diag(e.start, e.end, {
                 code: 'RUN002',
+                severity: 'warning',
                 message: `raw strings ("""...""") need runner ${since} or later; this source pins ${this.pin}`,
                 expected: `runner ${since} or later`,
                 actual: `runner ${this.pin}`,
@@ -265,7 +295,7 @@ export class Checker {
         return;
       case 'call': {
         this.expr(e.callee);
-        for (const a of e.args) this.expr(a.value);
+        this.args(e.args);
         if (e.callee.k === 'ident') {
           const name = e.callee.name;
           if (!this.isDeclared(name)) this.runnerCheck(name, e.callee);
@@ -276,7 +306,7 @@ export class Checker {
       }
       case 'method':
         this.expr(e.receiver);
-        for (const a of e.args) this.expr(a.value);
+        this.args(e.args);
         return;
       case 'field':
         this.expr(e.receiver);
@@ -302,7 +332,7 @@ export class Checker {
         }
         return;
       case 'lambda':
-        this.params(e.params);
+        this.params(e.params, true);
         this.scopes.push(new Set(e.params.map((p) => p.name)));
         this.block(e.body);
         this.scopes.pop();
@@ -326,6 +356,14 @@ export class Checker {
       case 'block':
         this.block(e);
         return;
+    }
+  }
+
+  /** a call's or method's arguments; a bare name as an argument is an inert use (see ident) */
+  private args(args: readonly { value: Expr }[]): void {
+    for (const a of args) {
+      if (a.value.k === 'ident') this.ident(a.value.name, a.value, true);
+      else this.expr(a.value);
     }
   }
 

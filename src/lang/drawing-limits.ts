@@ -3,10 +3,23 @@
 // text.glyph is one node here but hundreds of thousands of triangles there. Counted per use, like EVL008.
 
 import { namedField, positionalField, stripQuotes, type Value } from './value.js';
+import { glyphDetail } from './glyph-detail.js';
 
-/** characters of text.glyph per frame (EVL009): each is an extruded, bevelled outline of a few thousand vertices;
- * 1,000 took a minute to draw here, 256 take seconds (drawn once: the page keeps the mesh for the next frames) */
-export const MAX_GLYPHS = 256;
+/** distinct glyph outlines (character, size, depth) per frame (EVL009): the page extrudes each once, tens of
+ * milliseconds apiece at full detail, and draws every character as an instance of its outline */
+export const MAX_GLYPH_OUTLINES = 256;
+/** vertices the frame's glyphs may draw (EVL009), counted as if every character were the font's largest outline at
+ * its sampling (glyph-detail.ts): a 16 px page of 4,000 characters counts 23.8 million (it draws about 6), one
+ * full-detail character 95,000, so this is about 330 characters of 96 px or more, as the old limit of 256 allowed */
+export const MAX_GLYPH_VERTICES = 32_000_000;
+/** vertices of the largest outline of the font per curve segment and bevel layer (measured: 75,252 at 32 × 9) */
+const VERTICES_PER_SEGMENT_LAYER = 330;
+
+/** what one character of text at `sizePx` may draw, at most */
+export function glyphVertexBound(sizePx: number | null): number {
+  const d = glyphDetail(sizePx);
+  return VERTICES_PER_SEGMENT_LAYER * d.curveSegments * (2 * d.bevelSegments + 1);
+}
 /** points of path(...) per frame (EVL010): each becomes about ten vertices of the extruded, bevelled mesh */
 export const MAX_PATH_POINTS = 10_000;
 /** blobs of metaballs(...) per frame (EVL011): each is raymarched at every pixel (the shader takes 24 per body) */
@@ -18,7 +31,10 @@ const SHAPES = new Set(['rect', 'circle', 'sphere', 'extrude', 'svg', 'vectorize
 
 export interface DrawingCost {
   shapes: number;
-  glyphs: number;
+  /** distinct outlines (character, size, depth) the page builds */
+  glyphOutlines: number;
+  /** vertices the glyphs draw at most */
+  glyphVertices: number;
   pathPoints: number;
   metaballs: number;
 }
@@ -31,16 +47,36 @@ export interface DrawingLimitHit {
 
 /** Counts what the value asks the page to build; stops once a limit is passed. */
 export function drawingCost(value: Value): DrawingCost {
-  const c: DrawingCost = { shapes: 0, glyphs: 0, pathPoints: 0, metaballs: 0 };
+  const c: DrawingCost = { shapes: 0, glyphOutlines: 0, glyphVertices: 0, pathPoints: 0, metaballs: 0 };
+  const outlines = new Set<string>();
+  /** the depth each text.glyph is extruded with (the outline depends on it), from its extrude(...) */
+  const depthOf = new Map<Value, string>();
   const stack: Value[] = [value];
   while (stack.length) {
     const v = stack.pop()!;
     switch (v.kind) {
       case 'constructed':
         if (SHAPES.has(v.name)) c.shapes++;
+        if (v.name === 'extrude') {
+          const shape = namedField(v, 'shape') ?? positionalField(v, 0);
+          if (shape) depthOf.set(shape, JSON.stringify(namedField(v, 'depth') ?? null));
+        }
         if (v.name === 'text.glyph') {
           const t = positionalField(v, 0) ?? namedField(v, 'text');
-          if (t && t.kind === 'string') c.glyphs += [...stripQuotes(t.raw)].length;
+          if (t && t.kind === 'string') {
+            const size = namedField(v, 'size');
+            const sizePx = size && size.kind === 'number' && Number.isFinite(size.value) ? size.value : null;
+            const perChar = glyphVertexBound(sizePx);
+            const key = `${sizePx}|${depthOf.get(v) ?? 'null'}|`;
+            for (const ch of stripQuotes(t.raw)) {
+              c.glyphVertices += perChar;
+              if (!outlines.has(key + ch)) {
+                outlines.add(key + ch);
+                c.glyphOutlines++;
+              }
+              if (c.glyphVertices > MAX_GLYPH_VERTICES) return c;
+            }
+          }
         } else if (v.name === 'path') {
           const pts = namedField(v, 'points') ?? positionalField(v, 0);
           if (pts && pts.kind === 'array') c.pathPoints += pts.elems.length;
@@ -50,7 +86,8 @@ export function drawingCost(value: Value): DrawingCost {
         }
         if (
           c.shapes > MAX_SHAPES ||
-          c.glyphs > MAX_GLYPHS ||
+          c.glyphOutlines > MAX_GLYPH_OUTLINES ||
+          c.glyphVertices > MAX_GLYPH_VERTICES ||
           c.pathPoints > MAX_PATH_POINTS ||
           c.metaballs > MAX_METABALLS
         )
@@ -78,11 +115,18 @@ export function drawingLimitHit(value: Value): DrawingLimitHit | null {
       help: `draw at most ${MAX_SHAPES} shapes (rect, circle, image, solids) per frame`,
     };
   }
-  if (c.glyphs > MAX_GLYPHS) {
+  if (c.glyphOutlines > MAX_GLYPH_OUTLINES) {
     return {
       code: 'EVL009',
-      message: `the frame draws more than ${MAX_GLYPHS} glyphs (text.glyph characters)`,
-      help: `draw at most ${MAX_GLYPHS} characters of text.glyph per frame`,
+      message: `the frame builds more than ${MAX_GLYPH_OUTLINES} glyph outlines (distinct characters at a size and depth)`,
+      help: `use at most ${MAX_GLYPH_OUTLINES} distinct characters, sizes and depths of text.glyph per frame`,
+    };
+  }
+  if (c.glyphVertices > MAX_GLYPH_VERTICES) {
+    return {
+      code: 'EVL009',
+      message: `the frame's glyphs draw more than ${MAX_GLYPH_VERTICES / 1e6} million vertices`,
+      help: 'draw less text per frame, or smaller text (under 96 px a glyph is built with fewer vertices)',
     };
   }
   if (c.pathPoints > MAX_PATH_POINTS) {

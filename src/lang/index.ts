@@ -100,7 +100,14 @@ function measured(v: Value): { error: { code: 'EVL008' | 'EVL013'; message: stri
   return { error: null, nodes: m.nodes };
 }
 const tooBig = (v: Value): boolean => measured(v).error !== null;
-export { MAX_GLYPHS, MAX_PATH_POINTS, MAX_METABALLS, MAX_SHAPES } from './drawing-limits.js';
+export {
+  MAX_GLYPH_OUTLINES,
+  MAX_GLYPH_VERTICES,
+  glyphVertexBound,
+  MAX_PATH_POINTS,
+  MAX_METABALLS,
+  MAX_SHAPES,
+} from './drawing-limits.js';
 export { STEP_BUDGET, MAX_VALUE_BYTES } from './limits.js';
 
 class CompiledProgram implements Program {

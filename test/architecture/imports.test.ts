@@ -57,7 +57,14 @@ const ROOMS: { room: string; may: string[] }[] = [
   // and the video pixel format it converts its frames to (src/contract/yuv.ts)
   {
     room: 'viewer/src',
-    may: ['src/lang/value.ts', 'src/lang/frame.ts', 'src/lang/color.ts', 'src/lang/runners.ts', 'src/contract/yuv.ts'],
+    may: [
+      'src/lang/value.ts',
+      'src/lang/frame.ts',
+      'src/lang/color.ts',
+      'src/lang/runners.ts',
+      'src/lang/glyph-detail.ts',
+      'src/contract/yuv.ts',
+    ],
   },
   // rendering: the language, the neutral facts, and the page API's types; never the server
   { room: 'src/render', may: ['src/lang', 'src/contract', 'src/paths.ts', 'viewer/src/page-api.ts'] },

@@ -2,7 +2,16 @@
 // it, through check() (the POST /v1/check envelope), with its own code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { check, MAX_GLYPHS, MAX_METABALLS, MAX_PATH_POINTS, MAX_SHAPES } from '../../src/lang/index.js';
+import {
+  check,
+  glyphVertexBound,
+  MAX_GLYPH_OUTLINES,
+  MAX_GLYPH_VERTICES,
+  MAX_METABALLS,
+  MAX_PATH_POINTS,
+  MAX_SHAPES,
+} from '../../src/lang/index.js';
+import { glyphBombScene, longTextScene } from '../render/compat-scenes.js';
 
 const HEAD = 'runner "0.0.3";\nuse std.shapes.*;\nuse std.mesh3d.*;\nuse std.text;\nuse std.scene3d.*;\n';
 const codes = (src: string) =>
@@ -31,11 +40,25 @@ test(`shapes: ${MAX_SHAPES} per frame pass, one more is EVL012`, () => {
   assert.deepEqual(codes(shapes(MAX_SHAPES + 1)), ['EVL012']);
 });
 
-test(`text.glyph: ${MAX_GLYPHS} characters per frame pass, one more is EVL009`, () => {
-  assert.deepEqual(codes(glyphs(MAX_GLYPHS)), []);
-  assert.deepEqual(codes(glyphs(MAX_GLYPHS + 1)), ['EVL009']);
-  const d = check(glyphs(MAX_GLYPHS + 1)).diagnostics[0]!;
-  assert.match(d.message, new RegExp(`more than ${MAX_GLYPHS} glyphs`));
+/** n distinct outlines: one character at n different sizes */
+const outlines = (n: number) =>
+  `${HEAD}scene s() -> Frame {\n  render3d(compose [${Array.from({ length: n }, (_, i) => `extrude(text.glyph("a", size: ${i + 1}px), depth: 4px)`).join(', ')}])\n}\n`;
+
+test(`text.glyph counts what the page builds: ${MAX_GLYPH_OUTLINES} distinct outlines pass, one more is EVL009`, () => {
+  assert.deepEqual(codes(outlines(MAX_GLYPH_OUTLINES)), []);
+  assert.deepEqual(codes(outlines(MAX_GLYPH_OUTLINES + 1)), ['EVL009']);
+  assert.match(check(outlines(MAX_GLYPH_OUTLINES + 1)).diagnostics[0]!.message, /more than 256 glyph outlines/);
+});
+
+test('text.glyph counts the vertices it draws: characters up to the vertex bound pass, one more is EVL009', () => {
+  const n = Math.floor(MAX_GLYPH_VERTICES / glyphVertexBound(20));
+  assert.deepEqual(codes(glyphs(n)), []);
+  assert.deepEqual(codes(glyphs(n + 1)), ['EVL009']);
+  assert.match(check(glyphs(n + 1)).diagnostics[0]!.message, /glyphs draw more than 32 million vertices/);
+  // issue 37: a page of ordinary text, 4,000 characters of 16 px in 50 lines, is within both bounds
+  assert.deepEqual(codes(longTextScene(4000)), []);
+  // round 1's bomb (one 62,000-character string) stays refused with its code
+  assert.deepEqual(codes(glyphBombScene(62_000)), ['EVL009']);
 });
 
 test(`path points (mesh vertices): ${MAX_PATH_POINTS} per frame pass, one more is EVL010`, () => {
@@ -50,7 +73,7 @@ test(`metaballs: ${MAX_METABALLS} blobs per frame pass, one more is EVL011`, () 
 
 test('a limit passed only later in a clip is reported by that frame (sceneAt), not at compile', async () => {
   const { compile } = await import('../../src/lang/index.js');
-  const src = `${HEAD}use std.anim.*;\nscene s(duration: Duration = 2s) -> Frame {\n  let n = animate { 0s => 0, 1s => 1 };\n  render3d(extrude(text.glyph(if n > 0.5 { "${'x'.repeat(MAX_GLYPHS + 1)}" } else { "ok" }, size: 20px), depth: 4px))\n}\n`;
+  const src = `${HEAD}use std.anim.*;\nscene s(duration: Duration = 2s) -> Frame {\n  let n = animate { 0s => 0, 1s => 1 };\n  render3d(extrude(text.glyph(if n > 0.5 { "${'x'.repeat(62_000)}" } else { "ok" }, size: 20px), depth: 4px))\n}\n`;
   const c = compile(src);
   assert.equal(c.ok, true, JSON.stringify(c.diagnostics));
   assert.deepEqual(

@@ -26,6 +26,7 @@ function ctxFor(value: any, runner = '0.0.13') {
     camera: null,
     materials: [],
     metaballIndex: 0,
+    instances: [],
     track: (m) => {
       ctx.materials.push(m);
       return m;

@@ -69,10 +69,18 @@ export function screenBounds(
       trusted = false;
       return;
     }
-    const g = mesh.geometry;
-    if (!g.boundingBox) g.computeBoundingBox();
-    if (g.boundingBox!.isEmpty()) return;
-    world.union(g.boundingBox!.clone().applyMatrix4(mesh.matrixWorld));
+    // an instanced mesh (a glyph run) is bounded by all its instances, not by the one outline they share
+    const inst = mesh as THREE.InstancedMesh;
+    let b: THREE.Box3;
+    if (inst.isInstancedMesh) {
+      if (!inst.boundingBox) inst.computeBoundingBox();
+      b = inst.boundingBox!;
+    } else {
+      if (!mesh.geometry.boundingBox) mesh.geometry.computeBoundingBox();
+      b = mesh.geometry.boundingBox!;
+    }
+    if (b.isEmpty()) return;
+    world.union(b.clone().applyMatrix4(mesh.matrixWorld));
   });
   if (!trusted) return null;
   if (world.isEmpty()) return { x: 0, y: 0, width: 0, height: 0 };

@@ -55,6 +55,7 @@ export class Viewer {
   /** a frame of this job has named a background (which then persists, Q4) */
   private backgroundNamed = false;
   private prevMaterials: THREE.Material[] = [];
+  private prevInstances: THREE.InstancedMesh[] = [];
   private composer: EffectComposer | null = null;
   private renderPass: RenderPass | null = null;
   private bloomPass: UnrealBloomPass | null = null;
@@ -182,6 +183,7 @@ export class Viewer {
       bloom: null,
       camera: null,
       materials: [],
+      instances: [],
       metaballIndex: 0,
       track: (m) => {
         ctx.materials.push(m);
@@ -241,6 +243,8 @@ export class Viewer {
     // release the previous frame's materials only now: the new ones already hold the compiled programs
     for (const m of this.prevMaterials) m.dispose();
     this.prevMaterials = ctx.materials;
+    for (const m of this.prevInstances) m.dispose();
+    this.prevInstances = ctx.instances;
     this.geometries.endFrame();
   }
 

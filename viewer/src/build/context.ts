@@ -27,6 +27,8 @@ export interface BuildContext {
   camera: CameraSettings | null;
   /** every material created this frame, in creation order (disposed after the next frame is drawn) */
   materials: THREE.Material[];
+  /** instanced meshes (glyph runs) made this frame: their instance buffers are released after the next frame */
+  instances: THREE.InstancedMesh[];
   /** counts metaballs nodes in build order (their shader quads are reused across frames) */
   metaballIndex: number;
   track<M extends THREE.Material>(m: M): M;

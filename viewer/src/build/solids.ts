@@ -6,6 +6,11 @@ import { args, isNode, num, str, vec2 } from './read.js';
 import type { BuildContext } from './context.js';
 import {
   glyphGeometry,
+  glyphLayout,
+  glyphOutline,
+  instanceMatrix,
+  runPlacement,
+  runRadius,
   pathGeometry,
   svgGeometry,
   traceToSvg,
@@ -23,6 +28,46 @@ function whiteStandard(ctx: BuildContext): THREE.MeshStandardMaterial {
   return ctx.track(new THREE.MeshStandardMaterial()); // white, roughness 1, metalness 0
 }
 
+/**
+ * A glyph run: one cached outline per distinct character (and size, depth), drawn as instances at the pens
+ * (meshes/glyph-run.ts), so a page of text extrudes each letter once. The group's radius is the run's, for pivot.
+ */
+function glyphRun(font: never, o: Parameters<typeof glyphGeometry>[1], ctx: BuildContext): THREE.Object3D {
+  const layout = glyphLayout(font, o.text);
+  const outlines = new Map<string, THREE.BufferGeometry | null>();
+  for (const { ch } of layout) {
+    if (outlines.has(ch)) continue;
+    const key = `glyph-outline|${ch}|${o.sizePx}|${o.depthPx}|${o.p2w}`;
+    outlines.set(
+      ch,
+      ctx.geometries.get(key, () => glyphOutline(font, ch, o)),
+    );
+  }
+  const outlineOf = (ch: string) => outlines.get(ch) ?? null;
+  const placement = runPlacement(font, layout, (ch) => outlineOf(ch)?.boundingBox ?? null, o);
+  const pens = new Map<string, number[]>();
+  for (const { ch, pen } of layout) {
+    if (!outlineOf(ch)) continue;
+    const list = pens.get(ch);
+    if (list) list.push(pen);
+    else pens.set(ch, [pen]);
+  }
+  const group = new THREE.Group();
+  const material = whiteStandard(ctx);
+  const m = new THREE.Matrix4();
+  for (const [ch, list] of pens) {
+    const mesh = new THREE.InstancedMesh(outlineOf(ch)!, material, list.length);
+    for (let i = 0; i < list.length; i++) mesh.setMatrixAt(i, instanceMatrix(placement, list[i]!, m));
+    mesh.instanceMatrix.needsUpdate = true;
+    mesh.computeBoundingBox();
+    mesh.computeBoundingSphere();
+    ctx.instances.push(mesh);
+    group.add(mesh);
+  }
+  group.userData.cmRadius = runRadius(layout, outlineOf, placement);
+  return group;
+}
+
 /** extrude(text.glyph(...) | path(...), depth:) */
 export function buildExtrude(node: ConstructedV, ctx: BuildContext): THREE.Object3D | null {
   const a = args(node);
@@ -38,20 +83,15 @@ export function buildExtrude(node: ConstructedV, ctx: BuildContext): THREE.Objec
     if (text === '') text = '?';
     const sv = g.named.get('size');
     const sizePx = sv && sv.kind === 'number' && Number.isFinite(sv.value) ? sv.value : null;
-    const key = `glyph|${text}|${sizePx}|${depthPx}|${ctx.p2w}|${ctx.frameWidthPx}|${ctx.runner}`;
-    const font = ctx.font;
-    const geo = ctx.geometries.get(key, () =>
-      glyphGeometry(font as never, {
-        text,
-        sizePx,
-        depthPx,
-        p2w: ctx.p2w,
-        frameWidthPx: ctx.frameWidthPx,
-        runner: ctx.runner,
-      }),
-    );
-    if (!geo) return null;
-    return new THREE.Mesh(geo, whiteStandard(ctx));
+    const font = ctx.font as never;
+    const o = { text, sizePx, depthPx, p2w: ctx.p2w, frameWidthPx: ctx.frameWidthPx, runner: ctx.runner };
+    if (!runnerAtLeast(ctx.runner, '0.0.2')) {
+      // 0.0.1 draws the first character alone, with its own curve sampling
+      const key = `glyph|${text}|${sizePx}|${depthPx}|${ctx.p2w}|${ctx.frameWidthPx}|${ctx.runner}`;
+      const geo = ctx.geometries.get(key, () => glyphGeometry(font, o));
+      return geo ? new THREE.Mesh(geo, whiteStandard(ctx)) : null;
+    }
+    return glyphRun(font, o, ctx);
   }
   if (isNode(shape, 'path')) {
     if (!runnerAtLeast(ctx.runner, '0.0.3')) {

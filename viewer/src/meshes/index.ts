@@ -2,6 +2,7 @@
 export type * from './types.js';
 export { parseFont } from './font.js';
 export { glyphGeometry } from './glyph.js';
+export { glyphLayout, glyphOutline, instanceMatrix, runPlacement, runRadius, type PlacedChar } from './glyph-run.js';
 export { pathGeometry } from './path.js';
 export {
   metaballsObject,
