@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lint, loadConfig } from '@redocly/openapi-core';
-import { startApp, FakeRenderer, JobFailure, post, repoRoot, runJob, type TestApp } from '../helpers/app.js';
+import { startApp, FakeRenderer, post, repoRoot, runJob, type TestApp } from '../helpers/app.js';
 
 type Media = { schema?: { $ref?: string }; example?: unknown; examples?: unknown };
 type Operation = {
