@@ -38,7 +38,7 @@ const REGISTRY = {
   },
   invalid_image: { status: 400, message: 'image must be a PNG or JPEG as base64' },
   invalid_kind: { status: 400, message: 'kind must be "frame", "video" or "gif"' },
-  invalid_params: { status: 400, message: 'a params field is out of its range or of the wrong type' },
+  invalid_params: { status: 400, job: true, message: 'a params field is out of its range or of the wrong type' },
   no_alpha: { status: 400, message: 'transparent was asked of a codec or still format that has no alpha' },
   invalid_assets: { status: 400, message: 'assets must map in-source paths to asset keys' },
   unknown_asset: { status: 400, message: 'an asset key is unknown or expired (upload the file with POST /v1/assets)' },
@@ -81,9 +81,8 @@ const REGISTRY = {
       'this client has as many jobs waiting or rendering as MAX_QUEUED_JOBS_PER_CLIENT allows; retry when one has ended',
   },
   // 500
-  internal_error: { status: 500, message: 'internal_error' },
-  render_failed: { status: 500, message: 'render failed' },
-  timeout: { status: 500, message: 'render timed out (the job limit, JOB_TIMEOUT_MS)' },
+  internal_error: { status: 500, job: true, message: 'internal_error' },
+  timeout: { status: 500, job: true, message: 'render timed out (the job limit, JOB_TIMEOUT_MS)' },
   // 503: refusals with retry-after (src/server/durability/admission.ts)
   queue_full: { status: 503, message: 'the render queue is full; retry later' },
   storage_full: { status: 503, job: true, message: 'storage is full; retry later' },
@@ -96,12 +95,23 @@ const REGISTRY = {
   too_many_tests: { status: 503, message: 'too many GET /test renders at once; retry shortly' },
   shutting_down: { status: 503, message: 'the service is shutting down; retry shortly' },
   starting: { status: 503, message: 'the service is starting (the renderer is warming up); retry shortly' },
-  renderer_unavailable: { status: 503, message: 'the renderer cannot draw now; retry later' },
+  renderer_unavailable: { status: 503, job: true, message: 'the renderer cannot draw now; retry later' },
   redis_unavailable: { status: 503, message: 'the job store (Redis) cannot be reached now; retry shortly' },
   overloaded: { status: 503, message: 'the service is overloaded; retry shortly' },
   editor_not_built: { status: 503, message: 'the editor is not built: run npm run build' },
   // a job's own end (its record's `code`; a compile failure's is its diagnostic code instead)
   cancelled: { job: true, message: 'cancelled by the client' },
+  interrupted: { job: true, message: 'render interrupted: the service stopped while this job was rendering' },
+  job_lost: { job: true, message: 'render failed: the queue lost the job (Redis restarted without its data?)' },
+  // a render stage's failure: a job's code, and GET /test's and the runner's 500 (a failed job reads as 500 too)
+  encoder_failed: { status: 500, job: true, message: 'render failed: the encoder (ffmpeg) failed' },
+  page_crashed: { status: 500, job: true, message: 'render failed: the browser crashed during the render' },
+  page_failed: { status: 500, job: true, message: 'render failed: the drawing page could not draw a frame' },
+  out_of_memory: {
+    status: 500,
+    job: true,
+    message: 'render failed: the job needs more memory than the service has',
+  },
   video_incomplete: { job: true, message: 'render failed: a chunk of the video is missing or short' },
   work_budget: { job: true, message: "the scene needs more evaluation than the job's work budget" },
   memory_budget: {

@@ -15,6 +15,7 @@ import {
   type RenderOutcome,
 } from '../render/renderer-port.js';
 import { startWorker } from '../render/worker-thread.js';
+import { CODE } from '../contract/error-codes.js';
 import type { WorkerAnswer } from './export-worker.js';
 import type { ExportTask } from './export-job.js';
 
@@ -64,7 +65,7 @@ export class ExportRenderer implements Renderer {
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
     if (!KINDS.has(job.kind))
-      throw new JobFailure(`render failed: a ${job.kind} is not made by the export worker`, null);
+      throw new JobFailure(`render failed: a ${job.kind} is not made by the export worker`, CODE.internal_error);
     if (hooks.signal.aborted) throw new Error('aborted');
     if (!this.idle.length && this.warming) await this.warming;
     const worker = this.idle.pop() ?? (await this.spawn());
@@ -86,13 +87,15 @@ export class ExportRenderer implements Renderer {
       this.o.log.warn({ err, job_id: job.id }, 'export worker stopped');
       throw new JobFailure(
         `${job.kind} failed: the export worker stopped (${err instanceof Error ? err.message : String(err)})`,
-        null,
+        CODE.internal_error,
       );
     }
     this.release(worker);
     if (!answer.ok) {
       if (answer.code === null) this.o.log.warn({ job_id: job.id, message: answer.message }, 'export failed');
-      throw new JobFailure(answer.code === null ? `${job.kind} failed: internal error` : answer.message, answer.code);
+      throw answer.code === null
+        ? new JobFailure(`${job.kind} failed: internal error`, CODE.internal_error)
+        : new JobFailure(answer.message, answer.code);
     }
     hooks.onProgress?.(1, { done: 1, total: 1 });
     const r = answer.result;
@@ -148,7 +151,7 @@ export class ExportRenderer implements Renderer {
     return new Promise<Worker>((resolve, reject) => {
       const fail = (e: Error) => {
         this.all.delete(worker);
-        reject(new JobFailure(`export worker failed to start: ${e.message}`, null));
+        reject(new JobFailure(`export worker failed to start: ${e.message}`, CODE.internal_error));
       };
       worker.once('error', fail);
       worker.once('exit', (code) => fail(new Error(`exit code ${code}`)));

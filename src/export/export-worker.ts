@@ -3,10 +3,11 @@
 // (cancel, time limit) is stopped by terminating the thread (export-renderer.ts).
 import { parentPort } from 'node:worker_threads';
 import { runExportTask, type ExportTask } from './export-job.js';
-import { isExportError } from './errors.js';
+import { isExportError, type ExportErrorCode } from './errors.js';
 
 export type WorkerAnswer =
-  { ok: true; result: Awaited<ReturnType<typeof runExportTask>> } | { ok: false; code: string | null; message: string };
+  | { ok: true; result: Awaited<ReturnType<typeof runExportTask>> }
+  | { ok: false; code: ExportErrorCode | null; message: string };
 
 parentPort!.on('message', (task: ExportTask) => {
   runExportTask(task).then(

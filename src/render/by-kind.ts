@@ -1,5 +1,6 @@
 // One Renderer made of several, chosen by the job's kind: the composition roots (the service, the runner) give the
 // drawn kinds to the Chromium renderer and mesh/vectorize to the export worker, and the job service sees one door.
+import { CODE } from '../contract/error-codes.js';
 import {
   JobFailure,
   type Renderer,
@@ -21,7 +22,9 @@ export class RendererByKind implements Renderer {
   render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
     const r = this.byKind[job.kind];
     if (!r)
-      return Promise.reject(new JobFailure(`render failed: this service does not make ${job.kind} outputs`, null));
+      return Promise.reject(
+        new JobFailure(`render failed: this service does not make ${job.kind} outputs`, CODE.internal_error),
+      );
     return r.render(job, hooks);
   }
 

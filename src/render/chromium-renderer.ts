@@ -21,7 +21,7 @@ import {
   type DrawOptions,
   type SequenceStats,
 } from './frame-sequence.js';
-import { isNoSpace, stageReason } from './failure-reasons.js';
+import { stageError } from './failure-reasons.js';
 import { StageClock } from './stage-times.js';
 import {
   JobFailure,
@@ -198,7 +198,7 @@ export class ChromiumRenderer implements Renderer {
     compileMs: number,
   ): Promise<RenderOutcome> {
     if (job.kind === 'mesh' || job.kind === 'vectorize')
-      throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, null);
+      throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, CODE.internal_error);
     const plan = session.plan;
     if (hooks.signal.aborted) throw new Aborted();
     const pages = [await this.browser.acquire()];
@@ -253,7 +253,7 @@ export class ChromiumRenderer implements Renderer {
         throw err;
       }
       this.o.log.warn({ err, job_id: job.id }, 'render stage failed');
-      throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? CODE.storage_full : null);
+      throw stageError(err, job.kind);
     } finally {
       hooks.signal.removeEventListener('abort', onAbort);
       for (const page of pages) this.browser.release(page, healthy && !page.closed);

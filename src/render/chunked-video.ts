@@ -5,8 +5,7 @@
 // renderer itself only ever renders one range.
 import { rm } from 'node:fs/promises';
 import { chunkRanges, isChunked } from '../contract/chunks.js';
-import { CODE } from '../contract/error-codes.js';
-import { isNoSpace, stageReason } from './failure-reasons.js';
+import { stageError } from './failure-reasons.js';
 import { Aborted } from './frame-sequence.js';
 import type { JoinSegments } from './segment-join.js';
 import {
@@ -62,7 +61,7 @@ export class ChunkedVideos implements Renderer {
         );
       } catch (err) {
         if (err instanceof JobFailure) throw err;
-        throw new JobFailure(stageReason(err, job.kind), isNoSpace(err) ? CODE.storage_full : null);
+        throw stageError(err, job.kind);
       }
       const timings = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, Math.round(v)]));
       return {

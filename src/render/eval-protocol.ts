@@ -1,6 +1,6 @@
 // The messages between the renderer and its evaluation thread (eval-thread.ts, eval-worker.ts).
 import type { PlanInfo } from './prepare.js';
-import type { FailureDiagnostic, RenderJob } from './renderer-port.js';
+import type { FailureDiagnostic, JobCode, RenderJob } from './renderer-port.js';
 
 /** A prepared job without what stays in the thread (the program, the first frame's value) or is rebuilt (assets). */
 export type PlanData = Omit<PlanInfo, 'assets'>;
@@ -15,8 +15,7 @@ export interface RemoteFrame {
 
 /** A JobFailure as it crosses (message, code, diagnostics), or an internal error's text (only logged). */
 export type FailureData =
-  | { message: string; code: string | null; diagnostics?: FailureDiagnostic[]; internal?: undefined }
-  | { internal: string };
+  { message: string; code: JobCode; diagnostics?: FailureDiagnostic[]; internal?: undefined } | { internal: string };
 
 /**
  * `seq` names the reader (a cursor); a new reader starts a new run of repeats, taking the first frame's JSON as the

@@ -1,10 +1,24 @@
-// Plain reasons for failures that come from inside (the page's exceptions, Node's errors): a client reads what
-// happened in words, never an internal message ("Invalid array length", a stack line, a file path). The raw text
-// goes to the log only.
+// How any failure becomes a job's end: a message a client reads and a registered code (src/contract/error-codes.ts)
+// or a compile failure's diagnostic code, never null. One door for the job service, a Redis-mode worker, the
+// standalone runner and GET /test, so the same failure reads and branches the same everywhere. Failures that come
+// from inside (the page's exceptions, Node's errors) are said in plain words, never as an internal message ("Invalid
+// array length", a stack line, a file path): the raw text goes to the log only.
 import { isNoSpace } from '../contract/no-space.js';
-import { NO_SPACE_REASON } from '../contract/job-reasons.js';
+import { NO_SPACE_REASON, timeLimitReason } from '../contract/job-reasons.js';
+import { CODE, messageOf, type JobFailureCode } from '../contract/error-codes.js';
+import { JobFailure, type FailureDiagnostic, type JobCode } from './renderer-port.js';
 
 export { isNoSpace };
+
+/** A job's end in error: what its record, its webhook and the runner's 500 say. */
+export interface JobEnd {
+  message: string;
+  code: JobCode;
+  diagnostics?: FailureDiagnostic[];
+}
+
+/** The end a registered code says by itself (its registry sentence). */
+export const endOf = (code: JobFailureCode, message = messageOf(code)): JobEnd => ({ message, code });
 
 /** An error the drawing page reported ({code, message} of the page API). */
 export interface PageError {
@@ -15,30 +29,57 @@ export interface PageError {
 const OUT_OF_MEMORY =
   /invalid (array|typed array|string) length|out of memory|allocation failed|array buffer allocation|maximum call stack/i;
 
-/** The reason a client sees for an error the drawing page reported (ASS001 is placed by the caller). */
-export function pageReason(e: PageError): string {
+/** The end of a job whose drawing page reported an error (ASS001 is placed by the caller). */
+export function pageFailure(e: PageError): JobEnd {
   switch (e.code) {
     case 'draw_failed':
       return OUT_OF_MEMORY.test(e.message)
-        ? 'render failed: the frame is too large to draw (the drawing page ran out of memory building it)'
-        : 'render failed: the drawing page could not draw this frame';
+        ? endOf(
+            CODE.out_of_memory,
+            'render failed: the frame is too large to draw (the drawing page ran out of memory building it)',
+          )
+        : endOf(CODE.page_failed);
     case 'context_lost':
-      return 'render failed: the drawing page lost its WebGL context';
+      return endOf(CODE.page_failed, 'render failed: the drawing page lost its WebGL context');
     case 'font_unavailable':
-      return 'render failed: the text font could not be loaded';
+      return endOf(CODE.page_failed, 'render failed: the text font could not be loaded');
     default:
-      return 'render failed: internal error in the drawing page';
+      return endOf(CODE.internal_error, 'render failed: internal error in the drawing page');
   }
 }
 
-/** The reason a client sees for an unexpected error of a render stage (Node, Playwright, ffmpeg). */
-export function stageReason(err: unknown, kind?: string): string {
+/** The end of a job a render stage (Node, Playwright, ffmpeg) failed unexpectedly. */
+export function stageFailure(err: unknown, kind?: string): JobEnd {
   const m = err instanceof Error ? err.message : String(err);
-  if (isNoSpace(err)) return NO_SPACE_REASON;
+  if (isNoSpace(err)) return endOf(CODE.storage_full, NO_SPACE_REASON);
   // ffmpeg's own words (its stderr, paths) are for the log, not the client
-  if (/ffmpeg/i.test(m)) return kind === 'gif' ? 'GIF encoder failed' : 'video encoder failed';
-  if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m))
-    return 'browser crashed during the render';
-  if (OUT_OF_MEMORY.test(m)) return 'render failed: the job needs more memory than the service has';
-  return 'render failed: internal error';
+  if (/ffmpeg/i.test(m))
+    return endOf(CODE.encoder_failed, kind === 'gif' ? 'render failed: the GIF encoder failed' : undefined);
+  if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m)) return endOf(CODE.page_crashed);
+  if (OUT_OF_MEMORY.test(m)) return endOf(CODE.out_of_memory);
+  return endOf(CODE.internal_error, 'render failed: internal error');
+}
+
+/** The JobFailure a render stage throws for an unexpected error. */
+export const stageError = (err: unknown, kind?: string): JobFailure => {
+  const end = stageFailure(err, kind);
+  return new JobFailure(end.message, end.code);
+};
+
+/**
+ * How a job that did not finish ends. timedOut: it ran past its time limit (limitMs); aborted: the service stopped
+ * it (a shutdown, not a client); `known`: the caller's own errors that carry their end (the server's storage).
+ */
+export function failureOf(
+  err: unknown,
+  how: { timedOut: boolean; aborted?: boolean; limitMs: number },
+  known?: (err: unknown) => JobEnd | undefined,
+): JobEnd {
+  if (how.timedOut) return endOf(CODE.timeout, timeLimitReason(how.limitMs));
+  if (how.aborted) return endOf(CODE.interrupted);
+  if (err instanceof JobFailure)
+    return err.diagnostics
+      ? { message: err.message, code: err.code, diagnostics: err.diagnostics }
+      : { message: err.message, code: err.code };
+  return known?.(err) ?? stageFailure(err);
 }

@@ -8,7 +8,7 @@ import type { PixelFormat } from './page/draw-script.js';
 import { assetFailure } from './job-assets.js';
 import { patchPicture } from './picture-patch.js';
 import { JobFailure } from './renderer-port.js';
-import { pageReason } from './failure-reasons.js';
+import { pageFailure as pageEnd } from './failure-reasons.js';
 import { LIMITS } from '../contract/limits.js';
 import { CODE } from '../contract/error-codes.js';
 import type { StageClock } from './stage-times.js';
@@ -95,11 +95,11 @@ export async function drawFrame(
   if ('pixels' in r) return r.pixels;
   if ('patch' in r) {
     if (previous) return patchPicture(previous, r.patch, format, plan.width, plan.height);
-    throw new JobFailure('render failed: the page sent part of a frame with no picture to patch', null);
+    throw new JobFailure('render failed: the page sent part of a frame with no picture to patch', CODE.internal_error);
   }
   if ('unchanged' in r) {
     if (previous) return previous;
-    throw new JobFailure('render failed: the page reported an unchanged first frame', null);
+    throw new JobFailure('render failed: the page reported an unchanged first frame', CODE.internal_error);
   }
   if (r.error.code === 'ASS001' && r.error.path)
     throw assetFailure(source, r.error.path, `image "${r.error.path}" could not be loaded`);
@@ -114,7 +114,8 @@ export class GlLost extends JobFailure {}
 
 /** The failure for an error the page reported: GlLost for a lost context, else the page's plain reason. */
 export function pageFailure(error: { code: string; message: string }): JobFailure {
-  return error.code === 'context_lost' ? new GlLost(pageReason(error), null) : new JobFailure(pageReason(error), null);
+  const end = pageEnd(error);
+  return error.code === 'context_lost' ? new GlLost(end.message, end.code) : new JobFailure(end.message, end.code);
 }
 
 /** A run of consecutive frames with the same value: drawn once, shown `count` times from frame `first`. */

@@ -1,7 +1,7 @@
 // A job's images: which file answers which in-source path, and ASS001 (with the path literal's line and column)
 // both when a scene uses a path the job did not map and when the page could not load a mapped one. The one place
 // that turns an image problem into a job failure.
-import { JobFailure, type FailureDiagnostic } from './renderer-port.js';
+import { JobFailure, diagnosticCode, type FailureDiagnostic } from './renderer-port.js';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { IMAGE_HEADER_BYTES, imageSize, imageSizeRefusal } from '../contract/image-size.js';
 import { LIMITS } from '../contract/limits.js';
@@ -25,9 +25,11 @@ export function literalPosition(source: string, path: string): { line: number; c
 export function assetFailure(source: string, path: string, text: string, code = 'ASS001'): JobFailure {
   const pos = literalPosition(source, path);
   const diag: FailureDiagnostic = { code, message: text, severity: 'error', ...(pos ?? {}) };
-  return new JobFailure(pos ? `${code} ${text} at line ${pos.line}, column ${pos.column}` : `${code} ${text}`, code, [
-    diag,
-  ]);
+  return new JobFailure(
+    pos ? `${code} ${text} at line ${pos.line}, column ${pos.column}` : `${code} ${text}`,
+    diagnosticCode(code),
+    [diag],
+  );
 }
 
 /** The first bytes of a file (what an image header needs); empty when it cannot be read (the page reports ASS001). */

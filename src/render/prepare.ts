@@ -14,7 +14,7 @@ import { LIMITS } from '../contract/limits.js';
 import { CODE } from '../contract/error-codes.js';
 import { QUALITY } from '../contract/outputs.js';
 import { JobAssets } from './job-assets.js';
-import { JobFailure, type FailureDiagnostic, type RenderJob } from './renderer-port.js';
+import { JobFailure, diagnosticCode, type FailureDiagnostic, type RenderJob } from './renderer-port.js';
 
 export interface Size {
   width: number;
@@ -81,7 +81,7 @@ export function checkParams(job: RenderJob): void {
     if (!Number.isFinite(v) || v < r.min || v > r.max || (integer && !Number.isInteger(v))) {
       throw new JobFailure(
         `${name} ${v} is outside ${r.min}..${r.max}${integer ? ' (whole numbers)' : ''} for a ${job.kind}`,
-        null,
+        CODE.invalid_params,
       );
     }
   };
@@ -90,7 +90,7 @@ export function checkParams(job: RenderJob): void {
   if (job.kind !== 'gif') within('quality', p.quality, QUALITY, true);
   if (job.kind === 'frame') {
     if (p.at !== undefined && !(Number.isFinite(p.at) && p.at >= LIMITS.at.min))
-      throw new JobFailure(`at ${p.at} must be a time of at least ${LIMITS.at.min} s`, null);
+      throw new JobFailure(`at ${p.at} must be a time of at least ${LIMITS.at.min} s`, CODE.invalid_params);
     return;
   }
   within('fps', p.fps, L.fps, true);
@@ -99,7 +99,7 @@ export function checkParams(job: RenderJob): void {
   within('from', p.from, { min: 0, max: L.duration.max }, false);
   within('to', p.to, { min: 0, max: L.duration.max }, false);
   if (p.from !== undefined && p.to !== undefined && !(p.to > p.from))
-    throw new JobFailure(`to ${p.to} must be greater than from ${p.from}`, null);
+    throw new JobFailure(`to ${p.to} must be greater than from ${p.from}`, CODE.invalid_params);
 }
 
 /**
@@ -117,9 +117,12 @@ export function rangeFrames(
   const start = Math.round((params.from ?? 0) * fps);
   const end = params.to === undefined ? clipFrames : Math.round(params.to * fps);
   if (params.to !== undefined && params.to > duration)
-    throw new JobFailure(`to ${params.to} s is past the end of the clip (${duration} s)`, null);
+    throw new JobFailure(`to ${params.to} s is past the end of the clip (${duration} s)`, CODE.invalid_params);
   if (start >= clipFrames)
-    throw new JobFailure(`from ${params.from} s is at or past the end of the clip (${duration} s)`, null);
+    throw new JobFailure(
+      `from ${params.from} s is at or past the end of the clip (${duration} s)`,
+      CODE.invalid_params,
+    );
   return { start, frames: Math.max(1, Math.min(end, clipFrames) - start) };
 }
 
@@ -137,9 +140,9 @@ const VALUE_BYTES_DIAGNOSTIC = 'EVL013';
 /** A compile-stage job failure from diagnostics: the first error decides message and code. */
 export function diagnosticsFailure(diags: readonly Diagnostic[]): JobFailure {
   const first = diags.find((d) => d.severity === 'error') ?? diags[0];
-  if (!first) return new JobFailure('compile failed', null);
+  if (!first) return new JobFailure('compile failed', CODE.internal_error);
   // a frame over the byte budget is a memory bound, which a job ends with under its own code (the diagnostic says where)
-  const code = first.code === VALUE_BYTES_DIAGNOSTIC ? CODE.memory_budget : first.code;
+  const code = first.code === VALUE_BYTES_DIAGNOSTIC ? CODE.memory_budget : diagnosticCode(first.code);
   return new JobFailure(formatJobMessage(first), code, diags.map(toFailureDiag));
 }
 
@@ -236,7 +239,7 @@ export function prepare(job: RenderJob): Plan {
     // params.duration is checked above; a scene may still declare an endless duration
     throw new JobFailure(
       `the scene's duration (${Number.isFinite(duration) ? `${duration} s` : String(duration)}) is over the ${L.duration.max} s limit of a ${job.kind === 'gif' ? 'GIF' : 'video'}; set params.duration`,
-      null,
+      CODE.invalid_params,
     );
   }
   const clipFrames = clip ? Math.max(1, Math.round(duration * fps)) : 1;

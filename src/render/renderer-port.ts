@@ -2,7 +2,7 @@
 import type { StageTimings } from './stage-times.js';
 import type { FrameRange } from '../contract/chunks.js';
 import type { FrameFormat, VideoCodec } from '../contract/outputs.js';
-import { CODE } from '../contract/error-codes.js';
+import { CODE, type JobFailureCode } from '../contract/error-codes.js';
 export interface RenderParams {
   fps?: number;
   duration?: number;
@@ -110,14 +110,29 @@ export interface FailureDiagnostic {
   [k: string]: unknown;
 }
 
+type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
+type Capital = 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'I' | 'J' | 'K' | 'L' | 'M';
+type Capital2 = 'N' | 'O' | 'P' | 'Q' | 'R' | 'S' | 'T' | 'U' | 'V' | 'W' | 'X' | 'Y' | 'Z';
+/** A compile failure's code: the language's diagnostic code (NAM003, ASS001, ...): capitals, then digits. */
+export type DiagnosticCode = `${Capital | Capital2}${string}${Digit}`;
+
+/** What a failed job's `code` is: a registered job code, or a compile failure's diagnostic code. Never null. */
+export type JobCode = JobFailureCode | DiagnosticCode;
+
+/** A diagnostic's code as a job's code (the language types it as a string). */
+export function diagnosticCode(code: string): DiagnosticCode {
+  if (!/^[A-Z]{3}\d{3}$/.test(code)) throw new Error(`not a diagnostic code: ${code}`);
+  return code as DiagnosticCode;
+}
+
 /**
- * A job failure the client should see. A compile failure carries its diagnostic code and the diagnostics; a
- * render-stage failure has code null and a short reason.
+ * A job failure the client should see: a compile failure carries its diagnostic code and the diagnostics; a
+ * render-stage failure a registered code and a short reason (src/render/failure-reasons.ts).
  */
 export class JobFailure extends Error {
   constructor(
     message: string,
-    public code: string | null = null,
+    public code: JobCode,
     public diagnostics?: FailureDiagnostic[],
   ) {
     super(message);

@@ -12,11 +12,11 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { LIMITS } from '../contract/limits.js';
-import { CODE, envelope } from '../contract/error-codes.js';
+import { CODE } from '../contract/error-codes.js';
 import { OUTPUT_MIME, sniffImage } from '../contract/mime.js';
 import { outputExtOf } from '../contract/outputs.js';
 import { JobFailure, type Renderer, type RenderParams } from '../render/renderer-port.js';
-import { INTERNAL_REASON, timeLimitReason } from '../contract/job-reasons.js';
+import { failureOf } from '../render/failure-reasons.js';
 import { deadline } from '../contract/deadline.js';
 import { FrameParams, GifParams, RenderParams as VideoParams } from '../server/http/schemas/params.js';
 import { Source } from '../server/http/schemas/sources.js';
@@ -134,7 +134,7 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
       try {
         await queue.add(() => renderWithin(o, { id, kind, source, params, assets, outPath }));
       } catch (err) {
-        const f = failureOf(err, o.timeoutMs);
+        const f = failureBody(err, o.timeoutMs);
         if (!(err instanceof JobFailure)) req.log.warn({ err }, 'runner render failed');
         return reply.code(500).send(f);
       }
@@ -188,16 +188,10 @@ async function renderWithin(o: RunnerOptions, job: Parameters<Renderer['render']
 
 class TimedOut extends Error {}
 
-/** The 500 body: a compile failure's diagnostic code, else a render-stage code; internal detail stays in the log. */
-function failureOf(err: unknown, timeoutMs: number): { error: string; code: string; diagnostics?: unknown[] } {
-  if (err instanceof TimedOut) return envelope(CODE.timeout, timeLimitReason(timeoutMs));
-  if (err instanceof JobFailure) {
-    const out: { error: string; code: string; diagnostics?: unknown[] } = {
-      error: err.message,
-      code: err.code ?? CODE.render_failed,
-    };
-    if (err.diagnostics) out.diagnostics = err.diagnostics;
-    return out;
-  }
-  return envelope(CODE.render_failed, INTERNAL_REASON);
+/** The 500 body: the one failureOf's end (a diagnostic code or a registered one); internal detail stays in the log. */
+function failureBody(err: unknown, timeoutMs: number): { error: string; code: string; diagnostics?: unknown[] } {
+  const end = failureOf(err, { timedOut: err instanceof TimedOut, limitMs: timeoutMs });
+  return end.diagnostics
+    ? { error: end.message, code: end.code, diagnostics: end.diagnostics }
+    : { error: end.message, code: end.code };
 }

@@ -91,7 +91,14 @@ const ROOMS: { room: string; may: string[] }[] = [
   // (an ffmpeg concat the join item runs: chunk planning and joining live above the renderer)
   {
     room: 'src/server',
-    may: ['src/contract', 'src/lang', 'src/paths.ts', 'src/render/renderer-port.ts', 'src/render/segment-join.ts'],
+    may: [
+      'src/contract',
+      'src/lang',
+      'src/paths.ts',
+      'src/render/renderer-port.ts',
+      'src/render/segment-join.ts',
+      'src/render/failure-reasons.ts',
+    ],
   },
   // the export library; its worker renderer implements the Renderer interface (types only from rendering) and
   // starts its thread the way rendering starts its own (worker-thread.ts)
@@ -103,7 +110,13 @@ const ROOMS: { room: string; may: string[] }[] = [
   // entry point, src/entry/runner.ts, builds the real renderer from the service's configuration)
   {
     room: 'src/runner',
-    may: ['src/server/http', 'src/server/durability/admission.ts', 'src/contract', 'src/render/renderer-port.ts'],
+    may: [
+      'src/server/http',
+      'src/server/durability/admission.ts',
+      'src/contract',
+      'src/render/renderer-port.ts',
+      'src/render/failure-reasons.ts',
+    ],
   },
   { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
   // the editor page: the whole language (it compiles and evaluates in the browser) and the drawing page's drawer;

@@ -208,3 +208,33 @@ test('OpenAPI: each error answer lists its codes as an enum, each registered at 
   const jobCode = doc.components.schemas.JobError?.properties?.code?.description ?? '';
   for (const c of JOB_FAILURE_CODES) assert.ok(jobCode.includes(`\`${c}\``), `JobError.code names ${c}`);
 });
+
+test('no job ends without a code: no JobFailure, job end or failure body is written with code null', () => {
+  const nulls: string[] = [];
+  for (const { file, text } of files) {
+    for (const m of text.matchAll(/\bcode\s*:\s*null\b/g)) {
+      // the export worker's answer for an error that is not an ExportError: the renderer gives it internal_error
+      if (file === 'src/export/export-worker.ts') continue;
+      nulls.push(`${file}:${text.slice(0, m.index).split('\n').length}`);
+    }
+    for (const { args, line } of callArgs(text, /\bnew (?:JobFailure|GlLost)\(/g))
+      if (args.length < 2 || args[1] === 'null' || args[1] === 'undefined') nulls.push(`${file}:${line} JobFailure`);
+  }
+  assert.deepEqual(nulls, [], 'name the registered code the failure is (src/contract/error-codes.ts)');
+});
+
+test('every code a job may end with is reached by some test (named in a test besides the registry checks)', () => {
+  const tests: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.test.ts') && !p.endsWith(join('contract', 'error-codes.test.ts')))
+        tests.push(readFileSync(p, 'utf8'));
+    }
+  };
+  walk(join(repoRoot, 'test'));
+  const all = tests.join('\n');
+  const unreached = JOB_FAILURE_CODES.filter((c) => !new RegExp(`(['"\`])${c}\\1|\\bCODE\\.${c}\\b`).test(all));
+  assert.deepEqual(unreached, [], 'job codes no test asserts');
+});

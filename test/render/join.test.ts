@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IncompleteVideo, VideoEncoder, joinSegments, probe } from '../../src/render/ffmpeg.js';
 import { i420Bytes } from '../../src/contract/yuv.js';
+import { segmentJoiner } from '../../src/render/segment-join.js';
+import { JobFailure } from '../../src/render/renderer-port.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmrender-join-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,6 +46,13 @@ test('the middle segment missing: the join fails saying which, and leaves no out
   });
   assert.equal(existsSync(out), false);
   assert.equal(existsSync(`${out}.tmp`), false);
+  // the join a job's join item runs: the job ends with its registered code, video_incomplete
+  await assert.rejects(segmentJoiner('ffmpeg')(segs, out, [PER, PER, PER]), (err: Error) => {
+    assert.ok(err instanceof JobFailure);
+    assert.equal(err.code, 'video_incomplete');
+    assert.equal(err.message, 'render failed: chunk 2 of 3 is missing');
+    return true;
+  });
 });
 
 test('a segment cut short (half its bytes): the join fails naming its frames, and leaves no output', async () => {

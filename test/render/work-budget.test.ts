@@ -23,7 +23,11 @@ test(`the work budget: ${LIMITS.evaluationNodesPerJob} nodes pass, one more is w
   assert.doesNotThrow(() => checkWorkBudget(LIMITS.evaluationNodesPerJob, 1000));
   assert.throws(
     () => checkWorkBudget(LIMITS.evaluationNodesPerJob + 1, 1000),
-    (e) => e instanceof JobFailure && e.code === WORK_BUDGET_CODE && /work budget/.test(e.message),
+    (e) =>
+      e instanceof JobFailure &&
+      e.code === WORK_BUDGET_CODE &&
+      e.code === 'work_budget' &&
+      /work budget/.test(e.message),
   );
 });
 

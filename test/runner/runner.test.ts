@@ -150,7 +150,11 @@ async function assertFailure(source: string, name: string, code?: RegExp): Promi
   const body = JSON.parse(r.bytes.toString());
   assert.equal(typeof body.error, 'string', name);
   assert.ok(body.error.length > 0, name);
-  assert.match(body.code, code ?? /^([A-Z]{3}\d{3}|render_failed|timeout)$/, `${name}: ${body.code}`);
+  assert.match(
+    body.code,
+    code ?? /^([A-Z]{3}\d{3}|timeout|internal_error|page_failed|page_crashed|encoder_failed|out_of_memory)$/,
+    `${name}: ${body.code}`,
+  );
 }
 
 test('POST / our own broken sources: 500 {error, code}', async () => {

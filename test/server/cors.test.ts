@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { startApp, FakeRenderer, JobFailure, multipart, post, runJob, type TestApp } from '../helpers/app.js';
 import { encodePng } from '../../src/render/png.js';
+import { CODE } from '../../src/contract/error-codes.js';
 
 let t: TestApp;
 const fake = new FakeRenderer();
@@ -28,7 +29,7 @@ function assertCors(r: LightMyRequestResponse, what: string) {
 test('every route and every status carries the four CORS headers = *', async () => {
   const ready = (await runJob(t.app, '/v1/frame', { source: 'x' })).json();
   fake.behaviour = () => {
-    throw new JobFailure('render failed: x', null);
+    throw new JobFailure('render failed: x', CODE.page_failed);
   };
   const failed = await runJob(t.app, '/v1/frame', { source: 'x' });
   fake.behaviour = null;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { startApp, FakeRenderer, JobFailure, multipart } from '../helpers/app.js';
 import { prng } from '../helpers/prng.js';
+import { CODE } from '../../src/contract/error-codes.js';
 
 // a fixed seed, so a failure reproduces; FUZZ_SEED explores others
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -202,7 +203,7 @@ test(
   async (t) => {
     const r = new FakeRenderer();
     r.behaviour = (job) => {
-      if (job.source.includes('// fail')) throw new JobFailure('render failed: fuzz', null);
+      if (job.source.includes('// fail')) throw new JobFailure('render failed: fuzz', CODE.page_failed);
     };
     const app = await startApp({ renderer: r, config: { maxQueuedJobs: 1_000_000 } });
     const known = { jobs: [] as string[], outputs: [] as string[] };

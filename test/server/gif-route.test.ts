@@ -125,8 +125,8 @@ test('a GIF whose encoder fails ends in error "GIF encoder failed", with no part
   try {
     const r = await runJob(b.app, '/v1/gif', { source: MOVING, params: { fps: 5, duration: 0.4 } });
     assert.equal(r.json().status, 'error', r.body);
-    assert.equal(r.json().message, 'GIF encoder failed');
-    assert.equal(r.json().code, null);
+    assert.equal(r.json().message, 'render failed: the GIF encoder failed');
+    assert.equal(r.json().code, 'encoder_failed');
     assert.deepEqual(await partials(b.dataDir), []);
   } finally {
     await b.close();

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddedLine, startApp, FakeRenderer, JobFailure, gate, post, waitJob, type TestApp } from '../helpers/app.js';
 import { MemoryJobStore } from '../../src/server/jobs/store.js';
+import { CODE } from '../../src/contract/error-codes.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];
@@ -97,14 +98,14 @@ test('pending: required fields plus queue_position and progress; ready: url, mim
   assert.equal(vv.mime, 'video/mp4');
 });
 
-test('error: HTTP 500 with the job body; a compile failure carries code and diagnostics, a render failure code null', async () => {
+test('error: HTTP 500 with the job body; a compile failure carries code and diagnostics, a render failure its registered code', async () => {
   const { t, fake } = await fresh();
   fake.behaviour = (job) => {
     if (job.source.includes('COMPILE'))
       throw new JobFailure('PAR100 syntax error at line 1, column 2', 'PAR100', [
         { code: 'PAR100', message: 'syntax error', line: 1, column: 2 },
       ]);
-    if (job.source.includes('CRASH')) throw new JobFailure('browser crashed during the render', null);
+    if (job.source.includes('CRASH')) throw new JobFailure('browser crashed during the render', CODE.page_crashed);
     throw new Error('secret internal detail /etc/shadow');
   };
   const c = await waitJob(t.app, (await post(t.app, '/v1/frame', { source: 'COMPILE' })).json().job_id);
@@ -126,12 +127,14 @@ test('error: HTTP 500 with the job body; a compile failure carries code and diag
   assert.deepEqual(vc.diagnostics, [{ code: 'PAR100', message: 'syntax error', line: 1, column: 2 }]);
   const r = (await waitJob(t.app, (await post(t.app, '/v1/render', { source: 'CRASH' })).json().job_id)).json();
   assert.equal(r.status, 'error');
-  assert.equal(r.code, null);
+  assert.equal(r.code, 'page_crashed');
   assert.equal(r.message, 'browser crashed during the render');
   assert.equal('diagnostics' in r, false);
   const x = await waitJob(t.app, (await post(t.app, '/v1/render', { source: 'OTHER' })).json().job_id);
   assert.equal(x.statusCode, 500);
-  assert.equal(x.json().code, null);
+  // an unexpected error: a registered code and a plain sentence, never its own words
+  assert.equal(x.json().code, 'internal_error');
+  assert.equal(x.json().message, 'render failed: internal error');
   assert.doesNotMatch(x.body, /secret|shadow/);
 });
 
@@ -194,7 +197,7 @@ test('a job past JOB_TIMEOUT_MS ends in error saying so, and the next job starts
   const h = await waitJob(t.app, hang, 60_000);
   assert.equal(h.statusCode, 500);
   assert.match(h.json().message, /timed out/);
-  assert.equal(h.json().code, null);
+  assert.equal(h.json().code, 'timeout');
   assert.equal(aborted, true);
   const hung = (await t.app.jobs.get(hang))!;
   assert.ok(hung.completed_at! - hung.started_at! >= LIMIT_MS, 'it ran its whole limit, not less');
@@ -209,7 +212,7 @@ test('retention: 24 h after the output was written the job answers 404 and the f
   const { t, fake } = await fresh({}, () => clock);
   const ok = (await waitJob(t.app, (await post(t.app, '/v1/frame', { source: SRC })).json().job_id)).json();
   fake.behaviour = () => {
-    throw new JobFailure('render failed: x', null);
+    throw new JobFailure('render failed: x', CODE.page_failed);
   };
   const bad = (await waitJob(t.app, (await post(t.app, '/v1/frame', { source: SRC })).json().job_id)).json();
   const file = join(t.dataDir, 'outputs', `${ok.job_id}.png`);
@@ -245,8 +248,8 @@ test('closing the service interrupts the rendering job (error, saying so) and le
   assert.ok(Date.now() - t0 < 5000);
   const ra = await store.get(a);
   assert.equal(ra?.status, 'error');
-  assert.equal(ra?.message, 'render interrupted: the service stopped');
-  assert.equal(ra?.code, null);
+  assert.equal(ra?.message, 'render interrupted: the service stopped while this job was rendering');
+  assert.equal(ra?.code, 'interrupted');
   assert.equal((await store.get(b))?.status, 'pending');
   assert.equal(fake.calls.length, 1);
 });

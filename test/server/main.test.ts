@@ -86,7 +86,7 @@ test('a job past JOB_TIMEOUT_MS with the real renderer ends in error, and the ne
     });
     const j = long.json();
     assert.equal(long.statusCode, 500);
-    assert.equal(j.code, null);
+    assert.equal(j.code, 'timeout');
     assert.equal(j.message, 'render timed out after 2.5 s (the job limit)');
     // the aborted job's pages were closed; fresh warm pages replace them (a render slot keeps the two a video uses)
     for (let i = 0; i < 400 && renderer.browser.idleCount < 2; i++) await new Promise((r) => setTimeout(r, 25));

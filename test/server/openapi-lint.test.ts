@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lint, loadConfig } from '@redocly/openapi-core';
-import { startApp, FakeRenderer, JobFailure, post, repoRoot, runJob, type TestApp } from '../helpers/app.js';
+import { startApp, FakeRenderer, post, repoRoot, runJob, type TestApp } from '../helpers/app.js';
 
 type Media = { schema?: { $ref?: string }; example?: unknown; examples?: unknown };
 type Operation = {
@@ -119,14 +119,14 @@ test("on the wire: 400 (ours and the framework's) and 404 (route, job, output) a
   assert.equal(answers[1]!.json().error, 'not_found', 'the contract fixes error on a 404');
 });
 
-test('on the wire: GET /test that fails is 500 {error, code: render_failed}; a failed job keeps its own shape', async () => {
+test('on the wire: GET /test that fails is 500 {error, code} with the code a job would end with; a failed job keeps its own shape', async () => {
   fake.behaviour = async () => {
-    throw new JobFailure('chromium did not start');
+    throw new Error('browser has been closed');
   };
   try {
     const r = await t.app.inject({ url: '/test' });
     assert.equal(r.statusCode, 500);
-    assert.deepEqual(r.json(), { error: 'chromium did not start', code: 'render_failed' });
+    assert.deepEqual(r.json(), { error: 'render failed: the browser crashed during the render', code: 'page_crashed' });
     const job = await runJob(t.app, '/v1/frame', { source: 'x' });
     assert.equal(job.statusCode, 500);
     assert.equal(job.json().status, 'error');

@@ -8,6 +8,7 @@ import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fen
 import { DRAW_SCRIPT } from './draw-script.js';
 import { ViewerPage } from './viewer-page.js';
 import { JobFailure } from '../renderer-port.js';
+import { CODE } from '../../contract/error-codes.js';
 
 export interface WarmBrowserOptions {
   chromiumPath: string;
@@ -230,7 +231,10 @@ export class WarmBrowser {
   async acquire(): Promise<ViewerPage> {
     await this.recovering;
     if (this.fault)
-      throw new JobFailure(`render failed: the renderer cannot draw now (${this.fault}); retry later`, null);
+      throw new JobFailure(
+        `render failed: the renderer cannot draw now (${this.fault}); retry later`,
+        CODE.renderer_unavailable,
+      );
     for (let waited = false; ; waited = true) {
       for (;;) {
         const p = this.idle.shift();

@@ -5,11 +5,12 @@
 // - pending and started (started_at set: it was rendering when the service stopped): queued again once, with
 //   `interrupted` counting the interruption and started_at/progress cleared.
 // - the same, when it had already been queued again after an interruption (interrupted >= 1): it ends in `error`
-//   with INTERRUPTED_MESSAGE and code null, so a job that takes the service down every time cannot loop forever.
+//   with code `interrupted` and its sentence, so a job that takes the service down every time cannot loop forever.
 // - ready and error records are left as they are (their expiry comes from their stored times).
 import type { JobRecord } from '../jobs/store.js';
+import { CODE, messageOf } from '../../contract/error-codes.js';
 
-export const INTERRUPTED_MESSAGE = 'interrupted: the service stopped while this job was rendering';
+export const INTERRUPTED_MESSAGE = messageOf(CODE.interrupted);
 
 /** How many interruptions a job survives before it ends in error. */
 export const MAX_INTERRUPTIONS = 1;
@@ -48,7 +49,7 @@ export function planRecovery(records: readonly RecoverableRecord[], now: number)
       next.status = 'error';
       next.completed_at = now;
       next.message = INTERRUPTED_MESSAGE;
-      next.code = null;
+      next.code = CODE.interrupted;
       delete next.progress;
       plan.updates.push(next);
       plan.failed.push(r.job_id);

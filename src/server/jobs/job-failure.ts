@@ -1,14 +1,12 @@
-// How a job that did not finish ends, in the embedded service and in a Redis-mode worker alike: the message and
-// code its record gets. A JobFailure speaks for itself; anything else is not for the client's eyes (the log has it).
+// How a job ends, in the embedded service and in a Redis-mode worker alike: a ready job's fields, and the message and
+// code a failed job's record gets (always a registered code or a diagnostic's: the one failureOf, with the storage's
+// own end). A JobFailure speaks for itself; anything else is not for the client's eyes (the log has it).
 import type { JobOutput, JobRecord } from './store.js';
-import { JobFailure } from '../../render/renderer-port.js';
-import { INTERNAL_REASON, NO_SPACE_REASON, timeLimitReason } from '../../contract/job-reasons.js';
-import { isNoSpace } from '../../contract/no-space.js';
+import { endOf, failureOf as renderFailureOf, type JobEnd } from '../../render/failure-reasons.js';
 import { STORAGE_DOWN, StorageUnavailable } from '../storage/storage.js';
 import { CODE, messageOf } from '../../contract/error-codes.js';
 
 export const CANCELLED = messageOf(CODE.cancelled);
-export const INTERRUPTED = 'render interrupted: the service stopped';
 
 /**
  * The fields of a job that ended ready: its output, the runner that drew it and where its time went (`timings`:
@@ -39,23 +37,15 @@ export function stageTimings(outcome: { timings: object }): Record<string, numbe
   >;
 }
 
-export interface JobEnd {
-  message: string;
-  code: string | null;
-  diagnostics?: JobRecord['diagnostics'];
-}
+export { endOf, type JobEnd };
+
+/** The server's own errors that carry their end: storage that cannot be reached. */
+const serverEnd = (err: unknown): JobEnd | undefined =>
+  err instanceof StorageUnavailable ? endOf(CODE.storage_unavailable, STORAGE_DOWN) : undefined;
 
 /**
- * timedOut: the job ran past JOB_TIMEOUT_MS (limitMs); aborted: the service stopped it (a shutdown, not a client).
+ * How a job that did not finish ends (src/render/failure-reasons.ts's failureOf, which the runner and GET /test use
+ * too, with the storage's own end). timedOut: past JOB_TIMEOUT_MS (limitMs); aborted: the service stopped it.
  */
-export function failureOf(err: unknown, how: { timedOut: boolean; aborted?: boolean; limitMs: number }): JobEnd {
-  if (how.timedOut) return { message: timeLimitReason(how.limitMs), code: null };
-  if (how.aborted) return { message: INTERRUPTED, code: null };
-  if (err instanceof JobFailure)
-    return err.diagnostics
-      ? { message: err.message, code: err.code, diagnostics: err.diagnostics }
-      : { message: err.message, code: err.code };
-  if (isNoSpace(err)) return { message: NO_SPACE_REASON, code: CODE.storage_full };
-  if (err instanceof StorageUnavailable) return { message: STORAGE_DOWN, code: CODE.storage_unavailable };
-  return { message: INTERNAL_REASON, code: null };
-}
+export const failureOf = (err: unknown, how: { timedOut: boolean; aborted?: boolean; limitMs: number }): JobEnd =>
+  renderFailureOf(err, how, serverEnd);

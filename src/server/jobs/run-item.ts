@@ -8,18 +8,17 @@ import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { deadline } from '../../contract/deadline.js';
 import { CODE } from '../../contract/error-codes.js';
-import { INTERNAL_REASON } from '../../contract/job-reasons.js';
 import { chunkRanges } from '../../contract/chunks.js';
 import { JobFailure, VIDEO_INCOMPLETE, type Renderer, type RenderOutcome } from '../../render/renderer-port.js';
 import type { JoinSegments } from '../../render/segment-join.js';
 import type { JobKind } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
-import { STORAGE_DOWN, StorageUnavailable, type Storage } from '../storage/storage.js';
+import { StorageUnavailable, type Storage } from '../storage/storage.js';
 import type { JobRecord, LifecycleStore } from './store.js';
 import type { ItemHandle, ItemOutcome } from './job-queue.js';
 import { segmentKey, type ChunkResult, type PartName, type WorkItem } from './work-items.js';
-import { failureOf, readyFields, stageTimings, type JobEnd } from './job-failure.js';
+import { endOf, failureOf, readyFields, stageTimings, type JobEnd } from './job-failure.js';
 import { endJob } from './end-job.js';
 import { settleWithin } from './settle.js';
 import type { RenderCache } from './render-cache.js';
@@ -122,7 +121,7 @@ export class ItemRunner {
     else h.signal.addEventListener('abort', stop, { once: true });
     // the time limit and a stop end the item even when the renderer ignores the abort
     const aborted = new Promise<never>((_, reject) => {
-      const fail = () => reject(new JobFailure('stopped'));
+      const fail = () => reject(new JobFailure('stopped', CODE.interrupted));
       if (ctl.signal.aborted) fail();
       else ctl.signal.addEventListener('abort', fail, { once: true });
     });
@@ -263,7 +262,7 @@ export class ItemRunner {
     const results = (await h.chunkResults()).filter((r) => typeof r === 'object');
     const first = results[0];
     if (!first || results.length !== item.chunks) {
-      const end = { message: 'render failed: a chunk of the video is missing', code: null };
+      const end = endOf(CODE.video_incomplete, 'render failed: a chunk of the video is missing');
       await this.end(id, end);
       this.tell(rec, 'join', 'error');
       await this.cleanSegments(id);
@@ -296,12 +295,7 @@ export class ItemRunner {
       await this.o.outputs.discard(id, rec.kind, rec.params);
       // a segment missing or short (a worker that wrote it elsewhere, a store that lost it): said as such, never a
       // shorter video reported ready
-      const end: JobEnd =
-        err instanceof StorageUnavailable
-          ? { message: STORAGE_DOWN, code: CODE.storage_unavailable }
-          : err instanceof JobFailure
-            ? { message: err.message, code: err.code }
-            : failureOf(err, { timedOut: false, limitMs: this.o.jobTimeoutMs });
+      const end = failureOf(err, { timedOut: false, limitMs: this.o.jobTimeoutMs });
       await this.end(id, end);
       this.tell(rec, 'join', 'error');
       await this.cleanSegments(id);
@@ -329,10 +323,7 @@ export class ItemRunner {
       );
     } catch (err) {
       await this.o.outputs.discard(id, rec.kind, rec.params);
-      const end =
-        err instanceof StorageUnavailable
-          ? { message: STORAGE_DOWN, code: CODE.storage_unavailable }
-          : { message: INTERNAL_REASON, code: null };
+      const end = failureOf(err, { timedOut: false, limitMs: this.o.jobTimeoutMs });
       await this.end(id, end);
       this.tell(rec, 'join', 'error');
       await this.cleanSegments(id);
@@ -394,7 +385,7 @@ export class ItemRunner {
 
   /** A job whose queue entry failed for good (stalled too often, ...): its record ends in error, never stays pending. */
   async failed(id: string, message: string): Promise<void> {
-    if (await this.end(id, { message: `render failed: ${message}`, code: null })) await this.cleanSegments(id);
+    if (await this.end(id, endOf(CODE.job_lost, `render failed: ${message}`))) await this.cleanSegments(id);
   }
 
   async cleanSegments(id: string): Promise<void> {

@@ -20,7 +20,8 @@ import {
 } from 'bullmq';
 import type { JobRecord } from '../jobs/store.js';
 import type { LiveJobState } from '../jobs/job-view.js';
-import type { JobEnd } from '../jobs/job-failure.js';
+import { endOf, type JobEnd } from '../jobs/job-failure.js';
+import { CODE } from '../../contract/error-codes.js';
 import type { ItemHandle, JobLoad, JobQueue, QueueEvents as Events, RunItem, StopReason } from '../jobs/job-queue.js';
 import { itemsOf, type ChunkResult, type WorkItem } from '../jobs/work-items.js';
 import { settleWithin } from '../jobs/settle.js';
@@ -204,10 +205,9 @@ export class BullmqQueue implements JobQueue {
     const state = await this.queue.getJobState(rec.job_id);
     if (state === 'failed') {
       const job = await this.queue.getJob(rec.job_id);
-      return { message: `render failed: ${job?.failedReason ?? 'the render failed'}`, code: null };
+      return endOf(CODE.job_lost, `render failed: ${job?.failedReason ?? 'the queue gave the job up'}`);
     }
-    if (state === 'unknown' && this.o.now() - rec.created_at > LOST_AFTER_MS)
-      return { message: 'render failed: the queue lost the job (Redis restarted without its data?)', code: null };
+    if (state === 'unknown' && this.o.now() - rec.created_at > LOST_AFTER_MS) return endOf(CODE.job_lost);
     return undefined;
   }
 

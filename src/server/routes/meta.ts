@@ -5,11 +5,20 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../jobs/job-service.js';
-import { JobFailure } from '../../render/renderer-port.js';
+import { failureOf } from '../jobs/job-failure.js';
 import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
 import { tooManyTests, type Gate } from '../durability/admission.js';
 import { sendRefusal } from '../http/refusal-reply.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
+
+/** How the smoke render can fail: a render stage's codes (src/render/failure-reasons.ts). */
+const SMOKE_FAILURES = [
+  CODE.internal_error,
+  CODE.encoder_failed,
+  CODE.page_crashed,
+  CODE.page_failed,
+  CODE.out_of_memory,
+] as const;
 import { llmsText, type OpenApiLike } from '../llms-txt.js';
 
 export interface MetaRoutesOptions {
@@ -120,11 +129,11 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         response: {
           200: fileAnswer('The PNG.', ['image/png']),
           500: errorAnswer(
-            'The render failed: `render_failed`.',
-            [CODE.render_failed],
-            envelope(CODE.render_failed, 'chromium did not start'),
+            'The render failed, with the code a job that failed so would end with.',
+            SMOKE_FAILURES,
+            envelope(CODE.page_crashed),
           ),
-          503: refusalAnswer([CODE.too_many_tests]),
+          503: refusalAnswer([CODE.too_many_tests, CODE.renderer_unavailable]),
         },
         description:
           'At most `TEST_CONCURRENCY` (2) of these render or wait for the render slot at once; past it `503` `too_many_tests` with `retry-after`, before anything is drawn.',
@@ -142,7 +151,11 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
         return reply.header('content-type', 'image/png').header('cache-control', 'no-store').send(png);
       } catch (err) {
         app.log.warn({ err }, 'GET /test failed');
-        return reply.code(500).send(envelope(CODE.render_failed, err instanceof JobFailure ? err.message : undefined));
+        // the one failureOf a job's end goes through: the same failure, the same code
+        const end = failureOf(err, { timedOut: false, limitMs: 0 });
+        return reply
+          .code(end.code === CODE.renderer_unavailable ? 503 : 500)
+          .send({ error: end.message, code: end.code });
       } finally {
         tests.leave();
         await rm(out, { force: true });

@@ -81,7 +81,7 @@ test(
     const e = await s.waitJob(id, 30_000);
     assert.equal(e.status, 500);
     assert.equal(e.body.status, 'error');
-    assert.equal(e.body.code, null);
+    assert.equal(e.body.code, 'page_crashed');
     assert.match(e.body.message, /browser crashed/);
     // the job queued behind it did not pay for the crash
     assert.equal((await s.waitJob(queued, 60_000)).body.status, 'ready');
@@ -134,7 +134,7 @@ test(
     killAll(renderers.map((r) => r.pid));
     const e = await s.waitJob(id, 30_000);
     assert.equal(e.body.status, 'error', e.text);
-    assert.equal(e.body.code, null);
+    assert.equal(e.body.code, 'page_crashed');
     assert.match(e.body.message, /browser crashed/);
     await expectNextJobsWork();
     await expectNextJobsWork();
@@ -164,7 +164,7 @@ test(
     killAll([ff[0].pid]);
     const e = await s.waitJob(id, 30_000);
     assert.equal(e.status, 500);
-    assert.equal(e.body.code, null);
+    assert.equal(e.body.code, 'encoder_failed');
     assert.equal(e.body.message, 'video encoder failed');
     await until(() => ffmpegProcesses(s.pid).length === 0, 5_000, 'no ffmpeg left');
     await expectNextJobsWork();
@@ -184,7 +184,7 @@ test(
     const e = await s.waitJob(id, 60_000);
     const took = Date.now() - t0;
     assert.equal(e.status, 500);
-    assert.equal(e.body.code, null);
+    assert.equal(e.body.code, 'timeout');
     assert.equal(e.body.message, `render timed out after ${LIMIT_MS / 1000} s (the job limit)`);
     assert.ok(took >= LIMIT_MS - 1000 && took < LIMIT_MS + 12_000, `ended after ${took} ms`);
     // by the time the job reads as failed, its encoder has been killed (gone within moments) and its page closed

@@ -67,7 +67,7 @@ test('a journal left by a stopped service: jobs render again in created_at order
       const e = await t.app.inject({ url: `/v1/jobs/${id(9)}` });
       assert.equal(e.statusCode, 500);
       assert.equal(e.json().message, INTERRUPTED_MESSAGE);
-      assert.equal(e.json().code, null);
+      assert.equal(e.json().code, 'interrupted');
       assert.equal(e.json().created_at, now - 9000);
       const ready = await t.app.inject({ url: `/v1/jobs/${id(7)}` });
       assert.equal(ready.statusCode, 200);

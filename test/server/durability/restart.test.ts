@@ -89,7 +89,7 @@ test(
     assert.equal(e.status, 500);
     assert.equal(e.body.status, 'error');
     assert.equal(e.body.message, INTERRUPTED_MESSAGE);
-    assert.equal(e.body.code, null);
+    assert.equal(e.body.code, 'interrupted');
     const ends = [];
     for (const id of queued) {
       const r = await s.waitJob(id, 60_000);

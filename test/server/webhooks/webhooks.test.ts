@@ -11,6 +11,7 @@ import { startApp, FakeRenderer, JobFailure, post, waitJob, type TestApp } from 
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
 import type { Config } from '../../../src/server/config.js';
+import { CODE } from '../../../src/contract/error-codes.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const LOOPBACK: Partial<Config> = {
@@ -54,7 +55,7 @@ test('a job that ends POSTs its view to the webhook, signed with the secret; wit
 
   // an error job is delivered too (500 on GET, the same view in the webhook); no secret: no signature header
   fake.behaviour = () => {
-    throw new JobFailure('render failed: test', null);
+    throw new JobFailure('render failed: test', CODE.page_failed);
   };
   const bad = (await post(t.app, '/v1/render', { source: SRC, webhook: { url: rx.url } })).json().job_id;
   const [, second] = await rx.waitFor(2);

@@ -71,7 +71,7 @@ export const JobError = z
       .nullable()
       .optional()
       .meta({
-        description: `The diagnostic code of a compile failure (\`PAR100\`, \`ASS001\`, ...); else ${codeList(JOB_FAILURE_CODES)} where the service names the failure; null for another render-stage failure.`,
+        description: `The diagnostic code of a compile failure (\`PAR100\`, \`ASS001\`, ...); else ${codeList(JOB_FAILURE_CODES)} for every other failure (the contract allows null; this service never sends it).`,
       }),
     diagnostics: z.array(Diagnostic).optional().meta({ description: 'Added: every diagnostic of a compile failure.' }),
   })
