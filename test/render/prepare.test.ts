@@ -74,7 +74,7 @@ test('frame plan: frames = round(duration x fps), duration from params, else the
   // a declared duration past the 300 s limit fails the video at once instead of rendering for ever
   assert.throws(
     () => prepare(job(SRC('duration: Duration = 301s'), 'video')),
-    (e: unknown) => e instanceof JobFailure && e.code === null && /over the 300 s limit/.test(e.message),
+    (e: unknown) => e instanceof JobFailure && e.code === 'invalid_params' && /over the 300 s limit/.test(e.message),
   );
   assert.throws(
     () => prepare(job(SRC('duration: Duration = 1000000000s'), 'video', { fps: 5 })),

@@ -5,6 +5,7 @@
 // the render stops and the job ends `storage_full`; a finished output over it is never stored (overBudget()), so one
 // job cannot leave the service refusing every other until its output expires.
 import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { JobFailure, PARTIAL_SUFFIXES } from '../../render/renderer-port.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { OutputStore } from '../storage/output-store.js';
@@ -35,7 +36,7 @@ export async function storedSegmentBytes(segments: Storage, jobId: string): Prom
 
 export class OutputWatch {
   constructor(
-    private readonly outputs: Pick<OutputStore, 'budget'>,
+    private readonly outputs: Pick<OutputStore, 'budget' | 'enforceBudget'>,
     /** the local file the renderer writes (its partial files sit beside it) */
     private readonly outPath: string,
     /** bytes the job holds already elsewhere (stored segments of its earlier chunks) */
@@ -48,11 +49,24 @@ export class OutputWatch {
     return this.earlier + sizes.reduce((a, b) => a + b, 0);
   }
 
-  /** The failure when the item's bytes pass what the budget has left (outputs already stored are counted there). */
+  /**
+   * The failure when the item's bytes pass what the budget has left (outputs already stored are counted there).
+   * Before failing, outputs no job younger than 24 h holds go to make room, as they would the moment this output
+   * were stored: only bytes held by young jobs can refuse a render.
+   */
   async overBudget(): Promise<OverBudget | null> {
     const budget = this.outputs.budget();
     if (!budget) return null;
     const bytes = await this.bytes();
-    return bytes > budget.left ? new OverBudget(bytes, budget.left, budget.max) : null;
+    if (bytes <= budget.left) return null;
+    this.room ??= this.outputs
+      .enforceBudget({ bytes, filename: basename(this.outPath) })
+      .finally(() => (this.room = undefined));
+    await this.room;
+    const after = this.outputs.budget() ?? budget;
+    return bytes > after.left ? new OverBudget(bytes, after.left, after.max) : null;
   }
+
+  /** an eviction in progress for this item (progress checks overlap; one at a time) */
+  private room: Promise<void> | undefined;
 }

@@ -225,7 +225,6 @@ export class OutputStore {
     return { bytes: this.bytes, budgetBytes: this.o.maxBytes };
   }
 
-  /** The storage_full refusal while the outputs fill the budget, else null. */
   /** The output budget (OUTPUT_MAX_BYTES) and what of it is not held by a stored output; undefined: no budget. */
   budget(): { max: number; left: number } | undefined {
     const max = this.o.maxBytes;
@@ -237,6 +236,7 @@ export class OutputStore {
     return (await this.files.reachable?.()) ?? true;
   }
 
+  /** The storage_full refusal while the outputs fill the budget, else null. */
   refusal(): Refusal | null {
     const budget = this.o.maxBytes;
     return budget !== undefined && this.bytes >= budget ? storageFull(this.bytes, budget) : null;
@@ -244,17 +244,20 @@ export class OutputStore {
 
   /**
    * Recounts the directory and, over the budget, deletes the oldest outputs that no job younger than 24 hours holds;
-   * their jobs expire with them.
+   * their jobs expire with them. `room`: a render in progress that needs `bytes` of the budget; its own files in the
+   * directory (its output name and partial files beside it) are counted in `bytes`, not twice.
    */
-  async enforceBudget(): Promise<void> {
+  async enforceBudget(room?: { bytes: number; filename: string }): Promise<void> {
+    const reserve = room?.bytes ?? 0;
     const files: OutputFile[] = [];
     for (const name of await this.names()) {
+      if (room && ownerOf(name) === room.filename) continue;
       const st = await this.files.stat(name);
       if (st?.isFile) files.push({ name, bytes: st.bytes, mtimeMs: st.mtimeMs });
     }
     const budget = this.o.maxBytes;
     const total = files.reduce((n, f) => n + f.bytes, 0);
-    if (budget === undefined || total <= budget) {
+    if (budget === undefined || total + reserve <= budget) {
       this.bytes = total;
       await this.o.sharedCount?.setOutputBytes(total);
       return;
@@ -271,7 +274,7 @@ export class OutputStore {
           rendering: true,
         });
     }
-    const plan = planEviction(files, refs, budget, this.o.now());
+    const plan = planEviction(files, refs, Math.max(0, budget - reserve), this.o.now());
     for (const name of plan.evict) await this.files.remove(name);
     for (const id of plan.jobs) {
       await this.o.store.delete(id);
