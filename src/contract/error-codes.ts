@@ -2,7 +2,7 @@
 // lib/errors.js: one entry per code with the HTTP status of an answer carrying it, whether a job can end with it
 // (a job record's `code`), and the sentence a user reads. Call sites name a code through CODE (`CODE.queue_full`)
 // and build answers with envelope() or the server's httpError(), so a code cannot be misspelt or given the wrong
-// status, and the OpenAPI document and the README's table are written from here (test/contract/error-codes.test.ts
+// status, and the OpenAPI document and docs/api.md's table are written from here (test/contract/error-codes.test.ts
 // checks that nothing emits a code outside it). The language's diagnostic codes (PAR100, ASS001, ...) are their own
 // namespace (src/lang/diagnostics.ts), as are the drawing page's (viewer/src/page-api.ts), which never reach a client.
 import { LIMITS } from './limits.js';
@@ -16,7 +16,7 @@ export interface ErrorCodeEntry {
   /** A job can end in error with it as its `code` (GET /v1/jobs/{id}'s 500, the webhook, the runner's 500). */
   readonly job?: true;
   /**
-   * The sentence a user reads when the call site has nothing more precise to say (and the README's table says).
+   * The sentence a user reads when the call site has nothing more precise to say (and docs/api.md's table says).
    * Where a refusal names its details (a field, a size, a count) the call site says them instead, under the same code.
    */
   readonly message: string;
@@ -185,7 +185,7 @@ export function codeList(codes: readonly ErrorCode[]): string {
 /** Markdown table cell text: a `|` would end the cell, a `<key>` would be read as HTML. */
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
-/** The README's table of error codes (test/contract/error-codes.test.ts checks that the README holds it). */
+/** docs/api.md's table of error codes (test/contract/error-codes.test.ts checks that docs/api.md holds it). */
 export function errorCodeTable(): string {
   const rows = (Object.entries(REGISTRY) as [ErrorCode, ErrorCodeEntry][]).map(
     ([code, e]) => `| \`${code}\` | ${e.status ?? '—'} | ${e.job ? 'yes' : ''} | ${cell(e.message)} |`,

@@ -1,5 +1,5 @@
 // Every environment variable the service reads, with its default and its documentation.
-// The configuration table in README.md is generated from CONFIG_DOC (see test/server/docs.test.ts).
+// The configuration table in docs/configuration.md is generated from CONFIG_DOC (see test/server/docs.test.ts).
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -276,7 +276,7 @@ export const CONFIG_DOC: ConfigEntry[] = [
     name: 'REDIS_URL',
     key: 'redisUrl',
     default: '(empty)',
-    doc: 'Empty: one process with its own queue and journal. Set (`redis://host:6379`): jobs, their records and progress live in Redis (BullMQ); any number of API processes and render workers (`npm run worker`) share them and `DATA_DIR` (see "Past one machine").',
+    doc: 'Empty: one process with its own queue and journal. Set (`redis://host:6379`): jobs, their records and progress live in Redis (BullMQ); any number of API processes and render workers (`npm run worker`) share them and `DATA_DIR` (see docs/scaling.md).',
     parse: str,
   },
   {
@@ -290,7 +290,7 @@ export const CONFIG_DOC: ConfigEntry[] = [
     name: 'STORAGE_URL',
     key: 'storageUrl',
     default: 'file:',
-    doc: 'Where outputs, uploaded assets and chunk segments are kept. `file:`: under `DATA_DIR` (shared by every process with `REDIS_URL`). `s3://bucket/prefix`: in an S3-compatible bucket (`outputs/`, `assets/`, `segments/`, `cache/` under the prefix); `DATA_DIR` then holds only local scratch (and the journal without Redis). Connection settings are the AWS SDK\'s own variables (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_ENDPOINT_URL_S3`; see "Past one machine").',
+    doc: "Where outputs, uploaded assets and chunk segments are kept. `file:`: under `DATA_DIR` (shared by every process with `REDIS_URL`). `s3://bucket/prefix`: in an S3-compatible bucket (`outputs/`, `assets/`, `segments/`, `cache/` under the prefix); `DATA_DIR` then holds only local scratch (and the journal without Redis). Connection settings are the AWS SDK's own variables (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_ENDPOINT_URL_S3`; see docs/scaling.md).",
     parse: (r) => {
       if (r !== 'file:' && !/^s3:\/\/[^/]+/.test(r))
         throw new Error(`STORAGE_URL must be file: or s3://bucket[/prefix], got "${r}"`);
@@ -462,7 +462,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return cfg as unknown as Config;
 }
 
-/** The Markdown table for README.md. */
+/** The Markdown table for docs/configuration.md. */
 export function configTable(): string {
   const rows = CONFIG_DOC.map((e) => `| \`${e.name}\` | ${e.default} | ${e.doc} |`);
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');

@@ -1,7 +1,7 @@
 // The one registry of error codes (src/contract/error-codes.ts) holds every code the code base can emit, and call
 // sites name codes through it. The typed doors (badRequest, httpError, envelope, Refusal, ExportError,
 // WebhookRefused) take only registered codes, which tsc checks; this file reads the sources for what types cannot
-// see (a job's `code` is any string, since a compile failure's is its diagnostic code) and checks that the README's
+// see (a job's `code` is any string, since a compile failure's is its diagnostic code) and checks that docs/api.md's
 // table and the OpenAPI document are the registry's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -161,10 +161,10 @@ test('every registered code is named by some call site (no entry outlives its la
   assert.deepEqual(unused, []);
 });
 
-test("the README's error code table is errorCodeTable() (every registered code documented)", () => {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const m = /<!-- error-codes:start -->\n([\s\S]*?)\n<!-- error-codes:end -->/.exec(readme);
-  assert.ok(m, 'README.md has the error-codes markers');
+test("docs/api.md's error code table is errorCodeTable() (every registered code documented)", () => {
+  const apiDoc = readFileSync(join(repoRoot, 'docs', 'api.md'), 'utf8');
+  const m = /<!-- error-codes:start -->\n([\s\S]*?)\n<!-- error-codes:end -->/.exec(apiDoc);
+  assert.ok(m, 'docs/api.md has the error-codes markers');
   assert.equal(m[1], errorCodeTable());
   for (const c of codes) assert.ok(m[1]!.includes(`| \`${c}\` |`), c);
 });

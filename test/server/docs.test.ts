@@ -1,5 +1,5 @@
-// The README's configuration table is the one config.ts generates; the README's test command is what .ci/run and
-// the workflow run; every variable the service reads is documented.
+// docs/configuration.md's table is the one config.ts generates; the README's set-up commands are what .ci/run and
+// the workflow install and run; every variable the service reads is documented.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -14,9 +14,10 @@ import {
 } from '../../src/server/config.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const configDoc = readFileSync(join(repoRoot, 'docs', 'configuration.md'), 'utf8');
 
-test('README configuration table equals configTable() from src/server/config.ts', () => {
-  const m = /<!-- config-table:start -->\n([\s\S]*?)\n<!-- config-table:end -->/.exec(readme);
+test('docs/configuration.md table equals configTable() from src/server/config.ts', () => {
+  const m = /<!-- config-table:start -->\n([\s\S]*?)\n<!-- config-table:end -->/.exec(configDoc);
   assert.ok(m, 'markers present');
   assert.equal(m[1], configTable());
   for (const name of [
@@ -99,15 +100,21 @@ test('configuration: defaults and parsing', () => {
   assert.throws(() => loadConfig({ WEBHOOK_RETRY_MS: '10,x' }), /WEBHOOK_RETRY_MS/);
 });
 
-test('README test command is exactly what .ci/run runs, and the workflow runs .ci/run', () => {
-  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].trim());
-  assert.ok(blocks.length >= 2);
-  const [start, tests] = blocks;
+test("README set-up: its test command is what .ci/run runs, its packages are .ci/run's, the workflow runs .ci/run", () => {
+  const blocks = [...readme.matchAll(/```sh setup\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+  assert.equal(blocks.length, 2);
+  const [start, tests] = blocks as [string, string];
   assert.match(start, /apt-get install -y .*chromium ffmpeg.*npm ci && npm start$/);
   assert.equal(tests, 'npm test');
-  const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8')
-    .trim()
-    .split('\n');
+  const ciText = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8');
+  const ci = ciText.trim().split('\n');
+  // every Debian package .ci/run installs (by its command check or its dpkg list) is on the README's apt line
+  const aptLine = /--no-install-recommends ([a-z0-9. -]+?) &&/.exec(start)![1]!.split(' ').sort();
+  const ciPackages = [
+    ...[...ciText.matchAll(/missing\+=\(([a-z0-9-]+)\)/g)].map((m) => m[1]!),
+    .../for pkg in ([a-z0-9 -]+); do/.exec(ciText)![1]!.split(' '),
+  ];
+  assert.deepEqual([...new Set(ciPackages)].sort(), aptLine);
   assert.equal(ci[ci.length - 1], 'npm test </dev/null');
   assert.match(ci.join('\n'), /set -euo pipefail/);
   assert.match(ci.join('\n'), /npm ci/);

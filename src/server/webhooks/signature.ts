@@ -29,7 +29,7 @@ export function signWebhook(secret: string, timestamp: number, body: string): st
   return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 
-/** The receiver's side of the deprecated scheme (used by the tests, and the reference for the README snippets). */
+/** The receiver's side of the deprecated scheme (used by the tests). */
 export function verifyWebhook(secret: string, timestamp: string, body: string, signature: string): boolean {
   const want = Buffer.from(signWebhook(secret, Number(timestamp), body), 'hex');
   const got = Buffer.from(signature, 'hex');

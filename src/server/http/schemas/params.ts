@@ -61,7 +61,7 @@ function boolField(name: string, extra: string) {
     .meta({ description: extra });
 }
 const qualityField = (extra: string) =>
-  intField('quality', QUALITY.min, QUALITY.max, `${extra} See the quality table in the README.`);
+  intField('quality', QUALITY.min, QUALITY.max, `${extra} See the quality table in docs/formats.md.`);
 
 /** The message of 400 `no_alpha` (request-error.ts gives that code to a refusal at params.transparent). */
 export const NO_ALPHA = (what: string) =>
