@@ -57,6 +57,11 @@ export interface BuildOptions {
    * Chromium launches); default false: the renderer starts when the app is ready.
    */
   warmLater?: boolean;
+  /**
+   * The renderer's start, begun by the caller before the app was built (src/entry/server.ts launches Chromium beside
+   * the services' recovery): warmUp awaits it instead of starting the renderer again.
+   */
+  rendererStarted?: Promise<void>;
 }
 
 declare module 'fastify' {
@@ -67,7 +72,10 @@ declare module 'fastify' {
     assetStore: AssetStore;
     /** null with METRICS=off */
     metrics: ServiceMetrics | null;
-    /** Starts the renderer and the recovered jobs; until it resolves, job POSTs and /readyz answer 503 `starting`. */
+    /**
+     * Starts the renderer and the recovered jobs; until it resolves /readyz answers 503 `starting`, and job POSTs are
+     * taken and wait in the queue.
+     */
     warmUp(): Promise<void>;
   }
 }
@@ -147,7 +155,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   let warming: Promise<void> | null = null;
   app.decorate('warmUp', () => {
     warming ??= (async () => {
-      if (opts.startRenderer !== false) await renderer.start();
+      if (opts.startRenderer !== false) await (opts.rendererStarted ?? renderer.start());
       // jobs that were pending when the service last stopped render again, before any new one
       await jobs.resume();
       warm = true;

@@ -1,6 +1,5 @@
 // Every environment variable the service reads, with its default and its documentation.
 // The configuration table in README.md is generated from CONFIG_DOC (see test/server/docs.test.ts).
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { LIMITS } from '../contract/limits.js';
@@ -58,10 +57,6 @@ export interface ConfigEntry {
   parse: (raw: string) => Config[keyof Config];
 }
 
-function inContainer(): boolean {
-  return existsSync('/.dockerenv') || existsSync('/run/.containerenv');
-}
-
 function int(name: string, min: number) {
   return (raw: string): number => {
     const n = Number(raw);
@@ -91,8 +86,8 @@ export const CONFIG_DOC: ConfigEntry[] = [
   {
     name: 'HOST',
     key: 'host',
-    default: '127.0.0.1 (0.0.0.0 inside a container)',
-    doc: 'Address to bind. The Docker image sets 0.0.0.0.',
+    default: '127.0.0.1',
+    doc: 'Address to bind, never guessed (the ready line says the address bound). The Docker image sets 0.0.0.0.',
     parse: str,
   },
   {
@@ -389,7 +384,7 @@ export function defaultRenderConcurrency(cores = availableParallelism()): number
 export function defaultConfig(): Config {
   return {
     port: 3000,
-    host: inContainer() ? '0.0.0.0' : '127.0.0.1',
+    host: '127.0.0.1',
     dataDir: resolve('data'),
     renderConcurrency: defaultRenderConcurrency(),
     logLevel: 'info',
