@@ -22,6 +22,7 @@ import { limitRequestTime } from './http/request-timeout.js';
 import { requestError } from './http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
 import { openCors } from './http/cors.js';
+import { logRequests, requestId } from './http/request-log.js';
 import { jobRoutes } from './routes/jobs.js';
 import { jobEventRoutes } from './routes/job-events.js';
 import { outputRoutes } from './routes/outputs.js';
@@ -88,7 +89,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     bodyLimit: LIMITS.bodyMaxBytes,
     // a client that sends its request (headers and body) slowly is cut off: 408, the socket closed
     ...serverTimeouts(config.requestTimeoutMs, config.headersTimeoutMs),
+    // Fastify's two lines per request give way to one of ours (http/request-log.ts), with the route and the id
     logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: requestId,
     trustProxy: false,
     // onReady starts the renderer (Chromium and its warm pages): on a busy 2-core machine that alone can pass
     // Fastify's 10 s default, and the process would exit before serving anything
@@ -134,12 +138,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('retention', services.retention);
   app.decorate('assetStore', assets);
 
-  app.addHook('onResponse', async (req, reply) => {
-    req.log.debug(
-      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
-  });
+  logRequests(app);
   await openCors(app);
 
   // keys before the limits: a request without a valid key is turned away without spending anyone's budget
