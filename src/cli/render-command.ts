@@ -15,6 +15,7 @@ import { VIDEO_CODECS, videoExt, type FrameFormat, type VideoCodec } from '../co
 import { parseAt } from './time.js';
 import { createProgress, formatSeconds, type ProgressSink } from './progress.js';
 import { numberFlag, parseFlags, UsageError } from './flags.js';
+import { RENDER_USAGE } from './usage.js';
 
 export interface CommandIo {
   out: (s: string) => void;
@@ -22,9 +23,6 @@ export interface CommandIo {
   /** where the progress bar goes (stderr) */
   progress: ProgressSink;
 }
-
-export const RENDER_USAGE =
-  'cmrender render FILE -o OUT.png|.jpg|.webp|.mp4|.webm|.mov|.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--codec C] [--quality Q] [--asset /img/x.jpg=./x.jpg]...';
 
 /** The output's kind, and the codec or still format its extension implies (--codec picks h265 or av1). */
 const BY_EXT: Record<string, { kind: RenderJob['kind']; codec?: VideoCodec; format?: FrameFormat }> = {
