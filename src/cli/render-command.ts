@@ -181,6 +181,8 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     }),
     segmentJoiner(process.env.FFMPEG_PATH ?? 'ffmpeg'),
   );
+  // a first line at once (the source compiled, the plan made), before Chromium's launch takes its seconds
+  io.err(`rendering ${file} → ${job.outPath}: ${total} frame${total === 1 ? '' : 's'}; starting the renderer…`);
   const ctl = new AbortController();
   // Ctrl-C: stop the render so its temporary files go, then exit non-zero
   const onSigint = () => ctl.abort();
