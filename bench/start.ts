@@ -109,12 +109,24 @@ const show = (name: string, xs: number[]) =>
 console.log(`bench:start in ${dir}, ${runs} runs each (ms)`);
 const starts = [];
 for (let i = 0; i < runs; i++) starts.push(await startRun());
-show('npm start → /healthz', starts.map((s) => s.healthz));
-show('npm start → ready (/readyz 200)', starts.map((s) => s.ready));
-show('npm start → first 960-wide frame', starts.map((s) => s.frame));
+show(
+  'npm start → /healthz',
+  starts.map((s) => s.healthz),
+);
+show(
+  'npm start → ready (/readyz 200)',
+  starts.map((s) => s.ready),
+);
+show(
+  'npm start → first 960-wide frame',
+  starts.map((s) => s.frame),
+);
 const helps = [];
 for (let i = 0; i < runs; i++) helps.push(await cliRun(['--help']));
-show('cmrender --help', helps.map((h) => h.total));
+show(
+  'cmrender --help',
+  helps.map((h) => h.total),
+);
 const out = join(mkdtempSync(join(tmpdir(), 'cmrender-bench-cli-')), 'frame.png');
 const frames = [];
 for (let i = 0; i < runs; i++) {
@@ -122,6 +134,12 @@ for (let i = 0; i < runs; i++) {
   if (r.code !== 0) throw new Error(`cmrender render exited ${r.code}`);
   frames.push(r);
 }
-show('cmrender render (960 wide)', frames.map((f) => f.total));
-show('cmrender render: first output', frames.map((f) => f.first));
+show(
+  'cmrender render (960 wide)',
+  frames.map((f) => f.total),
+);
+show(
+  'cmrender render: first output',
+  frames.map((f) => f.first),
+);
 rmSync(join(out, '..'), { recursive: true, force: true });

@@ -36,7 +36,11 @@ function pinned(image: string): boolean {
 
 // the API as npm start builds it (its routes), and a render worker's own HTTP server (METRICS_PORT)
 const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-deploy-'));
-const app = await buildApp({ config: { ...defaultConfig(), dataDir }, renderer: new FakeRenderer(), logger: silentLog });
+const app = await buildApp({
+  config: { ...defaultConfig(), dataDir },
+  renderer: new FakeRenderer(),
+  logger: silentLog,
+});
 await app.ready();
 const worker = await startWorkerHttp({
   host: '127.0.0.1',
@@ -164,7 +168,10 @@ test('kubernetes.yaml: Redis, settings, probes, fsGroup, pull policies, the keys
       const rp = c.readinessProbe as Obj | undefined;
       assert.ok(rp, `${where}: a readiness probe`);
       assert.ok(rp.timeoutSeconds >= 2, `${where}: readiness timeout ${rp.timeoutSeconds} s (/readyz waits up to 1 s)`);
-      assert.ok(rp.failureThreshold >= 2, `${where}: readiness failureThreshold ${rp.failureThreshold}: one slow answer`);
+      assert.ok(
+        rp.failureThreshold >= 2,
+        `${where}: readiness failureThreshold ${rp.failureThreshold}: one slow answer`,
+      );
       if (!CMRENDER_IMAGE.test(c.image)) continue;
       assert.equal(CMRENDER_IMAGE.exec(c.image)![1], version, `${where}: cmrender's tag is the version`);
       assert.equal(spec.securityContext.fsGroup, 1000, `${where}: the image runs as uid/gid 1000`);

@@ -26,7 +26,11 @@ test('cmrender --help and -h: the usage of every subcommand on stdout, exit 0', 
 
 test('every subcommand answers --help with its usage on stdout, exit 0, whatever else is on the line', () => {
   for (const s of SUBCOMMANDS) {
-    for (const args of [[s, '--help'], [s, '-h'], [s, 'scene.cm', '-o', 'x.png', '--help']]) {
+    for (const args of [
+      [s, '--help'],
+      [s, '-h'],
+      [s, 'scene.cm', '-o', 'x.png', '--help'],
+    ]) {
       const r = cli(args);
       assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stderr, '');
