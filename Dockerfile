@@ -26,7 +26,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# bin/cmrender.js finds no src/ here and runs the compiled dist/app/cli.js: `docker run -i IMAGE cmrender check -`
+# bin/cmrender (bin/cmrender.js by a name PATH finds) runs the compiled dist/app/cli.js: `docker run -i IMAGE cmrender check -`
 COPY bin ./bin
 
 RUN mkdir -p /data && chown node:node /data

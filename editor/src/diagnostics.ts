@@ -7,6 +7,19 @@ import { offsetOf, spanOf } from './positions.js';
 
 const SEVERITY = { error: 'error', warning: 'warning', note: 'info' } as const;
 
+/**
+ * The help without what the message already says: the language puts a hint such as "did you mean 'sq'?" in both,
+ * and the page shows the two side by side, so each sentence of the help the message holds is left out.
+ */
+export function helpBeyond(message: string, help: string | undefined): string {
+  if (!help) return '';
+  return help
+    .split(/(?<=[.?!])\s+/)
+    .filter((sentence) => !message.includes(sentence.trim()))
+    .join(' ')
+    .trim();
+}
+
 function hoverText(d: Diagnostic): HTMLElement {
   const box = document.createElement('div');
   const head = document.createElement('div');
@@ -16,7 +29,7 @@ function hoverText(d: Diagnostic): HTMLElement {
     d.expected !== undefined ? `expected ${d.expected}` : '',
     d.actual !== undefined ? `found ${d.actual}` : '',
   ].filter(Boolean);
-  for (const text of [extra.join(', '), d.help, d.repair?.summary].filter(Boolean)) {
+  for (const text of [extra.join(', '), helpBeyond(d.message, d.help), d.repair?.summary].filter(Boolean)) {
     const p = document.createElement('div');
     p.className = 'cm-diag-help';
     p.textContent = text!;
@@ -53,7 +66,7 @@ export function showDiagnostics(view: EditorView, list: HTMLElement, diags: read
       msg.textContent = d.message;
       const help = document.createElement('span');
       help.className = 'help';
-      help.textContent = d.help;
+      help.textContent = helpBeyond(d.message, d.help);
       li.append(go, code, msg, help);
       return li;
     }),

@@ -13,8 +13,12 @@ import { Preview, type PreviewOutcome } from './preview.js';
 import { onKeyNeeded, runJob, uploadImages, type Kind } from './api.js';
 import { fragmentOf, sourceOfFragment } from './share.js';
 
-/** The project's examples/*.cm, bundled at build time (scripts/build-editor.ts). */
-declare const __CM_EXAMPLES__: { name: string; source: string }[];
+/** The project's examples/*.cm, bundled at build time with the images they name (scripts/build-editor.ts). */
+declare const __CM_EXAMPLES__: {
+  name: string;
+  source: string;
+  images?: { path: string; name: string; type: string; base64: string }[];
+}[];
 const EXAMPLES = __CM_EXAMPLES__;
 const DEFAULT_EXAMPLE = 'wave.cm';
 const STORE_SOURCE = 'cmrender.editor.source';
@@ -470,12 +474,18 @@ for (const target of [document.body]) {
 for (const ex of EXAMPLES) ui.example.append(new Option(ex.name, ex.name));
 ui.example.prepend(new Option('Choose an example…', ''));
 ui.example.value = '';
-ui.example.onchange = () => {
+ui.example.onchange = async () => {
   const ex = EXAMPLES.find((e) => e.name === ui.example.value);
-  if (ex) {
-    t = 0;
-    setSource(ex.source);
-  }
+  if (!ex) return;
+  t = 0;
+  // an example's own images are uploaded and mapped to its paths first, so its preview and its renders draw them
+  // (never an image of the same name uploaded earlier)
+  const images = (ex.images ?? []).map((i) => {
+    const bytes = Uint8Array.from(atob(i.base64), (c) => c.charCodeAt(0));
+    return new File([bytes], i.name, { type: i.type });
+  });
+  if (images.length) await addImages(images);
+  setSource(ex.source);
 };
 
 ui.share.onclick = async () => {

@@ -7,10 +7,7 @@ import { CODE } from '../contract/error-codes.js';
 import { isExportError, svgToGlb, vectorizeImage, type MeshParams, type VectorizeParams } from '../export/index.js';
 import { numberFlag, parseFlags, UsageError, type ParsedFlags } from './flags.js';
 import type { CommandIo } from './render-command.js';
-
-export const MESH_USAGE = 'cmrender mesh DRAWING.svg -o OUT.glb [--depth N] [--size N] [--round N]';
-export const VECTORIZE_USAGE =
-  'cmrender vectorize SKETCH.png|.jpg -o OUT.svg [--stroke-width N] [--threshold 0..1] [--simplify N] [--bridge N] [--stitch N] [--max-dim N]';
+import { MESH_USAGE, VECTORIZE_USAGE } from './usage.js';
 
 const MESH_FLAGS = {
   '-o': 'string',

@@ -1,6 +1,9 @@
 // `cmrender` command line: `check FILE|- [--json]` (`-` reads standard input), `eval FILE --at T [--json]` (the
 // language, synchronous), and the local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o
-// OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise).
+// OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise, and are
+// loaded only when asked for, so help, version and check never load the renderer).
+// Manners: `--help`/`-h` (alone or after any subcommand) prints usage on stdout and exits 0; `--version` prints the
+// version; a bare `cmrender`, an unknown subcommand or flag prints the error and the usage on stderr and exits 2.
 // Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
 // Human output of check: each diagnostic as `file:line:col: error[CODE]: message` over its source line with the
 // span underlined (src/cli/pretty.ts), then a count ("2 errors"); `ok: FILE` on stdout when there is no error.
@@ -8,10 +11,10 @@
 import { readFileSync } from 'node:fs';
 import { compile, type Diagnostic } from '../lang/index.js';
 import { parseAt } from './time.js';
-import { renderCommand, RENDER_USAGE } from './render-command.js';
-import { meshCommand, vectorizeCommand, MESH_USAGE, VECTORIZE_USAGE } from './export-commands.js';
 import type { ProgressSink } from './progress.js';
 import { ansi, formatCount, formatDiagnostic, plain, useColour } from './pretty.js';
+import { asksHelp, SUBCOMMAND_USAGE, USAGE } from './usage.js';
+import { cliVersion } from './version.js';
 
 export { parseAt };
 
@@ -31,12 +34,6 @@ const defaultIo: Io = {
   colour: useColour(process.stderr),
 };
 
-const USAGE = `usage: cmrender check FILE|- [--json]
-       cmrender eval FILE --at SECONDS [--json]
-       ${RENDER_USAGE}
-       ${MESH_USAGE}
-       ${VECTORIZE_USAGE}`;
-
 const MAX_FILE = 16 * 1024 * 1024;
 
 function usage(io: Io, msg: string): number {
@@ -46,15 +43,25 @@ function usage(io: Io, msg: string): number {
 
 export function main(argv: string[], io: Io = defaultIo): number | Promise<number> {
   const [cmd, ...rest] = argv;
-  if (!cmd || cmd === '--help' || cmd === '-h') {
+  if (!cmd) return usage(io, 'a subcommand is required');
+  if (cmd === '--help' || cmd === '-h' || cmd === 'help') {
     io.out(USAGE);
-    return cmd ? 0 : 2;
+    return 0;
+  }
+  if (cmd === '--version' || cmd === '-V') {
+    io.out(`cmrender ${cliVersion()}`);
+    return 0;
+  }
+  const sub = SUBCOMMAND_USAGE[cmd];
+  if (!sub) return usage(io, `unknown ${cmd.startsWith('-') ? 'flag' : 'subcommand'} '${cmd}'`);
+  if (asksHelp(rest)) {
+    io.out(`usage: ${sub}`);
+    return 0;
   }
   const fileIo = { out: io.out, err: io.err, progress: io.progress ?? process.stderr };
-  if (cmd === 'render') return renderCommand(rest, fileIo);
-  if (cmd === 'mesh') return meshCommand(rest, fileIo);
-  if (cmd === 'vectorize') return vectorizeCommand(rest, fileIo);
-  if (cmd !== 'check' && cmd !== 'eval') return usage(io, `unknown subcommand '${cmd}'`);
+  if (cmd === 'render') return import('./render-command.js').then((m) => m.renderCommand(rest, fileIo));
+  if (cmd === 'mesh') return import('./export-commands.js').then((m) => m.meshCommand(rest, fileIo));
+  if (cmd === 'vectorize') return import('./export-commands.js').then((m) => m.vectorizeCommand(rest, fileIo));
   let json = false;
   let at: number | null = null;
   const files: string[] = [];

@@ -15,6 +15,7 @@ import { VIDEO_CODECS, videoExt, type FrameFormat, type VideoCodec } from '../co
 import { parseAt } from './time.js';
 import { createProgress, formatSeconds, type ProgressSink } from './progress.js';
 import { numberFlag, parseFlags, UsageError } from './flags.js';
+import { RENDER_USAGE } from './usage.js';
 
 export interface CommandIo {
   out: (s: string) => void;
@@ -22,9 +23,6 @@ export interface CommandIo {
   /** where the progress bar goes (stderr) */
   progress: ProgressSink;
 }
-
-export const RENDER_USAGE =
-  'cmrender render FILE -o OUT.png|.jpg|.webp|.mp4|.webm|.mov|.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--codec C] [--quality Q] [--asset /img/x.jpg=./x.jpg]...';
 
 /** The output's kind, and the codec or still format its extension implies (--codec picks h265 or av1). */
 const BY_EXT: Record<string, { kind: RenderJob['kind']; codec?: VideoCodec; format?: FrameFormat }> = {
@@ -183,6 +181,8 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     }),
     segmentJoiner(process.env.FFMPEG_PATH ?? 'ffmpeg'),
   );
+  // a first line at once (the source compiled, the plan made), before Chromium's launch takes its seconds
+  io.err(`rendering ${file} → ${job.outPath}: ${total} frame${total === 1 ? '' : 's'}; starting the renderer…`);
   const ctl = new AbortController();
   // Ctrl-C: stop the render so its temporary files go, then exit non-zero
   const onSigint = () => ctl.abort();

@@ -1,35 +1,63 @@
 // Entry point (`npm start`): reads the configuration, starts the HTTP server and then the warm renderer (/readyz is
-// 503 `starting` until it is warm). SIGTERM/SIGINT: graceful stop: /readyz and new job POSTs answer 503
-// `shutting_down` at once, the jobs in hand finish within SHUTDOWN_GRACE_MS (or are checkpointed), then exit 0.
+// 503 `starting` until it is warm; job POSTs are taken meanwhile and wait in the queue). SIGTERM/SIGINT: graceful
+// stop: /readyz and new job POSTs answer 503 `shutting_down` at once, the jobs in hand finish within
+// SHUTDOWN_GRACE_MS (or are checkpointed), then exit 0.
+//
+// Start-up says where its time goes: each phase is logged with its milliseconds (`start_phase`), and one line says
+// `cmrender ready in N ms` (from the process's start). Chromium's launch (and its GL probe) begins at once, beside
+// the journal's recovery and the listen, since it needs neither.
+import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { loadConfig } from '../server/config.js';
 import { buildApp } from '../server/app.js';
 import { buildRenderers } from './renderers.js';
 import { loadStorage } from '../server/storage/data-stores.js';
+import { boundAddress } from '../server/http/bound-address.js';
 
 const config = loadConfig();
 const log = pino({ level: config.logLevel });
-await loadStorage(config);
+const phases: Record<string, number> = { load: Math.round(performance.now()) };
+let mark = performance.now();
+/** Logs a phase's time and returns the phase's value. */
+async function phase<T>(name: string, work: Promise<T>): Promise<T> {
+  const value = await work;
+  const now = performance.now();
+  phases[name] = Math.round(now - mark);
+  mark = now;
+  log.info({ phase: name, ms: phases[name], event: 'start_phase' }, `start: ${name} ${phases[name]} ms`);
+  return value;
+}
+log.info({ phase: 'load', ms: phases.load, event: 'start_phase' }, `start: load ${phases.load} ms`);
+await phase('storage', loadStorage(config));
 const { renderer, joinSegments } = buildRenderers(config, log);
 // with REDIS_URL this process renders too (it takes work from the shared queue beside its API) unless
 // RENDER_CONCURRENCY=0
 const renders = !config.redisUrl || config.renderConcurrency > 0;
+// Chromium launches now, while the services open and the server starts listening; its failure is the start's
+// (awaited by warmUp below), never an unhandled rejection before that
+const rendererStarted = renders ? renderer.start() : Promise.resolve();
+rendererStarted.catch(() => {});
 const { app, address } = await (async () => {
   try {
-    const app = await buildApp({
-      config,
-      renderer,
-      logger: log,
-      joinSegments,
-      startRenderer: renders,
-      // listen first: while Chromium launches, /readyz says 503 starting (and /healthz ok) instead of refusing
-      // connections
-      warmLater: true,
-    });
-    const at = await app.listen({ port: config.port, host: config.host });
-    log.info({ address: at }, 'cmrender warming up');
-    await app.warmUp();
-    return { app, address: at };
+    const app = await phase(
+      'services',
+      buildApp({
+        config,
+        renderer,
+        logger: log,
+        joinSegments,
+        startRenderer: renders,
+        rendererStarted,
+        // listen first: while Chromium launches, /readyz says 503 starting (and /healthz ok, job POSTs are queued)
+        // instead of refusing connections
+        warmLater: true,
+      }),
+    );
+    await phase('listen', app.listen({ port: config.port, host: config.host }));
+    const address = boundAddress(app.server);
+    log.info({ address }, 'cmrender warming up');
+    await phase('renderer', app.warmUp());
+    return { app, address };
   } catch (err) {
     // e.g. RENDER_GL=egl on a machine whose EGL cannot draw, Redis or the bucket (STORAGE_URL) unreachable: one
     // clear line, not a stack
@@ -38,6 +66,8 @@ const { app, address } = await (async () => {
     process.exit(1);
   }
 })();
+const readyMs = Math.round(performance.now());
+log.info({ address, ready_ms: readyMs, phases, event: 'ready' }, `cmrender ready in ${readyMs} ms`);
 log.info(
   {
     address,

@@ -22,6 +22,7 @@ import { limitRequestTime } from './http/request-timeout.js';
 import { requestError } from './http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
 import { openCors } from './http/cors.js';
+import { logRequests, requestId } from './http/request-log.js';
 import { jobRoutes } from './routes/jobs.js';
 import { jobEventRoutes } from './routes/job-events.js';
 import { outputRoutes } from './routes/outputs.js';
@@ -57,6 +58,11 @@ export interface BuildOptions {
    * Chromium launches); default false: the renderer starts when the app is ready.
    */
   warmLater?: boolean;
+  /**
+   * The renderer's start, begun by the caller before the app was built (src/entry/server.ts launches Chromium beside
+   * the services' recovery): warmUp awaits it instead of starting the renderer again.
+   */
+  rendererStarted?: Promise<void>;
 }
 
 declare module 'fastify' {
@@ -67,7 +73,10 @@ declare module 'fastify' {
     assetStore: AssetStore;
     /** null with METRICS=off */
     metrics: ServiceMetrics | null;
-    /** Starts the renderer and the recovered jobs; until it resolves, job POSTs and /readyz answer 503 `starting`. */
+    /**
+     * Starts the renderer and the recovered jobs; until it resolves /readyz answers 503 `starting`, and job POSTs are
+     * taken and wait in the queue.
+     */
     warmUp(): Promise<void>;
   }
 }
@@ -80,7 +89,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     bodyLimit: LIMITS.bodyMaxBytes,
     // a client that sends its request (headers and body) slowly is cut off: 408, the socket closed
     ...serverTimeouts(config.requestTimeoutMs, config.headersTimeoutMs),
+    // Fastify's two lines per request give way to one of ours (http/request-log.ts), with the route and the id
     logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: requestId,
     trustProxy: false,
     // onReady starts the renderer (Chromium and its warm pages): on a busy 2-core machine that alone can pass
     // Fastify's 10 s default, and the process would exit before serving anything
@@ -126,12 +138,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('retention', services.retention);
   app.decorate('assetStore', assets);
 
-  app.addHook('onResponse', async (req, reply) => {
-    req.log.debug(
-      { method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
-  });
+  logRequests(app);
   await openCors(app);
 
   // keys before the limits: a request without a valid key is turned away without spending anyone's budget
@@ -147,7 +154,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   let warming: Promise<void> | null = null;
   app.decorate('warmUp', () => {
     warming ??= (async () => {
-      if (opts.startRenderer !== false) await renderer.start();
+      if (opts.startRenderer !== false) await (opts.rendererStarted ?? renderer.start());
       // jobs that were pending when the service last stopped render again, before any new one
       await jobs.resume();
       warm = true;

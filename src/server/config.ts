@@ -60,10 +60,6 @@ export interface ConfigEntry {
   parse: (raw: string) => Config[keyof Config];
 }
 
-function inContainer(): boolean {
-  return existsSync('/.dockerenv') || existsSync('/run/.containerenv');
-}
-
 function int(name: string, min: number) {
   return (raw: string): number => {
     const n = Number(raw);
@@ -93,8 +89,8 @@ export const CONFIG_DOC: ConfigEntry[] = [
   {
     name: 'HOST',
     key: 'host',
-    default: '127.0.0.1 (0.0.0.0 inside a container)',
-    doc: 'Address to bind. The Docker image sets 0.0.0.0.',
+    default: '127.0.0.1',
+    doc: 'Address to bind, never guessed (the ready line says the address bound). The Docker image sets 0.0.0.0.',
     parse: str,
   },
   {
@@ -405,7 +401,7 @@ export function defaultRenderConcurrency(cores = availableParallelism()): number
 export function defaultConfig(): Config {
   return {
     port: 3000,
-    host: inContainer() ? '0.0.0.0' : '127.0.0.1',
+    host: '127.0.0.1',
     dataDir: resolve('data'),
     renderConcurrency: defaultRenderConcurrency(),
     logLevel: 'info',

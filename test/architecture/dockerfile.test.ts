@@ -1,17 +1,31 @@
 // The Dockerfile, read as text (no Docker daemon is needed): each stage copies files that exist and that
 // .dockerignore lets through, the final stage runs the compiled service with production dependencies only, and every
-// package the compiled code imports is a production dependency (else `npm ci --omit=dev` would leave it out).
+// package the compiled code imports is a production dependency (else `npm ci --omit=dev` would leave it out). And the
+// final stage's layout, rebuilt in a temporary directory from its COPY lines, runs `cmrender` from the image's PATH.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  accessSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { buildApp } from '../../scripts/build-app.js';
 import { repoRoot } from '../helpers/shared.js';
 
 const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  version: string;
   engines: { node: string };
   scripts: Record<string, string>;
   dependencies: Record<string, string>;
@@ -89,4 +103,47 @@ test('every package the compiled service and CLI import is a production dependen
   assert.ok(imported.has('fastify') && imported.has('playwright-core'), [...imported].join(', '));
   const missing = [...imported].filter((p) => !(p in pkg.dependencies));
   assert.deepEqual(missing, [], `imported at run time but not in dependencies: ${missing.join(', ')}`);
+});
+
+test("the final stage's layout, built as the image would, has a working `cmrender` on its PATH", (t) => {
+  // WORKDIR /app becomes a temporary directory; each COPY of the final stage is done from the build context (or,
+  // --from=build, from what `npm run build` made here); `npm ci --omit=dev` is this checkout's node_modules
+  const top = mkdtempSync(join(tmpdir(), 'cmrender-image-'));
+  t.after(() => rmSync(top, { recursive: true, force: true }));
+  const workdir = /^WORKDIR (\S+)$/.exec(finalStage.find((l) => l.startsWith('WORKDIR '))!)![1]!;
+  const inImage = (p: string) => join(top, p.startsWith('/') ? p : join(workdir, p));
+  mkdirSync(inImage(workdir), { recursive: true });
+  for (const c of finalStage.filter((l) => l.startsWith('COPY '))) {
+    const args = c.split(/\s+/).slice(1);
+    const fromBuild = args[0] === '--from=build';
+    const paths = fromBuild ? args.slice(1) : args;
+    const dest = paths.at(-1)!;
+    for (const s of paths.slice(0, -1)) {
+      // the build stage's WORKDIR is /app too: its /app/dist is this checkout's dist/
+      const from = fromBuild ? join(repoRoot, relative('/app', s)) : join(repoRoot, s);
+      const to = dest.endsWith('/') ? join(inImage(dest), basename(s)) : inImage(dest);
+      cpSync(from, to, { recursive: true });
+    }
+  }
+  assert.ok(finalStage.some((l) => /^RUN npm ci --omit=dev\b/.test(l)));
+  symlinkSync(join(repoRoot, 'node_modules'), join(inImage(workdir), 'node_modules'));
+  const env = /^ENV (.*)$/.exec(finalStage.find((l) => l.startsWith('ENV '))!)![1]!;
+  const vars = Object.fromEntries([...env.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+  assert.equal(vars.HOST, '0.0.0.0', 'the image binds every interface itself (the service never guesses)');
+  const path = vars.PATH!.replace('$PATH', process.env.PATH ?? '').replace(/(^|:)\/app\b/g, `$1${inImage('/app')}`);
+  const run = (args: string[], input?: string) =>
+    spawnSync('cmrender', args, {
+      cwd: inImage(workdir),
+      env: { ...process.env, PATH: path, NODE_ENV: 'production' },
+      input,
+      encoding: 'utf8',
+    });
+  const version = run(['--version']);
+  assert.equal(version.error, undefined, `cmrender is not on the image's PATH: ${version.error?.message}`);
+  assert.equal(version.status, 0, version.stderr);
+  assert.equal(version.stdout, `cmrender ${pkg.version}\n`);
+  // the README's `docker run -i --rm cmrender cmrender check - < scene.cm`
+  const check = run(['check', '-'], readFileSync(join(repoRoot, 'examples', 'hello.cm'), 'utf8'));
+  assert.equal(check.status, 0, check.stderr);
+  assert.equal(check.stdout, 'ok: -\n');
 });

@@ -106,6 +106,8 @@ test('RENDER_CONCURRENCY=2 with the real renderer: two pages render at once, sam
   const renderer = realRenderer(2);
   const t = await startApp({ renderer, config: { renderConcurrency: 2 } });
   try {
+    // the start waits for one warm page; the rest of the pool warms behind it
+    for (let i = 0; i < 2400 && renderer.browser.idleCount < 4; i++) await new Promise((r) => setTimeout(r, 25));
     assert.equal(renderer.browser.idleCount, 4, 'two render slots, each with the two pages a video draws with');
     const body = (w: number) => ({ source: ownExample('hello.cm'), params: { width: w, duration: 0.5, fps: 10 } });
     const [a, b] = await Promise.all([runJob(t.app, '/v1/render', body(320)), runJob(t.app, '/v1/render', body(640))]);

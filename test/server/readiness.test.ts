@@ -1,6 +1,6 @@
 // GET /readyz: 503 with the reason while the renderer warms up, while the disk is full and once a shutdown has begun;
-// 200 otherwise. /healthz (liveness) stays as the contract says. Job POSTs are refused while starting, with
-// retry-after, and taken once warm.
+// 200 otherwise. /healthz (liveness) stays as the contract says. Job POSTs are taken while starting and wait in the
+// queue until the renderer is warm.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -18,7 +18,7 @@ after(async () => {
   for (const a of apps) await a.close().catch(() => {});
 });
 
-test('while the renderer warms up: /readyz 503 starting, job POSTs 503 starting with retry-after, /healthz ok; then 200 and 202', async () => {
+test('while the renderer warms up: /readyz 503 starting, /healthz ok, a job POST 202 pending with its place; it renders once warm', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-ready-'));
   const warming = gate();
   const renderer = new FakeRenderer();
@@ -40,20 +40,24 @@ test('while the renderer warms up: /readyz 503 starting, job POSTs 503 starting 
   assert.equal(ready.statusCode, 503);
   assert.equal(ready.json().code, 'starting');
   assert.ok(Number(ready.headers['retry-after']) >= 1);
-  const job = await post(app, '/v1/frame', { source: SRC });
-  assert.equal(job.statusCode, 503);
-  assert.equal(job.json().code, 'starting');
-  assert.ok(Number(job.headers['retry-after']) >= 1);
-  assert.equal(renderer.calls.length, 0);
   assert.equal((await app.inject({ url: '/healthz' })).statusCode, 200, 'alive while not yet ready');
+  const first = await post(app, '/v1/frame', { source: SRC });
+  assert.equal(first.statusCode, 202, first.body);
+  const second = await post(app, '/v1/frame', { source: SRC });
+  assert.equal(second.statusCode, 202, second.body);
+  const view = (await app.inject({ url: `/v1/jobs/${second.json().job_id}` })).json();
+  assert.equal(view.status, 'pending');
+  assert.equal(view.queue_position, 2, 'waiting behind the first job, nothing rendering yet');
+  assert.equal(renderer.calls.length, 0, 'nothing renders before the renderer is warm');
+  assert.equal((await app.inject({ url: '/readyz' })).json().code, 'starting', 'still starting with jobs queued');
 
   warming.open();
   await warm;
   const now = await app.inject({ url: '/readyz' });
   assert.equal(now.statusCode, 200);
   assert.equal(now.body, 'ok\n');
-  const id = (await post(app, '/v1/frame', { source: SRC })).json().job_id;
-  assert.equal((await waitJob(app, id)).json().status, 'ready');
+  for (const r of [first, second]) assert.equal((await waitJob(app, r.json().job_id)).json().status, 'ready');
+  assert.equal(renderer.calls.length, 2);
 });
 
 test('once a shutdown begins: /readyz 503 shutting_down and new POSTs 503 at once; the job in hand finishes', async () => {

@@ -40,10 +40,16 @@ export class WarmBrowser {
 
   constructor(private readonly o: WarmBrowserOptions) {}
 
+  /**
+   * Launches the browser and resolves once one page is warm: the rest of the pool warms behind it (a job that comes
+   * meanwhile takes the page on its way, acquire()), so a start does not wait for pages no job needs yet.
+   */
   async start(): Promise<void> {
     this.files = readPageFiles(this.o.viewerDir);
     await this.getBrowser();
-    await this.refill();
+    const pool = this.refill();
+    // refill() has set nextPage synchronously when a page is missing; the race also takes the pool's failure
+    await Promise.race([pool, this.nextPage ?? pool]);
   }
 
   /**

@@ -1,6 +1,8 @@
 // Readiness (GET /readyz), apart from liveness (/healthz, as the contract has it): 200 only while this process can
 // take work now: the renderer is warm, the journal (or Redis) takes writes, the disk is not full, a bucket answers,
 // the event loop is not saturated and no shutdown has begun; else 503 with the reason, in the ErrorEnvelope with `retry-after`.
+// Job POSTs are not refused while the renderer warms up: /healthz answering means a POST is accepted, and the job
+// waits in the queue (pending, with its place) until the renderer is ready.
 //
 // The event loop's delay is @fastify/under-pressure's measure. Its own answer (503 on every route under pressure) is
 // not used: a render that holds the loop for a while must not turn polls and downloads away, so its pressure handler
@@ -13,7 +15,6 @@ import { overloaded, starting, type Refusal } from '../durability/admission.js';
 import { sendRefusal } from './refusal-reply.js';
 import { CODE } from '../../contract/error-codes.js';
 import { refusalAnswer } from './responses.js';
-import { ENQUEUE_URLS } from '../routes/jobs.js';
 
 export interface ReadinessOptions {
   jobs: JobService;
@@ -31,12 +32,6 @@ export async function watchReadiness(app: FastifyInstance, o: ReadinessOptions):
       // measured, never answered for: see the head of this file
       pressureHandler: () => undefined,
     });
-
-  // while the renderer warms up a job would wait on it: say so, as a refusal with retry-after
-  app.addHook('onRequest', async (req, reply) => {
-    if (o.warm() || req.method !== 'POST' || !ENQUEUE_URLS.has(req.routeOptions.url ?? '')) return;
-    return sendRefusal(reply, starting());
-  });
 
   const why = async (): Promise<Refusal | null> => {
     // a shutdown is said first: it is the reason that will not pass

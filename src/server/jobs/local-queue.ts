@@ -51,18 +51,18 @@ export class LocalQueue implements JobQueue {
   private readonly tracked = new Map<string, Tracked>();
   private readonly inHand = new Map<string, Set<InHand>>();
   private run: RunItem | null = null;
-  /** jobs recovered at init, queued once consume() starts */
-  private recovered: string[] = [];
   private closing = false;
 
   constructor(private readonly o: LocalQueueOptions) {
     this.line = new RenderQueue(o.concurrency, o.now);
+    // nothing runs before consume(): jobs posted while the renderer warms up wait in the line, with their place
+    this.line.hold();
   }
 
   /**
-   * From the stored records (durability/recovery.ts): pending jobs are queued again in created_at order (once
-   * consume() starts); the one that was rendering when the service stopped is queued once more, or ends in error if
-   * it already was.
+   * From the stored records (durability/recovery.ts): pending jobs are queued again in created_at order, ahead of
+   * any job posted since (the line starts once consume() does); the one that was rendering when the service stopped
+   * is queued once more, or ends in error if it already was.
    */
   async init(): Promise<void> {
     const records = await this.o.store.list();
@@ -77,8 +77,10 @@ export class LocalQueue implements JobQueue {
         { job_id: id, status: 'error', event: 'job_interrupted' },
         'job interrupted twice: ended in error',
       );
-    this.recovered = plan.requeue;
-    for (const id of plan.requeue) this.admittedIds.add(id);
+    for (const id of plan.requeue) {
+      const rec = await this.o.store.get(id);
+      if (rec?.status === 'pending') await this.enqueue(rec);
+    }
     if (plan.requeue.length || plan.failed.length)
       this.o.log.info(
         { requeued: plan.requeue.length, failed: plan.failed.length, event: 'jobs_recovered' },
@@ -257,14 +259,8 @@ export class LocalQueue implements JobQueue {
 
   async consume(run: RunItem): Promise<void> {
     this.run = run;
-    const ids = this.recovered;
-    this.recovered = [];
     if (this.closing) return;
-    for (const id of ids) {
-      const rec = await this.o.store.get(id);
-      if (rec?.status === 'pending') await this.enqueue(rec);
-      else this.admittedIds.delete(id);
-    }
+    this.line.release();
   }
 
   direct<T>(task: () => Promise<T>): Promise<T> {

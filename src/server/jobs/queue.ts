@@ -31,6 +31,8 @@ export class RenderQueue {
   private runningCount = 0;
   private idle: (() => void)[] = [];
   private seq = 0;
+  /** held: entries wait, none starts (a service warming up takes jobs before it can render them) */
+  private held = false;
 
   constructor(
     private readonly concurrency: number,
@@ -64,8 +66,19 @@ export class RenderQueue {
     return [...this.waiting].sort((a, b) => Number(b.first) - Number(a.first) || score(a) - score(b) || a.seq - b.seq);
   }
 
+  /** Entries added from now on wait until release(). */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Starts the waiting entries, as many as the slots allow. */
+  release(): void {
+    this.held = false;
+    this.pump();
+  }
+
   private pump(): void {
-    while (this.runningCount < this.concurrency && this.waiting.length) {
+    while (!this.held && this.runningCount < this.concurrency && this.waiting.length) {
       const next = this.ordered()[0]!;
       this.waiting.splice(this.waiting.indexOf(next), 1);
       this.running.set(next.id, (this.running.get(next.id) ?? 0) + 1);

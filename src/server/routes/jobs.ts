@@ -114,7 +114,7 @@ const ENQUEUE = [
   },
 ] as const;
 
-/** The URLs that queue a job (readiness refuses them while starting; the metrics count their refusals). */
+/** The URLs that queue a job (the metrics count their refusals). */
 export const ENQUEUE_URLS: ReadonlySet<string> = new Set(ENQUEUE.map((e) => e.url));
 
 const BAD_REQUEST: CodeOfStatus<400>[] = [
@@ -208,7 +208,6 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
           CODE.storage_full,
           CODE.storage_unavailable,
           CODE.shutting_down,
-          CODE.starting,
           CODE.redis_unavailable,
         ]),
       },

@@ -69,7 +69,7 @@ export class ServiceProcess {
     for (;;) {
       if (s.exited) throw new Error(`service exited during start:\n${s.log.slice(-4000)}`);
       s.port ||= Number(
-        /"address":"http:\/\/127\.0\.0\.1:(\d+)"[^\n]*"msg":"cmrender listening"/.exec(s.log)?.[1] ?? 0,
+        /"address":"http:\/\/127\.0\.0\.1:(\d+)"[^\n]*"msg":"cmrender (?:warming up|listening)"/.exec(s.log)?.[1] ?? 0,
       );
       try {
         const r = s.port && (await fetch(`http://127.0.0.1:${s.port}/healthz`, { signal: AbortSignal.timeout(2000) }));

@@ -1,0 +1,31 @@
+// Every subcommand's usage line, in one light module: `cmrender --help` and `cmrender SUB --help` print them without
+// loading the renderer (Chromium's driver, three.js), so help answers at once.
+export const CHECK_USAGE = 'cmrender check FILE|- [--json]';
+export const EVAL_USAGE = 'cmrender eval FILE --at SECONDS [--json]';
+export const RENDER_USAGE =
+  'cmrender render FILE -o OUT.png|.jpg|.webp|.mp4|.webm|.mov|.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--codec C] [--quality Q] [--asset /img/x.jpg=./x.jpg]...';
+export const MESH_USAGE = 'cmrender mesh DRAWING.svg -o OUT.glb [--depth N] [--size N] [--round N]';
+export const VECTORIZE_USAGE =
+  'cmrender vectorize SKETCH.png|.jpg -o OUT.svg [--stroke-width N] [--threshold 0..1] [--simplify N] [--bridge N] [--stitch N] [--max-dim N]';
+
+/** Usage of each subcommand, by name. */
+export const SUBCOMMAND_USAGE: Readonly<Record<string, string>> = {
+  check: CHECK_USAGE,
+  eval: EVAL_USAGE,
+  render: RENDER_USAGE,
+  mesh: MESH_USAGE,
+  vectorize: VECTORIZE_USAGE,
+};
+
+export const USAGE = `usage: ${Object.values(SUBCOMMAND_USAGE).join('\n       ')}
+       cmrender --help | SUBCOMMAND --help
+       cmrender --version`;
+
+/** Whether the arguments ask for help (`--help` or `-h` anywhere before a `--`). */
+export function asksHelp(args: readonly string[]): boolean {
+  for (const a of args) {
+    if (a === '--') return false;
+    if (a === '--help' || a === '-h') return true;
+  }
+  return false;
+}
