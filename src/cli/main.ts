@@ -1,6 +1,7 @@
 // `cmrender` command line: `check FILE|- [--json]` (`-` reads standard input), `eval FILE --at T [--json]` (the
 // language, synchronous), and the local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o
-// OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise).
+// OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise), and
+// `explain CODE` (explain-command.ts).
 // Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
 // Human output of check: each diagnostic as `file:line:col: error[CODE]: message` over its source line with the
 // span underlined (src/cli/pretty.ts), then a count ("2 errors"); `ok: FILE` on stdout when there is no error.
@@ -10,6 +11,7 @@ import { compile, type Diagnostic } from '../lang/index.js';
 import { parseAt } from './time.js';
 import { renderCommand, RENDER_USAGE } from './render-command.js';
 import { meshCommand, vectorizeCommand, MESH_USAGE, VECTORIZE_USAGE } from './export-commands.js';
+import { explainCommand, EXPLAIN_USAGE } from './explain-command.js';
 import type { ProgressSink } from './progress.js';
 import { ansi, formatCount, formatDiagnostic, plain, useColour } from './pretty.js';
 
@@ -35,7 +37,8 @@ const USAGE = `usage: cmrender check FILE|- [--json]
        cmrender eval FILE --at SECONDS [--json]
        ${RENDER_USAGE}
        ${MESH_USAGE}
-       ${VECTORIZE_USAGE}`;
+       ${VECTORIZE_USAGE}
+       ${EXPLAIN_USAGE}`;
 
 const MAX_FILE = 16 * 1024 * 1024;
 
@@ -54,6 +57,7 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
   if (cmd === 'render') return renderCommand(rest, fileIo);
   if (cmd === 'mesh') return meshCommand(rest, fileIo);
   if (cmd === 'vectorize') return vectorizeCommand(rest, fileIo);
+  if (cmd === 'explain') return explainCommand(rest, io);
   if (cmd !== 'check' && cmd !== 'eval') return usage(io, `unknown subcommand '${cmd}'`);
   let json = false;
   let at: number | null = null;

@@ -27,6 +27,7 @@ import { jobEventRoutes } from './routes/job-events.js';
 import { outputRoutes } from './routes/outputs.js';
 import { metaRoutes } from './routes/meta.js';
 import { checkRoutes } from './routes/check.js';
+import { diagnosticRoutes } from './routes/diagnostics.js';
 import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -178,6 +179,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     tests: new Gate(config.testConcurrency),
   });
   await app.register(checkRoutes);
+  await app.register(diagnosticRoutes);
   await app.register(assetRoutes, {
     assets,
     uploads: new Gate(config.maxConcurrentUploads),
