@@ -28,6 +28,7 @@ import { outputRoutes } from './routes/outputs.js';
 import { metaRoutes } from './routes/meta.js';
 import { checkRoutes } from './routes/check.js';
 import { diagnosticRoutes } from './routes/diagnostics.js';
+import { languageDocRoutes } from './routes/language-docs.js';
 import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -180,6 +181,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   await app.register(checkRoutes);
   await app.register(diagnosticRoutes);
+  await app.register(languageDocRoutes, { openapi: () => app.swagger() as Record<string, unknown> });
   await app.register(assetRoutes, {
     assets,
     uploads: new Gate(config.maxConcurrentUploads),
