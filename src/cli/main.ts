@@ -1,7 +1,8 @@
 // `cmrender` command line: `check FILE|- [--json]` (`-` reads standard input), `eval FILE --at T [--json]` (the
 // language, synchronous), and the local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o
 // OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise), and
-// `explain CODE` (explain-command.ts), `fmt FILE` (fmt-command.ts).
+// `explain CODE` (explain-command.ts), `fmt FILE` (fmt-command.ts),
+// `version` (version-command.ts).
 // Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
 // Human output of check: each diagnostic as `file:line:col: error[CODE]: message` over its source line with the
 // span underlined (src/cli/pretty.ts), then a count ("2 errors"); `ok: FILE` on stdout when there is no error.
@@ -13,6 +14,7 @@ import { renderCommand, RENDER_USAGE } from './render-command.js';
 import { meshCommand, vectorizeCommand, MESH_USAGE, VECTORIZE_USAGE } from './export-commands.js';
 import { explainCommand, EXPLAIN_USAGE } from './explain-command.js';
 import { fmtCommand, FMT_USAGE } from './fmt-command.js';
+import { versionCommand, VERSION_USAGE } from './version-command.js';
 import type { ProgressSink } from './progress.js';
 import { ansi, formatCount, formatDiagnostic, plain, useColour } from './pretty.js';
 
@@ -40,7 +42,8 @@ const USAGE = `usage: cmrender check FILE|- [--json]
        ${MESH_USAGE}
        ${VECTORIZE_USAGE}
        ${EXPLAIN_USAGE}
-       ${FMT_USAGE}`;
+       ${FMT_USAGE}
+       ${VERSION_USAGE}`;
 
 const MAX_FILE = 16 * 1024 * 1024;
 
@@ -60,6 +63,7 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
   if (cmd === 'mesh') return meshCommand(rest, fileIo);
   if (cmd === 'vectorize') return vectorizeCommand(rest, fileIo);
   if (cmd === 'explain') return explainCommand(rest, io);
+  if (cmd === 'version') return versionCommand(rest, io);
   if (cmd === 'fmt') return fmtCommand(rest, io === defaultIo ? { ...io, write: (s) => process.stdout.write(s) } : io);
   if (cmd !== 'check' && cmd !== 'eval') return usage(io, `unknown subcommand '${cmd}'`);
   let json = false;
