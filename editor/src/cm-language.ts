@@ -14,13 +14,8 @@ import {
   type StringStream,
 } from '@codemirror/language';
 import { tags as t } from '@lezer/highlight';
-import {
-  completeAnyWord,
-  type Completion,
-  type CompletionContext,
-  type CompletionResult,
-} from '@codemirror/autocomplete';
-import { STDLIB_NAMES } from '../../src/lang/stdlib.js';
+import { completeAnyWord, type Completion, type CompletionContext } from '@codemirror/autocomplete';
+import { GLOBAL_OPTIONS, stdlibCompletions, stdlibHover } from './stdlib-help.js';
 import { UNIT_SUFFIXES } from '../../src/lang/units.js';
 
 /** Words with a keyword role (language.md §1.4); outside those places they are names, which colouring ignores. */
@@ -171,23 +166,26 @@ const cmHighlight = HighlightStyle.define([
 
 const NAMES: readonly Completion[] = [
   ...[...KEYWORDS, ...ATOMS, ...COLOR_FORMS].map((label) => ({ label, type: 'keyword' })),
-  ...[...STDLIB_NAMES].map((label) => ({ label, type: 'function', detail: 'std' })),
+  ...GLOBAL_OPTIONS,
 ];
 
-/** The keywords and the standard library's names while a word is typed (not after `.`, where members go). */
-function cmCompletions(ctx: CompletionContext): CompletionResult | null {
+/** The document's own words, except after `.`, where only the members of what is before it belong. */
+function documentWords(ctx: CompletionContext) {
   const word = ctx.matchBefore(/[A-Za-z_][A-Za-z0-9_]*/);
-  if (!word || (word.from === word.to && !ctx.explicit)) return null;
-  if (ctx.state.sliceDoc(word.from - 1, word.from) === '.') return null;
-  return { from: word.from, options: NAMES as Completion[], validFor: /^[A-Za-z0-9_]*$/ };
+  const at = word ? word.from : ctx.pos;
+  return ctx.state.sliceDoc(at - 1, at) === '.' ? null : completeAnyWord(ctx);
 }
 
-/** The language, its colours, completions (keywords, the standard library, the document's own words), 2-space indent. */
+/**
+ * The language, its colours, completions (keywords, the standard library with signatures, members after `.`, the
+ * document's own words), hover help on library names (stdlib-help.ts), 2-space indent.
+ */
 export function cmLanguage(): LanguageSupport {
   return new LanguageSupport(cmStreamLanguage, [
     syntaxHighlighting(cmHighlight),
     indentUnit.of('  '),
-    cmStreamLanguage.data.of({ autocomplete: cmCompletions }),
-    cmStreamLanguage.data.of({ autocomplete: completeAnyWord }),
+    cmStreamLanguage.data.of({ autocomplete: stdlibCompletions(NAMES) }),
+    cmStreamLanguage.data.of({ autocomplete: documentWords }),
+    stdlibHover,
   ]);
 }

@@ -1,7 +1,8 @@
 // `cmrender` command line: `check FILE|- [--json]` (`-` reads standard input), `eval FILE --at T [--json]` (the
 // language, synchronous), and the local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o
 // OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise, and are
-// loaded only when asked for, so help, version and check never load the renderer).
+// loaded only when asked for, so help, version and check never load the renderer), `explain CODE`
+// (explain-command.ts), `fmt FILE` (fmt-command.ts) and `version` (version-command.ts).
 // Manners: `--help`/`-h` (alone or after any subcommand) prints usage on stdout and exits 0; `--version` prints the
 // version; a bare `cmrender`, an unknown subcommand or flag prints the error and the usage on stderr and exits 2.
 // Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
@@ -62,6 +63,12 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
   if (cmd === 'render') return import('./render-command.js').then((m) => m.renderCommand(rest, fileIo));
   if (cmd === 'mesh') return import('./export-commands.js').then((m) => m.meshCommand(rest, fileIo));
   if (cmd === 'vectorize') return import('./export-commands.js').then((m) => m.vectorizeCommand(rest, fileIo));
+  if (cmd === 'explain') return import('./explain-command.js').then((m) => m.explainCommand(rest, io));
+  if (cmd === 'version') return import('./version-command.js').then((m) => m.versionCommand(rest, io));
+  if (cmd === 'fmt')
+    return import('./fmt-command.js').then((m) =>
+      m.fmtCommand(rest, io === defaultIo ? { ...io, write: (s) => process.stdout.write(s) } : io),
+    );
   let json = false;
   let at: number | null = null;
   const files: string[] = [];

@@ -7,6 +7,9 @@ export const RENDER_USAGE =
 export const MESH_USAGE = 'cmrender mesh DRAWING.svg -o OUT.glb [--depth N] [--size N] [--round N]';
 export const VECTORIZE_USAGE =
   'cmrender vectorize SKETCH.png|.jpg -o OUT.svg [--stroke-width N] [--threshold 0..1] [--simplify N] [--bridge N] [--stitch N] [--max-dim N]';
+export const EXPLAIN_USAGE = 'cmrender explain CODE [--json]';
+export const FMT_USAGE = 'cmrender fmt FILE|- [--check|--write]';
+export const VERSION_USAGE = 'cmrender version [--json]';
 
 /** Usage of each subcommand, by name. */
 export const SUBCOMMAND_USAGE: Readonly<Record<string, string>> = {
@@ -15,6 +18,9 @@ export const SUBCOMMAND_USAGE: Readonly<Record<string, string>> = {
   render: RENDER_USAGE,
   mesh: MESH_USAGE,
   vectorize: VECTORIZE_USAGE,
+  explain: EXPLAIN_USAGE,
+  fmt: FMT_USAGE,
+  version: VERSION_USAGE,
 };
 
 export const USAGE = `usage: ${Object.values(SUBCOMMAND_USAGE).join('\n       ')}

@@ -4,9 +4,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../paths.js';
 
-let version: string | undefined;
+let pkg: { name: string; version: string } | undefined;
+
+/** The package's name and version, as its package.json says. */
+export function packageFacts(): { name: string; version: string } {
+  pkg ??= JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { name: string; version: string };
+  return { name: pkg.name, version: pkg.version };
+}
 
 export function cliVersion(): string {
-  version ??= (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-  return version;
+  return packageFacts().version;
 }

@@ -28,6 +28,8 @@ import { jobEventRoutes } from './routes/job-events.js';
 import { outputRoutes } from './routes/outputs.js';
 import { metaRoutes } from './routes/meta.js';
 import { checkRoutes } from './routes/check.js';
+import { diagnosticRoutes } from './routes/diagnostics.js';
+import { languageDocRoutes } from './routes/language-docs.js';
 import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -185,6 +187,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     tests: new Gate(config.testConcurrency),
   });
   await app.register(checkRoutes);
+  await app.register(diagnosticRoutes);
+  await app.register(languageDocRoutes, { openapi: () => app.swagger() as Record<string, unknown> });
   await app.register(assetRoutes, {
     assets,
     uploads: new Gate(config.maxConcurrentUploads),

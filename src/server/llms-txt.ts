@@ -64,6 +64,8 @@ export function llmsText(doc: OpenApiLike): string {
     '',
     '## Optional',
     '',
+    '- [Language reference](/docs/language): the .cm language, its standard library with every parameter, and every diagnostic code explained (`GET /v1/diagnostics/{code}` gives one as JSON).',
+    '- [Full text](/llms-full.txt): this page followed by the whole language reference, as plain text.',
     '- [OpenAPI document](/openapi.json): every route, schema and error code.',
     '- [API reference](/docs): the same, for people.',
     '',

@@ -124,7 +124,10 @@ test('error: HTTP 500 with the job body; a compile failure carries code and diag
   assert.equal(vc.status, 'error');
   assert.equal(vc.message, 'PAR100 syntax error at line 1, column 2');
   assert.equal(vc.code, 'PAR100');
-  assert.deepEqual(vc.diagnostics, [{ code: 'PAR100', message: 'syntax error', line: 1, column: 2 }]);
+  // each diagnostic links to its code's explanation (GET /v1/diagnostics/{code})
+  assert.deepEqual(vc.diagnostics, [
+    { code: 'PAR100', message: 'syntax error', line: 1, column: 2, docs: '/v1/diagnostics/PAR100' },
+  ]);
   const r = (await waitJob(t.app, (await post(t.app, '/v1/render', { source: 'CRASH' })).json().job_id)).json();
   assert.equal(r.status, 'error');
   assert.equal(r.code, 'page_crashed');

@@ -1,5 +1,6 @@
 // The public view of a job record: the contract's Job shapes (pending, ready, error) plus the added fields. The
 // record holds everything durable; what only the running service knows (queue position, progress) comes in `live`.
+import { withDocsLink } from '../http/diagnostic-links.js';
 import type { JobView } from '../http/schemas/jobs.js';
 import type { JobRecord } from './store.js';
 import type { OutputMime } from '../../contract/mime.js';
@@ -40,6 +41,6 @@ export function jobView(rec: JobRecord, live: LiveJobState): JobView {
     message: rec.message ?? 'render failed',
     code: rec.code ?? null,
   };
-  if (rec.diagnostics) v.diagnostics = rec.diagnostics;
+  if (rec.diagnostics) v.diagnostics = rec.diagnostics.map(withDocsLink);
   return v;
 }

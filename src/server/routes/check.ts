@@ -4,6 +4,7 @@ import { CheckRequest, CheckResponse } from '../http/schemas/check.js';
 import { badRequestAnswer, json, rateLimitedAnswer, unauthorizedAnswer } from '../http/responses.js';
 import { check } from '../../lang/index.js';
 import { CODE } from '../../contract/error-codes.js';
+import { withDocsLink } from '../http/diagnostic-links.js';
 
 export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
   const schema = {
@@ -25,6 +26,6 @@ export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/v1/check', { schema }, async (req, reply) => {
     const envelope = check(req.body.source);
     // as plain objects: the language's Diagnostic interface has no index signature for the schema's open object type
-    return reply.send({ ...envelope, diagnostics: envelope.diagnostics.map((d) => ({ ...d })) });
+    return reply.send({ ...envelope, diagnostics: envelope.diagnostics.map((d) => ({ ...withDocsLink(d) })) });
   });
 };

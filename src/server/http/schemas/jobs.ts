@@ -19,6 +19,10 @@ export const Diagnostic = z
     message: z.string(),
     line: z.number().int().optional(),
     column: z.number().int().optional(),
+    docs: z
+      .string()
+      .optional()
+      .meta({ description: "Added: the path of the code's explanation (`/v1/diagnostics/NAM003`)." }),
   })
   .passthrough()
   .meta({ id: 'Diagnostic' });
