@@ -12,6 +12,8 @@ import { showDiagnostics, jumpTo } from './diagnostics.js';
 import { Preview, type PreviewOutcome } from './preview.js';
 import { onKeyNeeded, runJob, uploadImages, type Kind } from './api.js';
 import { fragmentOf, sourceOfFragment } from './share.js';
+import { mountExportPanel } from './export-panel.js';
+import type { ExportFormat, ExportRequest } from './export-plan.js';
 
 /** The project's examples/*.cm, bundled at build time (scripts/build-editor.ts). */
 declare const __CM_EXAMPLES__: { name: string; source: string }[];
@@ -375,6 +377,26 @@ document.addEventListener('keydown', (e) => {
   }
 });
 
+// ---- export in the browser
+const exporter = mountExportPanel({
+  current: () => (good ? { program: good.program, source: good.source } : null),
+  request: (format: ExportFormat): ExportRequest => ({
+    format,
+    width: numberField(ui.width),
+    height: numberField(ui.height),
+    fps: numberField(ui.fps),
+    duration: numberField(ui.duration),
+    at: t,
+  }),
+  assets: assetsUsedBy,
+  renderOnServer: (format) => {
+    if (format === 'png' || format === 'gif') return void render(format === 'png' ? 'frame' : 'gif');
+    ui.codec.value = format === 'mp4' ? 'h264' : 'vp9';
+    labelButtons();
+    void render('video');
+  },
+});
+
 // ---- images
 /**
  * The uploads whose path the source names: a render carries those (every other one would only risk an
@@ -515,6 +537,8 @@ declare global {
       readonly drawing: boolean;
       /** RGBA of the preview canvas (top row first) as base64, with its size */
       previewPixels(): { width: number; height: number; rgba: string };
+      /** an export in this browser, the buttons' path, kept in memory: the file's bytes and type */
+      export(request: ExportRequest): Promise<{ bytes: Uint8Array; type: string; codec?: string }>;
     };
   }
 }
@@ -546,6 +570,10 @@ window.cmEditor = {
     let s = '';
     for (let i = 0; i < px.length; i += 0x8000) s += String.fromCharCode(...px.subarray(i, i + 0x8000));
     return { width: preview.width, height: preview.height, rgba: btoa(s) };
+  },
+  async export(request) {
+    const r = await exporter.exportToMemory(request);
+    return { bytes: r.bytes!, type: r.type, codec: r.codec };
   },
 };
 
