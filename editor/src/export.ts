@@ -63,10 +63,12 @@ async function exportNow(run: ExportRun): Promise<ExportResult> {
           ? await encodePng(plan, frames, dest, step)
           : await encodeVideo(plan, frames, dest, step, signal);
     signal.throwIfAborted();
-    if (dest.kind === 'file') await dest.writable.close();
+    // a video's muxer holds the stream and closes it itself when it finalizes
+    if (dest.kind === 'file' && !dest.writable.locked) await dest.writable.close();
     return result;
   } catch (e) {
-    if (dest.kind === 'file') await dest.writable.abort().catch(() => {});
+    // the picked file keeps its old bytes: an aborted file stream writes nothing (a muxer's cancel ends its own)
+    if (dest.kind === 'file' && !dest.writable.locked) await dest.writable.abort().catch(() => {});
     throw e;
   }
 }
