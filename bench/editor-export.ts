@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../src/paths.js';
-import { runJob } from '../test/helpers/app.js';
+import { post, waitJob } from '../test/helpers/app.js';
 import { openEditor, setSource, startRig } from '../test/editor/helpers.js';
 
 const arg = (name: string) => {
@@ -34,7 +34,8 @@ try {
     browser.push(b.ms);
     sizes.browser = b.bytes;
     const t0 = performance.now();
-    const done = (await runJob(rig.t.app, '/v1/render', { source, params: { ...CLIP, codec: 'vp9' } })).json();
+    const posted = await post(rig.t.app, '/v1/render', { source, params: { ...CLIP, codec: 'vp9' } });
+    const done = (await waitJob(rig.t.app, posted.json().job_id, 600_000)).json();
     service.push(performance.now() - t0);
     if (done.status !== 'ready') throw new Error(JSON.stringify(done));
     sizes.service = (await rig.t.app.inject({ url: done.url })).rawPayload.length;

@@ -307,6 +307,35 @@ test(
   },
 );
 
+test('a browser without WebCodecs says so and offers the server render, which renders the MP4', LIMIT, async () => {
+  const other = await openEditor(rig);
+  await other.evaluate(() => {
+    delete (window as unknown as { VideoEncoder?: unknown }).VideoEncoder;
+  });
+  await setSource(other, SOURCE);
+  const err = await other.evaluate(() =>
+    window.cmEditor.export({ format: 'mp4', width: 320, height: 180, fps: 10, duration: 1 }).then(
+      () => 'resolved',
+      (e: Error) => e.message,
+    ),
+  );
+  assert.equal(err, 'this browser has no video encoder (WebCodecs): use the server render');
+  await other.locator('#width').fill(String(W));
+  await other.locator('#height').fill(String(H));
+  await other.locator('#fps').fill('10');
+  await other.locator('#duration').fill('1');
+  await other.locator('[data-testid="export-mp4"]').click();
+  const offer = other.locator('[data-testid="export-status"] button');
+  await offer.waitFor({ timeout: WAIT_MS });
+  assert.match((await other.locator('[data-testid="export-status"]').textContent()) ?? '', /cannot encode MP4/);
+  assert.equal(await offer.textContent(), 'Render MP4 on the server');
+  await offer.click();
+  const video = other.locator('[data-testid="result"] video');
+  await video.waitFor({ timeout: 120_000 });
+  assert.match((await video.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.mp4$/);
+  await other.context().close();
+});
+
 test('with the service stopped, the same WebM export still succeeds', LIMIT, async () => {
   serviceStopped = true;
   await rig.t.close();
