@@ -1,85 +1,46 @@
 // The editor page at `/`: CodeMirror with the .cm mode, the language package checking every edit, the service's
-// drawer previewing the scene in the page, and the API rendering PNG, MP4 and GIF. The wiring lives here; each
-// part is its own module. `window.cmEditor` is a small hook for the browser tests (source, time, preview pixels).
+// drawer previewing the scene in the page, the API rendering PNG, video and GIF, and the export in the browser.
+// The wiring lives here; each part is its own module (playback.ts, render-panel.ts, export-panel.ts, assets.ts,
+// examples.ts, source-files.ts, drop.ts, share.ts). `window.cmEditor` is a small hook for the browser tests and
+// automation (source, time, preview pixels, export).
 import { basicSetup } from 'codemirror';
 import { EditorView, keymap } from '@codemirror/view';
 import { EditorState, Prec } from '@codemirror/state';
 import { indentWithTab } from '@codemirror/commands';
 import { lintGutter } from '@codemirror/lint';
-import { compile, designFrame, type Program } from '../../src/lang/index.js';
+import { compile, designFrame } from '../../src/lang/index.js';
 import { cmLanguage } from './cm-language.js';
-import { showDiagnostics, jumpTo } from './diagnostics.js';
-import { Preview, type PreviewOutcome } from './preview.js';
-import { onKeyNeeded, runJob, uploadImages, type Kind } from './api.js';
-import { fragmentOf, sourceOfFragment } from './share.js';
+import { showDiagnostics } from './diagnostics.js';
+import { Preview } from './preview.js';
+import { onKeyNeeded } from './api.js';
+import { carriesSource, fragmentOf, sourceOfFragment } from './share.js';
+import { Playback, type GoodScene } from './playback.js';
+import { mountRenderPanel } from './render-panel.js';
+import { mountExportPanel } from './export-panel.js';
+import type { ExportRequest } from './export-plan.js';
+import { Uploads } from './assets.js';
+import { defaultExample, mountExamples } from './examples.js';
+import { mountSourceFiles } from './source-files.js';
+import { acceptDrops } from './drop.js';
 
-/** The project's examples/*.cm, bundled at build time with the images they name (scripts/build-editor.ts). */
-declare const __CM_EXAMPLES__: {
-  name: string;
-  source: string;
-  images?: { path: string; name: string; type: string; base64: string }[];
-}[];
-const EXAMPLES = __CM_EXAMPLES__;
-const DEFAULT_EXAMPLE = 'wave.cm';
 const STORE_SOURCE = 'cmrender.editor.source';
-const STORE_ASSETS = 'cmrender.editor.assets';
 const CHECK_DELAY_MS = 150;
 const NO_WEBGL = 'This browser has no WebGL: the preview comes from the service (/v1/frame).';
 
 performance.mark('cm-editor-start');
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const ui = {
-  example: $<HTMLSelectElement>('example'),
   share: $<HTMLButtonElement>('share'),
-  upload: $<HTMLInputElement>('upload'),
   diagnostics: $<HTMLUListElement>('diagnostics'),
-  assetsBox: $<HTMLDivElement>('assets-box'),
-  assets: $<HTMLUListElement>('assets'),
-  stage: $<HTMLDivElement>('stage'),
-  dropHint: $<HTMLParagraphElement>('drop-hint'),
-  play: $<HTMLButtonElement>('play'),
-  scrubber: $<HTMLInputElement>('scrubber'),
-  time: $<HTMLOutputElement>('time'),
   serverMode: $<HTMLInputElement>('server-mode'),
   previewStatus: $<HTMLParagraphElement>('preview-status'),
-  width: $<HTMLInputElement>('width'),
-  height: $<HTMLInputElement>('height'),
-  fps: $<HTMLInputElement>('fps'),
-  duration: $<HTMLInputElement>('duration'),
-  format: $<HTMLSelectElement>('format'),
-  codec: $<HTMLSelectElement>('codec'),
-  quality: $<HTMLInputElement>('quality'),
-  renderPng: $<HTMLButtonElement>('render-png'),
-  renderMp4: $<HTMLButtonElement>('render-mp4'),
-  progress: $<HTMLProgressElement>('job-progress'),
-  jobStatus: $<HTMLSpanElement>('job-status'),
-  result: $<HTMLDivElement>('result'),
 };
 
 const preview = new Preview($<HTMLCanvasElement>('preview'), $<HTMLImageElement>('server-preview'));
 performance.mark('cm-drawer-ready');
 
-// ---- state
-interface Good {
-  program: Program;
-  source: string;
-  aspect: number;
-}
-let good: Good | null = null;
-let t = 0;
-let playing = false;
-const assets: Record<string, string> = loadAssets();
-let firstPreviewMs: number | null = null;
-let previewCount = 0;
-
-function loadAssets(): Record<string, string> {
-  try {
-    const a = JSON.parse(localStorage.getItem(STORE_ASSETS) ?? '{}') as unknown;
-    return a && typeof a === 'object' ? (a as Record<string, string>) : {};
-  } catch {
-    return {};
-  }
-}
+/** The last source without errors, compiled. */
+let good: GoodScene | null = null;
 
 // ---- the editor
 let checkTimer: ReturnType<typeof setTimeout> | undefined;
@@ -92,12 +53,12 @@ const view = new EditorView({
       cmLanguage(),
       lintGutter(),
       keymap.of([indentWithTab]),
-      Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (void render('frame'), true) }])),
+      Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (void panel.render('frame'), true) }])),
       EditorView.contentAttributes.of({ 'aria-label': '.cm source' }),
       EditorView.updateListener.of((u) => {
         if (!u.docChanged) return;
         // the fragment was this source once; an edited source would reload as the shared one
-        if (location.hash.startsWith('#s=')) history.replaceState(null, '', location.pathname + location.search);
+        if (carriesSource(location.hash)) history.replaceState(null, '', location.pathname + location.search);
         clearTimeout(checkTimer);
         checkTimer = setTimeout(check, CHECK_DELAY_MS);
       }),
@@ -147,20 +108,7 @@ function check(): void {
   const frame = designFrame(program.sceneAt(0).value);
   good = { program, source, aspect: frame.width / frame.height };
   status(idleStatus(), false);
-  ui.scrubber.max = String(program.durationSeconds);
-  if (t > program.durationSeconds) t = 0;
-  layout();
-  requestDraw();
-}
-
-// ---- preview
-let drawing = false;
-let drawAgain = false;
-
-function layout(): void {
-  if (!good) return;
-  const r = ui.stage.getBoundingClientRect();
-  preview.resize({ width: r.width - 2, height: r.height - 2 }, good.aspect, devicePixelRatio);
+  playback.sceneChanged(good);
 }
 
 /** What the status line says when all is well. */
@@ -171,322 +119,52 @@ function status(text: string, bad: boolean): void {
   ui.previewStatus.classList.toggle('bad', bad);
 }
 
-function showTime(): void {
-  const d = good?.program.durationSeconds ?? 0;
-  ui.scrubber.value = String(t);
-  ui.time.value = `${t.toFixed(2)} s / ${d.toFixed(2)} s`;
-  ui.scrubber.setAttribute('aria-valuetext', `${t.toFixed(2)} seconds of ${d.toFixed(2)}`);
-}
+// ---- the parts
+const uploads = new Uploads({
+  status,
+  changed: () => {
+    preview.invalidate();
+    playback.requestDraw();
+  },
+});
+const assetsUsedBy = (source: string) => uploads.usedBy(source);
 
-/** Draws the current time once; calls made while a draw runs collapse into one more draw after it. */
-function requestDraw(): void {
-  showTime();
-  if (drawing) {
-    drawAgain = true;
-    return;
-  }
-  void drawLoop();
-}
+const playback = new Playback({
+  preview,
+  scene: () => good,
+  assets: assetsUsedBy,
+  drawn: (out) => {
+    if (!out.ok) status(out.message, true);
+    else if (ui.previewStatus.classList.contains('bad')) status(idleStatus(), false);
+  },
+});
 
-async function drawLoop(): Promise<void> {
-  drawing = true;
-  try {
-    do {
-      drawAgain = false;
-      if (!good) break;
-      const input = {
-        program: good.program,
-        source: good.source,
-        aspect: good.aspect,
-        t,
-        playing,
-        assets: assetsUsedBy(good.source),
-      };
-      let out: PreviewOutcome;
-      try {
-        out = ui.serverMode.checked ? await preview.drawServer(input) : await preview.drawLocal(input);
-      } catch (e) {
-        out = { ok: false, message: e instanceof Error ? e.message : String(e) };
-      }
-      if (out.ok) {
-        previewCount++;
-        if (firstPreviewMs === null) {
-          firstPreviewMs = performance.now();
-          performance.mark('cm-first-preview');
-        }
-        if (ui.previewStatus.classList.contains('bad')) status(idleStatus(), false);
-      } else status(out.message, true);
-    } while (drawAgain);
-  } finally {
-    drawing = false;
-  }
-}
-
-new ResizeObserver(() => {
-  layout();
-  requestDraw();
-}).observe(ui.stage);
-
-// ---- time
-let lastTick = 0;
-function tick(now: number): void {
-  if (!playing) return;
-  const d = good?.program.durationSeconds ?? 0;
-  if (d > 0) {
-    t = (t + (now - lastTick) / 1000) % d;
-    requestDraw();
-  }
-  lastTick = now;
-  requestAnimationFrame(tick);
-}
-
-function setPlaying(on: boolean): void {
-  playing = on;
-  ui.play.textContent = on ? 'Pause' : 'Play';
-  ui.play.setAttribute('aria-pressed', String(on));
-  if (on) {
-    lastTick = performance.now();
-    requestAnimationFrame(tick);
-  }
-}
-
-ui.play.onclick = () => setPlaying(!playing);
-ui.scrubber.oninput = () => {
-  t = Number(ui.scrubber.value);
-  requestDraw();
-};
-ui.serverMode.onchange = () => requestDraw();
-
-// ---- rendering through the API
-/** What each button makes, by the chosen still format and video codec (an option's data-label, else its text). */
-const selected = (el: HTMLSelectElement) => {
-  const o = el.selectedOptions[0];
-  return o?.dataset.label ?? o?.textContent ?? el.value;
-};
-const ends = (): Record<Kind, string> => ({ frame: selected(ui.format), video: selected(ui.codec), gif: 'GIF' });
-function labelButtons(): void {
-  ui.renderPng.textContent = `Render ${selected(ui.format)}`;
-  ui.renderMp4.textContent = `Render ${selected(ui.codec)}`;
-}
-ui.format.onchange = labelButtons;
-ui.codec.onchange = labelButtons;
-let rendering: AbortController | null = null;
-
-function numberField(el: HTMLInputElement): number | undefined {
-  const v = el.value.trim();
-  return v === '' ? undefined : Number(v);
-}
-
-async function render(kind: Kind): Promise<void> {
-  rendering?.abort();
-  const ac = new AbortController();
-  rendering = ac;
-  const ENDS = ends();
-  const params: Record<string, number | string> = {};
-  const put = (k: string, v: number | undefined) => v !== undefined && Number.isFinite(v) && (params[k] = v);
-  const quality = numberField(ui.quality);
-  put('width', numberField(ui.width));
-  put('height', numberField(ui.height));
-  // the exact preview time: the PNG is the frame on screen
-  if (kind === 'frame') {
-    put('at', t);
-    // a PNG is lossless: quality is for JPEG and WebP only (the service refuses it on a PNG)
-    if (ui.format.value !== 'png') {
-      params.format = ui.format.value;
-      put('quality', quality);
-    }
-  } else {
-    put('fps', numberField(ui.fps));
-    put('duration', numberField(ui.duration));
-    if (kind === 'video') {
-      if (ui.codec.value !== 'h264') params.codec = ui.codec.value;
-      put('quality', quality);
-    }
-  }
-  ui.progress.hidden = false;
-  ui.progress.removeAttribute('value');
-  ui.jobStatus.textContent = `${ENDS[kind]}: queued`;
-  ui.jobStatus.classList.remove('bad');
-  try {
-    const source = view.state.doc.toString();
-    const end = await runJob(
-      kind,
-      { source, params, assets: assetsUsedBy(source) },
-      (p) => {
-        const percent = p.progress !== undefined ? ` ${Math.round(p.progress * 100)}%` : '';
-        const queued = p.queuePosition !== undefined && p.queuePosition > 0;
-        ui.jobStatus.textContent = `${ENDS[kind]}: ${queued ? `queue position ${p.queuePosition}` : `rendering${percent}`}`;
-        if (p.progress !== undefined) ui.progress.value = p.progress;
-      },
-      ac.signal,
-    );
-    if (rendering !== ac) return;
-    ui.progress.hidden = true;
-    if (end.status === 'ready') {
-      ui.jobStatus.textContent = `${ENDS[kind]}: ready${end.width ? ` (${end.width}×${end.height})` : ''}`;
-      showResult(kind, end.url, ENDS[kind]);
-    } else {
-      ui.jobStatus.classList.add('bad');
-      ui.jobStatus.replaceChildren(`${ENDS[kind]} failed: ${end.message}`);
-      const at = end.diagnostics?.find((d) => d.line !== undefined);
-      if (at) {
-        const go = document.createElement('button');
-        go.type = 'button';
-        go.textContent = `line ${at.line}`;
-        go.onclick = () => jumpTo(view, at.line!, at.column ?? 1);
-        ui.jobStatus.append(' ', go);
-      }
-    }
-  } catch (e) {
-    if (rendering !== ac) return;
-    ui.progress.hidden = true;
-    ui.jobStatus.classList.add('bad');
-    ui.jobStatus.textContent = `${ENDS[kind]} failed: ${e instanceof Error ? e.message : String(e)}`;
-  }
-}
-
-function showResult(kind: Kind, url: string, what: string): void {
-  let media: HTMLElement;
-  if (kind === 'video') {
-    const v = document.createElement('video');
-    v.controls = true;
-    v.loop = true;
-    v.muted = true;
-    v.autoplay = true;
-    v.src = url;
-    v.setAttribute('aria-label', `Rendered ${what}`);
-    media = v;
-  } else {
-    const img = document.createElement('img');
-    img.src = url;
-    img.alt = kind === 'frame' ? `Rendered ${what} at t = ${t.toFixed(2)} s` : 'Rendered GIF';
-    media = img;
-  }
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = url.slice(url.lastIndexOf('/') + 1);
-  link.textContent = `Download ${link.download}`;
-  ui.result.replaceChildren(media, link);
-}
-
-$<HTMLButtonElement>('render-png').onclick = () => void render('frame');
-$<HTMLButtonElement>('render-mp4').onclick = () => void render('video');
-$<HTMLButtonElement>('render-gif').onclick = () => void render('gif');
+const panel = mountRenderPanel({ view, assets: assetsUsedBy, time: () => playback.t });
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !view.hasFocus) {
     e.preventDefault();
-    void render('frame');
+    void panel.render('frame');
   }
 });
 
-// ---- images
-/**
- * The uploads whose path the source names: a render carries those (every other one would only risk an
- * `unknown_asset` once it expires).
- */
-function assetsUsedBy(source: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(assets).filter(([path]) => source.includes(JSON.stringify(path))));
-}
+const exporter = mountExportPanel({
+  current: () => (good ? { program: good.program, source: good.source } : null),
+  request: (format): ExportRequest => ({ format, ...panel.fields(), at: playback.t }),
+  assets: assetsUsedBy,
+  renderOnServer: (format) => {
+    if (format === 'png' || format === 'gif') return void panel.render(format === 'png' ? 'frame' : 'gif');
+    panel.useCodec(format === 'mp4' ? 'h264' : 'vp9');
+    void panel.render('video');
+  },
+});
 
-function saveAssets(): void {
-  try {
-    localStorage.setItem(STORE_ASSETS, JSON.stringify(assets));
-  } catch {
-    // storage disabled: the mapping lives in the page
-  }
-  showAssets();
-}
-
-/** Uploads expire after 24 hours: forget those the service no longer has. */
-async function forgetExpiredAssets(): Promise<void> {
-  const gone = await Promise.all(
-    Object.entries(assets).map(async ([path, key]) => {
-      const r = await fetch(`/v1/assets/${key}`, { method: 'HEAD' }).catch(() => null);
-      return r?.status === 404 ? path : null;
-    }),
-  );
-  if (!gone.some(Boolean)) return;
-  for (const p of gone) if (p) delete assets[p];
-  saveAssets();
-  preview.invalidate();
-  requestDraw();
-}
-
-function showAssets(): void {
-  const entries = Object.entries(assets);
-  ui.assetsBox.hidden = entries.length === 0;
-  ui.assets.replaceChildren(
-    ...entries.map(([path, key]) => {
-      const li = document.createElement('li');
-      const code = document.createElement('code');
-      code.textContent = path;
-      li.append(code, ` → ${key}`);
-      return li;
-    }),
-  );
-}
-
-async function addImages(files: readonly File[]): Promise<void> {
-  if (files.length === 0) return;
-  status(`Uploading ${files.map((f) => f.name).join(', ')}…`, false);
-  try {
-    const keys = await uploadImages(files);
-    for (const [name, key] of Object.entries(keys)) assets[`/img/${name}`] = key;
-    saveAssets();
-    status(
-      `Uploaded: ${Object.keys(keys)
-        .map((n) => `/img/${n}`)
-        .join(', ')}`,
-      false,
-    );
-    preview.invalidate();
-    requestDraw();
-  } catch (e) {
-    status(`Upload failed: ${e instanceof Error ? e.message : String(e)}`, true);
-  }
-}
-
-ui.upload.onchange = () => {
-  void addImages([...(ui.upload.files ?? [])]);
-  ui.upload.value = '';
+const openSource = (source: string) => {
+  playback.t = 0;
+  setSource(source);
 };
-for (const target of [document.body]) {
-  target.addEventListener('dragover', (e) => {
-    if (!e.dataTransfer?.types.includes('Files')) return;
-    e.preventDefault();
-    ui.stage.classList.add('dragging');
-    ui.dropHint.hidden = false;
-  });
-  target.addEventListener('dragleave', () => {
-    ui.stage.classList.remove('dragging');
-    ui.dropHint.hidden = true;
-  });
-  target.addEventListener('drop', (e) => {
-    if (!e.dataTransfer?.files.length) return;
-    e.preventDefault();
-    ui.stage.classList.remove('dragging');
-    ui.dropHint.hidden = true;
-    void addImages([...e.dataTransfer.files]);
-  });
-}
-
-// ---- examples and sharing
-for (const ex of EXAMPLES) ui.example.append(new Option(ex.name, ex.name));
-ui.example.prepend(new Option('Choose an example…', ''));
-ui.example.value = '';
-ui.example.onchange = async () => {
-  const ex = EXAMPLES.find((e) => e.name === ui.example.value);
-  if (!ex) return;
-  t = 0;
-  // an example's own images are uploaded and mapped to its paths first, so its preview and its renders draw them
-  // (never an image of the same name uploaded earlier)
-  const images = (ex.images ?? []).map((i) => {
-    const bytes = Uint8Array.from(atob(i.base64), (c) => c.charCodeAt(0));
-    return new File([bytes], i.name, { type: i.type });
-  });
-  if (images.length) await addImages(images);
-  setSource(ex.source);
-};
+mountExamples(openSource, (f) => uploads.add(f));
+const files = mountSourceFiles({ view, setSource: openSource, status });
+acceptDrops({ openSource: (f) => void files.open(f), addImages: (f) => void uploads.add(f) });
 
 ui.share.onclick = async () => {
   const hash = await fragmentOf(view.state.doc.toString());
@@ -505,10 +183,10 @@ async function initialSource(): Promise<string> {
   if (shared !== null) return shared;
   const stored = localStorage.getItem(STORE_SOURCE);
   if (stored) return stored;
-  return (EXAMPLES.find((e) => e.name === DEFAULT_EXAMPLE) ?? EXAMPLES[0])?.source ?? '';
+  return defaultExample();
 }
 
-// ---- the test hook
+// ---- the test and automation hook
 declare global {
   interface Window {
     cmEditor: {
@@ -525,6 +203,11 @@ declare global {
       readonly drawing: boolean;
       /** RGBA of the preview canvas (top row first) as base64, with its size */
       previewPixels(): { width: number; height: number; rgba: string };
+      /**
+       * An export in this browser, the buttons' path, kept in memory: the file's bytes and MIME type (and the video
+       * codec used). Rejects with the reason in words (a field out of range, no encoder, a drawing error).
+       */
+      export(request: ExportRequest): Promise<{ bytes: Uint8Array; type: string; codec?: string }>;
     };
   }
 }
@@ -536,20 +219,20 @@ window.cmEditor = {
     return view.state.doc.toString();
   },
   get time() {
-    return t;
+    return playback.t;
   },
   set time(v: number) {
-    t = v;
-    requestDraw();
+    playback.t = v;
+    playback.requestDraw();
   },
   get firstPreviewMs() {
-    return firstPreviewMs;
+    return playback.firstPreviewMs;
   },
   get previews() {
-    return previewCount;
+    return playback.previews;
   },
   get drawing() {
-    return drawing;
+    return playback.drawing;
   },
   previewPixels() {
     const px = preview.api?.pixels() ?? new Uint8Array(0);
@@ -557,10 +240,13 @@ window.cmEditor = {
     for (let i = 0; i < px.length; i += 0x8000) s += String.fromCharCode(...px.subarray(i, i + 0x8000));
     return { width: preview.width, height: preview.height, rgba: btoa(s) };
   },
+  async export(request) {
+    const r = await exporter.exportToMemory(request);
+    return { bytes: r.bytes!, type: r.type, codec: r.codec };
+  },
 };
 
-showAssets();
-void forgetExpiredAssets();
+void uploads.forgetExpired();
 if (preview.bootError) {
   ui.serverMode.checked = true;
   status(NO_WEBGL, false);

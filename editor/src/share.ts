@@ -1,5 +1,10 @@
 // The source in the URL fragment, deflated (CompressionStream 'deflate-raw') and base64url-encoded: `#s=...`.
+// A link may also carry it plain, URL-encoded: `#source=...` (the form other .cm pages link an editor with).
 const PREFIX = '#s=';
+const PLAIN_PREFIX = '#source=';
+
+/** Whether a fragment carries a source (either form). */
+export const carriesSource = (hash: string) => hash.startsWith(PREFIX) || hash.startsWith(PLAIN_PREFIX);
 
 async function pipe(bytes: Uint8Array, stream: CompressionStream | DecompressionStream): Promise<Uint8Array> {
   const out = new Response(new Blob([bytes as BlobPart]).stream().pipeThrough(stream));
@@ -24,6 +29,10 @@ export async function fragmentOf(source: string): Promise<string> {
 
 /** The source a fragment carries, or null when it carries none (or a damaged one). */
 export async function sourceOfFragment(hash: string): Promise<string | null> {
+  if (hash.startsWith(PLAIN_PREFIX)) {
+    // form encoding: %XX escapes, and + for a space (a + of the source is %2B); a damaged escape stays as written
+    return new URLSearchParams(hash.slice(1)).get('source');
+  }
   if (!hash.startsWith(PREFIX)) return null;
   try {
     return new TextDecoder().decode(

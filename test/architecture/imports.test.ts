@@ -119,9 +119,10 @@ const ROOMS: { room: string; may: string[] }[] = [
     ],
   },
   { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
-  // the editor page: the whole language (it compiles and evaluates in the browser) and the drawing page's drawer;
-  // it reaches the service over HTTP only, never through src/server or src/render
-  { room: 'editor/src', may: ['src/lang', 'viewer/src'] },
+  // the editor page: the whole language (it compiles and evaluates in the browser), the drawing page's drawer and
+  // the service's output size rule and limits (its export sizes a clip as the renderer does); it reaches the
+  // service over HTTP only, never through src/server or src/render
+  { room: 'editor/src', may: ['src/lang', 'viewer/src', 'src/contract/output-size.ts', 'src/contract/limits.ts'] },
 ];
 
 function roomOf(p: string): { room: string; may: string[] } | undefined {

@@ -1,0 +1,117 @@
+// The source as a file and as a link (issue 35), in the real Chromium against the real service: `#source=` links,
+// Open… and a dropped .cm file, Save source (save dialog or download), Copy, and Clear that undo takes back.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { openEditor, setSource, startRig, WAIT_MS, type EditorRig } from './helpers.js';
+import type { Page } from 'playwright-core';
+
+const LIMIT = { timeout: 180_000 };
+
+let rig: EditorRig;
+before(async () => {
+  rig = await startRig();
+}, LIMIT);
+after(() => rig?.close(), LIMIT);
+
+/** A source with what URL encoding must carry: spaces, +, &, #, %, a newline and a non-ASCII letter. */
+const SOURCE = `runner "0.0.3";
+use std.shapes.*;
+// 1 + 1 & #hash 100% — é
+scene s() -> Frame {
+  compose [rect(width: 640px, height: 360px, fill: #102030)]
+}
+`;
+
+const sourceOf = (page: Page) => page.evaluate(() => window.cmEditor.source);
+
+async function sourceBecomes(page: Page, want: string): Promise<void> {
+  await page.waitForFunction((w) => window.cmEditor.source === w, want, { timeout: WAIT_MS });
+}
+
+test(
+  'a #source=<urlencoded> link opens its source, as encodeURIComponent or form encoding writes it',
+  LIMIT,
+  async () => {
+    const a = await openEditor(rig, `#source=${encodeURIComponent(SOURCE)}`);
+    await sourceBecomes(a, SOURCE);
+    await a.context().close();
+    // form encoding writes a space as + (and a + as %2B)
+    const b = await openEditor(rig, `#${new URLSearchParams({ source: SOURCE })}`);
+    await sourceBecomes(b, SOURCE);
+    // an edit makes the link stale: the fragment goes, as a #s= one does
+    await b.evaluate(() => window.cmEditor.setSource(window.cmEditor.source + '\n'));
+    assert.equal(await b.evaluate(() => location.hash), '');
+    await b.context().close();
+  },
+);
+
+test('Open… reads a .cm file into the editor, and a .cm file dropped on the page opens too', LIMIT, async () => {
+  const page = await openEditor(rig);
+  await page.locator('[data-testid="open-source"]').setInputFiles({
+    name: 'scene.cm',
+    mimeType: 'text/plain',
+    buffer: Buffer.from(SOURCE),
+  });
+  await sourceBecomes(page, SOURCE);
+  assert.equal(await page.locator('#preview-status').textContent(), 'Opened scene.cm');
+
+  const dropped = SOURCE.replace('#102030', '#ff3399');
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'dropped.cm', { type: 'text/plain' }));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, dropped);
+  await sourceBecomes(page, dropped);
+  // a dropped source is not uploaded as an image
+  assert.equal(await page.locator('#assets-box').isHidden(), true);
+  await page.context().close();
+});
+
+test('Save source writes the file picked in the save dialog, or downloads scene.cm without one', LIMIT, async () => {
+  const page = await openEditor(rig);
+  await setSource(page, SOURCE);
+  // the user's pick in the dialog stands in as one of the origin's private files
+  await page.evaluate(() => {
+    (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = async (o: { suggestedName: string }) =>
+      (await navigator.storage.getDirectory()).getFileHandle(o.suggestedName, { create: true });
+  });
+  await page.locator('[data-testid="save-source"]').click();
+  await page.waitForFunction(() => document.getElementById('save-source')!.textContent === 'Saved', null, {
+    timeout: WAIT_MS,
+  });
+  const saved = await page.evaluate(async () =>
+    (await (await (await navigator.storage.getDirectory()).getFileHandle('scene.cm')).getFile()).text(),
+  );
+  assert.equal(saved, SOURCE);
+
+  await page.evaluate(() => delete (window as unknown as { showSaveFilePicker?: unknown }).showSaveFilePicker);
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: WAIT_MS }),
+    page.locator('[data-testid="save-source"]').click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'scene.cm');
+  assert.equal(readFileSync((await download.path())!, 'utf8'), SOURCE);
+  await page.context().close();
+});
+
+test(
+  'Copy puts the source on the clipboard; Clear empties the editor and undo brings the source back',
+  LIMIT,
+  async () => {
+    const page = await openEditor(rig);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: rig.base });
+    await setSource(page, SOURCE);
+    await page.locator('[data-testid="copy-source"]').click();
+    await page.waitForFunction(() => document.getElementById('copy-source')!.textContent === 'Copied', null, {
+      timeout: WAIT_MS,
+    });
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), SOURCE);
+
+    await page.locator('[data-testid="clear-source"]').click();
+    assert.equal(await sourceOf(page), '');
+    await page.keyboard.press('Control+z');
+    await sourceBecomes(page, SOURCE);
+    await page.context().close();
+  },
+);
