@@ -124,18 +124,6 @@ async function get(url: string): Promise<{ status: number; json: any }> {
   return { status: r.status, json: text && r.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
 }
 
-/** Polls a job until it has ended (its view) or is gone (404: null), unlike pollJob, which waits through a 404. */
-async function endedOrGone(base: string, id: string, timeoutMs = 60_000): Promise<any | null> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await get(`${base}/v1/jobs/${id}`);
-    if (r.status === 404) return null;
-    if ((r.status === 200 || r.status === 500) && r.json.status !== 'pending') return r.json;
-    if (Date.now() > deadline) throw new Error(`job ${id} still pending after ${timeoutMs} ms`);
-    await new Promise((res) => setTimeout(res, 200));
-  }
-}
-
 /** Every file or directory under dir whose name holds the job id (outputs, partial files, segments, scratch). */
 async function filesOf(dir: string, id: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
@@ -440,10 +428,16 @@ for (const [name, open] of [
       // a pending job has no output yet: nothing of it has expired
       const still = await get(`${a}/v1/jobs/${posted.json.job_id}`);
       assert.deepEqual([still.status, still.json.status], [200, 'pending'], JSON.stringify(still.json));
+      // its end is read from its events stream, opened before the GIF goes: polling could come back after the output's
+      // own RETENTION_MS (4 s) on a loaded machine and find nothing
+      const events = await fetch(`${a}/v1/jobs/${posted.json.job_id}/events`, { signal: AbortSignal.timeout(90_000) });
       const cancelled = await fetch(`${other}/v1/jobs/${gif.json.job_id}`, { method: 'DELETE' });
       assert.equal(cancelled.status, 200, 'the GIF was still rendering');
-      const done = await endedOrGone(a, posted.json.job_id);
-      assert.equal(done?.status, 'ready', JSON.stringify(done));
+      const text = await events.text();
+      const end = /event: end\ndata: (.*)\n/.exec(text);
+      assert.ok(end, text);
+      const done = JSON.parse(end[1]!);
+      assert.equal(done.status, 'ready', JSON.stringify(done));
       assert.ok(done.completed_at - done.created_at > RETENTION_MS, JSON.stringify(done));
       const r = await fetch(`${other}${done.url}`);
       assert.equal(r.status, 200);

@@ -79,6 +79,8 @@ function scratchFiles(dir: string): string[] {
 // 130 frames at 13 fps: three chunks (60, 60, 10), kept small
 const VIDEO = { source: LONG_SLIDE, params: { fps: 13, width: 160, height: 90 } };
 let twoWorkers = '';
+/** how long the two workers took to render it, from the record's own times */
+let renderedMs = 0;
 
 test('a 10 s video in three chunks over two workers with their own DATA_DIR: every frame, through the bucket', async () => {
   const posted = await postJson(api.url!, '/v1/render', VIDEO);
@@ -93,6 +95,7 @@ test('a 10 s video in three chunks over two workers with their own DATA_DIR: eve
   assert.equal(p.frames, 130);
   assert.ok(Math.abs(p.duration - 10) < 0.01, `duration ${p.duration}`);
   twoWorkers = sha(bytes);
+  renderedMs = done.completed_at - done.created_at;
   assert.deepEqual(await keys(`cluster/outputs/${id}`), [`cluster/outputs/${id}.mp4`]);
   assert.deepEqual(await keys('cluster/segments/'), [], 'segments removed after the join');
   const renderedBy = workers.map((w) => w.lines.some((l) => l.event === 'chunk_done' && l.job_id === id));
@@ -116,15 +119,16 @@ test('the same video from the embedded service on file:: the same bytes', async 
   }
 });
 
-test('the repeat is answered from the render cache the workers filled: < 100 ms, the same bytes, cached: true', async (t) => {
+test('the repeat is answered from the render cache the workers filled: a fraction of the render, the same bytes, cached: true', async (t) => {
   assert.ok(twoWorkers, 'needs the two-worker run');
   const posted = await postJson(api.url!, '/v1/render', VIDEO);
   const done = await pollJob(api.url!, posted.json.job_id, 30_000);
   assert.equal(done.status, 'ready');
   assert.equal(done.cached, true);
   const ms = done.completed_at - done.created_at;
-  t.diagnostic(`Redis + bucket: cached repeat ready in ${ms} ms`);
-  assert.ok(ms < 100, `${ms} ms`);
+  t.diagnostic(`Redis + bucket: cached repeat ready in ${ms} ms; rendering it took ${renderedMs} ms`);
+  // compared with the render on the same machine, not with a wall-clock bound a loaded machine can pass
+  assert.ok(ms * 10 < renderedMs, `a hit took ${ms} ms, the render ${renderedMs} ms`);
   assert.equal(sha(await download(done.url)), twoWorkers);
   // Cache-Control: no-cache renders again (a frame: quick)
   const fresh = await fetch(`${api.url}/v1/frame`, {
