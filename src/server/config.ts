@@ -1,6 +1,5 @@
 // Every environment variable the service reads, with its default and its documentation.
 // The configuration table in docs/configuration.md is generated from CONFIG_DOC (see test/server/docs.test.ts).
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { LIMITS } from '../contract/limits.js';
