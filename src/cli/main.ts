@@ -15,6 +15,10 @@ import { parseAt } from './time.js';
 import type { ProgressSink } from './progress.js';
 import { ansi, formatCount, formatDiagnostic, plain, useColour } from './pretty.js';
 import { asksHelp, SUBCOMMAND_USAGE, USAGE } from './usage.js';
+// the language's own commands: light (no renderer), loaded with the CLI
+import { explainCommand } from './explain-command.js';
+import { fmtCommand } from './fmt-command.js';
+import { versionCommand } from './version-command.js';
 import { cliVersion } from './version.js';
 
 export { parseAt };
@@ -63,12 +67,9 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
   if (cmd === 'render') return import('./render-command.js').then((m) => m.renderCommand(rest, fileIo));
   if (cmd === 'mesh') return import('./export-commands.js').then((m) => m.meshCommand(rest, fileIo));
   if (cmd === 'vectorize') return import('./export-commands.js').then((m) => m.vectorizeCommand(rest, fileIo));
-  if (cmd === 'explain') return import('./explain-command.js').then((m) => m.explainCommand(rest, io));
-  if (cmd === 'version') return import('./version-command.js').then((m) => m.versionCommand(rest, io));
-  if (cmd === 'fmt')
-    return import('./fmt-command.js').then((m) =>
-      m.fmtCommand(rest, io === defaultIo ? { ...io, write: (s) => process.stdout.write(s) } : io),
-    );
+  if (cmd === 'explain') return explainCommand(rest, io);
+  if (cmd === 'version') return versionCommand(rest, io);
+  if (cmd === 'fmt') return fmtCommand(rest, io === defaultIo ? { ...io, write: (s) => process.stdout.write(s) } : io);
   let json = false;
   let at: number | null = null;
   const files: string[] = [];

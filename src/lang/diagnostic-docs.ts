@@ -16,10 +16,12 @@ export interface DiagnosticDoc {
   stage: DiagnosticStage;
   /** what it means, why the language says so, and how to fix it */
   explanation: string;
-  /** a source that produces the code; absent only for an internal error no source should produce */
+  /** a source that produces the code; absent only where `noSnippet` says why */
   wrong?: string;
   /** the same source, fixed: it compiles clean */
   right?: string;
+  /** why an entry has no snippets (an internal error no source should produce; a source too large to print) */
+  noSnippet?: string;
   /** for the service's codes: which images the job uploads with each snippet */
   assets?: { wrong: string; right: string };
 }
@@ -63,6 +65,7 @@ export const DIAGNOSTIC_DOCS: readonly DiagnosticDoc[] = [
     stage: 'check',
     explanation:
       'The compiler failed on a source that parsed. This is a bug in cmrender, not in the source: report the source that triggers it. (cmotion used this code for comments in places its lowering could not handle; cmrender accepts comments wherever whitespace is.)',
+    noSnippet: 'an internal error: no source should produce it',
   },
   {
     code: 'LWR001',
@@ -173,10 +176,10 @@ export const DIAGNOSTIC_DOCS: readonly DiagnosticDoc[] = [
   {
     code: 'RUN002',
     title: 'Needs a newer runner',
-    severity: 'error',
+    severity: 'warning',
     stage: 'runner',
     explanation:
-      'A library function (or raw `"""` strings) first appeared in a runner newer than the one the source pins. Raise the pin to the version the message names, or do without the function.',
+      'A library function (or raw `"""` strings) first appeared in a runner newer than the one the source pins. cmotion renders such a source on its newest runner whatever the pin says, so this is a warning and the job renders; raise the pin to the version the message names so the source says what it needs.',
     wrong: scene(
       `compose [${BG}, render3d(svg("""<svg viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg>""", depth: 10px))]`,
       'runner "0.0.3";\n',
@@ -256,9 +259,9 @@ export const DIAGNOSTIC_DOCS: readonly DiagnosticDoc[] = [
     severity: 'error',
     stage: 'evaluate',
     explanation:
-      'One frame asks for more than 256 characters of `text.glyph` (each becomes an extruded, bevelled outline of thousands of vertices). Draw shorter text, or fewer copies of it.',
+      "One frame asks the page for more than 256 distinct glyph outlines (a character at a size and depth: each is extruded and bevelled once, then drawn as instances), or for more than 32 million vertices of glyphs, counted as if every character were the font's largest outline at its size: about 330 characters of 96 px or more, or thousands of characters of ordinary text. Draw smaller or shorter text, or fewer sizes of it.",
     wrong: scene(
-      `let t = render3d(extrude(text.glyph("${'x'.repeat(257)}", size: 20px), depth: 4px));\ncompose [${BG}, t]`,
+      `let t = render3d(extrude(text.glyph("${'x'.repeat(400)}", size: 120px), depth: 4px));\ncompose [${BG}, t]`,
     ),
     right: scene(
       `let t = render3d(extrude(text.glyph("${'x'.repeat(16)}", size: 20px), depth: 4px));\ncompose [${BG}, t]`,
@@ -302,6 +305,16 @@ export const DIAGNOSTIC_DOCS: readonly DiagnosticDoc[] = [
     wrong: scene(`${doubling('rect(width: 2px, height: 2px)', 13)}\ncompose [${BG}, a13]`),
     right: scene(`${doubling('rect(width: 2px, height: 2px)', 3)}\ncompose [${BG}, a3]`),
   },
+  {
+    code: 'EVL013',
+    title: 'Scene value too large to send',
+    severity: 'error',
+    stage: 'evaluate',
+    explanation:
+      "The frame's value would be more than 16 MiB of JSON (16,777,216 characters), counting a shared string or subtree at every use: a 17,000-character string used in 1,024 places is 17 MiB even though the source is small. The value is sent to the drawing page every frame, so it is bounded; a job that passes it ends with code `memory_budget`. Use long strings once, not in every element of a large array.",
+    noSnippet: 'a source that produces it holds a string of tens of thousands of characters',
+  },
+
   {
     code: 'REN001',
     title: 'No scene to render',
