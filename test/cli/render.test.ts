@@ -22,8 +22,9 @@ scene slide(duration: Duration = 1s) -> Frame {
   compose [bg, a]
 }
 `;
+// no glob import: under one, an unknown name given as an argument is a warning and the job renders (issue 37)
 const BROKEN = `runner "0.0.3";
-use std.shapes.*;
+use std.shapes.rect;
 scene broken() -> Frame {
   rect(width: 10px, height: 10px, fill: nope)
 }
