@@ -156,7 +156,7 @@ test('GIF limits: at the edge accepted, just past it refused, where the renderer
   const refused = (params: RenderParams, what: RegExp, source = SLIDE) =>
     assert.throws(
       () => plan(params, source),
-      (e: unknown) => e instanceof JobFailure && e.code === null && what.test(e.message),
+      (e: unknown) => e instanceof JobFailure && e.code === 'invalid_params' && what.test(e.message),
       JSON.stringify(params),
     );
   assert.equal(plan({ fps: 30, duration: 1 }).frames, 30);

@@ -43,6 +43,8 @@ function launchLine(log: string): { gl_backend: string; gl_renderer: string } {
 test('RENDER_GL=egl: drawn by Mesa llvmpipe (logged at start), a video decodes to the PNG frames of its times (>= 40 dB)', async () => {
   const s = await ServiceProcess.start(dataDir(), { RENDER_GL: 'egl' });
   try {
+    // /healthz answers while Chromium still warms up: the launch line is logged by the time /readyz says ready
+    await s.ready();
     const gl = launchLine(s.log);
     assert.equal(gl.gl_backend, 'egl');
     if (hasGpu) assert.doesNotMatch(gl.gl_renderer, /swiftshader/i);
@@ -142,6 +144,8 @@ test(
 test('RENDER_GL unset (auto) where EGL cannot draw: SwiftShader, logged, and frames still render', async () => {
   const s = await ServiceProcess.start(dataDir(), { ...NO_EGL, RENDER_GL: '' });
   try {
+    // /healthz answers while Chromium still warms up: the launch line is logged by the time /readyz says ready
+    await s.ready();
     const gl = launchLine(s.log);
     assert.equal(gl.gl_backend, 'swiftshader');
     assert.match(gl.gl_renderer, /SwiftShader/);

@@ -22,7 +22,8 @@ test(
   async () => {
     let s = await ServiceProcess.start(dir, { SHUTDOWN_GRACE_MS: '120000' });
     live.add(s);
-    assert.equal((await s.req('GET', '/readyz')).status, 200);
+    // /healthz answered at start; /readyz says 200 once the renderer is warm
+    await s.ready();
     const id = await s.enqueue('/v1/render', {
       source: MOVING,
       params: { width: 64, height: 64, fps: 30, duration: 6 },

@@ -136,7 +136,10 @@ test('ASSETS_MAX_BYTES: uploads up to the budget exactly are stored, the one tha
     assert.equal(c.statusCode, 503, c.body);
     assert.equal(c.json().code, 'storage_full');
     assert.ok(c.headers['retry-after']);
-    assert.equal(readdirSync(join(t.dataDir, 'assets')).length, 3);
+    // each asset keeps its SHA-256 beside it (asset_<key>.sha256), from its upload
+    const files = readdirSync(join(t.dataDir, 'assets'));
+    assert.equal(files.filter((f) => !f.endsWith('.sha256')).length, 3, files.join(' '));
+    assert.equal(files.filter((f) => f.endsWith('.sha256')).length, 3, files.join(' '));
   } finally {
     await t.close();
   }

@@ -165,7 +165,7 @@ test(
     const e = await s.waitJob(id, 30_000);
     assert.equal(e.status, 500);
     assert.equal(e.body.code, 'encoder_failed');
-    assert.equal(e.body.message, 'video encoder failed');
+    assert.equal(e.body.message, 'render failed: the encoder (ffmpeg) failed');
     await until(() => ffmpegProcesses(s.pid).length === 0, 5_000, 'no ffmpeg left');
     await expectNextJobsWork();
   },

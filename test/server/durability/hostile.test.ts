@@ -148,7 +148,7 @@ test('file names and asset keys cannot leave DATA_DIR', async () => {
   const outside = dirname(t.dataDir);
   assert.ok(!existsSync(join(outside, 'evil.png')) && !existsSync('/etc/evil.png'));
   assert.ok(
-    readdirSync(join(t.dataDir, 'assets')).every((f) => /^asset_[0-9a-f]{32}$/.test(f)),
+    readdirSync(join(t.dataDir, 'assets')).every((f) => /^asset_[0-9a-f]{32}(\.sha256)?$/.test(f)),
     readdirSync(join(t.dataDir, 'assets')).join(','),
   );
   // keys that are paths are refused before any file is touched

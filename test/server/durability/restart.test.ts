@@ -46,7 +46,7 @@ const rendering = (s: ServiceProcess, id: string) =>
   s.waitJob(id, 60_000, (a) => a.body?.status === 'pending' && a.body.queue_position === 0 && a.body.progress > 0);
 
 test(
-  'SIGKILL mid-render with jobs queued: after restarts the ready job is intact, the rendering job runs again once then ends interrupted, the queue runs in order',
+  'SIGKILL mid-render with jobs queued: after restarts the ready job is intact, the rendering job runs again once then ends interrupted, the queued frames run in order between its chunks',
   { timeout: 240_000 },
   async () => {
     const dir = dataDir();
@@ -65,31 +65,11 @@ test(
     await rendering(s, long);
     await crash(s);
 
-    // first restart: everything is there; the long job renders again, the frames wait behind it in their order
+    // first restart: everything is there; the long job renders again, and the frames, each a short job, are served
+    // between two of its chunks in their order (issue 32: they no longer wait for the whole video)
     s = await start(dir);
     const again = await rendering(s, long);
     assert.equal(again.body.created_at, created, 'created_at comes from the stored record');
-    for (let i = 0; i < queued.length; i++) {
-      const q = await s.job(queued[i]);
-      assert.equal(q.status, 200);
-      assert.equal(q.body.status, 'pending');
-      assert.equal(q.body.queue_position, i + 1, `queued job ${i} is at position ${q.body.queue_position}`);
-    }
-    const d = await s.job(done);
-    assert.equal(d.status, 200);
-    assert.deepEqual(d.body, doneView);
-    const bytes = Buffer.from(await (await fetch(`http://127.0.0.1:${s.port}${doneView.url}`)).arrayBuffer());
-    assert.ok(bytes.equals(doneBytes), 'the output of a ready job survives the crash');
-    assert.equal((await s.job(failed)).status, 500);
-    await crash(s);
-
-    // second restart: the long job was interrupted twice -> error; the queue then runs, first in first out
-    s = await start(dir);
-    const e = await s.job(long);
-    assert.equal(e.status, 500);
-    assert.equal(e.body.status, 'error');
-    assert.equal(e.body.message, INTERRUPTED_MESSAGE);
-    assert.equal(e.body.code, 'interrupted');
     const ends = [];
     for (const id of queued) {
       const r = await s.waitJob(id, 60_000);
@@ -101,6 +81,29 @@ test(
       ends,
       'queued jobs completed in their order',
     );
+    const still = await s.job(long);
+    assert.equal(still.body.status, 'pending', 'the frames went between its chunks; the video still renders');
+    const d = await s.job(done);
+    assert.equal(d.status, 200);
+    assert.deepEqual(d.body, doneView);
+    const bytes = Buffer.from(await (await fetch(`http://127.0.0.1:${s.port}${doneView.url}`)).arrayBuffer());
+    assert.ok(bytes.equals(doneBytes), 'the output of a ready job survives the crash');
+    assert.equal((await s.job(failed)).status, 500);
+    await rendering(s, long);
+    await crash(s);
+
+    // second restart: the long job was interrupted twice -> error; the frames stay ready
+    s = await start(dir);
+    const e = await s.job(long);
+    assert.equal(e.status, 500);
+    assert.equal(e.body.status, 'error');
+    assert.equal(e.body.message, INTERRUPTED_MESSAGE);
+    assert.equal(e.body.code, 'interrupted');
+    for (let i = 0; i < queued.length; i++) {
+      const r = await s.job(queued[i]!);
+      assert.equal(r.body.status, 'ready', r.text);
+      assert.equal(r.body.completed_at, ends[i]);
+    }
     // no partial output of the interrupted video is left behind or served
     assert.equal((await s.req('GET', `/v1/outputs/${long}.mp4`)).status, 404);
     assert.ok(
@@ -196,16 +199,18 @@ test(
     await until(() => kids.every((k) => !existsSync(`/proc/${k.pid}`)), 10_000, 'chromium and its children to exit');
     assert.match(s.log, /checkpointed/);
 
-    // the checkpointed job is not counted as interrupted: it renders again from the start, the queue after it
+    // the checkpointed job is not counted as interrupted: it renders again from the start, and the frames that waited
+    // are served between two of its chunks
     s = await start(dir, { SHUTDOWN_GRACE_MS: '1500' });
     const again = await rendering(s, long);
     assert.equal(again.body.queue_position, 0);
-    assert.equal((await s.job(waiting[0])).body.queue_position, 1);
+    for (const id of waiting) assert.equal((await s.waitJob(id, 60_000)).body.status, 'ready');
     // a crash now is its first interruption (the SIGTERM checkpoint did not count): it renders once more
+    await rendering(s, long);
     await crash(s);
     s = await start(dir);
     await rendering(s, long);
-    for (const id of waiting) assert.equal((await s.job(id)).body.status, 'pending');
+    for (const id of waiting) assert.equal((await s.job(id)).body.status, 'ready');
     await crash(s);
   },
 );

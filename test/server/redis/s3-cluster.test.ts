@@ -147,7 +147,8 @@ test('an asset uploaded to the API reaches a worker through the bucket', async (
   const up = await fetch(`${api.url}/v1/assets`, { method: 'POST', body: form });
   assert.equal(up.status, 200);
   const key = ((await up.json()) as { assets: Record<string, string> }).assets['sunset.png']!;
-  assert.deepEqual(await keys(`cluster/assets/${key}`), [`cluster/assets/${key}`]);
+  // the asset and its SHA-256, kept from the upload
+  assert.deepEqual(await keys(`cluster/assets/${key}`), [`cluster/assets/${key}`, `cluster/assets/${key}.sha256`]);
   const source = `runner "0.0.3";\nuse std.shapes.*;\nscene s() -> Frame {\n  let bg = image("/img/sunset.png").fit(cover);\n  compose [bg]\n}\n`;
   const posted = await postJson(api.url!, '/v1/frame', {
     source,

@@ -125,7 +125,8 @@ test('an uploaded asset lands in the bucket, is served back and drawn: the same 
     return r.json().assets['sunset.png'] as string;
   };
   const key = await upload(onBucket);
-  assert.deepEqual(await bucketKeys('embedded/assets/'), [`embedded/assets/${key}`]);
+  // the asset and its SHA-256, kept from the upload
+  assert.deepEqual(await bucketKeys('embedded/assets/'), [`embedded/assets/${key}`, `embedded/assets/${key}.sha256`]);
   assert.ok(!existsSync(join(onBucket.dataDir, 'assets')), 'no assets directory on the bucket service');
   const back = await onBucket.app.inject({ url: `/v1/assets/${key}` });
   assert.equal(back.statusCode, 200);

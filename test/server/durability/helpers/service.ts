@@ -103,6 +103,18 @@ export class ServiceProcess {
   }
 
   /** POSTs a job and returns its id (asserting the 202). */
+  /** Waits until /readyz answers 200: the renderer is warm (its start lines, `chromium launched` among them, logged). */
+  async ready(timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const r = await this.req('GET', '/readyz').catch(() => undefined);
+      if (r?.status === 200) return;
+      if (this.exited) throw new Error(`service exited while warming up:\n${this.log.slice(-4000)}`);
+      if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms:\n${this.log.slice(-4000)}`);
+      await sleep(100);
+    }
+  }
+
   async enqueue(path: string, body: unknown): Promise<string> {
     const r = await this.req('POST', path, body);
     if (r.status !== 202) throw new Error(`POST ${path} answered ${r.status}: ${r.text}`);
