@@ -13,6 +13,9 @@ export const referenceDir = join(sharedDir, 'reference');
 /** Our own examples (examples/ of this repository): always present, for tests that only need some real source. */
 export const ownExamplesDir = join(repoRoot, 'examples');
 
+/** Our own compatibility corpus (test/corpus of this repository, issue 37): always present. */
+export const ownCorpusDir = join(repoRoot, 'test', 'corpus');
+
 /** True when the corpus (its examples folder at least) is beside us. */
 export const hasCorpus = existsSync(examplesDir);
 

@@ -7,14 +7,11 @@
 // Re-record (only after looking at the frames and deciding the change is intended):
 //   UPDATE_GOLDEN=1 node --import tsx --test test/render/golden.test.ts
 import { test, describe, before, after } from 'node:test';
-import { defaultChromiumPath } from '../../src/render/chromium.js';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import {
-  startApp,
   realRenderer,
   runJob,
   example,
@@ -26,20 +23,10 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { RUNNERS } from '../../src/lang/runners.js';
-import type { GlBackend } from '../../src/contract/hardware.js';
-import { isLlvmpipe } from '../../src/render/gl-backend.js';
-import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
+import { BACKENDS, changedBytes as changed, startBackend, type GoldenFile } from '../helpers/golden.js';
 
 const GOLDEN_FILE = join(repoRoot, 'test', 'render', 'golden-hashes.json');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
-
-/** What drew a backend's hashes: the Chromium build and WebGL's unmasked renderer string (Mesa's for egl). */
-interface BackendGolden {
-  chromium: string;
-  gl_renderer: string;
-  frames: Record<string, string>;
-}
-type GoldenFile = Record<GlBackend, BackendGolden>;
 
 /** Which example, at which frame time and size, stands for which runner version (each exercises what that version added or changed). */
 const CASES: { runner: string; example: string; at: number; width: number; height: number }[] = [
@@ -57,27 +44,11 @@ const CASES: { runner: string; example: string; at: number; width: number; heigh
   { runner: '0.0.12', example: 'plinken-svg', at: 0, width: 240, height: 240 },
   { runner: '0.0.13', example: 'handdrawn', at: 1.5, width: 240, height: 240 },
 ];
-const BACKENDS: GlBackend[] = ['swiftshader', 'egl'];
 
 const repin = (source: string, runner: string) => source.replace(/runner\s+"[^"]*"\s*;/, `runner "${runner}";`);
-const chromiumVersion = () => execFileSync(defaultChromiumPath(), ['--version'], { encoding: 'utf8' }).trim();
 
 const golden = JSON.parse(readFileSync(GOLDEN_FILE, 'utf8')) as GoldenFile;
 const recorded = {} as GoldenFile;
-
-/**
- * The pixels are what the goldens promise, not the build strings: a newer Chromium (or Mesa) that draws the same
- * bytes passes. One that draws other bytes fails with both builds named, so the upgrade is a visible decision.
- */
-function changedBytes(key: string, was: BackendGolden, now: BackendGolden): string {
-  const builds = (g: BackendGolden) => `${g.chromium}, ${g.gl_renderer}`;
-  const same = builds(was) === builds(now);
-  return (
-    `${key}: the PNG bytes changed (recorded with ${builds(was)}; ${same ? 'the same builds here' : `here ${builds(now)}`}). ` +
-    'If only the browser or Mesa changed and `npm run compare` shows the frames still match the reference, ' +
-    're-record with `UPDATE_GOLDEN=1 node --import tsx --test test/render/golden.test.ts` (docs/runner-versions.md)'
-  );
-}
 
 after(() => {
   if (UPDATE) writeFileSync(GOLDEN_FILE, `${JSON.stringify({ ...golden, ...recorded }, null, 2)}\n`);
@@ -101,18 +72,11 @@ for (const backend of BACKENDS) {
     let unavailable: string | null = null;
 
     before(async () => {
-      const renderer = realRenderer(1, { gl: backend });
-      try {
-        t = await startApp({ renderer });
-      } catch (err) {
-        unavailable = `${backend} cannot draw here: ${(err as Error).message}`;
-        await renderer.close();
-        return;
-      }
-      const gl = (renderer as ChromiumRenderer).gl!;
-      if (backend === 'egl' && !isLlvmpipe(gl.renderer))
-        unavailable = `the egl goldens are Mesa llvmpipe's and this machine's EGL is ${gl.renderer}`;
-      recorded[backend] = { chromium: chromiumVersion(), gl_renderer: gl.renderer, frames: {} };
+      const started = await startBackend(backend, realRenderer(1, { gl: backend }));
+      t = started.t;
+      unavailable = started.unavailable;
+      if (!t) return;
+      recorded[backend] = started.recorded!;
       if (!hasCorpus) return; // the cases below say they skip, by name
       const files = ['earth_4k.jpg', 'starry_night.jpg', 'handdrawn.jpg'];
       const { payload, headers } = multipart(files.map((f) => ({ name: 'file', filename: f, data: exampleImage(f) })));
@@ -145,7 +109,11 @@ for (const backend of BACKENDS) {
           const hash = createHash('sha256').update(png).digest('hex');
           recorded[backend].frames[key] = hash;
           if (!UPDATE)
-            assert.equal(hash, golden[backend].frames[key], changedBytes(key, golden[backend], recorded[backend]));
+            assert.equal(
+              hash,
+              golden[backend].frames[key],
+              changed(key, golden[backend], recorded[backend], 'test/render/golden.test.ts'),
+            );
         },
       );
     }
