@@ -2,7 +2,8 @@
 // language, synchronous), and the local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o
 // OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise, and are
 // loaded only when asked for, so help, version and check never load the renderer), `explain CODE`
-// (explain-command.ts), `fmt FILE` (fmt-command.ts) and `version` (version-command.ts).
+// (explain-command.ts), `fmt FILE` (fmt-command.ts), `version` (version-command.ts) and `mcp` (mcp-command.ts: the
+// MCP server over stdio, for local agents).
 // Manners: `--help`/`-h` (alone or after any subcommand) prints usage on stdout and exits 0; `--version` prints the
 // version; a bare `cmrender`, an unknown subcommand or flag prints the error and the usage on stderr and exits 2.
 // Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
@@ -70,6 +71,7 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
   if (cmd === 'explain') return explainCommand(rest, io);
   if (cmd === 'version') return versionCommand(rest, io);
   if (cmd === 'fmt') return fmtCommand(rest, io === defaultIo ? { ...io, write: (s) => process.stdout.write(s) } : io);
+  if (cmd === 'mcp') return import('./mcp-command.js').then((m) => m.mcpCommand(rest, io));
   let json = false;
   let at: number | null = null;
   const files: string[] = [];

@@ -10,6 +10,7 @@ export const VECTORIZE_USAGE =
 export const EXPLAIN_USAGE = 'cmrender explain CODE [--json]';
 export const FMT_USAGE = 'cmrender fmt FILE|- [--check|--write]';
 export const VERSION_USAGE = 'cmrender version [--json]';
+export const MCP_USAGE = 'cmrender mcp [--url URL]';
 
 /** Usage of each subcommand, by name. */
 export const SUBCOMMAND_USAGE: Readonly<Record<string, string>> = {
@@ -21,6 +22,7 @@ export const SUBCOMMAND_USAGE: Readonly<Record<string, string>> = {
   explain: EXPLAIN_USAGE,
   fmt: FMT_USAGE,
   version: VERSION_USAGE,
+  mcp: MCP_USAGE,
 };
 
 export const USAGE = `usage: ${Object.values(SUBCOMMAND_USAGE).join('\n       ')}

@@ -33,6 +33,7 @@ import { languageDocRoutes } from './routes/language-docs.js';
 import { assetRoutes } from './routes/assets.js';
 import { pageRoutes } from './routes/pages.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { ClientQuota } from './jobs/client-quota.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import { countRefusedJobs } from './http/refused-jobs.js';
@@ -195,6 +196,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     disk: services.disk,
     maxBodyBytes: config.uploadMaxBytes,
   });
+  await app.register(mcpRoutes);
   await app.register(pageRoutes, { dir: editorDistDir });
   if (metrics) await app.register(metricsRoutes, { metrics });
 

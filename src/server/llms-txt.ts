@@ -66,6 +66,7 @@ export function llmsText(doc: OpenApiLike): string {
     '',
     '- [Language reference](/docs/language): the .cm language, its standard library with every parameter, and every diagnostic code explained (`GET /v1/diagnostics/{code}` gives one as JSON).',
     '- [Full text](/llms-full.txt): this page followed by the whole language reference, as plain text.',
+    '- [MCP server](/mcp): the same service as Model Context Protocol tools (check_source, render_frame, render_video, render_gif, explain_diagnostic) over Streamable HTTP; `cmrender mcp --url <this service>` serves them over stdio.',
     '- [OpenAPI document](/openapi.json): every route, schema and error code.',
     '- [API reference](/docs): the same, for people.',
     '',

@@ -98,6 +98,7 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/render/renderer-port.ts',
       'src/render/segment-join.ts',
       'src/render/failure-reasons.ts',
+      'src/mcp',
     ],
   },
   // the export library; its worker renderer implements the Renderer interface (types only from rendering) and
@@ -118,7 +119,10 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/render/failure-reasons.ts',
     ],
   },
-  { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export'] },
+  // the MCP tools for agents: written against their own client port (in-process or HTTP), the language for the
+  // reference and a clip's duration; never the server, so the CLI can serve them over stdio
+  { room: 'src/mcp', may: ['src/lang', 'src/contract', 'src/paths.ts'] },
+  { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export', 'src/mcp'] },
   // the editor page: the whole language (it compiles and evaluates in the browser), the drawing page's drawer and
   // the service's output size rule and limits (its export sizes a clip as the renderer does); it reaches the
   // service over HTTP only, never through src/server or src/render

@@ -1,5 +1,5 @@
 // Optional API keys (API_KEYS; off by default, so the contract's v0 stays true). With keys, every write under /v1/
-// (POST, DELETE) needs `Authorization: Bearer <key>`; reads of a job, an output or an asset by its unguessable id stay
+// (POST, DELETE) and every call of /mcp need `Authorization: Bearer <key>`; reads of a job, an output or an asset by its unguessable id stay
 // open unless API_KEYS_READS=1. Otherwise 401 `unauthorized` in the ErrorEnvelope, with `WWW-Authenticate: Bearer`.
 //
 // API_KEYS is a file (one key per line, `#` comments) or a comma-separated list; an entry `sha256:<64 hex>` is the
@@ -66,9 +66,14 @@ function readKeyFile(path: string): string {
 /** Whether the router matched a route of the API (`/v1/...`): the route's pattern, never the raw request target. */
 export const isApiRoute = (req: FastifyRequest): boolean => req.routeOptions.url?.startsWith('/v1/') === true;
 
-/** Which requests need a key: writes under /v1/, and with `reads` its reads too. */
+/** The MCP endpoint (routes/mcp.ts): its every call may queue work, so it needs a key as writes do. */
+const isMcpRoute = (req: FastifyRequest): boolean => req.routeOptions.url === '/mcp';
+
+/** Which requests need a key: writes under /v1/ and every call of /mcp, and with `reads` the reads too. */
 function needsKey(req: FastifyRequest, reads: boolean): boolean {
-  if (!isApiRoute(req) || req.method === 'OPTIONS') return false;
+  if (req.method === 'OPTIONS') return false;
+  if (isMcpRoute(req)) return true;
+  if (!isApiRoute(req)) return false;
   return reads || (req.method !== 'GET' && req.method !== 'HEAD');
 }
 

@@ -1,0 +1,46 @@
+// `cmrender mcp [--url URL]`: the MCP server for local agents (src/mcp/tools.ts) over stdio, its tools talking to a
+// running service by HTTP: `--url`, else CMRENDER_URL, else http://127.0.0.1:3000; the key, if the service wants one,
+// from CMRENDER_API_KEY (an environment variable, not a flag: a flag shows in the process list). Standard output
+// carries the protocol's messages only; what goes wrong goes to stderr. Answers when the client closes stdin: 0.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { cmrenderMcpServer } from '../mcp/tools.js';
+import { httpServiceClient } from '../mcp/service-client.js';
+import { MCP_USAGE } from './usage.js';
+import { cliVersion } from './version.js';
+
+interface LineIo {
+  err: (s: string) => void;
+}
+
+export const DEFAULT_URL = 'http://127.0.0.1:3000';
+
+export async function mcpCommand(argv: readonly string[], io: LineIo): Promise<number> {
+  let url = process.env.CMRENDER_URL || DEFAULT_URL;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--url') {
+      const v = argv[++i];
+      if (v === undefined) return usage(io, '`--url` requires a URL (e.g. `--url http://127.0.0.1:3000`)');
+      url = v;
+    } else if (a.startsWith('--url=')) url = a.slice(6);
+    else return usage(io, `unexpected argument '${a}'`);
+  }
+  if (!/^https?:\/\/[^/]/.test(url)) return usage(io, `--url must be an http or https URL, not '${url}'`);
+  const server = cmrenderMcpServer(httpServiceClient(url, process.env.CMRENDER_API_KEY || undefined), {
+    version: cliVersion(),
+  });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+    process.stdin.once('end', resolve);
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+  return 0;
+}
+
+function usage(io: LineIo, msg: string): number {
+  io.err(`error: ${msg}\nusage: ${MCP_USAGE}`);
+  return 2;
+}

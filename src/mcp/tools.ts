@@ -1,0 +1,282 @@
+// The MCP server of cmrender (Model Context Protocol, @modelcontextprotocol/sdk): the tools an agent calls
+// (check_source, render_frame, render_video, render_gif, explain_diagnostic) and the resources it reads (the language
+// reference, each example source). Written against the ServiceClient port (service-client.ts), so the same tools
+// serve `/mcp` on the service (in-process) and `cmrender mcp` over stdio (HTTP to a running service): an MCP call is
+// a job like any other, with the same limits, keys and rate limits.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LIMITS } from '../contract/limits.js';
+import { compile } from '../lang/index.js';
+import { languageReference } from '../lang/reference.js';
+import { repoRoot } from '../paths.js';
+import type { Answer, JobKindOfTool, ServiceClient } from './service-client.js';
+
+export interface McpOptions {
+  /** the server's version (default: package.json's) */
+  version?: string;
+  /** where the example sources are (default: the repository's examples/) */
+  examplesDir?: string;
+  /** the pause between two polls of a job, in ms (default 200) */
+  pollMs?: number;
+  /** how long a tool waits for its job before it gives up, in ms (default 10 minutes) */
+  waitMs?: number;
+}
+
+type Diag = { code?: string; message?: string; line?: number; column?: number; severity?: string };
+type ProgressSender = (progress: number, message: string) => Promise<void>;
+
+const text = (t: string) => ({ type: 'text' as const, text: t });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One diagnostic as a line an agent reads: `NAM003 at 3:12: unknown identifier 'fgg'`. */
+const diagLine = (d: Diag) =>
+  `${d.code ?? '?'}${d.line !== undefined ? ` at ${d.line}:${d.column ?? 0}` : ''}: ${d.message ?? ''}`;
+
+/** The registry's explanation of each distinct code among the diagnostics (the service's /v1/diagnostics/{code}). */
+async function explanations(client: ServiceClient, diags: Diag[]): Promise<string[]> {
+  const codes = [...new Set(diags.map((d) => d.code).filter((c): c is string => !!c))];
+  const out: string[] = [];
+  for (const code of codes) {
+    const r = await client.explain(code);
+    if (r.status !== 200 || !r.body) continue;
+    const b = r.body as { title?: string; explanation?: string; right?: string };
+    out.push(`${code}: ${b.title ?? ''}\n${b.explanation ?? ''}${b.right ? `\nRight:\n${b.right}` : ''}`);
+  }
+  return out;
+}
+
+/** An answer that is not what was hoped for (4xx, 5xx): isError with the envelope's message and code. */
+function refused(what: string, a: Answer): CallToolResult {
+  const b = a.body ?? {};
+  return {
+    isError: true,
+    content: [text(`${what}: HTTP ${a.status} ${String(b.code ?? '')}: ${String(b.error ?? b.message ?? '')}`)],
+  };
+}
+
+/** A failed job: isError with its message, code and diagnostics, each code explained. */
+async function failed(client: ServiceClient, view: Record<string, unknown>): Promise<CallToolResult> {
+  const diags = (view.diagnostics as Diag[] | undefined) ?? [];
+  const lines = [`job ${String(view.job_id)} failed: ${String(view.message)} (code ${String(view.code)})`];
+  if (diags.length) lines.push('', 'Diagnostics:', ...diags.map(diagLine));
+  const explained = await explanations(client, diags);
+  if (explained.length) lines.push('', 'Explanations:', '', explained.join('\n\n'));
+  return { isError: true, content: [text(lines.join('\n'))], structuredContent: { job: view } };
+}
+
+/** Queues a job and polls it to its end, telling `progress` as it goes. */
+async function runJob(
+  client: ServiceClient,
+  kind: JobKindOfTool,
+  source: string,
+  params: Record<string, number>,
+  o: Required<Pick<McpOptions, 'pollMs' | 'waitMs'>>,
+  progress?: ProgressSender,
+): Promise<{ view: Record<string, unknown> } | { result: CallToolResult }> {
+  const q = await client.enqueue(kind, { source, params });
+  if (q.status !== 202 || !q.body) return { result: refused(`POST ${kind} job`, q) };
+  const id = String(q.body.job_id);
+  const end = Date.now() + o.waitMs;
+  let told = -1;
+  for (;;) {
+    const r = await client.job(id);
+    const view = r.body;
+    if (!view || (r.status !== 200 && r.status !== 500)) return { result: refused(`GET /v1/jobs/${id}`, r) };
+    if (view.status !== 'pending') return { view };
+    const p = typeof view.progress === 'number' ? view.progress : 0;
+    if (progress && p > told) {
+      told = p;
+      const where = typeof view.queue_position === 'number' && view.queue_position > 0;
+      await progress(p, where ? `waiting, ${String(view.queue_position)} ahead` : `rendering ${Math.round(p * 100)}%`);
+    }
+    if (Date.now() > end)
+      return {
+        result: {
+          isError: true,
+          content: [text(`job ${id} still pending; poll ${client.absolute(`/v1/jobs/${id}`)}`)],
+        },
+      };
+    await sleep(o.pollMs);
+  }
+}
+
+const dims = {
+  width: z.number().int().min(LIMITS.width.min).max(LIMITS.width.max).optional().describe('output width in px'),
+  height: z.number().int().min(LIMITS.height.min).max(LIMITS.height.max).optional().describe('output height in px'),
+};
+const sourceArg = z.string().min(1).max(LIMITS.sourceMaxChars).describe('the .cm source');
+const clip = {
+  source: sourceArg,
+  duration: z.number().positive().optional().describe("seconds (default: the scene's own duration)"),
+  fps: z.number().int().positive().optional().describe('frames per second'),
+  ...dims,
+};
+
+/** The params of a request from a tool's arguments (only those given). */
+const paramsOf = (a: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(keys.filter((k) => a[k] !== undefined).map((k) => [k, a[k] as number]));
+
+let version: string | undefined;
+const packageVersion = () =>
+  (version ??= (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version);
+
+function exampleSources(dir: string): { name: string; path: string }[] {
+  try {
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.cm'))
+      .sort()
+      .map((f) => ({ name: f, path: join(dir, f) }));
+  } catch {
+    return [];
+  }
+}
+
+/** A new MCP server whose tools reach the service through `client` (one per request in stateless HTTP). */
+export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}): McpServer {
+  const o = { pollMs: opts.pollMs ?? 200, waitMs: opts.waitMs ?? 600_000 };
+  const server = new McpServer({ name: 'cmrender', version: opts.version ?? packageVersion() });
+
+  server.registerTool(
+    'check_source',
+    {
+      title: 'Check a .cm source',
+      description:
+        'Compiles a .cm source without rendering (POST /v1/check) and answers its diagnostics, each code with its explanation and a right example.',
+      inputSchema: { source: sourceArg },
+    },
+    async ({ source }) => {
+      const r = await client.check(source);
+      if (r.status !== 200 || !r.body) return refused('POST /v1/check', r);
+      const diags = (r.body.diagnostics as Diag[] | undefined) ?? [];
+      const ok = r.body.ok === true;
+      const lines = [ok ? 'ok: the source compiles' : 'the source does not compile'];
+      if (diags.length) lines.push('', 'Diagnostics:', ...diags.map(diagLine));
+      const explained = await explanations(client, diags);
+      if (explained.length) lines.push('', 'Explanations:', '', explained.join('\n\n'));
+      return { content: [text(lines.join('\n'))], structuredContent: { ok, diagnostics: diags } };
+    },
+  );
+
+  server.registerTool(
+    'render_frame',
+    {
+      title: 'Render one frame',
+      description:
+        'Renders one frame of a .cm scene as a PNG (POST /v1/frame) and answers the image and its URL. `at` is the time in seconds (default 0).',
+      inputSchema: { source: sourceArg, at: z.number().min(0).optional().describe('seconds into the scene'), ...dims },
+    },
+    async (a) => {
+      const run = await runJob(client, 'frame', a.source, paramsOf(a, ['at', 'width', 'height']), o);
+      if ('result' in run) return run.result;
+      const v = run.view;
+      if (v.status !== 'ready') return failed(client, v);
+      const url = String(v.url);
+      const file = await client.download(url);
+      if (file.status !== 200) return refused(`GET ${url}`, { status: file.status, body: null });
+      return {
+        content: [
+          { type: 'image', data: file.bytes.toString('base64'), mimeType: 'image/png' },
+          text(
+            `${client.absolute(url)} (${String(v.width)}x${String(v.height)}, image/png, ${file.bytes.length} bytes)`,
+          ),
+        ],
+      };
+    },
+  );
+
+  const clipTool = (kind: 'video' | 'gif', name: string, title: string, route: string) =>
+    server.registerTool(
+      name,
+      {
+        title,
+        description: `Renders a ${kind === 'video' ? 'MP4 video' : 'looping GIF'} of a .cm scene (POST ${route}); reports progress while it renders and answers the output's URL, size, frames and type.`,
+        inputSchema: clip,
+      },
+      async (a, extra) => {
+        const token = extra._meta?.progressToken;
+        const progress: ProgressSender | undefined =
+          token === undefined
+            ? undefined
+            : (p, message) =>
+                extra.sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress: p, total: 1, message },
+                });
+        const run = await runJob(
+          client,
+          kind,
+          a.source,
+          paramsOf(a, ['duration', 'fps', 'width', 'height']),
+          o,
+          progress,
+        );
+        if ('result' in run) return run.result;
+        const v = run.view;
+        if (v.status !== 'ready') return failed(client, v);
+        if (progress) await progress(1, 'done');
+        const fps = a.fps ?? (kind === 'gif' ? LIMITS.gif.fps.default : LIMITS.fps.default);
+        const duration = a.duration ?? compile(a.source).program?.durationSeconds;
+        const facts = {
+          url: client.absolute(String(v.url)),
+          mime: v.mime,
+          width: v.width,
+          height: v.height,
+          fps,
+          ...(duration !== undefined ? { duration, frames: Math.round(duration * fps) } : {}),
+          cached: v.cached === true,
+        };
+        return {
+          content: [
+            text(
+              `${facts.url}\n${String(v.mime)}, ${String(v.width)}x${String(v.height)}, ${fps} fps` +
+                (facts.frames !== undefined ? `, ${facts.duration} s, ${facts.frames} frames` : ''),
+            ),
+          ],
+          structuredContent: facts,
+        };
+      },
+    );
+  clipTool('video', 'render_video', 'Render a video (MP4)', '/v1/render');
+  clipTool('gif', 'render_gif', 'Render a GIF', '/v1/gif');
+
+  server.registerTool(
+    'explain_diagnostic',
+    {
+      title: 'Explain a diagnostic code',
+      description: 'The explanation of a diagnostic code (NAM003, PAR100, ...) with a wrong and a right source.',
+      inputSchema: { code: z.string().min(1).max(16).describe('a diagnostic code such as NAM003') },
+    },
+    async ({ code }) => {
+      const r = await client.explain(code);
+      if (r.status !== 200 || !r.body) return refused(`GET /v1/diagnostics/${code}`, r);
+      const b = r.body as Record<string, string | undefined>;
+      const parts = [`${b.code}: ${b.title}`, '', b.explanation ?? ''];
+      if (b.wrong) parts.push('', 'Wrong:', b.wrong);
+      if (b.right) parts.push('', 'Right:', b.right);
+      return { content: [text(parts.join('\n'))], structuredContent: r.body };
+    },
+  );
+
+  server.registerResource(
+    'language-reference',
+    'cmrender://docs/language',
+    {
+      title: 'The .cm language reference',
+      description: 'Syntax, types and units, scenes and time, the standard library and every diagnostic code.',
+      mimeType: 'text/markdown',
+    },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: languageReference() }] }),
+  );
+  for (const ex of exampleSources(opts.examplesDir ?? join(repoRoot, 'examples'))) {
+    server.registerResource(
+      `example-${ex.name.replace(/\.cm$/, '')}`,
+      `cmrender://examples/${ex.name}`,
+      { title: `Example ${ex.name}`, description: 'An example .cm source', mimeType: 'text/plain' },
+      async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: readFileSync(ex.path, 'utf8') }] }),
+    );
+  }
+  return server;
+}
