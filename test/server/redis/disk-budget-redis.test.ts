@@ -10,6 +10,7 @@ import { TestRedis } from '../../helpers/redis.js';
 import { startApp, FakeRenderer, post, waitJob, silentLog, type TestApp } from '../../helpers/app.js';
 import { openServices, type Services } from '../../../src/server/services.js';
 import { defaultConfig, type Config } from '../../../src/server/config.js';
+import { encodePng } from '../../../src/render/png.js';
 
 let redis: TestRedis;
 let api: TestApp;
@@ -17,6 +18,8 @@ let worker: Services;
 let workerDir: string;
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
+/** the fake renderer's 32x16 PNG: the budget holds exactly one, so once the worker stored it the budget is full */
+const ONE = encodePng(new Uint8Array(32 * 16 * 4).fill(200), 32, 16).length;
 
 before(async () => {
   redis = await TestRedis.start();
@@ -24,7 +27,7 @@ before(async () => {
   // the API and the worker share one DATA_DIR (the outputs every process sees), each in its own process state
   api = await startApp({
     renderer: new FakeRenderer(),
-    config: { redisUrl: redis.url, renderConcurrency: 0, outputMaxBytes: 10, dataDir: workerDir },
+    config: { redisUrl: redis.url, renderConcurrency: 0, outputMaxBytes: ONE, dataDir: workerDir },
   });
   const config: Config = {
     ...defaultConfig(),
@@ -32,7 +35,7 @@ before(async () => {
     redisUrl: redis.url,
     renderConcurrency: 1,
     renderCache: false,
-    outputMaxBytes: 10,
+    outputMaxBytes: ONE,
     logLevel: 'silent',
   };
   // a render worker: the same services as `npm run worker` opens, taking work once resumed
@@ -51,7 +54,7 @@ test("a worker's outputs fill the budget: the API that rendered nothing refuses 
   assert.equal(first.statusCode, 202, first.body);
   const done = (await waitJob(api.app, first.json().job_id)).json();
   assert.equal(done.status, 'ready');
-  // the worker's PNG is over 10 bytes and held by a job younger than 24 h: nothing may go
+  // the worker's PNG fills the budget and is held by a job younger than 24 h: nothing may go
   const full = await post(api.app, '/v1/frame', { source: SRC, params: { width: 32 } });
   assert.equal(full.statusCode, 503, full.body);
   assert.equal(full.json().code, 'storage_full');
