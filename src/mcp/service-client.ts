@@ -33,7 +33,7 @@ async function jsonOf(r: Response): Promise<Record<string, unknown> | null> {
     const v: unknown = JSON.parse(text);
     return v && typeof v === 'object' ? (v as Record<string, unknown>) : null;
   } catch {
-    return text ? { error: text, code: null } : null;
+    return text ? { error: text } : null;
   }
 }
 

@@ -25,7 +25,7 @@ export function injectedClient(app: FastifyInstance, req: FastifyRequest): Servi
     try {
       body = r.body ? (r.json() as Record<string, unknown>) : null;
     } catch {
-      body = { error: r.body, code: null };
+      body = { error: r.body };
     }
     return { status: r.statusCode, body };
   };
