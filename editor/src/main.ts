@@ -1,7 +1,7 @@
 // The editor page at `/`: CodeMirror with the .cm mode, the language package checking every edit, the service's
 // drawer previewing the scene in the page, the API rendering PNG, video and GIF, and the export in the browser.
 // The wiring lives here; each part is its own module (playback.ts, render-panel.ts, export-panel.ts, assets.ts,
-// examples.ts, source-files.ts, drop.ts, share.ts). `window.cmEditor` is a small hook for the browser tests and
+// examples.ts, source-files.ts, drop.ts, share.ts, format-source.ts, open-file.ts). `window.cmEditor` is a small hook for the browser tests and
 // automation (source, time, preview pixels, export).
 import { basicSetup } from 'codemirror';
 import { EditorView, keymap } from '@codemirror/view';
@@ -22,6 +22,8 @@ import { Uploads } from './assets.js';
 import { defaultExample, mountExamples } from './examples.js';
 import { mountSourceFiles } from './source-files.js';
 import { acceptDrops } from './drop.js';
+import { formatView } from './format-source.js';
+import { OpenFile, openedByCli } from './open-file.js';
 
 const STORE_SOURCE = 'cmrender.editor.source';
 const CHECK_DELAY_MS = 150;
@@ -31,6 +33,7 @@ performance.mark('cm-editor-start');
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const ui = {
   share: $<HTMLButtonElement>('share'),
+  format: $<HTMLButtonElement>('format-source'),
   diagnostics: $<HTMLUListElement>('diagnostics'),
   serverMode: $<HTMLInputElement>('server-mode'),
   previewStatus: $<HTMLParagraphElement>('preview-status'),
@@ -53,7 +56,12 @@ const view = new EditorView({
       cmLanguage(),
       lintGutter(),
       keymap.of([indentWithTab]),
-      Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (void panel.render('frame'), true) }])),
+      Prec.highest(
+        keymap.of([
+          { key: 'Mod-Enter', run: () => (void panel.render('frame'), true) },
+          { key: 'Shift-Alt-f', run: () => (format(), true) },
+        ]),
+      ),
       EditorView.contentAttributes.of({ 'aria-label': '.cm source' }),
       EditorView.updateListener.of((u) => {
         if (!u.docChanged) return;
@@ -114,6 +122,13 @@ function check(): void {
 /** What the status line says when all is well. */
 const idleStatus = () => (preview.bootError && ui.serverMode.checked ? NO_WEBGL : '');
 
+/** Format (Shift+Alt+F, the Format button): fmt's layout, or a note saying why not. */
+function format(): void {
+  const note = formatView(view);
+  status(note.text, note.bad);
+  view.focus();
+}
+
 function status(text: string, bad: boolean): void {
   ui.previewStatus.textContent = text;
   ui.previewStatus.classList.toggle('bad', bad);
@@ -166,6 +181,8 @@ mountExamples(openSource, (f) => uploads.add(f));
 const files = mountSourceFiles({ view, setSource: openSource, status });
 acceptDrops({ openSource: (f) => void files.open(f), addImages: (f) => void uploads.add(f) });
 
+ui.format.onclick = format;
+
 ui.share.onclick = async () => {
   const hash = await fragmentOf(view.state.doc.toString());
   history.replaceState(null, '', hash);
@@ -178,7 +195,15 @@ ui.share.onclick = async () => {
   setTimeout(() => (ui.share.textContent = 'Copy share link'), 2000);
 };
 
+// opened by `cmrender open FILE`: the file is the source (at every load), followed as it changes on disk
+const openFile = openedByCli() ? new OpenFile({ setSource, status }) : null;
+
 async function initialSource(): Promise<string> {
+  if (openFile) {
+    const text = await openFile.read();
+    if (text !== null) return text;
+    status('The file cmrender open serves cannot be read now; the page shows it when it can.', true);
+  }
   const shared = await sourceOfFragment(location.hash);
   if (shared !== null) return shared;
   const stored = localStorage.getItem(STORE_SOURCE);
@@ -253,3 +278,4 @@ if (preview.bootError) {
   console.warn(preview.bootError);
 }
 setSource(await initialSource());
+openFile?.follow();

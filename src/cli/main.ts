@@ -2,8 +2,9 @@
 // language, synchronous), and the local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o
 // OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise, and are
 // loaded only when asked for, so help, version and check never load the renderer), `explain CODE`
-// (explain-command.ts), `fmt FILE` (fmt-command.ts), `version` (version-command.ts) and `mcp` (mcp-command.ts: the
-// MCP server over stdio, for local agents).
+// (explain-command.ts), `fmt FILE` (fmt-command.ts), `version` (version-command.ts), `mcp` (mcp-command.ts: the
+// MCP server over stdio, for local agents) and `open FILE` (open-command.ts: the editor on loopback with the file
+// loaded, following it on disk; loaded only when asked for, as it starts the whole service).
 // Manners: `--help`/`-h` (alone or after any subcommand) prints usage on stdout and exits 0; `--version` prints the
 // version; a bare `cmrender`, an unknown subcommand or flag prints the error and the usage on stderr and exits 2.
 // Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
@@ -72,6 +73,7 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
   if (cmd === 'version') return versionCommand(rest, io);
   if (cmd === 'fmt') return fmtCommand(rest, io === defaultIo ? { ...io, write: (s) => process.stdout.write(s) } : io);
   if (cmd === 'mcp') return import('./mcp-command.js').then((m) => m.mcpCommand(rest, io));
+  if (cmd === 'open') return import('./open-command.js').then((m) => m.openCommand(rest, io));
   let json = false;
   let at: number | null = null;
   const files: string[] = [];

@@ -11,6 +11,7 @@ export const EXPLAIN_USAGE = 'cmrender explain CODE [--json]';
 export const FMT_USAGE = 'cmrender fmt FILE|- [--check|--write]';
 export const VERSION_USAGE = 'cmrender version [--json]';
 export const MCP_USAGE = 'cmrender mcp [--url URL]';
+export const OPEN_USAGE = 'cmrender open FILE [--port N] [--browser] [--json]';
 
 /** Usage of each subcommand, by name. */
 export const SUBCOMMAND_USAGE: Readonly<Record<string, string>> = {
@@ -23,6 +24,7 @@ export const SUBCOMMAND_USAGE: Readonly<Record<string, string>> = {
   fmt: FMT_USAGE,
   version: VERSION_USAGE,
   mcp: MCP_USAGE,
+  open: OPEN_USAGE,
 };
 
 export const USAGE = `usage: ${Object.values(SUBCOMMAND_USAGE).join('\n       ')}

@@ -122,7 +122,11 @@ const ROOMS: { room: string; may: string[] }[] = [
   // the MCP tools for agents: written against their own client port (in-process or HTTP), the language for the
   // reference and a clip's duration; never the server, so the CLI can serve them over stdio
   { room: 'src/mcp', may: ['src/lang', 'src/contract', 'src/paths.ts'] },
-  { room: 'src/cli', may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export', 'src/mcp'] },
+  // and `cmrender open`'s composition root (the whole service in the CLI's process, loaded only by that command)
+  {
+    room: 'src/cli',
+    may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export', 'src/mcp', 'src/entry/open-service.ts'],
+  },
   // the editor page: the whole language (it compiles and evaluates in the browser), the drawing page's drawer and
   // the service's output size rule and limits (its export sizes a clip as the renderer does); it reaches the
   // service over HTTP only, never through src/server or src/render
