@@ -53,7 +53,8 @@ export function formatView(view: EditorView): { text: string; bad: boolean } {
       sel.mainIndex,
     ),
     scrollIntoView: true,
-    userEvent: 'input.format',
+    // not an input event: history never joins it with the typing before it, so one undo takes back the format
+    userEvent: 'format',
   });
   return { text: 'Formatted', bad: false };
 }
