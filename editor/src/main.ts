@@ -34,6 +34,7 @@ const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as 
 const ui = {
   share: $<HTMLButtonElement>('share'),
   format: $<HTMLButtonElement>('format-source'),
+  formatNote: $<HTMLSpanElement>('format-note'),
   diagnostics: $<HTMLUListElement>('diagnostics'),
   serverMode: $<HTMLInputElement>('server-mode'),
   previewStatus: $<HTMLParagraphElement>('preview-status'),
@@ -65,6 +66,8 @@ const view = new EditorView({
       EditorView.contentAttributes.of({ 'aria-label': '.cm source' }),
       EditorView.updateListener.of((u) => {
         if (!u.docChanged) return;
+        // a format's note is about the text it formatted
+        ui.formatNote.textContent = '';
         // the fragment was this source once; an edited source would reload as the shared one
         if (carriesSource(location.hash)) history.replaceState(null, '', location.pathname + location.search);
         clearTimeout(checkTimer);
@@ -122,10 +125,11 @@ function check(): void {
 /** What the status line says when all is well. */
 const idleStatus = () => (preview.bootError && ui.serverMode.checked ? NO_WEBGL : '');
 
-/** Format (Shift+Alt+F, the Format button): fmt's layout, or a note saying why not. */
+/** Format (Shift+Alt+F, the Format button): fmt's layout, or a note saying why not (kept until the next edit). */
 function format(): void {
   const note = formatView(view);
-  status(note.text, note.bad);
+  ui.formatNote.textContent = note.text;
+  ui.formatNote.classList.toggle('bad', note.bad);
   view.focus();
 }
 

@@ -125,7 +125,15 @@ const ROOMS: { room: string; may: string[] }[] = [
   // and `cmrender open`'s composition root (the whole service in the CLI's process, loaded only by that command)
   {
     room: 'src/cli',
-    may: ['src/lang', 'src/contract', 'src/paths.ts', 'src/render', 'src/export', 'src/mcp', 'src/entry/open-service.ts'],
+    may: [
+      'src/lang',
+      'src/contract',
+      'src/paths.ts',
+      'src/render',
+      'src/export',
+      'src/mcp',
+      'src/entry/open-service.ts',
+    ],
   },
   // the editor page: the whole language (it compiles and evaluates in the browser), the drawing page's drawer and
   // the service's output size rule and limits (its export sizes a clip as the renderer does); it reaches the

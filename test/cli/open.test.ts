@@ -79,80 +79,88 @@ function middlePixel(page: Page): Promise<number[]> {
 
 const near = (px: number[], rgb: number[]) => rgb.every((v, k) => Math.abs(px[k]! - v) <= 8);
 
-test('open: the editor shows the file and draws it; a rewrite on disk shows in the page; SIGTERM exits 0', LIMIT, async (t) => {
-  builtEditor();
-  builtViewer();
-  const file = path.join(dir, 'scene.cm');
-  writeFileSync(file, RED);
-  // the system's opener, first on PATH: it records the URL it is given and fails, as an opener with no browser does
-  const bin = path.join(dir, 'bin');
-  mkdirSync(bin);
-  const opened = path.join(dir, 'opened.txt');
-  writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\nexit 3\n`);
-  chmodSync(path.join(bin, 'xdg-open'), 0o755);
+test(
+  'open: the editor shows the file and draws it; a rewrite on disk shows in the page; SIGTERM exits 0',
+  LIMIT,
+  async (t) => {
+    builtEditor();
+    builtViewer();
+    const file = path.join(dir, 'scene.cm');
+    writeFileSync(file, RED);
+    // the system's opener, first on PATH: it records the URL it is given and fails, as an opener with no browser does
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    const opened = path.join(dir, 'opened.txt');
+    writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\nexit 3\n`);
+    chmodSync(path.join(bin, 'xdg-open'), 0o755);
 
-  const t0 = performance.now();
-  const run = startOpen([file, '--json', '--browser'], { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` });
-  try {
-    const printed = JSON.parse(await run.line) as { url: string; file: string };
-    const urlMs = performance.now() - t0;
-    assert.deepEqual(Object.keys(printed).sort(), ['file', 'url']);
-    assert.equal(printed.file, file);
-    assert.match(printed.url, /^http:\/\/127\.0\.0\.1:\d+\/\?open$/);
-    const base = new URL(printed.url).origin;
+    const t0 = performance.now();
+    const run = startOpen([file, '--json', '--browser'], { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` });
+    try {
+      const printed = JSON.parse(await run.line) as { url: string; file: string };
+      const urlMs = performance.now() - t0;
+      assert.deepEqual(Object.keys(printed).sort(), ['file', 'url']);
+      assert.equal(printed.file, file);
+      assert.match(printed.url, /^http:\/\/127\.0\.0\.1:\d+\/\?open$/);
+      const base = new URL(printed.url).origin;
 
-    // --browser: the opener got the URL; its failure is said and the service keeps serving (the rest of this test)
-    await until(() => /could not open a browser \(xdg-open: exit status 3\)/.test(run.stderr()), WAIT_MS, 'the warning');
-    assert.equal(readFileSync(opened, 'utf8'), printed.url);
+      // --browser: the opener got the URL; its failure is said and the service keeps serving (the rest of this test)
+      await until(
+        () => /could not open a browser \(xdg-open: exit status 3\)/.test(run.stderr()),
+        WAIT_MS,
+        'the warning',
+      );
+      assert.equal(readFileSync(opened, 'utf8'), printed.url);
 
-    const browser = await launchTestChromium();
-    t.after(() => browser.close());
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(printed.url);
-    await page.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: WAIT_MS });
-    const drawnOnce = () => window.cmEditor.previews > 0 && !window.cmEditor.drawing;
-    await page.waitForFunction(drawnOnce, null, { timeout: WAIT_MS });
-    assert.equal(await page.evaluate(() => window.cmEditor.source), RED);
-    const red = await middlePixel(page);
-    assert.ok(near(red, [255, 0, 0]), `red preview: ${red.join(',')}`);
+      const browser = await launchTestChromium();
+      t.after(() => browser.close());
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(printed.url);
+      await page.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: WAIT_MS });
+      const drawnOnce = () => window.cmEditor.previews > 0 && !window.cmEditor.drawing;
+      await page.waitForFunction(drawnOnce, null, { timeout: WAIT_MS });
+      assert.equal(await page.evaluate(() => window.cmEditor.source), RED);
+      const red = await middlePixel(page);
+      assert.ok(near(red, [255, 0, 0]), `red preview: ${red.join(',')}`);
 
-    // an unsaved edit in the page, then the file changes on disk: the file wins, source and picture
-    await page.evaluate((s) => window.cmEditor.setSource(s), SCENE('#00ff00'));
-    writeFileSync(file, BLUE);
-    await page.waitForFunction((s) => window.cmEditor.source === s, BLUE, { timeout: WAIT_MS });
-    await until(async () => near(await middlePixel(page), [0, 0, 255]), WAIT_MS, 'the preview to turn blue');
-    assert.match((await page.locator('#preview-status').textContent()) ?? '', /Reloaded scene\.cm/);
+      // an unsaved edit in the page, then the file changes on disk: the file wins, source and picture
+      await page.evaluate((s) => window.cmEditor.setSource(s), SCENE('#00ff00'));
+      writeFileSync(file, BLUE);
+      await page.waitForFunction((s) => window.cmEditor.source === s, BLUE, { timeout: WAIT_MS });
+      await until(async () => near(await middlePixel(page), [0, 0, 255]), WAIT_MS, 'the preview to turn blue');
+      assert.match((await page.locator('#preview-status').textContent()) ?? '', /Reloaded scene\.cm/);
 
-    // a reload reads the file as it is now, not the page's last edit (kept in local storage)
-    await page.evaluate((s) => window.cmEditor.setSource(s), SCENE('#00ff00'));
-    await page.reload();
-    await page.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: WAIT_MS });
-    await page.waitForFunction((s) => window.cmEditor.source === s, BLUE, { timeout: WAIT_MS });
-    assert.deepEqual(errors, []);
+      // a reload reads the file as it is now, not the page's last edit (kept in local storage)
+      await page.evaluate((s) => window.cmEditor.setSource(s), SCENE('#00ff00'));
+      await page.reload();
+      await page.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: WAIT_MS });
+      await page.waitForFunction((s) => window.cmEditor.source === s, BLUE, { timeout: WAIT_MS });
+      assert.deepEqual(errors, []);
 
-    // the route serves that one file only: an ETag, 304 for it, nothing under it
-    const r = await fetch(`${base}/v1/open/source?path=../../etc/passwd`);
-    assert.equal(r.status, 200);
-    assert.equal(await r.text(), BLUE);
-    const etag = r.headers.get('etag')!;
-    assert.equal((await fetch(`${base}/v1/open/source`, { headers: { 'if-none-match': etag } })).status, 304);
-    assert.equal((await fetch(`${base}/v1/open/source/..%2F..%2Fetc%2Fpasswd`)).status, 404);
+      // the route serves that one file only: an ETag, 304 for it, nothing under it
+      const r = await fetch(`${base}/v1/open/source?path=../../etc/passwd`);
+      assert.equal(r.status, 200);
+      assert.equal(await r.text(), BLUE);
+      const etag = r.headers.get('etag')!;
+      assert.equal((await fetch(`${base}/v1/open/source`, { headers: { 'if-none-match': etag } })).status, 304);
+      assert.equal((await fetch(`${base}/v1/open/source/..%2F..%2Fetc%2Fpasswd`)).status, 404);
 
-    // the renderer warms up behind the URL
-    await until(async () => (await fetch(`${base}/readyz`)).status === 200, WAIT_MS, '/readyz 200');
-    const readyMs = performance.now() - t0;
-    t.diagnostic(`spawn to URL line ${Math.round(urlMs)} ms, to /readyz 200 ${Math.round(readyMs)} ms`);
+      // the renderer warms up behind the URL
+      await until(async () => (await fetch(`${base}/readyz`)).status === 200, WAIT_MS, '/readyz 200');
+      const readyMs = performance.now() - t0;
+      t.diagnostic(`spawn to URL line ${Math.round(urlMs)} ms, to /readyz 200 ${Math.round(readyMs)} ms`);
 
-    const stopAt = performance.now();
-    run.child.kill('SIGTERM');
-    assert.deepEqual(await run.exit, { code: 0, signal: null });
-    t.diagnostic(`SIGTERM to exit ${Math.round(performance.now() - stopAt)} ms`);
-  } finally {
-    if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
-  }
-});
+      const stopAt = performance.now();
+      run.child.kill('SIGTERM');
+      assert.deepEqual(await run.exit, { code: 0, signal: null });
+      t.diagnostic(`SIGTERM to exit ${Math.round(performance.now() - stopAt)} ms`);
+    } finally {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+    }
+  },
+);
 
 test('open: an unreadable file exits 66, a misuse 2, nothing on stdout', () => {
   const cases: [string[], number, RegExp][] = [
