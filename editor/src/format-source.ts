@@ -40,7 +40,8 @@ export function formatView(view: EditorView): { text: string; bad: boolean } {
   const r = formatSource(before);
   if (!r.ok) {
     const d = r.diagnostics[0]!;
-    return { text: `Format: the source does not parse (line ${d.line}: ${d.message}); nothing changed`, bad: true };
+    // the diagnostics list says the rest
+    return { text: `Format: the source does not parse (line ${d.line}); nothing changed`, bad: true };
   }
   if (r.text === before) return { text: 'Format: already formatted', bad: false };
   const sel = view.state.selection;
