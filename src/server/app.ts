@@ -5,7 +5,7 @@ import multipart from '@fastify/multipart';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import pino, { type Logger } from 'pino';
 import { join } from 'node:path';
-import type { Config } from './config.js';
+import type { Config } from '../config/settings.js';
 import { LIMITS } from '../contract/limits.js';
 import type { Renderer } from '../render/renderer-port.js';
 import type { JoinSegments } from '../render/segment-join.js';
