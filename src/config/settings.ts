@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { LIMITS } from '../contract/limits.js';
 import { GL_SETTINGS, VIDEO_ENCODERS } from '../contract/hardware.js';
-import { describeDuration } from './describe-duration.js';
+import { describeDuration } from '../contract/describe-duration.js';
 import {
   ConfigError,
   entriesOf,

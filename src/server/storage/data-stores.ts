@@ -73,6 +73,6 @@ export function dataStores(
       now,
       sharedCount,
     }),
-    assets: new AssetStore(openStorage(config, 'assets'), config.assetsMaxBytes),
+    assets: new AssetStore(openStorage(config, 'assets'), config.assetsMaxBytes, config.retentionMs),
   };
 }
