@@ -1,5 +1,5 @@
 // The deploy files, read against the code (no Docker or Kubernetes here): every compose file and Kubernetes manifest
-// parses; every environment variable they give cmrender is a real setting of src/server/config.ts; the ports and
+// parses; every environment variable they give cmrender is a real setting of src/config/settings.ts; the ports and
 // probe paths they use are served by the app (the API built in this process, a worker's own HTTP server started
 // here); every Service, ConfigMap, volume and host they reference is defined (or, for the keys Secret, documented as
 // created outside); images are pinned; compose waits for what it needs and restarts on failure; Kubernetes has Redis,
