@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { buildApp } from '../src/server/app.js';
-import { loadConfig } from '../src/server/config.js';
+import { loadConfig, type Config } from '../src/config/settings.js';
 import { buildRenderers } from '../src/entry/renderers.js';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
 const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-records-'));
 const log = pino({ level: 'warn' });
-const config = { ...loadConfig(), dataDir, logLevel: 'warn' };
+const config: Config = { ...loadConfig(), dataDir, logLevel: 'warn' };
 const { renderer } = buildRenderers(config, log);
 const app = await buildApp({ config, renderer, logger: log });
 await app.ready();

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { examplesDir, hasCorpus, ownExamplesDir } from '../test/helpers/shared.js';
 import pino from 'pino';
 import { buildApp } from '../src/server/app.js';
-import { loadConfig } from '../src/server/config.js';
+import { loadConfig } from '../src/config/settings.js';
 import { ChromiumRenderer } from '../src/render/chromium-renderer.js';
 import { RendererByKind } from '../src/render/by-kind.js';
 import { ExportRenderer } from '../src/export/export-renderer.js';

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { PNG } from 'pngjs';
 import { buildApp } from '../src/server/app.js';
-import { defaultConfig } from '../src/server/config.js';
+import { defaultConfig, type Config } from '../src/config/settings.js';
 import { ChromiumRenderer } from '../src/render/chromium-renderer.js';
 import { contentScore, CONTENT_THRESHOLD, MATCH_RADIUS, MATCH_TOLERANCE, type Rgba } from './lib/score.js';
 import { parseGlSetting, type GlSetting } from '../src/contract/hardware.js';
@@ -55,7 +55,7 @@ const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
 /** A service on one GL backend with every example image uploaded (the corpus's and ours, under /img/<name>). */
 async function openService(gl: GlSetting) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-compare-'));
-  const config = { ...defaultConfig(), dataDir, logLevel: 'warn', renderGl: gl };
+  const config: Config = { ...defaultConfig(), dataDir, logLevel: 'warn', renderGl: gl };
   const renderer = new ChromiumRenderer({ chromiumPath: config.chromiumPath, ffmpegPath: config.ffmpegPath, gl, log });
   const app = await buildApp({ config, renderer, logger: log });
   await app.ready();

@@ -7,15 +7,17 @@ import { cmrenderMcpServer } from '../mcp/tools.js';
 import { httpServiceClient } from '../mcp/service-client.js';
 import { MCP_USAGE } from './usage.js';
 import { cliVersion } from './version.js';
+import { CLI_MCP_SETTINGS } from '../config/settings.js';
+import { readSettings } from '../config/setting.js';
 
 interface LineIo {
   err: (s: string) => void;
 }
 
-export const DEFAULT_URL = 'http://127.0.0.1:3000';
-
 export async function mcpCommand(argv: readonly string[], io: LineIo): Promise<number> {
-  let url = process.env.CMRENDER_URL || DEFAULT_URL;
+  // CMRENDER_URL and CMRENDER_API_KEY are free text: never a ConfigError; the URL is checked below, flag or not
+  const settings = readSettings(CLI_MCP_SETTINGS);
+  let url = settings.serviceUrl;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--url') {
@@ -26,7 +28,7 @@ export async function mcpCommand(argv: readonly string[], io: LineIo): Promise<n
     else return usage(io, `unexpected argument '${a}'`);
   }
   if (!/^https?:\/\/[^/]/.test(url)) return usage(io, `--url must be an http or https URL, not '${url}'`);
-  const server = cmrenderMcpServer(httpServiceClient(url, process.env.CMRENDER_API_KEY || undefined), {
+  const server = cmrenderMcpServer(httpServiceClient(url, settings.serviceApiKey || undefined), {
     version: cliVersion(),
   });
   const transport = new StdioServerTransport();

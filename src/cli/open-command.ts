@@ -56,10 +56,10 @@ export async function openCommand(argv: readonly string[], io: LineIo): Promise<
   }
 
   // the service's log goes to stderr (stdout carries the URL), warnings and worse unless LOG_LEVEL says otherwise
-  const log = pino({ level: process.env.LOG_LEVEL || 'warn' }, pino.destination(2));
-  const { startOpenService } = await import('../entry/open-service.js');
+  const { startOpenService, openLogLevel } = await import('../entry/open-service.js');
   let service: Awaited<ReturnType<typeof startOpenService>>;
   try {
+    const log = pino({ level: openLogLevel(process.env) }, pino.destination(2));
     service = await startOpenService({ file, port, log });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;

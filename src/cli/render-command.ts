@@ -6,8 +6,8 @@ import pino from 'pino';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { ChunkedVideos } from '../render/chunked-video.js';
 import { segmentJoiner } from '../render/segment-join.js';
-import { defaultChromiumPath } from '../render/chromium.js';
-import { parseGlSetting } from '../contract/hardware.js';
+import { CLI_RENDER_SETTINGS } from '../config/settings.js';
+import { ConfigError, readSettings } from '../config/setting.js';
 import { checkParams, prepare } from '../render/prepare.js';
 import { Aborted } from '../render/frame-sequence.js';
 import { JobFailure, type RenderJob, type RenderParams } from '../render/renderer-port.js';
@@ -137,6 +137,14 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     }
     throw e;
   }
+  let settings;
+  try {
+    settings = readSettings(CLI_RENDER_SETTINGS);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    io.err(`error: ${e.message}`);
+    return 2;
+  }
   const { file, job } = req;
   try {
     job.source = readFileSync(file, 'utf8');
@@ -174,12 +182,12 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
   // its frame count is known already (prepare above)
   const renderer = new ChunkedVideos(
     new ChromiumRenderer({
-      chromiumPath: defaultChromiumPath(),
-      gl: parseGlSetting(process.env.RENDER_GL),
-      ffmpegPath: process.env.FFMPEG_PATH,
+      chromiumPath: settings.chromiumPath,
+      gl: settings.renderGl,
+      ffmpegPath: settings.ffmpegPath,
       log: pino({ level: 'silent' }),
     }),
-    segmentJoiner(process.env.FFMPEG_PATH ?? 'ffmpeg'),
+    segmentJoiner(settings.ffmpegPath),
   );
   // a first line at once (the source compiled, the plan made), before Chromium's launch takes its seconds
   io.err(`rendering ${file} → ${job.outPath}: ${total} frame${total === 1 ? '' : 's'}; starting the renderer…`);

@@ -19,10 +19,3 @@ export function parseGlSetting(raw: string | undefined): GlSetting {
  */
 export const VIDEO_ENCODERS = ['x264', 'nvenc'] as const;
 export type VideoEncoderName = (typeof VIDEO_ENCODERS)[number];
-
-export function parseVideoEncoder(raw: string | undefined): VideoEncoderName {
-  const v = raw || 'x264';
-  if (!(VIDEO_ENCODERS as readonly string[]).includes(v))
-    throw new Error(`RENDER_ENCODER must be one of ${VIDEO_ENCODERS.join(', ')}, got "${v}"`);
-  return v as VideoEncoderName;
-}

@@ -1,6 +1,6 @@
 // Composition root of `cmrender open FILE` (src/cli/open-command.ts): the whole service in this process, on loopback,
 // with one more route, GET /v1/open/source (src/server/routes/open-file.ts), that serves the one named file. The
-// configuration is the service's (src/server/config.ts: CHROMIUM_PATH, RENDER_GL, FFMPEG_PATH, LOG_LEVEL, ...) with
+// configuration is the service's (src/config/settings.ts: CHROMIUM_PATH, RENDER_GL, FFMPEG_PATH, LOG_LEVEL, ...) with
 // the embedded defaults forced where a local preview needs them: host 127.0.0.1 (never another interface), jobs
 // in this process (no REDIS_URL), outputs on disk, no API keys (one user on their own machine), and DATA_DIR a
 // temporary directory removed at the stop unless DATA_DIR is set. The URL is known as soon as the server listens;
@@ -12,7 +12,8 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../server/config.js';
+import { loadConfig, SERVICE_SETTINGS, type Config } from '../config/settings.js';
+import { readSettings } from '../config/setting.js';
 import { buildApp } from '../server/app.js';
 import { loadStorage } from '../server/storage/data-stores.js';
 import { boundAddress } from '../server/http/bound-address.js';
@@ -39,11 +40,22 @@ export interface OpenService {
 /** How long a render in hand may take to finish at the stop (a local preview: not the service's 10 s). */
 const STOP_GRACE_MS = 1000;
 
+/** A local preview logs warnings and worse unless LOG_LEVEL is set (then read as the service reads it). */
+export function openLogLevel(env: NodeJS.ProcessEnv): Config['logLevel'] {
+  return env.LOG_LEVEL ? readSettings(SERVICE_SETTINGS.pick({ logLevel: true }), env).logLevel : 'warn';
+}
+
 export function openConfig(port: number, env: NodeJS.ProcessEnv): { config: Config; tempDir: string | null } {
   const base = loadConfig({ ...env, REDIS_URL: '', STORAGE_URL: '', API_KEYS: '', RENDER_CONCURRENCY: '' });
   const tempDir = env.DATA_DIR ? null : mkdtempSync(join(tmpdir(), 'cmrender-open-'));
   return {
-    config: { ...base, host: '127.0.0.1', port, dataDir: tempDir ?? base.dataDir, logLevel: env.LOG_LEVEL || 'warn' },
+    config: {
+      ...base,
+      host: '127.0.0.1',
+      port,
+      dataDir: tempDir ?? base.dataDir,
+      logLevel: env.LOG_LEVEL ? base.logLevel : 'warn',
+    },
     tempDir,
   };
 }

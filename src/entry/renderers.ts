@@ -2,7 +2,7 @@
 // from the configuration, the drawn kinds to the page and mesh/vectorize to the export worker threads, and the join
 // of a chunked video's segments (the one ffmpeg module's).
 import type { Logger } from 'pino';
-import type { Config } from '../server/config.js';
+import type { Config } from '../config/settings.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
 import { segmentJoiner } from '../render/segment-join.js';

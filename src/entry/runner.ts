@@ -3,16 +3,14 @@
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import pino from 'pino';
-import { loadConfig } from '../server/config.js';
+import { loadConfig, RUNNER_SETTINGS } from '../config/settings.js';
+import { configOrExit } from './startup-config.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { ChunkedVideos } from '../render/chunked-video.js';
 import { segmentJoiner } from '../render/segment-join.js';
 import { buildRunnerApp } from '../runner/runner-app.js';
 
-export const RUNNER_DEFAULT_PORT = 8080;
-
-const config = loadConfig();
-const port = process.env.PORT ? config.port : RUNNER_DEFAULT_PORT;
+const config = configOrExit(() => loadConfig(process.env, RUNNER_SETTINGS), 'cmrender runner');
 const log = pino({ level: config.logLevel });
 // a long video is cut in chunks and joined above the renderer, as the service's are: the same bytes
 const renderer = new ChunkedVideos(
@@ -41,7 +39,7 @@ const app = await buildRunnerApp({
 process.on('uncaughtException', (err) => log.error({ err }, 'uncaught exception (the runner keeps running)'));
 process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection (the runner keeps running)'));
 
-const address = await app.listen({ port, host: config.host }).catch((err: Error) => {
+const address = await app.listen({ port: config.port, host: config.host }).catch((err: Error) => {
   log.fatal({ err }, `cmrender runner could not start: ${err.message}`);
   process.exit(1);
 });

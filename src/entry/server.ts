@@ -8,13 +8,14 @@
 // the journal's recovery and the listen, since it needs neither.
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import { loadConfig } from '../server/config.js';
+import { loadConfig } from '../config/settings.js';
+import { configOrExit } from './startup-config.js';
 import { buildApp } from '../server/app.js';
 import { buildRenderers } from './renderers.js';
 import { loadStorage } from '../server/storage/data-stores.js';
 import { boundAddress } from '../server/http/bound-address.js';
 
-const config = loadConfig();
+const config = configOrExit(() => loadConfig(), 'cmrender');
 const log = pino({ level: config.logLevel });
 const phases: Record<string, number> = { load: Math.round(performance.now()) };
 let mark = performance.now();

@@ -4,7 +4,8 @@
 // SHUTDOWN_GRACE_MS to finish, past it they are handed back to the queue for another worker; then exit 0. A killed
 // worker's job goes to another worker after STALLED_INTERVAL_MS.
 import pino from 'pino';
-import { loadConfig } from '../server/config.js';
+import { loadConfig } from '../config/settings.js';
+import { configOrExit } from './startup-config.js';
 import { buildRenderers } from './renderers.js';
 import { openServices } from '../server/services.js';
 import { loadStorage } from '../server/storage/data-stores.js';
@@ -12,7 +13,7 @@ import { WorkerMetrics } from '../server/metrics/worker-metrics.js';
 import { startWorkerHttp, type WorkerHttp } from '../server/redis/worker-http.js';
 import { rendererUnavailable, redisUnavailable, shuttingDown, starting } from '../server/durability/admission.js';
 
-const config = loadConfig();
+const config = configOrExit(() => loadConfig(), 'cmrender worker');
 const log = pino({ level: config.logLevel });
 await loadStorage(config);
 if (!config.redisUrl) {

@@ -2,6 +2,8 @@
 // through playwright-core, headless, WebGL on the chosen GL backend (gl-backend.ts), nothing that reaches the
 // network on its own.
 import { chromium, type Browser } from 'playwright-core';
+import { SERVICE_SETTINGS } from '../config/settings.js';
+import { readSettings } from '../config/setting.js';
 import {
   candidates,
   GL_FLAGS,
@@ -12,6 +14,8 @@ import {
   type GlProbe,
   type GlSetting,
 } from './gl-backend.js';
+
+const CHROMIUM_SETTING = SERVICE_SETTINGS.pick({ chromiumPath: true });
 
 export const CHROMIUM_FLAGS: readonly string[] = [
   '--headless',
@@ -30,8 +34,9 @@ export const CHROMIUM_FLAGS: readonly string[] = [
   '--disable-domain-blocking-for-3d-apis',
 ];
 
+/** CHROMIUM_PATH, read as every process reads it (src/config/settings.ts). */
 export function defaultChromiumPath(): string {
-  return process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  return readSettings(CHROMIUM_SETTING).chromiumPath;
 }
 
 /** Our signal handling stays ours: the service decides when Chromium goes (graceful SIGTERM). */

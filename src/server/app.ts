@@ -1,11 +1,12 @@
 // buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
+import { idempotencyTtl } from './http/idempotency.js';
 import { serverTimeouts } from './http/server-timeouts.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import pino, { type Logger } from 'pino';
 import { join } from 'node:path';
-import type { Config } from './config.js';
+import type { Config } from '../config/settings.js';
 import { LIMITS } from '../contract/limits.js';
 import type { Renderer } from '../render/renderer-port.js';
 import type { JoinSegments } from '../render/segment-join.js';
@@ -178,6 +179,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     assets,
     webhookPolicy: services.webhookPolicy,
     idempotency: services.idempotency,
+    idempotencyTtlMs: idempotencyTtl(config.retentionMs),
   });
   await app.register(jobEventRoutes, { jobs });
   await app.register(outputRoutes, { outputs, presigned: config.storagePublicUrls === 'presigned' });
@@ -186,15 +188,20 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     openapi: () => app.swagger() as Record<string, unknown>,
     tmpDir: join(config.dataDir, 'tmp'),
     tests: new Gate(config.testConcurrency),
+    keptMs: config.retentionMs,
   });
   await app.register(checkRoutes);
   await app.register(diagnosticRoutes);
-  await app.register(languageDocRoutes, { openapi: () => app.swagger() as Record<string, unknown> });
+  await app.register(languageDocRoutes, {
+    openapi: () => app.swagger() as Record<string, unknown>,
+    keptMs: config.retentionMs,
+  });
   await app.register(assetRoutes, {
     assets,
     uploads: new Gate(config.maxConcurrentUploads),
     disk: services.disk,
     maxBodyBytes: config.uploadMaxBytes,
+    keptMs: config.retentionMs,
   });
   await app.register(mcpRoutes);
   await app.register(pageRoutes, { dir: editorDistDir });

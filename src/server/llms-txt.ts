@@ -2,6 +2,7 @@
 // one example per kind), written from the OpenAPI document that the routes generate (openapi.ts), so it lists the
 // same routes, summaries and request examples and cannot drift from them. Format: https://llmstxt.org (a title, a
 // one-line summary, then sections).
+import { describeDuration } from '../contract/describe-duration.js';
 import { LIMITS } from '../contract/limits.js';
 
 type Operation = {
@@ -22,7 +23,8 @@ const KINDS: [kind: string, path: string][] = [
   ['vectorize', '/v1/vectorize'],
 ];
 
-export function llmsText(doc: OpenApiLike): string {
+/** `keptMs`: how long outputs, jobs and assets are kept (RETENTION_MS). */
+export function llmsText(doc: OpenApiLike, keptMs: number): string {
   const paths = doc.paths ?? {};
   const ops = Object.entries(paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
@@ -46,7 +48,7 @@ export function llmsText(doc: OpenApiLike): string {
     `- Frame and video size: width ${L.width.min}..${L.width.max}, height ${L.height.min}..${L.height.max} (default ${L.defaultFrame.width}x${L.defaultFrame.height}, the scene's aspect kept when one side is given).`,
     `- Video: fps ${L.fps.min}..${L.fps.max} (default ${L.fps.default}), duration ${L.duration.min}..${L.duration.max} s. GIF: fps ${L.gif.fps.min}..${L.gif.fps.max}, duration ${L.gif.duration.min}..${L.gif.duration.max} s, ${L.gif.width.min}..${L.gif.width.max} px.`,
     `- Mesh: an SVG of at most ${L.mesh.sourceMaxBytes} bytes. Assets: at most ${L.assets.maxFiles} files of ${L.assets.maxFileBytes} bytes (POST /v1/assets, then \`"assets": {"<path in source>": "<key>"}\`).`,
-    '- Outputs, jobs and assets are kept 24 hours.',
+    `- Outputs, jobs and assets are kept ${describeDuration(keptMs)}.`,
     '',
     '## Examples',
   ];

@@ -2,7 +2,7 @@
 // built from the configuration and started in the order recovery needs. One job service in both modes, over the
 // local queue (embedded) or the BullMQ queue (REDIS_URL); a render worker opens the same services. No HTTP here.
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from '../config/settings.js';
 import type { Renderer } from '../render/renderer-port.js';
 import { segmentJoiner, type JoinSegments } from '../render/segment-join.js';
 import { locally, type JobStore, type LifecycleStore } from './jobs/store.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
-import { defaultConfig } from './config.js';
+import { defaultConfig } from '../config/settings.js';
 import { openApiText } from './openapi.js';
 import { MemoryJobStore } from './jobs/store.js';
 import type { Renderer } from '../render/renderer-port.js';

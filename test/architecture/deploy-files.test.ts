@@ -1,5 +1,5 @@
 // The deploy files, read against the code (no Docker or Kubernetes here): every compose file and Kubernetes manifest
-// parses; every environment variable they give cmrender is a real setting of src/server/config.ts; the ports and
+// parses; every environment variable they give cmrender is a real setting of src/config/settings.ts; the ports and
 // probe paths they use are served by the app (the API built in this process, a worker's own HTTP server started
 // here); every Service, ConfigMap, volume and host they reference is defined (or, for the keys Secret, documented as
 // created outside); images are pinned; compose waits for what it needs and restarts on failure; Kubernetes has Redis,
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { buildApp } from '../../src/server/app.js';
-import { CONFIG_DOC, defaultConfig } from '../../src/server/config.js';
+import { CONFIG_DOC, defaultConfig } from '../../src/config/settings.js';
 import { startWorkerHttp } from '../../src/server/redis/worker-http.js';
 import { WorkerMetrics } from '../../src/server/metrics/worker-metrics.js';
 import { FakeRenderer, silentLog } from '../helpers/app.js';
@@ -20,7 +20,7 @@ import { repoRoot } from '../helpers/shared.js';
 
 type Obj = Record<string, any>;
 
-const SETTINGS = new Set(CONFIG_DOC.map((e) => e.name));
+const SETTINGS = new Set(CONFIG_DOC.map((e) => e.env));
 /** variables the AWS SDK reads, which the configuration's own documentation names (STORAGE_URL) */
 const documented = (name: string) => CONFIG_DOC.some((e) => e.doc.includes(name));
 const realSetting = (name: string) => SETTINGS.has(name) || (name.startsWith('AWS_') && documented(name));

@@ -53,6 +53,8 @@ const ROOMS: { room: string; may: string[] }[] = [
   { room: 'src/lang', may: [] },
   { room: 'src/contract', may: [] },
   { room: 'src/paths.ts', may: [] },
+  // every process's settings, read from the environment: the contract's facts (limits, hardware names) only
+  { room: 'src/config', may: ['src/contract'] },
   // the drawing page: only the language's value surface (the value tree, its design frame, colours, runner order)
   // and the video pixel format it converts its frames to (src/contract/yuv.ts)
   {
@@ -67,7 +69,7 @@ const ROOMS: { room: string; may: string[] }[] = [
     ],
   },
   // rendering: the language, the neutral facts, and the page API's types; never the server
-  { room: 'src/render', may: ['src/lang', 'src/contract', 'src/paths.ts', 'viewer/src/page-api.ts'] },
+  { room: 'src/render', may: ['src/lang', 'src/contract', 'src/config', 'src/paths.ts', 'viewer/src/page-api.ts'] },
   // the entry points together (`npm start`, `npm run worker`, `npm run runner`) and what they share: the composition
   // roots, the only modules that build the real renderers (the page's, the export worker's, the one that picks by
   // kind) and the join of a chunked video, and hand them to the server, the Redis worker or the runner
@@ -77,6 +79,7 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/server',
       'src/runner',
       'src/contract',
+      'src/config',
       'src/lang',
       'src/paths.ts',
       'src/render/renderer-port.ts',
@@ -93,6 +96,7 @@ const ROOMS: { room: string; may: string[] }[] = [
     room: 'src/server',
     may: [
       'src/contract',
+      'src/config',
       'src/lang',
       'src/paths.ts',
       'src/render/renderer-port.ts',
@@ -128,6 +132,7 @@ const ROOMS: { room: string; may: string[] }[] = [
     may: [
       'src/lang',
       'src/contract',
+      'src/config',
       'src/paths.ts',
       'src/render',
       'src/export',

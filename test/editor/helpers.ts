@@ -4,7 +4,7 @@ import { PNG } from 'pngjs';
 import { launchTestChromium } from '../helpers/gl.js';
 import { builtEditor, builtViewer } from '../helpers/built.js';
 import { realRenderer, startApp, type TestApp } from '../helpers/app.js';
-import type { Config } from '../../src/server/config.js';
+import type { Config } from '../../src/config/settings.js';
 
 /**
  * How long a wait for something the page will do (start, preview, tooltip) may last before the test calls it hung:

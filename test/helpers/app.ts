@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp, type BuildOptions } from '../../src/server/app.js';
-import { defaultConfig, type Config } from '../../src/server/config.js';
+import { defaultConfig, type Config } from '../../src/config/settings.js';
 import { ChromiumRenderer, type ChromiumRendererOptions } from '../../src/render/chromium-renderer.js';
 import { RendererByKind } from '../../src/render/by-kind.js';
 import { ExportRenderer } from '../../src/export/export-renderer.js';

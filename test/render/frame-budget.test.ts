@@ -12,7 +12,7 @@ import { realRenderer } from '../helpers/app.js';
 import { rectGraph } from '../helpers/rect-graph.js';
 import { JobFailure, type RenderJob } from '../../src/render/renderer-port.js';
 import { LIMITS } from '../../src/contract/limits.js';
-import { loadConfig } from '../../src/server/config.js';
+import { loadConfig } from '../../src/config/settings.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 const BUDGET_MS = 20;

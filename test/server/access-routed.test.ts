@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { once } from 'node:events';
 import { startApp, FakeRenderer, gate, type TestApp } from '../helpers/app.js';
 import { ApiKeys } from '../../src/server/http/api-keys.js';
-import type { Config } from '../../src/server/config.js';
+import type { Config } from '../../src/config/settings.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];

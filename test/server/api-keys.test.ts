@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { startApp, FakeRenderer, gate, waitJob, type TestApp } from '../helpers/app.js';
 import { parseExposition, valueOf } from '../helpers/prometheus.js';
-import type { Config } from '../../src/server/config.js';
+import type { Config } from '../../src/config/settings.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];

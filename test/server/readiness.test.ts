@@ -9,7 +9,7 @@ import { open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../src/server/app.js';
-import { defaultConfig } from '../../src/server/config.js';
+import { defaultConfig } from '../../src/config/settings.js';
 import { embeddedJobs, FakeRenderer, gate, post, silentLog, startApp, waitJob, type TestApp } from '../helpers/app.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';

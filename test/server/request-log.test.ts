@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp } from '../../src/server/app.js';
-import { defaultConfig } from '../../src/server/config.js';
+import { defaultConfig } from '../../src/config/settings.js';
 import { FakeRenderer, UUID_V4 } from '../helpers/app.js';
 
 const lines: Record<string, unknown>[] = [];

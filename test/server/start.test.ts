@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { repoRoot, ownExample } from '../helpers/app.js';
 import { pollJob } from '../helpers/cluster.js';
 import { TestRedis } from '../helpers/redis.js';
-import { loadConfig } from '../../src/server/config.js';
+import { loadConfig } from '../../src/config/settings.js';
 
 interface Service {
   child: ChildProcess;

@@ -1,5 +1,7 @@
 // Admission control: what the service refuses when it is full, and how it says so. Every refusal is a 503 with the
 // ErrorEnvelope and a `retry-after` header (seconds), so clients back off instead of hammering.
+import { describeDuration } from '../../contract/describe-duration.js';
+import { PROTECT_MS } from '../storage/disk-budget.js';
 import { CODE, messageOf, type CodeOfStatus } from '../../contract/error-codes.js';
 
 /** Counts holders of a bounded resource (concurrent uploads); tryEnter() fails instead of waiting. */
@@ -47,15 +49,16 @@ export function queueFull(queued: number, cap: number): Refusal {
 export function storageFull(usedBytes: number, capBytes: number): Refusal {
   return {
     code: CODE.storage_full,
-    error: `output storage is full (${usedBytes} of ${capBytes} bytes held by jobs younger than 24 hours); retry later`,
+    error: `output storage is full (${usedBytes} of ${capBytes} bytes held by jobs younger than ${describeDuration(PROTECT_MS)}); retry later`,
     retryAfterSeconds: 60,
   };
 }
 
-export function assetsFull(usedBytes: number, incomingBytes: number, capBytes: number): Refusal {
+/** `keptMs`: how long uploads are kept (RETENTION_MS), after which their bytes are free again. */
+export function assetsFull(usedBytes: number, incomingBytes: number, capBytes: number, keptMs: number): Refusal {
   return {
     code: CODE.storage_full,
-    error: `asset storage is full (${usedBytes} of ${capBytes} bytes held by uploads younger than 24 hours, ${incomingBytes} more asked); retry later`,
+    error: `asset storage is full (${usedBytes} of ${capBytes} bytes held by uploads younger than ${describeDuration(keptMs)}, ${incomingBytes} more asked); retry later`,
     retryAfterSeconds: 60,
   };
 }

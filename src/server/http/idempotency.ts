@@ -1,4 +1,4 @@
-// Idempotency-Key (POST /v1/render, /v1/frame): the same key with the same request within 24 hours answers the same
+// Idempotency-Key (POST /v1/render, /v1/frame): the same key with the same request within IDEMPOTENCY_TTL_MS answers the same
 // job; the same key with another request is 422 idempotency_mismatch. A client that retries a POST after a timeout
 // so never makes two jobs.
 //
@@ -8,12 +8,14 @@
 // records at start, so a restart keeps them.
 import { createHash } from 'node:crypto';
 import { CODE } from '../../contract/error-codes.js';
+import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
 import { httpError, type HttpError } from './http-error.js';
 import type { JobRecord } from '../jobs/store.js';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** The longest a key lives: the default retention (24 hours). */
+export const IDEMPOTENCY_TTL_MS = DEFAULT_RETENTION_MS;
 
-/** A key lives 24 hours, or as long as job records do when RETENTION_MS is shorter. */
+/** A key lives IDEMPOTENCY_TTL_MS, or as long as job records do when RETENTION_MS is shorter. */
 export const idempotencyTtl = (retentionMs: number): number => Math.min(IDEMPOTENCY_TTL_MS, retentionMs);
 
 /** Where keys are kept: this process (IdempotencyIndex, over the journal) or Redis (redis/redis-idempotency.ts). */

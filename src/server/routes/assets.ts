@@ -6,6 +6,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../contract/limits.js';
+import { describeDuration } from '../../contract/describe-duration.js';
 import { sniffImage } from '../../contract/mime.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
@@ -38,19 +39,22 @@ export interface AssetRoutesOptions {
   disk?: DiskSpace;
   /** the largest body of one upload, multipart framing included (UPLOAD_MAX_BYTES) */
   maxBodyBytes: number;
+  /** how long an upload is kept (RETENTION_MS), as the docs say it */
+  keptMs: number;
 }
 
 const noFile = () => badRequest(CODE.no_file);
 
 export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
   app,
-  { assets, uploads, disk, maxBodyBytes },
+  { assets, uploads, disk, maxBodyBytes, keptMs },
 ) => {
+  const kept = describeDuration(keptMs);
   const schema = {
     summary: 'Upload image assets',
     operationId: 'uploadAssets',
     tags: ['assets'],
-    description: `multipart/form-data; every part with a filename is stored. At most ${LIMITS.assets.maxFiles} files of ${LIMITS.assets.maxFileBytes / 1024 / 1024} MiB each; PNG, JPEG, WebP, GIF or SVG, judged by their bytes. Assets expire after 24 hours. Pass the keys in the \`assets\` field of a render or frame request.`,
+    description: `multipart/form-data; every part with a filename is stored. At most ${LIMITS.assets.maxFiles} files of ${LIMITS.assets.maxFileBytes / 1024 / 1024} MiB each; PNG, JPEG, WebP, GIF or SVG, judged by their bytes. Assets expire after ${kept}. Pass the keys in the \`assets\` field of a render or frame request.`,
     consumes: ['multipart/form-data'],
     body: AssetUpload,
     bodyExample: { 'earth.jpg': "(the file's bytes)" },
@@ -115,7 +119,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
     tags: ['assets'],
     description:
       'Added: the bytes of an upload, typed by the same sniffing that admitted it, so a page (the editor) can show the ' +
-      'image its scene uses. The 128-bit key is the capability; assets expire after 24 hours. SVG is answered with a ' +
+      `image its scene uses. The 128-bit key is the capability; assets expire after ${kept}. SVG is answered with a ` +
       'sandboxing `content-security-policy` so that opening it directly runs nothing. Streamed; HEAD and single ' +
       '`Range` requests are supported.',
     params: z.object({ key: z.string().meta({ description: 'An asset key, `asset_<32 hex>`.' }) }),

@@ -1,5 +1,6 @@
 // POST /v1/render, POST /v1/frame, GET /v1/jobs/{id}, DELETE /v1/jobs/{id}
 import { z } from 'zod';
+import { describeDuration } from '../../contract/describe-duration.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   EnqueueHeaders,
@@ -48,6 +49,8 @@ export interface JobRoutesOptions {
   assets: AssetStore;
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyKeys;
+  /** how long an Idempotency-Key answers the same job (min(24 hours, RETENTION_MS)), as the docs say it */
+  idempotencyTtlMs: number;
 }
 
 const G = LIMITS.gif;
@@ -167,8 +170,9 @@ const RETRY_AFTER_HEADER = {
 
 export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
   app,
-  { jobs, assets, webhookPolicy, idempotency, quota },
+  { jobs, assets, webhookPolicy, idempotency, quota, idempotencyTtlMs },
 ) => {
+  const keyLives = describeDuration(idempotencyTtlMs);
   // the asset map as the client sent it: validation re-shapes records and would drop an in-source path "__proto__"
   const sentAssets = new WeakMap<object, unknown>();
   app.addHook('preValidation', async (req) => {
@@ -183,7 +187,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
       description:
         extra +
         `Queues a ${kind} job and answers at once. JSON is parsed whatever the content-type. Poll the \`Location\` (GET /v1/jobs/{id}) as its \`Retry-After\` says, or follow GET /v1/jobs/{id}/events, or pass a \`webhook\`. ` +
-        `An \`Idempotency-Key\` header makes a retried POST safe: the same key and body within 24 hours answer the same job.`,
+        `An \`Idempotency-Key\` header makes a retried POST safe: the same key and body within ${keyLives} answer the same job.`,
       headers: EnqueueHeaders,
       body,
       bodyExample,
@@ -198,7 +202,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (
         },
         400: badRequestAnswer(BAD_REQUEST_OF[kind]),
         422: errorAnswer(
-          '`idempotency_mismatch`: the `Idempotency-Key` was used with a different request in the last 24 hours.',
+          `\`idempotency_mismatch\`: the \`Idempotency-Key\` was used with a different request in the last ${keyLives}.`,
           [CODE.idempotency_mismatch],
         ),
         401: unauthorizedAnswer(),

@@ -9,12 +9,14 @@ import { markdownToHtml } from '../markdown-html.js';
 export interface LanguageDocsOptions {
   /** the OpenAPI document (llms-full.txt begins with llms.txt, which is written from it) */
   openapi: () => Record<string, unknown>;
+  /** RETENTION_MS, said in /llms-full.txt */
+  keptMs: number;
 }
 
 // the page's own inline style, nothing else: no script, no other origin
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 
-export const languageDocRoutes: FastifyPluginAsyncZod<LanguageDocsOptions> = async (app, { openapi }) => {
+export const languageDocRoutes: FastifyPluginAsyncZod<LanguageDocsOptions> = async (app, { openapi, keptMs }) => {
   const markdown = languageReference();
   const html = markdownToHtml(markdown, 'The .cm language: cmrender');
   let full: string | undefined;
@@ -59,7 +61,7 @@ export const languageDocRoutes: FastifyPluginAsyncZod<LanguageDocsOptions> = asy
       },
     },
     async (_req, reply) => {
-      full ??= `${llmsText(openapi() as OpenApiLike)}\n${markdown}`;
+      full ??= `${llmsText(openapi() as OpenApiLike, keptMs)}\n${markdown}`;
       return reply.header('content-type', 'text/plain; charset=utf-8').send(full);
     },
   );

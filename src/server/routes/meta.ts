@@ -32,6 +32,8 @@ export interface MetaRoutesOptions {
    * MAX_QUEUED_JOBS, so a burst of probes would otherwise queue without bound in front of the jobs
    */
   tests: Gate;
+  /** RETENTION_MS, said in /llms.txt */
+  keptMs: number;
 }
 
 /** The built-in two-rectangle scene of GET /test. */
@@ -44,7 +46,10 @@ scene smoke() -> Frame {
 }
 `;
 
-export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, { jobs, openapi, tmpDir, tests }) => {
+export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (
+  app,
+  { jobs, openapi, tmpDir, tests, keptMs },
+) => {
   app.get(
     '/healthz',
     {
@@ -114,7 +119,7 @@ export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (app, 
       },
     },
     async (_req, reply) => {
-      llms ??= llmsText(openapi() as OpenApiLike);
+      llms ??= llmsText(openapi() as OpenApiLike, keptMs);
       return reply.header('content-type', 'text/plain; charset=utf-8').send(llms);
     },
   );

@@ -2,6 +2,7 @@
 // expiring with retention. A render reads them as local files, downloaded into its job's scratch. Beside each one,
 // `asset_<32 hex>.sha256` keeps the SHA-256 of its bytes computed at the upload (the render cache keys assets by
 // content): a job's admission reads those 64 characters instead of reading and hashing up to 25 MiB per path.
+import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Storage } from './storage.js';
@@ -36,6 +37,8 @@ export class AssetStore {
   constructor(
     private readonly files: Storage,
     readonly maxBytes = Infinity,
+    /** how long an upload is kept (RETENTION_MS): said when the budget refuses one */
+    readonly keptMs = DEFAULT_RETENTION_MS,
   ) {}
 
   /**
@@ -55,7 +58,8 @@ export class AssetStore {
 
   /** Why `n` more bytes cannot be stored now (the budget), or null; reserves them when they can. */
   reserve(n: number): Refusal | null {
-    if (this.bytes + this.incoming + n > this.maxBytes) return assetsFull(this.bytes + this.incoming, n, this.maxBytes);
+    if (this.bytes + this.incoming + n > this.maxBytes)
+      return assetsFull(this.bytes + this.incoming, n, this.maxBytes, this.keptMs);
     this.incoming += n;
     return null;
   }

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { Config } from '../config.js';
+import type { Config } from '../../config/settings.js';
 import type { JobStore } from '../jobs/store.js';
 import { OutputStore, type SharedByteCount } from './output-store.js';
 import { AssetStore } from './asset-store.js';
@@ -73,6 +73,6 @@ export function dataStores(
       now,
       sharedCount,
     }),
-    assets: new AssetStore(openStorage(config, 'assets'), config.assetsMaxBytes),
+    assets: new AssetStore(openStorage(config, 'assets'), config.assetsMaxBytes, config.retentionMs),
   };
 }

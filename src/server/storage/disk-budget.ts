@@ -4,8 +4,9 @@
 // above 24 h) and stray files (no job at all: left by a crash) may go; the caller expires the job of a deleted output
 // with it.
 import { ownerOf } from './partial-files.js';
+import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
 
-export const PROTECT_MS = 24 * 60 * 60 * 1000;
+export const PROTECT_MS = DEFAULT_RETENTION_MS;
 
 export interface OutputFile {
   name: string;

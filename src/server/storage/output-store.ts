@@ -13,7 +13,8 @@ import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
 import type { JobKind } from '../http/schemas/jobs.js';
 import type { JobOutput, JobStore } from '../jobs/store.js';
 import { storageFull, type Refusal } from '../durability/admission.js';
-import { planEviction, type OutputFile, type OutputRef } from './disk-budget.js';
+import { PROTECT_MS, planEviction, type OutputFile, type OutputRef } from './disk-budget.js';
+import { describeDuration } from '../../contract/describe-duration.js';
 import { PARTIAL_SUFFIXES } from '../../render/renderer-port.js';
 import { isPartial, ownerOf } from './partial-files.js';
 import type { Storage } from './storage.js';
@@ -285,7 +286,7 @@ export class OutputStore {
     if (plan.after > budget)
       this.o.log.warn(
         { bytes: plan.after, budget, event: 'storage_full' },
-        'outputs over budget and all held by jobs younger than 24 h: new jobs are refused',
+        `outputs over budget and all held by jobs younger than ${describeDuration(PROTECT_MS)}: new jobs are refused`,
       );
   }
 

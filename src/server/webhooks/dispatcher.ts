@@ -15,7 +15,7 @@
 // waits in line, first due first sent; nothing is dropped (a line left at shutdown is pending in the records and
 // resumes at the next start).
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../../config/settings.js';
 import { WebhookPolicy } from './address-policy.js';
 import type { JobRecord, JobStore } from '../jobs/store.js';
 import { jobView } from '../jobs/job-view.js';

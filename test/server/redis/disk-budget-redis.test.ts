@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
 import { startApp, FakeRenderer, post, waitJob, silentLog, type TestApp } from '../../helpers/app.js';
 import { openServices, type Services } from '../../../src/server/services.js';
-import { defaultConfig, type Config } from '../../../src/server/config.js';
+import { defaultConfig, type Config } from '../../../src/config/settings.js';
 import { encodePng } from '../../../src/render/png.js';
 
 let redis: TestRedis;

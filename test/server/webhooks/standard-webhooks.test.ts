@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { startApp, FakeRenderer, post, waitJob, type TestApp } from '../../helpers/app.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
-import type { Config } from '../../../src/server/config.js';
+import type { Config } from '../../../src/config/settings.js';
 import { parseExposition, valueOf } from '../../helpers/prometheus.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';

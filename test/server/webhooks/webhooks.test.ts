@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startApp, FakeRenderer, JobFailure, post, waitJob, type TestApp } from '../../helpers/app.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
-import type { Config } from '../../../src/server/config.js';
+import type { Config } from '../../../src/config/settings.js';
 import { CODE } from '../../../src/contract/error-codes.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';

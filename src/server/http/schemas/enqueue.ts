@@ -1,5 +1,7 @@
 // The enqueueing POSTs (render, frame, gif, mesh, vectorize) take one body shape each and answer alike (202), so one
 // handler serves them all (routes/jobs.ts).
+import { describeDuration } from '../../../contract/describe-duration.js';
+import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
 import { z } from 'zod';
 import { Source, SvgSource, InlineImage } from './sources.js';
 import { RenderParams, FrameParams, GifParams, MeshParams, VectorizeParams } from './params.js';
@@ -98,7 +100,9 @@ export const EnqueueHeaders = z
       .optional()
       .meta({
         description:
-          'Added: 1 to 255 visible ASCII characters. The same key with the same request within 24 hours answers the same job; with another request, 422 `idempotency_mismatch`.',
+          // a schema is made once, before any configuration: it says the longest a key lives (a shorter RETENTION_MS
+          // shortens it; the route's description says the configured time)
+          `Added: 1 to 255 visible ASCII characters. The same key with the same request within ${describeDuration(IDEMPOTENCY_TTL_MS)} answers the same job; with another request, 422 \`idempotency_mismatch\`.`,
         examples: ['6f1c1a52-render-intro-v3'],
       }),
     'cache-control': z.string().optional().meta({
