@@ -1,5 +1,5 @@
 // The enqueueing POSTs (render, frame, gif, mesh, vectorize) take one body shape each and answer alike (202), so one
-// handler serves them all (routes/jobs.ts).
+// handler serves them all (routes/enqueue.ts).
 import { z } from 'zod';
 import { Source, SvgSource, InlineImage } from './sources.js';
 import { RenderParams, FrameParams, GifParams, MeshParams, VectorizeParams } from './params.js';
