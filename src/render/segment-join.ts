@@ -1,6 +1,6 @@
 // Joining a chunked video's segments, in order, into the codec's file without re-encoding (ffmpeg.ts's
 // joinSegments), after checking each has its frames: a segment missing or short is a JobFailure coded
-// video_incomplete, never a shorter video. What the join item runs (src/server/jobs/run-item.ts).
+// video_incomplete, never a shorter video. What the join item runs (src/server/jobs/join-item.ts).
 import { IncompleteVideo, joinSegments } from './ffmpeg.js';
 import { JobFailure, VIDEO_INCOMPLETE } from './renderer-port.js';
 import type { VideoCodec } from '../contract/outputs.js';

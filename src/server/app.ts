@@ -24,7 +24,8 @@ import { requestError } from './http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
 import { openCors } from './http/cors.js';
 import { logRequests, requestId } from './http/request-log.js';
-import { jobRoutes } from './routes/jobs.js';
+import { enqueueRoutes } from './routes/enqueue.js';
+import { jobStatusRoutes } from './routes/job-status.js';
 import { jobEventRoutes } from './routes/job-events.js';
 import { outputRoutes } from './routes/outputs.js';
 import { metaRoutes } from './routes/meta.js';
@@ -170,7 +171,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await watchReadiness(app, { jobs, warm: () => warm, maxEventLoopDelayMs: config.readyMaxEventLoopDelayMs });
   if (metrics) countRefusedJobs(app, metrics);
 
-  await app.register(jobRoutes, {
+  await app.register(enqueueRoutes, {
     jobs,
     quota:
       config.maxQueuedJobsPerClient > 0 && !config.redisUrl
@@ -181,6 +182,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     idempotency: services.idempotency,
     idempotencyTtlMs: idempotencyTtl(config.retentionMs),
   });
+  await app.register(jobStatusRoutes, { jobs });
   await app.register(jobEventRoutes, { jobs });
   await app.register(outputRoutes, { outputs, presigned: config.storagePublicUrls === 'presigned' });
   await app.register(metaRoutes, {

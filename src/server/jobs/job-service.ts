@@ -1,13 +1,15 @@
-// The job lifecycle, once for both modes: admit, create, cancel, view, events and health, over the queue port
-// (job-queue.ts). Embedded, the local queue holds the work and this process renders it; with REDIS_URL, the BullMQ
-// queue does, and any number of API processes and render workers share it. A process that renders runs each item it
-// takes with the one item runner (run-item.ts). Where outputs live is the output store's business, when records go
-// is retention's.
+// The job lifecycle, once for both modes: submit, create, cancel, view and events, over the queue port (job-queue.ts).
+// Embedded, the local queue holds the work and this process renders it; with REDIS_URL, the BullMQ queue does, and
+// any number of API processes and render workers share it. A process that renders runs each item it takes with the
+// one item runner (run-item.ts). What only reads or tidies beside the lifecycle has its own module: the admission
+// sequence (submit.ts), why work is refused (job-health.ts), the ended-jobs cap (ended-cap.ts), the sweep of
+// abandoned segments (segment-sweep.ts). Where outputs live is the output store's business, when records go is
+// retention's.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { JobOutput, JobRecord, JobParams, WebhookState, LifecycleStore } from './store.js';
+import type { JobOutput, JobRecord, JobParams, LifecycleStore } from './store.js';
 import { deadline } from '../../contract/deadline.js';
 import { CANCELLED } from './job-failure.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
@@ -18,31 +20,20 @@ import type { JobKind, JobView } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
-import {
-  diskFull,
-  journalUnwritable,
-  queueFull,
-  redisUnavailable,
-  storageUnavailable,
-  Refused,
-  rendererUnavailable,
-  shuttingDown,
-  type Refusal,
-} from '../durability/admission.js';
+import { queueFull, Refused, type Refusal } from '../durability/admission.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../storage/disk-space.js';
 import { cachedFields, type CacheHit, type RenderCache } from './render-cache.js';
 import type { JobLoad, JobQueue } from './job-queue.js';
 import { ItemRunner, type ItemEvents } from './run-item.js';
 import { endJob } from './end-job.js';
+import { JobHealth, type StoreLink } from './job-health.js';
+import { EndedCap } from './ended-cap.js';
+import { sweepStaleSegments } from './segment-sweep.js';
+import { newRecord, type JobExtras } from './new-record.js';
+import { submit, type SubmitDoor, type Submission } from './submit.js';
 
-export type { JobLoad };
-
-/** A shared store's link (Redis): whether it is up now, and whether it answers within a second. */
-export interface StoreLink {
-  up(): boolean;
-  ping(): Promise<boolean>;
-}
+export type { JobLoad, JobExtras, StoreLink };
 
 export interface JobServiceOptions {
   store: LifecycleStore;
@@ -81,21 +72,6 @@ export { CANCELLED };
 /** The live state (place in line, progress) a get() read with a pending record, on that record object. */
 const LIVE = Symbol('live job state');
 
-/** What a client may attach to a new job besides its body (webhooks, idempotency). */
-export interface JobExtras {
-  webhook?: WebhookState;
-  idempotency?: { key: string; hash: string };
-  /** false: render afresh, not from the render cache (Cache-Control: no-cache, params.cache false); it still fills it */
-  cache?: boolean;
-  /** the id of the API key the job was made with (http/tenancy.ts) */
-  owner?: string;
-  /**
-   * Called with the new job's id before its record is stored, so whatever the caller holds for the job (a client's
-   * queue place) is bound to it before the job can end: a cache hit ends in create() itself.
-   */
-  onId?: (id: string) => void;
-}
-
 /**
  * What the job service tells listeners (webhooks, the events stream, metrics):
  * - `changed` (job_id): the job's live state moved (progress), in any process;
@@ -110,31 +86,6 @@ export interface JobEvents extends ItemEvents {
   created: [rec: JobRecord];
 }
 
-/** A new pending job's record: what the client sent, and what admission learnt of it (estimate, frames). */
-export function newRecord(
-  kind: JobKind,
-  source: string,
-  params: JobParams,
-  assets: Record<string, string>,
-  extras: JobExtras,
-  work: WorkAdmission,
-  now: number,
-): JobRecord {
-  const { cache: _useCache, onId: _onId, ...kept } = extras;
-  return {
-    job_id: randomUUID(),
-    kind,
-    status: 'pending',
-    created_at: now,
-    source,
-    params,
-    assets,
-    ...kept,
-    ...(work.seconds !== undefined && Number.isFinite(work.seconds) ? { estimate_s: work.seconds } : {}),
-    ...(work.frames !== undefined ? { frames: work.frames } : {}),
-  };
-}
-
 /** The result of a cancel request. */
 export type CancelResult = { ok: true; rec: JobRecord } | { ok: false; reason: 'not_found' | 'ended'; rec?: JobRecord };
 
@@ -143,6 +94,8 @@ export class JobService {
   readonly runner: ItemRunner;
   /** SIGTERM or close: no new job is admitted (503 shutting_down) */
   private stopping = false;
+  private readonly checks: JobHealth;
+  private readonly endedCap?: EndedCap;
 
   constructor(private readonly o: JobServiceOptions) {
     // every SSE stream listens; more than the default 10 is normal, not a leak
@@ -153,8 +106,11 @@ export class JobService {
     this.events.on('ended', (rec) => {
       o.queue.ended(rec.job_id);
       this.events.emit('changed', rec.job_id);
-      if (o.maxEndedJobs !== undefined) this.keepEnded(rec);
+      this.endedCap?.count(rec);
     });
+    this.checks = new JobHealth({ ...o, stopping: () => this.stopping });
+    if (o.maxEndedJobs !== undefined)
+      this.endedCap = new EndedCap({ store: o.store, outputs: o.outputs, max: o.maxEndedJobs, log: o.log, now: o.now });
     this.runner = new ItemRunner({
       store: o.runStore ?? o.store,
       renderer: o.renderer,
@@ -177,35 +133,10 @@ export class JobService {
     return this.o.queue;
   }
 
-  /**
-   * Counts an ended job against MAX_ENDED_JOBS: past it, the record (and output) of the job that ended first goes,
-   * so memory, the journal and Redis are bounded by configuration, not by how fast clients POST. In Redis mode the
-   * count is shared: whichever process ends a job evicts what it pushes past the cap.
-   */
-  private keepEnded(rec: JobRecord): void {
-    const cap = this.o.maxEndedJobs ?? Infinity;
-    void this.o.store
-      .keepEnded(rec.job_id, rec.completed_at ?? this.o.now(), cap)
-      .then((gone) => Promise.all(gone.map((id) => this.evict(id))))
-      .catch((err) => this.o.log.warn({ err, job_id: rec.job_id }, 'evicting a record failed'));
-  }
-
-  private async evict(id: string): Promise<void> {
-    const rec = await this.o.store.get(id);
-    if (!rec || rec.status === 'pending') return;
-    await this.o.store.delete(id);
-    if (rec.output) await this.o.outputs.remove(rec.output);
-    this.o.log.info({ job_id: id, event: 'job_evicted' }, 'ended job record evicted (MAX_ENDED_JOBS)');
-  }
-
   /** At start: the queue's own recovery (the local queue's journal), and the ended records counted for their cap. */
   async init(): Promise<void> {
     await this.o.queue.init();
-    if (this.o.maxEndedJobs === undefined || !this.o.store.endedInMemory) return;
-    const ended = (await this.o.store.list())
-      .filter((r) => r.status !== 'pending')
-      .sort((a, b) => (a.completed_at ?? a.created_at) - (b.completed_at ?? b.created_at));
-    for (const r of ended) this.keepEnded(r);
+    await this.endedCap?.seed();
   }
 
   /**
@@ -214,12 +145,7 @@ export class JobService {
    */
   async resume(): Promise<void> {
     if (this.stopping || !this.o.renders) return;
-    const cutoff = this.o.now() - this.o.retentionMs;
-    for (const job of await this.o.segments.list()) {
-      const times = [];
-      for (const key of await this.o.segments.list(job)) times.push((await this.o.segments.stat(key))?.mtimeMs ?? 0);
-      if (Math.max(0, ...times) <= cutoff) await this.o.segments.remove(job);
-    }
+    await sweepStaleSegments(this.o.segments, this.o.now() - this.o.retentionMs);
     await this.o.queue.consume(this.runner.run);
   }
 
@@ -239,44 +165,24 @@ export class JobService {
     await this.o.queue.shutdown(graceMs);
   }
 
-  /** Why a new job would be refused now (503), or null when it is welcome. */
+  /** Why a new job would be refused now (503), or null when it is welcome (job-health.ts). */
   admission(): Refusal | null {
-    if (this.stopping) return shuttingDown();
-    const cap = this.o.maxQueuedJobs;
-    const queued = this.o.queue.admittedNow();
-    if (cap !== undefined && queued !== undefined && queued >= cap) return queueFull(queued, cap);
-    return this.o.outputs.refusal();
+    return this.checks.admission();
   }
 
   /** Why no job can be stored now (the journal cannot be written, the disk is full), or null. */
-  async storageRefusal(): Promise<Refusal | null> {
-    if (this.o.store.writable && !(await this.o.store.writable())) return journalUnwritable();
-    // the output budget as every process has filled it (admission() and health() read it next)
-    await this.o.outputs.refreshCount();
-    const disk = this.o.disk;
-    if (disk && (await disk.short())) return diskFull(await disk.free(), disk.minFreeBytes);
-    return null;
+  storageRefusal(): Promise<Refusal | null> {
+    return this.checks.storageRefusal();
   }
 
-  /** Why the service cannot take work now (/healthz answers 503 with it), or null. A full queue is not counted. */
-  async health(): Promise<Refusal | null> {
-    if (this.stopping) return shuttingDown();
-    if (this.o.link && !this.o.link.up()) return redisUnavailable();
-    // a process that renders reports its own renderer; one that renders nothing has none started
-    const fault = this.o.renderer.fault?.();
-    if (fault) return rendererUnavailable(fault);
-    return (await this.storageRefusal()) ?? this.o.outputs.refusal();
+  /** Why the service cannot take work now (/healthz answers 503 with it), or null. */
+  health(): Promise<Refusal | null> {
+    return this.checks.health();
   }
 
-  /**
-   * Why this process cannot take work now (/readyz): health(), and each shared store (Redis, a bucket) answering
-   * within a second. A bucket that does not answer is not a liveness failure (/healthz): a restart would not mend it.
-   */
-  async ready(): Promise<Refusal | null> {
-    const down = await this.health();
-    if (down) return down;
-    if (this.o.link && !(await this.o.link.ping())) return redisUnavailable();
-    return (await this.o.outputs.reachable()) ? null : storageUnavailable();
+  /** Why this process cannot take work now (/readyz), or null. */
+  ready(): Promise<Refusal | null> {
+    return this.checks.ready();
   }
 
   /** Jobs waiting and rendering now. */
@@ -287,6 +193,14 @@ export class JobService {
   /** The job's estimated work, and the refusal when it cannot finish inside the job limit (work-admission.ts). */
   estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): Promise<WorkAdmission> {
     return admitWork(this.o, kind, source, params, assets);
+  }
+
+  /**
+   * Queues a job from a request that passed its schema, through the whole admission sequence (submit.ts): its id, or
+   * an earlier job's with the same Idempotency-Key. Throws an HttpError (400, 422, 429) or a Refused (503).
+   */
+  submit(request: Submission, door: SubmitDoor): Promise<string> {
+    return submit(this, door, request);
   }
 
   /**
@@ -359,9 +273,9 @@ export class JobService {
    * Ends a pending or rendering job in error with code `cancelled`: its record first (the first end wins, so a
    * finish racing it loses and its file goes), then its work. A waiting job leaves the line at once; one rendering in
    * this process is stopped, and this resolves once the renderer has let go of its page and encoder and the partial
-   * file is gone; one rendering in another process stops at its next progress.
+   * file is gone; one rendering in another process stops at its next progress. `reaches` says whether the caller may
+   * see the job at all (else it is not found).
    */
-  /** Cancels a pending job; `reaches` says whether the caller may see it at all (else it is not found). */
   async cancel(id: string, reaches: (rec: JobRecord) => boolean = () => true): Promise<CancelResult> {
     const rec = await this.o.store.get(id);
     if (!rec || !reaches(rec)) return { ok: false, reason: 'not_found' };

@@ -1,43 +1,28 @@
 // One function runs one item of work, whichever queue handed it out (jobs/local-queue.ts, redis/bullmq-queue.ts): a
-// job in one piece, a chunk of a video, or the join of its chunks. Record, assets down to scratch, render under the
-// job's one deadline (JOB_TIMEOUT_MS from the job's start, over all its chunks), then the finish: the output stored and
-// the record ended ready, or the record ended in error. Every end is the store's atomic one (the first end wins), so a
-// cancel from any process and a finish here never both win.
+// job in one piece, a chunk of a video, or the join of its chunks (join-item.ts). Record, assets down to scratch,
+// render under the job's one deadline (JOB_TIMEOUT_MS from the job's start, over all its chunks), then the finish:
+// the output stored and the record ended ready, or the record ended in error, each the one way item-ends.ts writes.
 import { rm } from 'node:fs/promises';
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { deadline } from '../../contract/deadline.js';
 import { CODE } from '../../contract/error-codes.js';
-import { chunkRanges } from '../../contract/chunks.js';
-import { JobFailure, VIDEO_INCOMPLETE, type Renderer, type RenderOutcome } from '../../render/renderer-port.js';
+import { JobFailure, type Renderer, type RenderOutcome } from '../../render/renderer-port.js';
 import type { JoinSegments } from '../../render/segment-join.js';
-import type { JobKind } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
-import { StorageUnavailable, type Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/storage.js';
 import type { JobRecord, LifecycleStore } from './store.js';
 import type { ItemHandle, ItemOutcome } from './job-queue.js';
-import { segmentKey, type ChunkResult, type PartName, type WorkItem } from './work-items.js';
-import { endOf, failureOf, readyFields, stageTimings, type JobEnd } from './job-failure.js';
-import { endJob } from './end-job.js';
+import { segmentKey, type ChunkResult, type WorkItem } from './work-items.js';
+import { failureOf, stageTimings } from './job-failure.js';
 import { settleWithin } from './settle.js';
 import type { RenderCache } from './render-cache.js';
 import { OutputWatch, OverBudget, storedSegmentBytes } from './output-watch.js';
+import { ItemEnds, type ItemEvents, type PartStatus } from './item-ends.js';
+import { joinChunks } from './join-item.js';
 
-/** How an item ended here, for the metrics: kept, the job ended in error, stopped (its job had ended), handed back. */
-export type PartStatus = 'ready' | 'error' | 'stopped' | 'handed_back';
-
-/**
- * What running items tells (the job service re-emits it; webhooks and metrics listen):
- * - `started` (record): a job's first item began (it left the line);
- * - `ended` (record): this process ended a job (ready or error);
- * - `part`: an item done, with the frames it drew into what is kept and where its time went (`<stage>_ms`).
- */
-export interface ItemEvents {
-  started: [rec: JobRecord];
-  ended: [rec: JobRecord];
-  part: [e: { kind: JobKind; part: PartName; status: PartStatus; frames: number; timings: Record<string, unknown> }];
-}
+export type { ItemEvents, PartStatus };
 
 export interface ItemRunnerOptions {
   store: LifecycleStore;
@@ -62,7 +47,11 @@ const PROGRESS_EVERY_MS = 250;
 const STOP_SETTLE_MS = 5_000;
 
 export class ItemRunner {
-  constructor(private readonly o: ItemRunnerOptions) {}
+  private readonly ends: ItemEnds;
+
+  constructor(private readonly o: ItemRunnerOptions) {
+    this.ends = new ItemEnds(o);
+  }
 
   readonly run = async (item: WorkItem, h: ItemHandle): Promise<ItemOutcome> => {
     const rec = await this.o.store.get(item.id);
@@ -74,13 +63,13 @@ export class ItemRunner {
       else refused = true;
     }
     if (!rec || refused || rec.status !== 'pending' || rec.started_at === undefined) {
-      if (rec) this.tell(rec, item.part, 'stopped');
+      if (rec) this.ends.tell(rec, item.part, 'stopped');
       this.o.log.info({ job_id: item.id, part: item.part, event: 'render_skipped' }, 'job ended: nothing to render');
       // a cancelled or failed chunked video: what its finished chunks left goes with it
-      if (item.part !== 'whole') await this.cleanSegments(item.id);
+      if (item.part !== 'whole') await this.ends.cleanSegments(item.id);
       return { status: 'stopped' };
     }
-    if (item.part === 'join') return this.join(item, rec, h);
+    if (item.part === 'join') return joinChunks({ ...this.o, ends: this.ends }, item, rec, h);
     return this.render(item, rec, h);
   };
 
@@ -96,10 +85,6 @@ export class ItemRunner {
       'job started',
     );
     this.o.events.emit('started', rec);
-  }
-
-  private tell(rec: JobRecord, part: PartName, status: PartStatus, frames = 0, timings: Record<string, unknown> = {}) {
-    this.o.events.emit('part', { kind: rec.kind, part, status, frames, timings });
   }
 
   private async render(
@@ -183,8 +168,8 @@ export class ItemRunner {
         // ended (cancelled) while this chunk rendered: its segment and its siblings' go now; a sibling still
         // rendering cleans up the same way when it ends
         if ((await this.o.store.get(id))?.status !== 'pending') {
-          await this.cleanSegments(id);
-          this.tell(rec, 'chunk', 'stopped');
+          await this.ends.cleanSegments(id);
+          this.ends.tell(rec, 'chunk', 'stopped');
           return { status: 'stopped' };
         }
         const frames = chunk.to - chunk.from;
@@ -193,12 +178,12 @@ export class ItemRunner {
           { job_id: id, chunk: chunk.index, frames, ms: Math.round(performance.now() - t0), event: 'chunk_done' },
           'chunk rendered',
         );
-        this.tell(rec, 'chunk', 'ready', frames, { ...outcome.timings });
+        this.ends.tell(rec, 'chunk', 'ready', frames, { ...outcome.timings });
         return { status: 'ready', result: chunkResult(outcome, performance.now() - t0) };
       }
-      const kept = await this.ready(rec, outcome, stageTimings(outcome));
-      if (kept) this.tell(rec, 'whole', 'ready', outcome.frames, { ...outcome.timings });
-      else this.tell(rec, 'whole', 'stopped');
+      const kept = await this.ends.ready(rec, outcome, stageTimings(outcome));
+      if (kept) this.ends.tell(rec, 'whole', 'ready', outcome.frames, { ...outcome.timings });
+      else this.ends.tell(rec, 'whole', 'stopped');
       return kept ? { status: 'ready' } : { status: 'stopped' };
     } catch (err) {
       const why = stopped();
@@ -208,14 +193,14 @@ export class ItemRunner {
       if ((why === 'ended' || why === 'hand_back' || full) && rendering) await settleWithin(rendering, STOP_SETTLE_MS);
       await this.dropPartial(rec, chunk);
       if (why === 'hand_back') {
-        this.tell(rec, item.part, 'handed_back');
+        this.ends.tell(rec, item.part, 'handed_back');
         this.o.log.info({ job_id: id, part, event: 'render_handed_back' }, 'shutdown: handed back');
         return { status: 'handed_back' };
       }
       if (why === 'ended') {
         this.o.log.info({ job_id: id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
-        if (chunk) await this.cleanSegments(id);
-        this.tell(rec, item.part, 'stopped');
+        if (chunk) await this.ends.cleanSegments(id);
+        this.ends.tell(rec, item.part, 'stopped');
         return { status: 'stopped' };
       }
       const end = failureOf(full ?? err, {
@@ -237,14 +222,12 @@ export class ItemRunner {
         },
         'job error',
       );
-      await this.end(id, end);
-      this.tell(rec, item.part, 'error');
-      if (chunk) await this.cleanSegments(id);
+      const failed = await this.ends.fail(rec, item.part, end);
       if (limit.timedOut && rendering) {
         await settleWithin(rendering, STOP_SETTLE_MS);
         await this.dropPartial(rec, chunk);
       }
-      return { status: 'error', message: end.message };
+      return failed;
     } finally {
       limit.clear();
       h.signal.removeEventListener('abort', stop);
@@ -257,140 +240,9 @@ export class ItemRunner {
     else await this.o.outputs.discard(rec.job_id, rec.kind, rec.params);
   }
 
-  private async join(item: Extract<WorkItem, { part: 'join' }>, rec: JobRecord, h: ItemHandle): Promise<ItemOutcome> {
-    const id = rec.job_id;
-    const results = (await h.chunkResults()).filter((r) => typeof r === 'object');
-    const first = results[0];
-    if (!first || results.length !== item.chunks) {
-      const end = endOf(CODE.video_incomplete, 'render failed: a chunk of the video is missing');
-      await this.end(id, end);
-      this.tell(rec, 'join', 'error');
-      await this.cleanSegments(id);
-      return { status: 'error', message: end.message };
-    }
-    const scratch = this.o.scratch(`${id}-join`);
-    const t0 = performance.now();
-    try {
-      const segments: string[] = [];
-      for (let i = 0; i < item.chunks; i++)
-        segments.push(
-          await this.o.segments.download(segmentKey(id, i), scratch).catch((err: unknown) => {
-            if (err instanceof StorageUnavailable) throw err;
-            throw new JobFailure(`render failed: chunk ${i + 1} of ${item.chunks} is missing`, VIDEO_INCOMPLETE);
-          }),
-        );
-      const outPath = await this.o.outputs.scratchPath(id, rec.kind, rec.params);
-      await this.o.joinSegments(
-        segments,
-        outPath,
-        chunkRanges(item.frames).map((r) => r.to - r.from),
-        rec.params.codec,
-      );
-      // the joined file is what is kept (its segments go after): it alone is held against the budget
-      await this.o.outputs.refreshCount();
-      const full = await new OutputWatch(this.o.outputs, outPath, 0).overBudget();
-      if (full) throw full;
-    } catch (err) {
-      this.o.log.warn({ err, job_id: id }, 'joining the chunks failed');
-      await this.o.outputs.discard(id, rec.kind, rec.params);
-      // a segment missing or short (a worker that wrote it elsewhere, a store that lost it): said as such, never a
-      // shorter video reported ready
-      const end = failureOf(err, { timedOut: false, limitMs: this.o.jobTimeoutMs });
-      await this.end(id, end);
-      this.tell(rec, 'join', 'error');
-      await this.cleanSegments(id);
-      return { status: 'error', message: end.message };
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
-    const chunkMs = results.map((r) => r.ms);
-    // the chunks' stage times summed, as one job's, plus how the work was cut
-    const sums: Record<string, number> = {};
-    for (const r of results) for (const [k, v] of Object.entries(r.timings)) sums[k] = (sums[k] ?? 0) + v;
-    const timings: Record<string, number> = {
-      ...Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, Math.round(v)])),
-      chunks: item.chunks,
-      chunk_max_ms: Math.round(Math.max(...chunkMs)),
-      chunk_sum_ms: Math.round(chunkMs.reduce((a, b) => a + b, 0)),
-      join_ms: Math.round(performance.now() - t0),
-    };
-    let kept: boolean;
-    try {
-      kept = await this.ready(
-        rec,
-        { width: first.width, height: first.height, runner: first.runner, frames: item.frames },
-        timings,
-      );
-    } catch (err) {
-      await this.o.outputs.discard(id, rec.kind, rec.params);
-      const end = failureOf(err, { timedOut: false, limitMs: this.o.jobTimeoutMs });
-      await this.end(id, end);
-      this.tell(rec, 'join', 'error');
-      await this.cleanSegments(id);
-      return { status: 'error', message: end.message };
-    }
-    // told before the segments go: the job is ready for clients already. The chunks' frames were counted as they
-    // were drawn: the join adds its own time only
-    this.tell(rec, 'join', kept ? 'ready' : 'stopped', 0, kept ? { join_ms: timings.join_ms } : {});
-    await this.cleanSegments(id);
-    return kept ? { status: 'ready' } : { status: 'stopped' };
-  }
-
-  /** Stores the output and ends the job ready; false when the job had ended meanwhile (the output is removed). */
-  private async ready(
-    rec: JobRecord,
-    outcome: Pick<RenderOutcome, 'width' | 'height' | 'runner' | 'frames'>,
-    timings: Record<string, number>,
-  ): Promise<boolean> {
-    const output = await this.o.outputs.add(rec.job_id, rec.kind, outcome, rec.params);
-    const fresh = await this.o.store.get(rec.job_id);
-    if (!fresh || fresh.status !== 'pending') {
-      // cancelled meanwhile: the client was told so, the file goes (and its bytes leave the budget)
-      await this.o.outputs.remove(output);
-      return false;
-    }
-    Object.assign(fresh, readyFields(fresh, output, outcome.runner, timings));
-    // the cache entry first, so a client that sees the job ready and posts it again is answered from the cache (an
-    // entry serves only while its job is ready: one whose job is cancelled below is never used)
-    await this.o.cache?.remember(fresh);
-    if (!(await this.o.store.endIfPending(fresh))) {
-      // a cancel won the race between our read and our write: the client was told "cancelled", the file goes
-      await this.o.outputs.remove(output);
-      return false;
-    }
-    this.o.events.emit('ended', fresh);
-    this.o.log.info(
-      {
-        job_id: rec.job_id,
-        kind: rec.kind,
-        status: 'ready',
-        event: 'job_ready',
-        ...fresh.timings,
-        width: outcome.width,
-        height: outcome.height,
-        frames: outcome.frames,
-        bytes: output.bytes,
-      },
-      'job ready',
-    );
-    return true;
-  }
-
-  /** Ends a job in error (the first end of a record wins: a job already ended is left as it is). */
-  private async end(id: string, why: JobEnd): Promise<JobRecord | undefined> {
-    const rec = await endJob(this.o.store, id, why, this.o.now);
-    if (rec) this.o.events.emit('ended', rec);
-    return rec;
-  }
-
   /** A job whose queue entry failed for good (stalled too often, ...): its record ends in error, never stays pending. */
-  async failed(id: string, message: string): Promise<void> {
-    if (await this.end(id, endOf(CODE.job_lost, `render failed: ${message}`))) await this.cleanSegments(id);
-  }
-
-  async cleanSegments(id: string): Promise<void> {
-    // a bucket that is down keeps them: they go with the start-up sweep of a later process
-    await this.o.segments.remove(id).catch((err) => this.o.log.warn({ err, job_id: id }, 'segments not removed'));
+  failed(id: string, message: string): Promise<void> {
+    return this.ends.failed(id, message);
   }
 }
 

@@ -1,5 +1,5 @@
 // The enqueueing POSTs (render, frame, gif, mesh, vectorize) take one body shape each and answer alike (202), so one
-// handler serves them all (routes/jobs.ts).
+// handler serves them all (routes/enqueue.ts).
 import { describeDuration } from '../../../contract/describe-duration.js';
 import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
 import { z } from 'zod';

@@ -1,0 +1,45 @@
+// MAX_ENDED_JOBS: ended job records kept at most. Past the cap, the record (and output) of the job that ended first
+// goes, so memory, the journal and Redis are bounded by configuration, not by how fast clients POST. In Redis mode
+// the count is shared (LifecycleStore.keepEnded): whichever process ends a job evicts what it pushes past the cap.
+// Apart from the lifecycle: it listens to ends, it decides none.
+import type { Logger } from 'pino';
+import type { JobRecord, LifecycleStore } from './store.js';
+import type { OutputStore } from '../storage/output-store.js';
+
+export interface EndedCapOptions {
+  store: LifecycleStore;
+  outputs: OutputStore;
+  /** MAX_ENDED_JOBS */
+  max: number;
+  log: Logger;
+  now: () => number;
+}
+
+export class EndedCap {
+  constructor(private readonly o: EndedCapOptions) {}
+
+  /** Counts an ended job against the cap, and evicts what it pushes past it (in the background: an end never waits). */
+  count(rec: JobRecord): void {
+    void this.o.store
+      .keepEnded(rec.job_id, rec.completed_at ?? this.o.now(), this.o.max)
+      .then((gone) => Promise.all(gone.map((id) => this.evict(id))))
+      .catch((err) => this.o.log.warn({ err, job_id: rec.job_id }, 'evicting a record failed'));
+  }
+
+  /** At start: the ended records a store keeps in this process's memory are counted, oldest-ended first. */
+  async seed(): Promise<void> {
+    if (!this.o.store.endedInMemory) return;
+    const ended = (await this.o.store.list())
+      .filter((r) => r.status !== 'pending')
+      .sort((a, b) => (a.completed_at ?? a.created_at) - (b.completed_at ?? b.created_at));
+    for (const r of ended) this.count(r);
+  }
+
+  private async evict(id: string): Promise<void> {
+    const rec = await this.o.store.get(id);
+    if (!rec || rec.status === 'pending') return;
+    await this.o.store.delete(id);
+    if (rec.output) await this.o.outputs.remove(rec.output);
+    this.o.log.info({ job_id: id, event: 'job_evicted' }, 'ended job record evicted (MAX_ENDED_JOBS)');
+  }
+}
