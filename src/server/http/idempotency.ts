@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { CODE } from '../../contract/error-codes.js';
 import { httpError, type HttpError } from './http-error.js';
-import type { JobRecord } from '../jobs/store.js';
+import type { JobRecord } from '../jobs/store/port.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 

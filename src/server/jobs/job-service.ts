@@ -1,5 +1,5 @@
 // The job lifecycle, once for both modes: admit, create, cancel, view, events and health, over the queue port
-// (job-queue.ts). Embedded, the local queue holds the work and this process renders it; with REDIS_URL, the BullMQ
+// (queue/port.ts). Embedded, the local queue holds the work and this process renders it; with REDIS_URL, the BullMQ
 // queue does, and any number of API processes and render workers share it. A process that renders runs each item it
 // takes with the one item runner (run-item.ts). Where outputs live is the output store's business, when records go
 // is retention's.
@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { JobOutput, JobRecord, JobParams, WebhookState, LifecycleStore } from './store.js';
+import type { JobOutput, JobRecord, JobParams, WebhookState, LifecycleStore } from './store/port.js';
 import { deadline } from '../../contract/deadline.js';
 import { CANCELLED } from './job-failure.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
@@ -32,7 +32,7 @@ import {
 import { CODE } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../storage/disk-space.js';
 import { cachedFields, type CacheHit, type RenderCache } from './render-cache.js';
-import type { JobLoad, JobQueue } from './job-queue.js';
+import type { JobLoad, JobQueue } from './queue/port.js';
 import { ItemRunner, type ItemEvents } from './run-item.js';
 import { endJob } from './end-job.js';
 

@@ -16,7 +16,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { sameUrlPaths } from '../../contract/asset-path.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { AssetStore } from '../storage/asset-store.js';
-import type { JobParams, WebhookState } from '../jobs/store.js';
+import type { JobParams, WebhookState } from '../jobs/store/port.js';
 
 /** Cache-Control directives that ask for a fresh render (RFC 9111: no-cache; no-store is taken the same way). */
 const NO_CACHE = /(^|[\s,])no-(cache|store)\b/i;

@@ -2,7 +2,7 @@
 // that renders (a render worker, or an API with RENDER_CONCURRENCY > 0) takes from it. A job in one piece is one queue
 // job (id = the job id); a video of more than one chunk is a flow: a parent "join" (id = the job id) waiting on one
 // child per chunk (id = job id + "-c" + index). Nothing live is held only in one process: the line and the progress
-// are in Redis (redis-store.ts), the queue's events reach every API's event streams through QueueEvents.
+// are in Redis (jobs/store/redis.ts), the queue's events reach every API's event streams through QueueEvents.
 // Faults are BullMQ's: a process that stops renewing its lock (killed, frozen) has its item moved back to the line by
 // the stalled-job check of another (STALLED_INTERVAL_MS), which renders it again.
 import { EventEmitter } from 'node:events';
@@ -18,22 +18,22 @@ import {
   Worker,
   type Job,
 } from 'bullmq';
-import type { JobRecord } from '../jobs/store.js';
-import type { LiveJobState } from '../jobs/job-view.js';
-import { endOf, type JobEnd } from '../jobs/job-failure.js';
-import { CODE } from '../../contract/error-codes.js';
-import type { ItemHandle, JobLoad, JobQueue, QueueEvents as Events, RunItem, StopReason } from '../jobs/job-queue.js';
-import { itemsOf, type ChunkResult, type WorkItem } from '../jobs/work-items.js';
-import { settleWithin } from '../jobs/settle.js';
-import type { RedisJobStore } from './redis-store.js';
-import { connect } from './connection.js';
+import type { JobRecord } from '../store/port.js';
+import type { LiveJobState } from '../job-view.js';
+import { endOf, type JobEnd } from '../job-failure.js';
+import { CODE } from '../../../contract/error-codes.js';
+import type { ItemHandle, JobLoad, JobQueue, QueueEvents as Events, RunItem, StopReason } from './port.js';
+import { itemsOf, type ChunkResult, type WorkItem } from '../work-items.js';
+import { settleWithin } from '../settle.js';
+import type { RedisJobStore } from '../store/redis.js';
+import { connect } from '../../redis/connection.js';
 
 export const QUEUE_NAME = 'cmrender';
 
 export const chunkJobId = (id: string, index: number) => `${id}-c${index}`;
 
 /**
- * The fair queue in Redis mode, the embedded one's policy (jobs/queue.ts: shortest estimated work first, aged one
+ * The fair queue in Redis mode, the embedded one's policy (jobs/queue/fair-order.ts: shortest estimated work first, aged one
  * second of estimate per second waited). That order is a job's arrival plus its estimate, fixed when it is queued, so
  * it becomes BullMQ's priority (lower first): seconds since a base, plus the estimate in seconds. BullMQ's priorities
  * are integers below 2^21 (24 days of seconds): the base moves to now whenever nothing waits by priority, and a
@@ -138,7 +138,7 @@ export class BullmqQueue implements JobQueue {
   }
 
   ended(): void {
-    // the admitted set is left in the same script that ends the record (redis-store.ts endIfPending)
+    // the admitted set is left in the same script that ends the record (jobs/store/redis.ts endIfPending)
   }
 
   /** Queues a new job at its place in the fair order: one queue job, or a flow of chunks and their join. */

@@ -1,4 +1,4 @@
-// The local adapter of the queue port (embedded mode: one process). Its items wait in the fair queue (queue.ts) and
+// The local adapter of the queue port (embedded mode: one process). Its items wait in the fair queue (fair-order.ts) and
 // run in this process's render slots; a chunked video's chunks run like any item (several at once when there are
 // several slots) and its join goes first once the last chunk is done. What is live (progress, who holds what) is held
 // here; what lasts is the journal's: at start the jobs the last run left pending are queued again (recovery.ts), and a
@@ -6,14 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { RenderQueue } from './queue.js';
-import { settleWithin } from './settle.js';
-import type { JobRecord, LifecycleStore } from './store.js';
-import type { OutputStore } from '../storage/output-store.js';
-import type { LiveJobState } from './job-view.js';
-import type { ItemHandle, ItemOutcome, JobLoad, JobQueue, QueueEvents, RunItem, StopReason } from './job-queue.js';
-import { itemsOf, type ChunkResult, type WorkItem } from './work-items.js';
-import { planRecovery } from '../durability/recovery.js';
+import { RenderQueue } from './fair-order.js';
+import { settleWithin } from '../settle.js';
+import type { JobRecord, LifecycleStore } from '../store/port.js';
+import type { OutputStore } from '../../storage/output-store.js';
+import type { LiveJobState } from '../job-view.js';
+import type { ItemHandle, ItemOutcome, JobLoad, JobQueue, QueueEvents, RunItem, StopReason } from './port.js';
+import { itemsOf, type ChunkResult, type WorkItem } from '../work-items.js';
+import { planRecovery } from '../../durability/recovery.js';
 
 export interface LocalQueueOptions {
   store: LifecycleStore;

@@ -1,12 +1,12 @@
 // The queue port: what the one job service (job-service.ts) asks of whatever holds its work. Two adapters implement
-// it: the local queue (jobs/local-queue.ts: one process, its fair queue, abort controllers and the journal's
-// recovery) and the BullMQ queue (redis/bullmq-queue.ts: Redis, shared by API processes and render workers). Either
+// it: the local queue (jobs/queue/local.ts: one process, its fair queue, abort controllers and the journal's
+// recovery) and the BullMQ queue (jobs/queue/bullmq.ts: Redis, shared by API processes and render workers). Either
 // hands each item it runs to the one item runner (jobs/run-item.ts).
 import type { EventEmitter } from 'node:events';
-import type { JobRecord } from './store.js';
-import type { LiveJobState } from './job-view.js';
-import type { ChunkResult, WorkItem } from './work-items.js';
-import type { JobEnd } from './job-failure.js';
+import type { JobRecord } from '../store/port.js';
+import type { LiveJobState } from '../job-view.js';
+import type { ChunkResult, WorkItem } from '../work-items.js';
+import type { JobEnd } from '../job-failure.js';
 
 /** Jobs waiting and rendering now (in Redis mode: the shared queue's items). */
 export interface JobLoad {
