@@ -113,9 +113,16 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   const segments = openStorage(config, 'segments');
   const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
+  const queue = backend.queue(outputs);
+  // what one adapter alone means is wired here, not put on the port: the local queue's recovery, count and render
+  // slots; BullMQ's lost entries
+  const local = queue instanceof LocalQueue ? queue : undefined;
+  const bullmq = backend.bullmq;
   const jobs = new JobService({
     store: backend.store,
-    queue: backend.queue(outputs),
+    queue,
+    ...(local ? { admittedNow: () => local.admittedNow(), renderSlots: (task) => local.direct(task) } : {}),
+    ...(bullmq ? { lost: (rec) => bullmq.lost(rec) } : {}),
     runStore: backend.runStore,
     link: backend.link,
     renderer: opts.renderer,
@@ -135,6 +142,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     now,
   });
   late.jobs = jobs;
+  // an ended job no longer counts against MAX_QUEUED_JOBS, from the moment its record ends
+  if (local) jobs.events.on('ended', (rec) => local.ended(rec.job_id));
   const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
   // the jobs this process ends have their webhook delivered from here (in Redis mode each attempt is claimed there
   // first, so a delivery several processes resume is still made once per attempt)
@@ -163,6 +172,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     await outputs.init({ shared: true });
     await segments.init({ shared: true });
   }
+  // the journal's pending jobs queued again (rendered once jobs.resume() is called), before the ended ones are counted
+  await local?.recover();
   await jobs.init();
   // after recovery: a job that recovery ended in error has its webhook delivered too
   await webhooks.resume();

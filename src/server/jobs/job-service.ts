@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { JobOutput, JobRecord, JobParams, WebhookState, LifecycleStore } from './store/port.js';
 import { deadline } from '../../contract/deadline.js';
-import { CANCELLED } from './job-failure.js';
+import { CANCELLED, type JobEnd } from './job-failure.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView, type LiveJobState } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
@@ -72,6 +72,15 @@ export interface JobServiceOptions {
   renders: boolean;
   /** with REDIS_URL: the link health and readiness look at */
   link?: StoreLink;
+  /**
+   * What one queue adapter alone knows, wired by services.ts rather than put on the port. The local queue: its
+   * admitted count without asking (a full queue refuses before the body's work), and its render slots, which GET /test
+   * shares with the jobs (default: at once). BullMQ: why a pending job can never end on its own (its queue entry
+   * failed for good or vanished), read at each get() so none stays pending for ever.
+   */
+  admittedNow?: () => number;
+  renderSlots?: <T>(task: () => Promise<T>) => Promise<T>;
+  lost?: (rec: JobRecord) => Promise<JobEnd | undefined>;
   log: Logger;
   now: () => number;
 }
@@ -151,7 +160,6 @@ export class JobService {
     o.queue.events.on('queue', () => this.events.emit('queue'));
     this.events.on('started', () => this.events.emit('queue'));
     this.events.on('ended', (rec) => {
-      o.queue.ended(rec.job_id);
       this.events.emit('changed', rec.job_id);
       if (o.maxEndedJobs !== undefined) this.keepEnded(rec);
     });
@@ -198,9 +206,8 @@ export class JobService {
     this.o.log.info({ job_id: id, event: 'job_evicted' }, 'ended job record evicted (MAX_ENDED_JOBS)');
   }
 
-  /** At start: the queue's own recovery (the local queue's journal), and the ended records counted for their cap. */
+  /** At start (after the local queue's recovery, services.ts): the ended records counted for their cap. */
   async init(): Promise<void> {
-    await this.o.queue.init();
     if (this.o.maxEndedJobs === undefined || !this.o.store.endedInMemory) return;
     const ended = (await this.o.store.list())
       .filter((r) => r.status !== 'pending')
@@ -243,7 +250,7 @@ export class JobService {
   admission(): Refusal | null {
     if (this.stopping) return shuttingDown();
     const cap = this.o.maxQueuedJobs;
-    const queued = this.o.queue.admittedNow();
+    const queued = this.o.admittedNow?.();
     if (cap !== undefined && queued !== undefined && queued >= cap) return queueFull(queued, cap);
     return this.o.outputs.refusal();
   }
@@ -380,7 +387,7 @@ export class JobService {
     const rec = await this.o.store.get(id);
     if (!rec || rec.status !== 'pending') return rec;
     // a job whose queue entry failed for good or vanished ends here, so none stays pending for ever
-    const lost = await this.o.queue.lost(rec);
+    const lost = await this.o.lost?.(rec);
     if (lost) {
       const ended = await endJob(this.o.store, id, lost, this.o.now);
       if (ended) {
@@ -403,7 +410,8 @@ export class JobService {
 
   /** Renders outside the store (GET /test), in this process; the local queue runs it in its render slots. */
   renderDirect(kind: JobKind, source: string, params: JobParams, outPath: string): Promise<RenderOutcome> {
-    return this.o.queue.direct(async () => {
+    const slots = this.o.renderSlots ?? (<T>(task: () => Promise<T>) => task());
+    return slots(async () => {
       const ctl = new AbortController();
       const limit = deadline(ctl, this.o.jobTimeoutMs);
       try {

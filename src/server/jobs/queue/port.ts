@@ -1,12 +1,14 @@
-// The queue port: what the one job service (job-service.ts) asks of whatever holds its work. Two adapters implement
-// it: the local queue (jobs/queue/local.ts: one process, its fair queue, abort controllers and the journal's
-// recovery) and the BullMQ queue (jobs/queue/bullmq.ts: Redis, shared by API processes and render workers). Either
-// hands each item it runs to the one item runner (jobs/run-item.ts).
+// The queue port: what the one job service (job-service.ts) asks of whatever holds its work, and nothing that only
+// one adapter means. Two adapters implement it, and test/server/jobs/queue-conformance.test.ts runs the same cases
+// against both: the local queue (local.ts: one process, the fair order of fair-order.ts, the journal's recovery) and
+// the BullMQ queue (bullmq.ts: Redis, shared by API processes and render workers). Either hands each item it runs to
+// the one item runner (run-item.ts) with an ItemHandle. What one adapter alone does (the local queue's recovery, its
+// count known without asking, its render slots for GET /test; BullMQ's lost entries) is wired where the service is
+// composed (services.ts), not here.
 import type { EventEmitter } from 'node:events';
 import type { JobRecord } from '../store/port.js';
 import type { LiveJobState } from '../job-view.js';
 import type { ChunkResult, WorkItem } from '../work-items.js';
-import type { JobEnd } from '../job-failure.js';
 
 /** Jobs waiting and rendering now (in Redis mode: the shared queue's items). */
 export interface JobLoad {
@@ -17,7 +19,7 @@ export interface JobLoad {
 /**
  * Why the queue stopped an item it had handed out: `ended` (its job ended meanwhile: a cancel), `hand_back` (a
  * shutdown past its grace: the item goes back to the queue, or its job back to pending, as if never taken),
- * `interrupt` (the process closes: the job ends in error).
+ * `interrupt` (a close: the job ends in error, `interrupted`).
  */
 export type StopReason = 'ended' | 'hand_back' | 'interrupt';
 
@@ -49,18 +51,12 @@ export interface QueueEvents {
 
 export interface JobQueue {
   readonly events: EventEmitter<QueueEvents>;
-  /** At start: the local queue recovers the journal's jobs (queued by resume()); the BullMQ queue has nothing to do. */
-  init(): Promise<void>;
   /** Counts a new job against MAX_QUEUED_JOBS, exactly, across every process that admits; false at the cap. */
   admit(id: string, cap: number): Promise<boolean>;
   /** A job admitted that will not be queued after all (its record could not be written). */
   unadmit(id: string): Promise<void>;
   /** How many jobs are admitted and not ended (the 503 queue_full message). */
   admitted(): Promise<number>;
-  /** The same, where this process knows it without asking (the local queue), so a full queue refuses before work. */
-  admittedNow(): number | undefined;
-  /** A job ended in this process (ready or error): it no longer counts against MAX_QUEUED_JOBS. */
-  ended(id: string): void;
   /** Queues a new pending job at its place in the fair order: in one piece, or as chunks plus a join. */
   enqueue(rec: JobRecord): Promise<void>;
   /**
@@ -71,15 +67,68 @@ export interface JobQueue {
   withdraw(id: string): Promise<void>;
   /** A pending job's place in line and progress. */
   live(rec: JobRecord): Promise<LiveJobState>;
-  /** Why a pending job can never end on its own (its queue entry failed for good or vanished), or undefined. */
-  lost(rec: JobRecord): Promise<JobEnd | undefined>;
   load(): Promise<JobLoad>;
   /** Starts taking items, running each with `run` (a process that renders; called once its renderer is up). */
   consume(run: RunItem): Promise<void>;
-  /** GET /test: a render outside the records, in this process (the local queue: in the same render slots). */
-  direct<T>(task: () => Promise<T>): Promise<T>;
   /** Graceful stop: no more items taken; those in hand get graceMs, then are handed back. */
   shutdown(graceMs: number): Promise<void>;
-  /** Stops at once: items in hand are interrupted (their jobs end in error); connections close. */
+  /**
+   * Stops at once, in both adapters alike: no more items taken; waiting items stay (their jobs pending); the items in
+   * hand are interrupted (their jobs end in error, `interrupted`) without waiting for a renderer that ignores the
+   * stop; what the queue opened is closed. A process that means to hand its work back calls shutdown() first.
+   */
   close(): Promise<void>;
+}
+
+/**
+ * The items a process holds now, each with the way to stop it: written once for both adapters. A job's key is its
+ * id (the local queue) or its queue entry's (BullMQ: a chunk's is the job id + "-c" + index).
+ */
+export class ItemsInHand {
+  private readonly held = new Map<string, Set<Held>>();
+
+  /** Hands `run` its item with a handle whose signal this keeps; the entry goes when the outcome settles. */
+  take(
+    key: string,
+    run: (handle: Pick<ItemHandle, 'signal' | 'stopReason'>) => Promise<ItemOutcome>,
+  ): Promise<ItemOutcome> {
+    const ctl = new AbortController();
+    let reason: StopReason | undefined;
+    const outcome = run({ signal: ctl.signal, stopReason: () => reason });
+    const entry: Held = {
+      stop: (r) => {
+        reason ??= r;
+        ctl.abort(new Error(r));
+      },
+      done: outcome,
+    };
+    const set = this.held.get(key) ?? new Set();
+    set.add(entry);
+    this.held.set(key, set);
+    const leave = () => {
+      set.delete(entry);
+      if (!set.size && this.held.get(key) === set) this.held.delete(key);
+    };
+    outcome.then(leave, leave);
+    return outcome;
+  }
+
+  /** Stops the items whose key `which` picks (every one when absent); resolves once they have all settled. */
+  async stop(reason: StopReason, which: (key: string) => boolean = () => true): Promise<void> {
+    const picked = [...this.held.entries()].filter(([key]) => which(key)).flatMap(([, set]) => [...set]);
+    for (const h of picked) h.stop(reason);
+    await Promise.allSettled(picked.map((h) => h.done));
+  }
+
+  /** How many items are held now. */
+  get size(): number {
+    let n = 0;
+    for (const set of this.held.values()) n += set.size;
+    return n;
+  }
+}
+
+interface Held {
+  stop(reason: StopReason): void;
+  done: Promise<unknown>;
 }
