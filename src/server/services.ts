@@ -5,11 +5,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import type { Renderer } from '../render/renderer-port.js';
 import { segmentJoiner, type JoinSegments } from '../render/segment-join.js';
-import { locally, type JobStore, type LifecycleStore } from './jobs/store.js';
-import { JournalJobStore } from './jobs/journal-store.js';
+import type { JobStore, LifecycleStore } from './jobs/store/port.js';
+import { locally } from './jobs/store/memory.js';
+import { JournalJobStore } from './jobs/store/journal.js';
 import { JobService } from './jobs/job-service.js';
-import { LocalQueue } from './jobs/local-queue.js';
-import type { JobQueue } from './jobs/job-queue.js';
+import { LocalQueue } from './jobs/queue/local.js';
+import type { JobQueue } from './jobs/queue/port.js';
 import { Retention } from './jobs/retention.js';
 import type { OutputStore } from './storage/output-store.js';
 import type { AssetStore } from './storage/asset-store.js';
@@ -20,9 +21,9 @@ import { DiskSpace } from './storage/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { configuredDispatcher, type WebhookDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
 import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/idempotency.js';
-import { RedisJobStore } from './redis/redis-store.js';
+import { RedisJobStore } from './jobs/store/redis.js';
 import { connect, connectApi, waitReady } from './redis/connection.js';
-import { BullmqQueue } from './redis/bullmq-queue.js';
+import { BullmqQueue } from './jobs/queue/bullmq.js';
 import { RedisIdempotency } from './redis/redis-idempotency.js';
 import type { Redis } from 'ioredis';
 
@@ -112,9 +113,16 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   const segments = openStorage(config, 'segments');
   const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
+  const queue = backend.queue(outputs);
+  // what one adapter alone means is wired here, not put on the port: the local queue's recovery, count and render
+  // slots; BullMQ's lost entries
+  const local = queue instanceof LocalQueue ? queue : undefined;
+  const bullmq = backend.bullmq;
   const jobs = new JobService({
     store: backend.store,
-    queue: backend.queue(outputs),
+    queue,
+    ...(local ? { admittedNow: () => local.admittedNow(), renderSlots: (task) => local.direct(task) } : {}),
+    ...(bullmq ? { lost: (rec) => bullmq.lost(rec) } : {}),
     runStore: backend.runStore,
     link: backend.link,
     renderer: opts.renderer,
@@ -134,6 +142,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     now,
   });
   late.jobs = jobs;
+  // an ended job no longer counts against MAX_QUEUED_JOBS, from the moment its record ends
+  if (local) jobs.events.on('ended', (rec) => local.ended(rec.job_id));
   const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
   // the jobs this process ends have their webhook delivered from here (in Redis mode each attempt is claimed there
   // first, so a delivery several processes resume is still made once per attempt)
@@ -162,6 +172,8 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     await outputs.init({ shared: true });
     await segments.init({ shared: true });
   }
+  // the journal's pending jobs queued again (rendered once jobs.resume() is called), before the ended ones are counted
+  await local?.recover();
   await jobs.init();
   // after recovery: a job that recovery ended in error has its webhook delivered too
   await webhooks.resume();

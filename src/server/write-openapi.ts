@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
 import { defaultConfig } from '../config/settings.js';
 import { openApiText } from './openapi.js';
-import { MemoryJobStore } from './jobs/store.js';
+import { MemoryJobStore } from './jobs/store/memory.js';
 import type { Renderer } from '../render/renderer-port.js';
 
 const noRenderer: Renderer = {

@@ -218,7 +218,9 @@ test('the job, storage, durability and Redis rooms import nothing of Fastify: HT
   );
   const bad: string[] = [];
   for (const dir of rooms)
-    for (const name of readdirSync(dir)) {
+    // recursive: a room's subfolders (jobs/queue, jobs/store) are the room too
+    for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+      if (!name.endsWith('.ts')) continue;
       const text = readFileSync(join(dir, name), 'utf8');
       if (/from\s+['"](fastify|@fastify\/[^'"]+|fastify-[^'"]+)['"]/.test(text))
         bad.push(relative(repoRoot, join(dir, name)));

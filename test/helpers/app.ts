@@ -10,10 +10,10 @@ import { defaultConfig, type Config } from '../../src/config/settings.js';
 import { ChromiumRenderer, type ChromiumRendererOptions } from '../../src/render/chromium-renderer.js';
 import { RendererByKind } from '../../src/render/by-kind.js';
 import { ExportRenderer } from '../../src/export/export-renderer.js';
-import type { JobStore } from '../../src/server/jobs/store.js';
+import type { JobStore } from '../../src/server/jobs/store/port.js';
 import type { JobService } from '../../src/server/jobs/job-service.js';
-import { LocalQueue } from '../../src/server/jobs/local-queue.js';
-import type { RenderQueue } from '../../src/server/jobs/queue.js';
+import { LocalQueue } from '../../src/server/jobs/queue/local.js';
+import type { RenderQueue } from '../../src/server/jobs/queue/fair-order.js';
 import { encodePng } from '../../src/render/png.js';
 import {
   JobFailure,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { startApp, FakeRenderer, waitJob, type TestApp } from '../helpers/app.js';
-import { MemoryJobStore } from '../../src/server/jobs/store.js';
+import { MemoryJobStore } from '../../src/server/jobs/store/memory.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];

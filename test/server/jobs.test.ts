@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddedLine, startApp, FakeRenderer, JobFailure, gate, post, waitJob, type TestApp } from '../helpers/app.js';
-import { MemoryJobStore } from '../../src/server/jobs/store.js';
+import { MemoryJobStore } from '../../src/server/jobs/store/memory.js';
 import { CODE } from '../../src/contract/error-codes.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';

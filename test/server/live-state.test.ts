@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { FakeRenderer, gate, post, startApp, type TestApp } from '../helpers/app.js';
-import { MemoryJobStore, type JobRecord } from '../../src/server/jobs/store.js';
+import { MemoryJobStore } from '../../src/server/jobs/store/memory.js';
+import type { JobRecord } from '../../src/server/jobs/store/port.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -7,7 +7,7 @@
 // - the same, when it had already been queued again after an interruption (interrupted >= 1): it ends in `error`
 //   with code `interrupted` and its sentence, so a job that takes the service down every time cannot loop forever.
 // - ready and error records are left as they are (their expiry comes from their stored times).
-import type { JobRecord } from '../jobs/store.js';
+import type { JobRecord } from '../jobs/store/port.js';
 import { CODE, messageOf } from '../../contract/error-codes.js';
 
 export const INTERRUPTED_MESSAGE = messageOf(CODE.interrupted);

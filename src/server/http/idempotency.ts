@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { CODE } from '../../contract/error-codes.js';
 import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
 import { httpError, type HttpError } from './http-error.js';
-import type { JobRecord } from '../jobs/store.js';
+import type { JobRecord } from '../jobs/store/port.js';
 
 /** The longest a key lives: the default retention (24 hours). */
 export const IDEMPOTENCY_TTL_MS = DEFAULT_RETENTION_MS;

@@ -1,7 +1,7 @@
 // Ending a job's record in error, from whichever process notices first (the process rendering it, a cancel, an API
 // that finds its queue entry lost): only a pending record changes, in one atomic step (LifecycleStore.endIfPending),
 // so the first end wins and a later one is a no-op.
-import type { JobRecord, LifecycleStore } from './store.js';
+import type { JobRecord, LifecycleStore } from './store/port.js';
 import type { JobEnd } from './job-failure.js';
 
 export async function endJob(

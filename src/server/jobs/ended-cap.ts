@@ -3,7 +3,7 @@
 // the count is shared (LifecycleStore.keepEnded): whichever process ends a job evicts what it pushes past the cap.
 // Apart from the lifecycle: it listens to ends, it decides none.
 import type { Logger } from 'pino';
-import type { JobRecord, LifecycleStore } from './store.js';
+import type { JobRecord, LifecycleStore } from './store/port.js';
 import type { OutputStore } from '../storage/output-store.js';
 
 export interface EndedCapOptions {

@@ -1,7 +1,7 @@
 // How a job ends, in the embedded service and in a Redis-mode worker alike: a ready job's fields, and the message and
 // code a failed job's record gets (always a registered code or a diagnostic's: the one failureOf, with the storage's
 // own end). A JobFailure speaks for itself; anything else is not for the client's eyes (the log has it).
-import type { JobOutput, JobRecord } from './store.js';
+import type { JobOutput, JobRecord } from './store/port.js';
 import { endOf, failureOf as renderFailureOf, type JobEnd } from '../../render/failure-reasons.js';
 import { STORAGE_DOWN, StorageUnavailable } from '../storage/storage.js';
 import { CODE, messageOf } from '../../contract/error-codes.js';

@@ -6,8 +6,8 @@
 import type { Renderer } from '../../render/renderer-port.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { DiskSpace } from '../storage/disk-space.js';
-import type { LifecycleStore } from './store.js';
-import type { JobQueue } from './job-queue.js';
+import type { LifecycleStore } from './store/port.js';
+import type { JobQueue } from './queue/port.js';
 import {
   diskFull,
   journalUnwritable,
@@ -36,6 +36,8 @@ export interface JobHealthOptions {
   disk?: DiskSpace;
   /** with REDIS_URL: the link health and readiness look at */
   link?: StoreLink;
+  /** the local queue's admitted count, read without asking (BullMQ: none; its cap is counted at admit) */
+  admittedNow?: () => number;
   /** true once the service stops (SIGTERM or close): no new job is admitted */
   stopping: () => boolean;
 }
@@ -47,7 +49,7 @@ export class JobHealth {
   admission(): Refusal | null {
     if (this.o.stopping()) return shuttingDown();
     const cap = this.o.maxQueuedJobs;
-    const queued = this.o.queue.admittedNow();
+    const queued = this.o.admittedNow?.();
     if (cap !== undefined && queued !== undefined && queued >= cap) return queueFull(queued, cap);
     return this.o.outputs.refusal();
   }

@@ -1,4 +1,4 @@
-// The job lifecycle, once for both modes: submit, create, cancel, view and events, over the queue port (job-queue.ts).
+// The job lifecycle, once for both modes: submit, create, cancel, view and events, over the queue port (queue/port.ts).
 // Embedded, the local queue holds the work and this process renders it; with REDIS_URL, the BullMQ queue does, and
 // any number of API processes and render workers share it. A process that renders runs each item it takes with the
 // one item runner (run-item.ts). What only reads or tidies beside the lifecycle has its own module: the admission
@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { JobOutput, JobRecord, JobParams, LifecycleStore } from './store.js';
+import type { JobOutput, JobRecord, JobParams, LifecycleStore } from './store/port.js';
 import { deadline } from '../../contract/deadline.js';
-import { CANCELLED } from './job-failure.js';
+import { CANCELLED, type JobEnd } from './job-failure.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView, type LiveJobState } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
@@ -24,7 +24,7 @@ import { queueFull, Refused, type Refusal } from '../durability/admission.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../storage/disk-space.js';
 import { cachedFields, type CacheHit, type RenderCache } from './render-cache.js';
-import type { JobLoad, JobQueue } from './job-queue.js';
+import type { JobLoad, JobQueue } from './queue/port.js';
 import { ItemRunner, type ItemEvents } from './run-item.js';
 import { endJob } from './end-job.js';
 import { JobHealth, type StoreLink } from './job-health.js';
@@ -63,6 +63,15 @@ export interface JobServiceOptions {
   renders: boolean;
   /** with REDIS_URL: the link health and readiness look at */
   link?: StoreLink;
+  /**
+   * What one queue adapter alone knows, wired by services.ts rather than put on the port. The local queue: its
+   * admitted count without asking (a full queue refuses before the body's work), and its render slots, which GET /test
+   * shares with the jobs (default: at once). BullMQ: why a pending job can never end on its own (its queue entry
+   * failed for good or vanished), read at each get() so none stays pending for ever.
+   */
+  admittedNow?: () => number;
+  renderSlots?: <T>(task: () => Promise<T>) => Promise<T>;
+  lost?: (rec: JobRecord) => Promise<JobEnd | undefined>;
   log: Logger;
   now: () => number;
 }
@@ -104,7 +113,6 @@ export class JobService {
     o.queue.events.on('queue', () => this.events.emit('queue'));
     this.events.on('started', () => this.events.emit('queue'));
     this.events.on('ended', (rec) => {
-      o.queue.ended(rec.job_id);
       this.events.emit('changed', rec.job_id);
       this.endedCap?.count(rec);
     });
@@ -133,9 +141,8 @@ export class JobService {
     return this.o.queue;
   }
 
-  /** At start: the queue's own recovery (the local queue's journal), and the ended records counted for their cap. */
+  /** At start (after the local queue's recovery, services.ts): the ended records counted for their cap. */
   async init(): Promise<void> {
-    await this.o.queue.init();
     await this.endedCap?.seed();
   }
 
@@ -294,7 +301,7 @@ export class JobService {
     const rec = await this.o.store.get(id);
     if (!rec || rec.status !== 'pending') return rec;
     // a job whose queue entry failed for good or vanished ends here, so none stays pending for ever
-    const lost = await this.o.queue.lost(rec);
+    const lost = await this.o.lost?.(rec);
     if (lost) {
       const ended = await endJob(this.o.store, id, lost, this.o.now);
       if (ended) {
@@ -317,7 +324,8 @@ export class JobService {
 
   /** Renders outside the store (GET /test), in this process; the local queue runs it in its render slots. */
   renderDirect(kind: JobKind, source: string, params: JobParams, outPath: string): Promise<RenderOutcome> {
-    return this.o.queue.direct(async () => {
+    const slots = this.o.renderSlots ?? (<T>(task: () => Promise<T>) => task());
+    return slots(async () => {
       const ctl = new AbortController();
       const limit = deadline(ctl, this.o.jobTimeoutMs);
       try {

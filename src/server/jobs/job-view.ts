@@ -2,7 +2,7 @@
 // record holds everything durable; what only the running service knows (queue position, progress) comes in `live`.
 import { withDocsLink } from '../http/diagnostic-links.js';
 import type { JobView } from '../http/schemas/jobs.js';
-import type { JobRecord } from './store.js';
+import type { JobRecord } from './store/port.js';
 import type { OutputMime } from '../../contract/mime.js';
 
 export interface LiveJobState {

@@ -2,7 +2,7 @@
 // frame count). Apart from the lifecycle (job-service.ts) so admission (submit.ts) can name what a job may carry
 // without importing the service that runs it.
 import { randomUUID } from 'node:crypto';
-import type { JobRecord, JobParams, WebhookState } from './store.js';
+import type { JobRecord, JobParams, WebhookState } from './store/port.js';
 import type { WorkAdmission } from './work-admission.js';
 import type { JobKind } from '../http/schemas/jobs.js';
 

@@ -28,7 +28,7 @@ import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
 import type { JobKind } from '../http/schemas/jobs.js';
-import type { JobOutput, JobParams, JobRecord, JobStore } from './store.js';
+import type { JobOutput, JobParams, JobRecord, JobStore } from './store/port.js';
 
 const CACHE_FORMAT = 1;
 

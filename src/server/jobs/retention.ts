@@ -2,7 +2,7 @@
 // was written, an error record RETENTION_MS after it ended, uploaded assets RETENTION_MS after their upload. Expiry is
 // computed from stored times, so what ran out while the service was down is gone at the first sweep after a start.
 import type { Logger } from 'pino';
-import type { JobStore } from './store.js';
+import type { JobStore } from './store/port.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import { OutputStore } from '../storage/output-store.js';
 import type { RenderCache } from './render-cache.js';

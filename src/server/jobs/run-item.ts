@@ -1,4 +1,4 @@
-// One function runs one item of work, whichever queue handed it out (jobs/local-queue.ts, redis/bullmq-queue.ts): a
+// One function runs one item of work, whichever queue handed it out (jobs/queue/local.ts, jobs/queue/bullmq.ts): a
 // job in one piece, a chunk of a video, or the join of its chunks (join-item.ts). Record, assets down to scratch,
 // render under the job's one deadline (JOB_TIMEOUT_MS from the job's start, over all its chunks), then the finish:
 // the output stored and the record ended ready, or the record ended in error, each the one way item-ends.ts writes.
@@ -12,8 +12,8 @@ import type { JoinSegments } from '../../render/segment-join.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
-import type { JobRecord, LifecycleStore } from './store.js';
-import type { ItemHandle, ItemOutcome } from './job-queue.js';
+import type { JobRecord, LifecycleStore } from './store/port.js';
+import type { ItemHandle, ItemOutcome } from './queue/port.js';
 import { segmentKey, type ChunkResult, type WorkItem } from './work-items.js';
 import { failureOf, stageTimings } from './job-failure.js';
 import { settleWithin } from './settle.js';

@@ -17,7 +17,7 @@ import type { AssetStore } from '../storage/asset-store.js';
 import { StorageUnavailable } from '../storage/storage.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
 import type { JobExtras } from './new-record.js';
-import type { JobParams, JobRecord, WebhookState } from './store.js';
+import type { JobParams, JobRecord, WebhookState } from './store/port.js';
 import type { WorkAdmission } from './work-admission.js';
 
 /** Cache-Control directives that ask for a fresh render (RFC 9111: no-cache; no-store is taken the same way). */

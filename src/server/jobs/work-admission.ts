@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Renderer, WorkEstimate } from '../../render/renderer-port.js';
 import type { JobKind } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
-import type { JobParams } from './store.js';
+import type { JobParams } from './store/port.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { storageFull, type Refusal } from '../durability/admission.js';
 

@@ -1,8 +1,8 @@
-// The pieces of work a job is queued as, whichever queue holds them (jobs/local-queue.ts, redis/bullmq-queue.ts): a
+// The pieces of work a job is queued as, whichever queue holds them (jobs/queue/local.ts, jobs/queue/bullmq.ts): a
 // job in one piece, or a video of more than one chunk (src/contract/chunks.ts) as its chunks plus a join that runs
 // once every chunk is done. Planned once, from the frame count admission kept on the record.
 import { chunkRanges, isChunked } from '../../contract/chunks.js';
-import type { JobRecord } from './store.js';
+import type { JobRecord } from './store/port.js';
 
 export type WorkItem =
   | { id: string; part: 'whole' }

@@ -4,7 +4,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { RendererCounters } from '../../render/renderer-port.js';
 import type { EventEmitter } from 'node:events';
-import type { JobRecord } from '../jobs/store.js';
+import type { JobRecord } from '../jobs/store/port.js';
 import type { JobEvents } from '../jobs/job-service.js';
 import type { WebhookOutcome } from '../webhooks/dispatcher.js';
 

@@ -7,7 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { mismatch, type IdempotencyKeys } from '../http/idempotency.js';
-import { KEY_PREFIX } from './redis-store.js';
+import { KEY_PREFIX } from '../jobs/store/redis.js';
 
 /** A claim whose creator died (or hangs) is free again after this long: longer than any admission takes. */
 const CLAIM_MS = 60_000;

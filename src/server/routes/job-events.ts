@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { JobIdParams } from '../http/schemas/jobs.js';
 import type { JobService } from '../jobs/job-service.js';
-import type { JobRecord } from '../jobs/store.js';
+import type { JobRecord } from '../jobs/store/port.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { mayReach } from '../http/tenancy.js';
 import { NOT_FOUND } from '../http/http-error.js';

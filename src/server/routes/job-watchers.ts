@@ -5,7 +5,7 @@
 // A burst of events costs at most one read in flight and one after it per job (later events in the burst are
 // folded into the read that follows), so the reads per job are bounded by the time a read takes, not by the traffic.
 import type { JobService } from '../jobs/job-service.js';
-import type { JobRecord } from '../jobs/store.js';
+import type { JobRecord } from '../jobs/store/port.js';
 
 /** What a stream is told: the record as it stands (undefined: gone, e.g. expired meanwhile). */
 export type JobWatch = (rec: JobRecord | undefined) => void;

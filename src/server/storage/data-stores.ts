@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../../config/settings.js';
-import type { JobStore } from '../jobs/store.js';
+import type { JobStore } from '../jobs/store/port.js';
 import { OutputStore, type SharedByteCount } from './output-store.js';
 import { AssetStore } from './asset-store.js';
 import { DiskStorage, type Storage } from './storage.js';

@@ -11,7 +11,7 @@ import { OUTPUT_MIME } from '../../contract/mime.js';
 import { outputExtOf, type FormatParams } from '../../contract/outputs.js';
 import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
 import type { JobKind } from '../http/schemas/jobs.js';
-import type { JobOutput, JobStore } from '../jobs/store.js';
+import type { JobOutput, JobStore } from '../jobs/store/port.js';
 import { storageFull, type Refusal } from '../durability/admission.js';
 import { PROTECT_MS, planEviction, type OutputFile, type OutputRef } from './disk-budget.js';
 import { describeDuration } from '../../contract/describe-duration.js';
@@ -37,7 +37,7 @@ export interface OutputStoreOptions {
   log: Logger;
   now: () => number;
   /**
-   * With REDIS_URL: the bytes stored, counted once for every process that shares the storage (redis-store.ts). Each
+   * With REDIS_URL: the bytes stored, counted once for every process that shares the storage (jobs/store/redis.ts). Each
    * process adds what it writes and removes, a recount sets it, and a process reads it before it admits a job; without
    * it an API process that renders nothing never learnt that the workers had filled the budget.
    */

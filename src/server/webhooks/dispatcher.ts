@@ -17,7 +17,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/settings.js';
 import { WebhookPolicy } from './address-policy.js';
-import type { JobRecord, JobStore } from '../jobs/store.js';
+import type { JobRecord, JobStore } from '../jobs/store/port.js';
 import { jobView } from '../jobs/job-view.js';
 import { postPinned } from './pinned-post.js';
 import { deliveryHeaders } from './signature.js';
@@ -37,7 +37,7 @@ export interface WebhookDispatcherOptions {
   onAttempt?: (outcome: WebhookOutcome) => void;
   /**
    * With REDIS_URL, where several processes may schedule one delivery (the one that ended the job, any that resumed
-   * it at start): attempt n of a job is made only by the process that claims it first (redis-store.ts). Absent: this
+   * it at start): attempt n of a job is made only by the process that claims it first (jobs/store/redis.ts). Absent: this
    * process is the only one.
    */
   claimAttempt?: (jobId: string, attempt: number, holdMs: number) => Promise<boolean>;

@@ -8,8 +8,8 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { JournalJobStore, crc32, encodeLine, decodeLine, replay } from '../../../src/server/jobs/journal-store.js';
-import { storedForm, type JobRecord } from '../../../src/server/jobs/store.js';
+import { JournalJobStore, crc32, encodeLine, decodeLine, replay } from '../../../src/server/jobs/store/journal.js';
+import { storedForm, type JobRecord } from '../../../src/server/jobs/store/port.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tmp = () => mkdtempSync(join(tmpdir(), 'cmrender-journal-'));

@@ -9,7 +9,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, JobFailure, waitJob, type TestApp } from '../../helpers/app.js';
-import { replay } from '../../../src/server/jobs/journal-store.js';
+import { replay } from '../../../src/server/jobs/store/journal.js';
 
 const dirs: string[] = [];
 const apps: TestApp[] = [];

@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, gate, post, waitJob } from '../../helpers/app.js';
-import { JournalJobStore } from '../../../src/server/jobs/journal-store.js';
+import { JournalJobStore } from '../../../src/server/jobs/store/journal.js';
 import { INTERRUPTED_MESSAGE, type RecoverableRecord } from '../../../src/server/durability/recovery.js';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

@@ -16,7 +16,7 @@
 import { open, rename, mkdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 as zlibCrc32 } from 'node:zlib';
-import { storedForm, type JobRecord, type JobStore } from './store.js';
+import { storedForm, type JobRecord, type JobStore } from './port.js';
 
 /** CRC-32 (IEEE 802.3, the zlib/PNG one) of bytes: node:zlib's. */
 export const crc32 = (buf: Uint8Array): number => zlibCrc32(buf);

@@ -1,12 +1,13 @@
-// Job records behind a small store interface. Every field of a job lives in one plain, JSON-serialisable record so a
-// durable store (a later issue) can implement the same interface.
-import type { JobKind } from '../http/schemas/jobs.js';
+// The store port: a job's record (every field of a job in one plain, JSON-serialisable record) and the interfaces
+// the job service writes it through (JobStore; LifecycleStore, whose start and end must not race). Adapters: memory.ts
+// (and locally(), for any store one process holds), journal.ts (the durable journal), redis.ts (Redis mode).
+import type { JobKind } from '../../http/schemas/jobs.js';
 import { createHash } from 'node:crypto';
 
 export type JobStatus = 'pending' | 'ready' | 'error';
 
 /** Every kind's params in one record (the renderer's RenderParams: frame, video, gif, mesh, vectorize). */
-import type { RenderParams } from '../../render/renderer-port.js';
+import type { RenderParams } from '../../../render/renderer-port.js';
 export type JobParams = RenderParams;
 
 export interface JobOutput {
@@ -49,7 +50,7 @@ export interface JobRecord {
   timings?: Record<string, number>;
   /** a video's frame count, planned at admission (with REDIS_URL it says whether it renders in chunks) */
   frames?: number;
-  /** the estimated seconds of rendering, from admission: the queue's order (jobs/queue.ts, BullMQ's priority) */
+  /** the estimated seconds of rendering, from admission: the queue's order (jobs/queue/fair-order.ts, BullMQ's priority) */
   estimate_s?: number;
   /** times the service stopped while this job was rendering (see durability/recovery.ts) */
   interrupted?: number;
@@ -108,54 +109,6 @@ export interface LifecycleStore extends JobStore {
   readonly endedInMemory: boolean;
 }
 
-/** A store held by one process as a LifecycleStore: each job's check and write are chained, so none interleave. */
-export function locally(store: JobStore): LifecycleStore {
-  const chains = new Map<string, Promise<unknown>>();
-  const serial = <T>(id: string, step: () => Promise<T>): Promise<T> => {
-    const run = (chains.get(id) ?? Promise.resolve()).then(step, step);
-    const tail = run.catch(() => {});
-    chains.set(id, tail);
-    void tail.then(() => {
-      if (chains.get(id) === tail) chains.delete(id);
-    });
-    return run;
-  };
-  const ifPending = (rec: JobRecord, write: () => Promise<void>) =>
-    serial(rec.job_id, async () => {
-      const cur = await store.get(rec.job_id);
-      if (cur?.status !== 'pending') return false;
-      await write();
-      return true;
-    });
-  // oldest-ended first: a Set keeps insertion order, and a job that ends again is moved to the end
-  const ended = new Set<string>();
-  return {
-    get: (id) => store.get(id),
-    put: (rec) => serial(rec.job_id, () => store.put(rec)),
-    delete: (id) => store.delete(id),
-    list: () => store.list(),
-    ...(store.writable ? { writable: () => store.writable!() } : {}),
-    markStarted: async (rec, at) => {
-      const won = await ifPending(rec, () => store.put({ ...rec, started_at: at }));
-      if (won) rec.started_at = at;
-      return won;
-    },
-    endIfPending: (rec) => ifPending(rec, () => store.put(rec)),
-    endedInMemory: true,
-    async keepEnded(id, _endedAt, cap) {
-      ended.delete(id);
-      ended.add(id);
-      const gone: string[] = [];
-      for (const oldest of ended) {
-        if (ended.size - gone.length <= cap) break;
-        gone.push(oldest);
-      }
-      for (const g of gone) ended.delete(g);
-      return gone;
-    },
-  };
-}
-
 /**
  * The record as every store keeps it: an ended one without its source (its SHA-256 instead), a pending one as it
  * is. An ended job's view, webhook and idempotency key need no source; and a source is up to 64 KiB while a job that
@@ -165,22 +118,4 @@ export function locally(store: JobStore): LifecycleStore {
 export function storedForm(rec: JobRecord): JobRecord {
   if (rec.status === 'pending' || rec.source === '') return rec;
   return { ...rec, source: '', source_sha256: createHash('sha256').update(rec.source).digest('hex') };
-}
-
-/** In-memory store. Records are copied in and out so callers never share mutable state with the store. */
-export class MemoryJobStore implements JobStore {
-  private readonly map = new Map<string, JobRecord>();
-  async get(id: string) {
-    const r = this.map.get(id);
-    return r ? structuredClone(r) : undefined;
-  }
-  async put(rec: JobRecord) {
-    this.map.set(rec.job_id, structuredClone(storedForm(rec)));
-  }
-  async delete(id: string) {
-    this.map.delete(id);
-  }
-  async list() {
-    return [...this.map.values()].map((r) => structuredClone(r));
-  }
 }

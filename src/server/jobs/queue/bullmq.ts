@@ -2,9 +2,10 @@
 // that renders (a render worker, or an API with RENDER_CONCURRENCY > 0) takes from it. A job in one piece is one queue
 // job (id = the job id); a video of more than one chunk is a flow: a parent "join" (id = the job id) waiting on one
 // child per chunk (id = job id + "-c" + index). Nothing live is held only in one process: the line and the progress
-// are in Redis (redis-store.ts), the queue's events reach every API's event streams through QueueEvents.
+// are in Redis (jobs/store/redis.ts), the queue's events reach every API's event streams through QueueEvents.
 // Faults are BullMQ's: a process that stops renewing its lock (killed, frozen) has its item moved back to the line by
-// the stalled-job check of another (STALLED_INTERVAL_MS), which renders it again.
+// the stalled-job check of another (STALLED_INTERVAL_MS), which renders it again. Besides the port: lost() (a pending
+// record whose queue entry failed for good or vanished; services.ts wires it into the job service) and metrics().
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
@@ -18,22 +19,22 @@ import {
   Worker,
   type Job,
 } from 'bullmq';
-import type { JobRecord } from '../jobs/store.js';
-import type { LiveJobState } from '../jobs/job-view.js';
-import { endOf, type JobEnd } from '../jobs/job-failure.js';
-import { CODE } from '../../contract/error-codes.js';
-import type { ItemHandle, JobLoad, JobQueue, QueueEvents as Events, RunItem, StopReason } from '../jobs/job-queue.js';
-import { itemsOf, type ChunkResult, type WorkItem } from '../jobs/work-items.js';
-import { settleWithin } from '../jobs/settle.js';
-import type { RedisJobStore } from './redis-store.js';
-import { connect } from './connection.js';
+import type { JobRecord } from '../store/port.js';
+import type { LiveJobState } from '../job-view.js';
+import { endOf, type JobEnd } from '../job-failure.js';
+import { CODE } from '../../../contract/error-codes.js';
+import { ItemsInHand, type JobLoad, type JobQueue, type QueueEvents as Events, type RunItem } from './port.js';
+import { itemsOf, type ChunkResult, type WorkItem } from '../work-items.js';
+import { settleWithin } from '../settle.js';
+import type { RedisJobStore } from '../store/redis.js';
+import { connect } from '../../redis/connection.js';
 
 export const QUEUE_NAME = 'cmrender';
 
 export const chunkJobId = (id: string, index: number) => `${id}-c${index}`;
 
 /**
- * The fair queue in Redis mode, the embedded one's policy (jobs/queue.ts: shortest estimated work first, aged one
+ * The fair queue in Redis mode, the embedded one's policy (jobs/queue/fair-order.ts: shortest estimated work first, aged one
  * second of estimate per second waited). That order is a job's arrival plus its estimate, fixed when it is queued, so
  * it becomes BullMQ's priority (lower first): seconds since a base, plus the estimate in seconds. BullMQ's priorities
  * are integers below 2^21 (24 days of seconds): the base moves to now whenever nothing waits by priority, and a
@@ -86,11 +87,6 @@ export interface BullmqQueueOptions {
   now: () => number;
 }
 
-interface InHand {
-  stop(reason: StopReason): void;
-  done: Promise<unknown>;
-}
-
 export class BullmqQueue implements JobQueue {
   readonly events = new EventEmitter<Events>();
   readonly queue: Queue<WorkItem>;
@@ -99,7 +95,7 @@ export class BullmqQueue implements JobQueue {
   private readonly queueEvents: QueueEvents | null = null;
   private worker: Worker<WorkItem> | null = null;
   private workerConnection: Redis | null = null;
-  private readonly inHand = new Map<string, InHand>();
+  private readonly inHand = new ItemsInHand();
   private watch: NodeJS.Timeout | null = null;
   private closing = false;
 
@@ -119,8 +115,6 @@ export class BullmqQueue implements JobQueue {
     this.queueEvents.on('error', (err) => o.log.warn({ err }, 'queue events: redis error'));
   }
 
-  async init(): Promise<void> {}
-
   admit(id: string, cap: number): Promise<boolean> {
     return this.o.store.admit(id, cap);
   }
@@ -131,14 +125,6 @@ export class BullmqQueue implements JobQueue {
 
   admitted(): Promise<number> {
     return this.o.store.admitted();
-  }
-
-  admittedNow(): undefined {
-    return undefined;
-  }
-
-  ended(): void {
-    // the admitted set is left in the same script that ends the record (redis-store.ts endIfPending)
   }
 
   /** Queues a new job at its place in the fair order: one queue job, or a flow of chunks and their join. */
@@ -181,9 +167,7 @@ export class BullmqQueue implements JobQueue {
   async withdraw(id: string): Promise<void> {
     // waiting queue jobs go; one a process holds sees the record ended at its next progress and stops
     await this.queue.remove(id, { removeChildren: true }).catch(() => 0);
-    const held = [...this.inHand.entries()].filter(([key]) => key === id || key.startsWith(`${id}-c`));
-    for (const [, h] of held) h.stop('ended');
-    await Promise.allSettled(held.map(([, h]) => h.done));
+    await this.inHand.stop('ended', (key) => key === id || key.startsWith(`${id}-c`));
     await this.o.store.clearProgress(id).catch(() => {});
   }
 
@@ -247,41 +231,27 @@ export class BullmqQueue implements JobQueue {
   private async process(run: RunItem, job: Job<WorkItem>, token?: string): Promise<ChunkResult | string> {
     const item = job.data;
     const key = String(job.id);
-    const ctl = new AbortController();
-    let reason: StopReason | undefined;
     const part = item.part === 'chunk' ? String(item.index) : item.part;
-    const handle: ItemHandle = {
-      signal: ctl.signal,
-      stopReason: () => reason,
-      report: (p, frames) => {
-        if (item.part === 'join') return;
-        void this.o.store.setProgress(item.id, part, item.part === 'chunk' ? frames : p).catch(() => {});
-        void job.updateProgress(p).catch(() => {});
-      },
-      chunkResults: async () => Object.values(await job.getChildrenValues()) as ChunkResult[],
-    };
-    const outcome = run(item, handle);
-    this.inHand.set(key, {
-      stop: (r) => {
-        reason ??= r;
-        ctl.abort(new Error(r));
-      },
-      done: outcome,
-    });
-    try {
-      const out = await outcome;
-      if (out.status === 'handed_back') {
-        // shutdown past its grace: back in line for another process, as if this one had never taken it
-        await job.moveToDelayed(Date.now(), token);
-        throw new DelayedError();
-      }
-      // the job has ended: nothing to retry, and a chunk's parent fails with it
-      if (out.status === 'error') throw new UnrecoverableError(out.message);
-      if (item.part !== 'chunk') await this.o.store.clearProgress(item.id).catch(() => {});
-      return out.status === 'ready' ? (out.result ?? 'ready') : 'ended';
-    } finally {
-      this.inHand.delete(key);
+    const out = await this.inHand.take(key, (stop) =>
+      run(item, {
+        ...stop,
+        report: (p, frames) => {
+          if (item.part === 'join') return;
+          void this.o.store.setProgress(item.id, part, item.part === 'chunk' ? frames : p).catch(() => {});
+          void job.updateProgress(p).catch(() => {});
+        },
+        chunkResults: async () => Object.values(await job.getChildrenValues()) as ChunkResult[],
+      }),
+    );
+    if (out.status === 'handed_back') {
+      // shutdown past its grace: back in line for another process, as if this one had never taken it
+      await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
     }
+    // the job has ended: nothing to retry, and a chunk's parent fails with it
+    if (out.status === 'error') throw new UnrecoverableError(out.message);
+    if (item.part !== 'chunk') await this.o.store.clearProgress(item.id).catch(() => {});
+    return out.status === 'ready' ? (out.result ?? 'ready') : 'ended';
   }
 
   /** A queue job that failed for good (stalled too often, ...): its record ends in error, never stays pending. */
@@ -322,10 +292,6 @@ export class BullmqQueue implements JobQueue {
     return this.worker !== null && this.workerConnection?.status === 'ready';
   }
 
-  direct<T>(task: () => Promise<T>): Promise<T> {
-    return task();
-  }
-
   /**
    * Stops taking items; those in hand get graceMs to finish. Past it their renders are stopped and they are handed
    * back to the queue at once (moved to delayed with no delay: another process takes them), not failed. A killed
@@ -338,13 +304,18 @@ export class BullmqQueue implements JobQueue {
     if (!worker) return;
     const closing = worker.close();
     if (!(await settleWithin(closing, graceMs))) {
-      for (const h of this.inHand.values()) h.stop('hand_back');
+      await this.inHand.stop('hand_back');
       await closing;
     }
   }
 
+  /** The port's close: waiting items stay in Redis, the items in hand are interrupted, the connections close. */
   async close(): Promise<void> {
-    await this.shutdown(0);
+    this.closing = true;
+    if (this.watch) clearInterval(this.watch);
+    const closing = this.worker?.close();
+    await this.inHand.stop('interrupt');
+    await closing;
     await this.queueEvents?.close();
     await this.flows.close();
     await this.queue.close();

@@ -2,8 +2,8 @@
 // answers for any job. One JSON string per job that expires with the retention (RETENTION_MS after its creation);
 // the progress of a rendering job is a hash beside it (chunk index -> frames done), written by the workers.
 import type { Redis } from 'ioredis';
-import { storedForm, type JobRecord, type LifecycleStore } from '../jobs/store.js';
-import type { SharedByteCount } from '../storage/output-store.js';
+import { storedForm, type JobRecord, type LifecycleStore } from './port.js';
+import type { SharedByteCount } from '../../storage/output-store.js';
 
 export const KEY_PREFIX = 'cmrender:';
 const jobKey = (id: string) => `${KEY_PREFIX}job:${id}`;
@@ -14,7 +14,7 @@ const ADMITTED_KEY = `${KEY_PREFIX}admitted`;
 
 /**
  * The jobs waiting for their first worker, in the order the workers will take them (a sorted set: job id -> its
- * place, created_at plus its estimate in ms, the embedded queue's order: jobs/queue.ts). A job's queue_position is its
+ * place, created_at plus its estimate in ms, the embedded queue's order: jobs/queue/fair-order.ts). A job's queue_position is its
  * rank here: one ZRANK, however long the line (reading BullMQ's whole waiting list took a second at 2,000 jobs).
  */
 const LINE_KEY = `${KEY_PREFIX}line`;

@@ -1,19 +1,21 @@
-// The local adapter of the queue port (embedded mode: one process). Its items wait in the fair queue (queue.ts) and
+// The local adapter of the queue port (embedded mode: one process). Its items wait in the fair queue (fair-order.ts) and
 // run in this process's render slots; a chunked video's chunks run like any item (several at once when there are
 // several slots) and its join goes first once the last chunk is done. What is live (progress, who holds what) is held
 // here; what lasts is the journal's: at start the jobs the last run left pending are queued again (recovery.ts), and a
-// graceful stop checkpoints the jobs in hand (pending again, as if never started) for the next start.
+// graceful stop checkpoints the jobs in hand (pending again, as if never started) for the next start. Besides the
+// port it does what only one process holding the whole line can (services.ts wires them): recover() at start,
+// admittedNow() without asking, ended() the moment a record ends, direct() for GET /test in the same render slots.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { RenderQueue } from './queue.js';
-import { settleWithin } from './settle.js';
-import type { JobRecord, LifecycleStore } from './store.js';
-import type { OutputStore } from '../storage/output-store.js';
-import type { LiveJobState } from './job-view.js';
-import type { ItemHandle, ItemOutcome, JobLoad, JobQueue, QueueEvents, RunItem, StopReason } from './job-queue.js';
-import { itemsOf, type ChunkResult, type WorkItem } from './work-items.js';
-import { planRecovery } from '../durability/recovery.js';
+import { RenderQueue } from './fair-order.js';
+import { settleWithin } from '../settle.js';
+import type { JobRecord, LifecycleStore } from '../store/port.js';
+import type { OutputStore } from '../../storage/output-store.js';
+import type { LiveJobState } from '../job-view.js';
+import { ItemsInHand, type ItemOutcome, type JobLoad, type JobQueue, type QueueEvents, type RunItem } from './port.js';
+import { itemsOf, type ChunkResult, type WorkItem } from '../work-items.js';
+import { planRecovery } from '../../durability/recovery.js';
 
 export interface LocalQueueOptions {
   store: LifecycleStore;
@@ -21,11 +23,6 @@ export interface LocalQueueOptions {
   concurrency: number;
   log: Logger;
   now: () => number;
-}
-
-interface InHand {
-  stop(reason: StopReason): void;
-  done: Promise<unknown>;
 }
 
 /** What this process knows of a queued job while it has items left. */
@@ -49,7 +46,7 @@ export class LocalQueue implements JobQueue {
   readonly line: RenderQueue;
   private readonly admittedIds = new Set<string>();
   private readonly tracked = new Map<string, Tracked>();
-  private readonly inHand = new Map<string, Set<InHand>>();
+  private readonly inHand = new ItemsInHand();
   private run: RunItem | null = null;
   private closing = false;
 
@@ -62,9 +59,9 @@ export class LocalQueue implements JobQueue {
   /**
    * From the stored records (durability/recovery.ts): pending jobs are queued again in created_at order, ahead of
    * any job posted since (the line starts once consume() does); the one that was rendering when the service stopped
-   * is queued once more, or ends in error if it already was.
+   * is queued once more, or ends in error if it already was. Called once, before the service starts (services.ts).
    */
-  async init(): Promise<void> {
+  async recover(): Promise<void> {
     const records = await this.o.store.list();
     const plan = planRecovery(records, this.o.now());
     for (const rec of plan.updates) {
@@ -102,10 +99,12 @@ export class LocalQueue implements JobQueue {
     return this.admittedIds.size;
   }
 
+  /** The admitted count, known here without asking: a full queue is refused before the body's work (JobService). */
   admittedNow(): number {
     return this.admittedIds.size;
   }
 
+  /** A job ended in this process (ready or error): it no longer counts against MAX_QUEUED_JOBS. */
   ended(id: string): void {
     // the moment its record ends, before its item has let go: a client that saw it end may post the next at once
     this.admittedIds.delete(id);
@@ -140,33 +139,19 @@ export class LocalQueue implements JobQueue {
     if (this.closing || !run) return;
     const job = this.tracked.get(item.id);
     if (job) job.begun = true;
-    const ctl = new AbortController();
-    let reason: StopReason | undefined;
-    const handle: ItemHandle = {
-      signal: ctl.signal,
-      stopReason: () => reason,
-      report: (p, frames) => this.report(item, p, frames),
-      chunkResults: async () => this.tracked.get(item.id)?.results ?? [],
-    };
-    const outcome = run(item, handle).catch((err): ItemOutcome => {
-      this.o.log.error({ err, job_id: item.id }, 'job runner crashed');
-      return { status: 'error', message: String(err) };
-    });
-    const entry: InHand = {
-      stop: (r) => {
-        reason ??= r;
-        ctl.abort(new Error(r));
-      },
-      done: outcome,
-    };
-    const held = this.inHand.get(item.id) ?? new Set();
-    held.add(entry);
-    this.inHand.set(item.id, held);
+    const outcome = this.inHand.take(item.id, (stop) =>
+      run(item, {
+        ...stop,
+        report: (p, frames) => this.report(item, p, frames),
+        chunkResults: async () => this.tracked.get(item.id)?.results ?? [],
+      }).catch((err): ItemOutcome => {
+        this.o.log.error({ err, job_id: item.id }, 'job runner crashed');
+        return { status: 'error', message: String(err) };
+      }),
+    );
     try {
       await this.after(item, await outcome);
     } finally {
-      held.delete(entry);
-      if (!held.size && this.inHand.get(item.id) === held) this.inHand.delete(item.id);
       // the line moves when an item leaves it (the next job's start tells again once it is in hand)
       this.events.emit('queue');
     }
@@ -182,7 +167,7 @@ export class LocalQueue implements JobQueue {
     if (outcome.status !== 'ready') {
       // the job has ended (in error, or before this item): what is left of it goes
       this.line.remove(id);
-      for (const other of this.inHand.get(id) ?? []) other.stop('ended');
+      void this.inHand.stop('ended', (key) => key === id);
       this.forget(id);
       return;
     }
@@ -226,9 +211,7 @@ export class LocalQueue implements JobQueue {
 
   async withdraw(id: string): Promise<void> {
     this.line.remove(id);
-    const held = [...(this.inHand.get(id) ?? [])];
-    for (const h of held) h.stop('ended');
-    await Promise.allSettled(held.map((h) => h.done));
+    await this.inHand.stop('ended', (key) => key === id);
     this.forget(id);
     this.events.emit('queue');
   }
@@ -249,10 +232,6 @@ export class LocalQueue implements JobQueue {
     return { queuePosition, progress };
   }
 
-  async lost(): Promise<undefined> {
-    return undefined;
-  }
-
   async load(): Promise<JobLoad> {
     return { waiting: this.line.size - this.line.inHand, running: this.line.inHand };
   }
@@ -263,16 +242,13 @@ export class LocalQueue implements JobQueue {
     this.line.release();
   }
 
+  /** GET /test: a render outside the records, in the same render slots as the jobs (wired by services.ts). */
   direct<T>(task: () => Promise<T>): Promise<T> {
     return this.line.add(randomUUID(), task);
   }
 
   private begun(id: string): boolean {
     return this.tracked.get(id)?.begun === true;
-  }
-
-  private allInHand(): InHand[] {
-    return [...this.inHand.values()].flatMap((s) => [...s]);
   }
 
   /**
@@ -287,18 +263,16 @@ export class LocalQueue implements JobQueue {
     if (!(await settleWithin(this.line.onIdle(), graceMs))) {
       this.closing = true;
       this.line.clear();
-      for (const h of this.allInHand()) h.stop('hand_back');
-      await Promise.allSettled(this.allInHand().map((h) => h.done));
+      await this.inHand.stop('hand_back');
     }
     this.closing = true;
     for (const id of [...this.tracked.keys()]) await this.checkpoint(id);
   }
 
-  /** Stops taking work: waiting jobs stay pending, the items in hand are interrupted (their jobs end in error). */
+  /** The port's close: waiting jobs stay pending (queued again at the next start), the items in hand are interrupted. */
   async close(): Promise<void> {
     this.closing = true;
     this.line.clear();
-    for (const h of this.allInHand()) h.stop('interrupt');
-    await Promise.allSettled(this.allInHand().map((h) => h.done));
+    await this.inHand.stop('interrupt');
   }
 }
