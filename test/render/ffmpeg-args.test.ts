@@ -11,16 +11,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../src/paths.js';
 import { VIDEO_CODECS } from '../../src/contract/outputs.js';
-import {
-  encoderArgs,
-  gifEncodeArgs,
-  gifLoopArg,
-  gifPaletteArgs,
-  joinArgs,
-  segmentFormat,
-  stillArgs,
-  type EncoderOptions,
-} from '../../src/render/ffmpeg.js';
+import { encoderArgs, segmentFormat, type EncoderOptions } from '../../src/render/ffmpeg/video.js';
+import { gifEncodeArgs, gifLoopArg, gifPaletteArgs } from '../../src/render/ffmpeg/gif.js';
+import { joinArgs } from '../../src/render/ffmpeg/join.js';
+import { stillArgs } from '../../src/render/ffmpeg/stills.js';
 
 const PIN_FILE = join(repoRoot, 'test', 'render', 'ffmpeg-args.json');
 const UPDATE = process.env.UPDATE_FFMPEG_ARGS === '1';
