@@ -20,6 +20,7 @@ import { ownExample } from '../helpers/app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { LONG_SLIDE } from '../helpers/video.js';
 import { stepHeavy } from '../helpers/step-heavy.js';
+import { until } from '../helpers/until.js';
 
 interface Backend {
   /** the API processes a client may talk to (embedded: the one service, twice) */
@@ -130,14 +131,6 @@ async function filesOf(dir: string, id: string): Promise<string[]> {
   return entries.filter((e) => e.includes(id));
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 for (const [name, open] of [
   ['embedded', embedded],
   ['redis', onRedis],
@@ -243,7 +236,11 @@ for (const [name, open] of [
     test(`${name}: behind a long video, a frame is served before a second long video (then cancelled)`, async () => {
       const [a, other] = b.apis;
       const first = await postJson(a, '/v1/render', LONG_VIDEO);
-      await until('the first video renders', async () => (await view(a, first.json.job_id)).queue_position === 0);
+      await until(
+        'the first video renders',
+        async () => (await view(a, first.json.job_id)).queue_position === 0,
+        90_000,
+      );
       // a second long video, then a frame: shortest estimated work first (aged by waiting), in both modes
       const second = await postJson(a, '/v1/render', {
         ...LONG_VIDEO,
@@ -304,10 +301,14 @@ for (const [name, open] of [
       assert.equal(video.status, 202, JSON.stringify(video.json));
       const id = video.json.job_id as string;
       // rendering: first in line and frames done (or already ended, which the DELETE below then says)
-      await until('the video renders', async () => {
-        const v = await view(a, id);
-        return v.status !== 'pending' || (v.queue_position === 0 && v.progress > 0);
-      });
+      await until(
+        'the video renders',
+        async () => {
+          const v = await view(a, id);
+          return v.status !== 'pending' || (v.queue_position === 0 && v.progress > 0);
+        },
+        90_000,
+      );
       const del = await fetch(`${other}/v1/jobs/${id}`, { method: 'DELETE' });
       const answered = (await del.json()) as any;
       assert.equal(del.status, 200, JSON.stringify(answered));
@@ -397,9 +398,13 @@ for (const [name, open] of [
       assert.equal(r.headers.get('content-type'), 'image/png');
       assert.deepEqual([...Buffer.from(await r.arrayBuffer()).subarray(0, 8)], PNG_SIGNATURE);
       // completed_at is when the output was written: retention counts from there
-      await until('RETENTION_MS has passed since the output was written', async () => {
-        return Date.now() > done.completed_at + RETENTION_MS;
-      });
+      await until(
+        'RETENTION_MS has passed since the output was written',
+        async () => {
+          return Date.now() > done.completed_at + RETENTION_MS;
+        },
+        90_000,
+      );
       // the embedded service sweeps at start and then once a minute (retention.ts), Redis drops a record when its
       // TTL runs out: a restart makes the embedded sweep now, not up to a minute later
       await s.restartApis();
@@ -415,16 +420,24 @@ for (const [name, open] of [
       const gif = await postJson(a, '/v1/gif', LONG_GIF);
       assert.equal(gif.status, 202, JSON.stringify(gif.json));
       // (or no longer pending: the assertions below then say what it is)
-      await until('the GIF renders', async () => {
-        const v = await view(a, gif.json.job_id);
-        return v.status !== 'pending' || v.queue_position === 0;
-      });
+      await until(
+        'the GIF renders',
+        async () => {
+          const v = await view(a, gif.json.job_id);
+          return v.status !== 'pending' || v.queue_position === 0;
+        },
+        90_000,
+      );
       const posted = await postJson(other, '/v1/frame', FRAME);
       const waiting = await get(`${a}/v1/jobs/${posted.json.job_id}`);
       assert.deepEqual([waiting.status, waiting.json.status], [200, 'pending'], JSON.stringify(waiting.json));
-      await until('the frame has waited longer than RETENTION_MS', async () => {
-        return Date.now() > waiting.json.created_at + RETENTION_MS;
-      });
+      await until(
+        'the frame has waited longer than RETENTION_MS',
+        async () => {
+          return Date.now() > waiting.json.created_at + RETENTION_MS;
+        },
+        90_000,
+      );
       // a pending job has no output yet: nothing of it has expired
       const still = await get(`${a}/v1/jobs/${posted.json.job_id}`);
       assert.deepEqual([still.status, still.json.status], [200, 'pending'], JSON.stringify(still.json));

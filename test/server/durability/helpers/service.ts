@@ -250,15 +250,6 @@ function statusField(pid: number, field: string): number {
   }
 }
 
-/** Waits for cond to hold (bounded). */
-export async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
 export const SQUARE = (fill = '#ff3399') => `runner "0.0.3";
 use std.shapes.*;
 scene sq() -> Frame {
