@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rectGraph } from '../../helpers/rect-graph.js';
 import { until } from '../../helpers/until.js';
+import { parseExposition, valueOf } from '../../helpers/prometheus.js';
 import {
   ServiceProcess,
   SQUARE,
@@ -147,9 +148,12 @@ test(
   async () => {
     await expectNextJobsWork();
     await until('a warm page', () => rendererProcesses(s.pid).length >= 1, 10_000);
-    await sleep(300);
+    // the crash proven seen by the service (its count of page crashes: earlier tests crashed pages too)
+    const crashesSeen = async () =>
+      valueOf(parseExposition((await s.req('GET', '/metrics')).text), 'cmrender_page_crashes_total');
+    const before = await crashesSeen();
     killAll(rendererProcesses(s.pid).map((r) => r.pid));
-    await sleep(300);
+    await until('the service to see its idle page crash', async () => (await crashesSeen()) > before, 10_000);
     await expectNextJobsWork();
   },
 );
