@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encoderArgs } from '../src/render/ffmpeg.js';
+import { encoderArgs } from '../src/render/ffmpeg/video.js';
 import { crfOf, proresProfileOf, type VideoCodec } from '../src/contract/outputs.js';
 import { prng } from '../test/helpers/prng.js';
 

@@ -1,5 +1,5 @@
 // MP4 and WebM in the browser: WebCodecs encodes, mediabunny muxes. Each frame is the drawer's I420 (the bytes the
-// service's ffmpeg gets, src/contract/yuv.ts) tagged BT.709 limited range as src/render/ffmpeg.ts tags its videos,
+// service's ffmpeg gets, src/contract/yuv.ts) tagged BT.709 limited range as src/render/ffmpeg/codecs.ts tags its videos,
 // timestamped by its index (i / fps), never by the wall clock, so the file is frame-exact however slow the drawing.
 import {
   BufferTarget,

@@ -1,5 +1,5 @@
 // What an operator picks of the hardware that draws and encodes: the GL backend (RENDER_GL) and the H.264 encoder
-// (RENDER_ENCODER). The renderer owns what each means (src/render/gl-backend.ts, src/render/ffmpeg.ts); the
+// (RENDER_ENCODER). The renderer owns what each means (src/render/gl-backend.ts, src/render/ffmpeg/codecs.ts); the
 // configuration only validates the names.
 export const GL_SETTINGS = ['auto', 'egl', 'swiftshader'] as const;
 export type GlSetting = (typeof GL_SETTINGS)[number];

@@ -1,6 +1,6 @@
 // The video pixel format, owned in one place: BT.709, limited range ("tv"), 8-bit, 4:2:0 (I420), and the one
 // conversion to it. Both the page (which converts its read back before the pixels leave it, viewer/src/viewer.ts)
-// and Node (src/render/ffmpeg.ts, for RGBA that arrives whole, and the tests) run this code, so they give the same
+// and Node (src/render/rgba-to-i420.ts, for RGBA that arrives whole, and the tests) run this code, so they give the same
 // bytes.
 //   Y  = 16  + 219·(Kr R + Kg G + Kb B)/255
 //   Cb = 128 + 224·(B - Y')/(1.8556·255), Cr = 128 + 224·(R - Y')/(1.5748·255), over the average of a 2x2 block

@@ -1,13 +1,16 @@
 // The Chromium renderer: compile and evaluate in a worker thread (eval-thread.ts: prepare.ts, then each frame; the
 // event loop never runs an evaluation), sequence the frames (frame-sequence.ts), draw the values in a warm
-// drawing page, and write the PNG (png.ts), stream the pictures into one ffmpeg process (ffmpeg.ts) or make a GIF
+// drawing page, and write the PNG (png.ts), stream the pictures into one ffmpeg process (ffmpeg/video.ts) or make a GIF
 // in two passes over them (gif-encoder.ts).
 import { rename, rm, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { WarmBrowser } from './page/warm-browser.js';
 import type { ViewerPage } from './page/viewer-page.js';
-import { VideoEncoder, encodeStill, nvencProblem, rgbaToI420Async } from './ffmpeg.js';
+import { VideoEncoder } from './ffmpeg/video.js';
+import { encodeStill } from './ffmpeg/stills.js';
+import { nvencProblem } from './ffmpeg/nvenc.js';
+import { rgbaToI420Async } from './rgba-to-i420.js';
 import { encodePngAsync } from './png.js';
 import { GifWriter, GIF_PASS1_SHARE } from './gif-encoder.js';
 import type { PlanInfo } from './prepare.js';

@@ -9,7 +9,7 @@
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { deflateRaw, inflateRaw } from 'node:zlib';
-import { GifEncodePass, GifPalettePass, type GifOptions } from './ffmpeg.js';
+import { GifEncodePass, GifPalettePass, type GifOptions } from './ffmpeg/gif.js';
 import { PARTIAL_SUFFIXES } from './renderer-port.js';
 
 const deflate = promisify(deflateRaw);

@@ -51,7 +51,7 @@ export interface RenderJob {
   outPath: string;
   /**
    * A video's chunk (src/contract/chunks.ts): render only these frames, counted from the start of the video's range,
-   * as a closed segment at outPath for a join later (MPEG-TS or Matroska by codec, ffmpeg.ts's segmentFormat; named
+   * as a closed segment at outPath for a join later (MPEG-TS or Matroska by codec, ffmpeg/video.ts's segmentFormat; named
    * .ts whatever its muxer, since the join probes it). Absent: the whole output in one encode (chunks are cut and
    * joined above the renderer: a queue's chunk and join items, or chunked-video.ts for a render outside a queue).
    */

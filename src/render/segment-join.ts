@@ -1,7 +1,7 @@
-// Joining a chunked video's segments, in order, into the codec's file without re-encoding (ffmpeg.ts's
+// Joining a chunked video's segments, in order, into the codec's file without re-encoding (ffmpeg/join.ts's
 // joinSegments), after checking each has its frames: a segment missing or short is a JobFailure coded
 // video_incomplete, never a shorter video. What the join item runs (src/server/jobs/join-item.ts).
-import { IncompleteVideo, joinSegments } from './ffmpeg.js';
+import { IncompleteVideo, joinSegments } from './ffmpeg/join.js';
 import { JobFailure, VIDEO_INCOMPLETE } from './renderer-port.js';
 import type { VideoCodec } from '../contract/outputs.js';
 

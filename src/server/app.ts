@@ -38,6 +38,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { ClientQuota } from './jobs/client-quota.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
+import type { WebhookOutcome } from './webhooks/dispatcher.js';
 import { countRefusedJobs } from './http/refused-jobs.js';
 import { watchReadiness } from './http/readiness.js';
 import { ApiKeys, requireApiKeys } from './http/api-keys.js';
@@ -113,6 +114,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
 
   let metrics: ServiceMetrics | null = null;
+  // a delivery the last run left pending is resumed during openServices (its retry timer may fire while the start
+  // still sweeps): its outcome waits here until the metrics exist, so every attempt is counted
+  const earlyAttempts: WebhookOutcome[] = [];
   const services = await openServices({
     config,
     renderer,
@@ -122,8 +126,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     renders: opts.startRenderer === false ? false : undefined,
     log,
     now: opts.now,
-    // deliveries run on timers, never before this function returns: metrics is set by then
-    onWebhookAttempt: (outcome) => metrics?.webhookAttempt(outcome),
+    onWebhookAttempt: (outcome) => (metrics ? metrics.webhookAttempt(outcome) : earlyAttempts.push(outcome)),
   });
   const { jobs, outputs, assets } = services;
   if (config.metrics) {
@@ -135,6 +138,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       extra: services.bullmq ? () => services.bullmq!.metrics() : undefined,
       webhooks: services.webhooks ? () => services.webhooks!.load() : undefined,
     });
+    for (const outcome of earlyAttempts.splice(0)) metrics.webhookAttempt(outcome);
     metrics.watch(jobs.events);
   }
   app.decorate('metrics', metrics);

@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { launchTestChromium } from '../helpers/gl.js';
 import { builtEditor, builtViewer } from '../helpers/built.js';
 import { repoRoot } from '../helpers/shared.js';
-import { until } from '../server/durability/helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const LIMIT = { timeout: 300_000 };
 /** a bounded wait for what the service or the page will do (a loaded machine is many times slower than usual) */
@@ -106,9 +106,9 @@ test(
 
       // --browser: the opener got the URL; its failure is said and the service keeps serving (the rest of this test)
       await until(
+        'the warning',
         () => /could not open a browser \(xdg-open: exit status 3\)/.test(run.stderr()),
         WAIT_MS,
-        'the warning',
       );
       assert.equal(readFileSync(opened, 'utf8'), printed.url);
 
@@ -129,7 +129,7 @@ test(
       await page.evaluate((s) => window.cmEditor.setSource(s), SCENE('#00ff00'));
       writeFileSync(file, BLUE);
       await page.waitForFunction((s) => window.cmEditor.source === s, BLUE, { timeout: WAIT_MS });
-      await until(async () => near(await middlePixel(page), [0, 0, 255]), WAIT_MS, 'the preview to turn blue');
+      await until('the preview to turn blue', async () => near(await middlePixel(page), [0, 0, 255]), WAIT_MS);
       assert.match((await page.locator('#preview-status').textContent()) ?? '', /Reloaded scene\.cm/);
 
       // a reload reads the file as it is now, not the page's last edit (kept in local storage)
@@ -148,7 +148,7 @@ test(
       assert.equal((await fetch(`${base}/v1/open/source/..%2F..%2Fetc%2Fpasswd`)).status, 404);
 
       // the renderer warms up behind the URL
-      await until(async () => (await fetch(`${base}/readyz`)).status === 200, WAIT_MS, '/readyz 200');
+      await until('/readyz 200', async () => (await fetch(`${base}/readyz`)).status === 200, WAIT_MS);
       const readyMs = performance.now() - t0;
       t.diagnostic(`spawn to URL line ${Math.round(urlMs)} ms, to /readyz 200 ${Math.round(readyMs)} ms`);
 

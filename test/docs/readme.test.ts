@@ -19,6 +19,7 @@ import { PNG } from 'pngjs';
 import { repoRoot } from '../helpers/shared.js';
 import { signStandard } from '../../src/server/webhooks/signature.js';
 import { readmeBlocks, placeholders, type Block } from './readme-blocks.js';
+import { until } from '../helpers/until.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 const blocks = readmeBlocks(readme);
@@ -52,15 +53,6 @@ async function freePort(): Promise<number> {
   srv.close();
   await once(srv, 'close');
   return port;
-}
-
-/** Polls until fn() is true (bounded: throws after timeoutMs). */
-async function until(what: string, fn: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn().catch(() => false))) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 /** Runs a command to its end (bounded); its process group is killed at the end, so nothing it started stays. */

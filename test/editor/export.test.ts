@@ -135,7 +135,7 @@ function assertVideo(p: Probe, codec: string, tolerance: number): void {
   assert.deepEqual(
     [p.colorSpace, p.colorPrimaries, p.colorTransfer, p.colorRange],
     ['bt709', 'bt709', 'bt709', 'tv'],
-    'the service tags of src/render/ffmpeg.ts',
+    'the service tags of src/render/ffmpeg/codecs.ts',
   );
 }
 

@@ -1,10 +1,9 @@
 // API processes and render workers as child processes (the tsx entry points of `npm start` and `npm run worker`),
 // sharing one Redis and one DATA_DIR: what the cluster tests and the bench start. Every process is stopped by
 // stop() (SIGKILL when SIGTERM is not enough), so a failed test leaves nothing running.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
-import { repoRoot } from './shared.js';
+import { LOOPBACK_SERVICE_ENV, spawnService } from './service-spawn.js';
 
 export interface ClusterProcess {
   proc: ChildProcess;
@@ -15,11 +14,6 @@ export interface ClusterProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-const ENTRY = {
-  api: join(repoRoot, 'src', 'entry', 'server.ts'),
-  worker: join(repoRoot, 'src', 'entry', 'worker.ts'),
-};
-
 /** Starts an API (`npm start`) or a worker (`npm run worker`) and resolves once it says it is ready (90 s at most). */
 export async function startProcess(
   role: 'api' | 'worker',
@@ -27,19 +21,7 @@ export async function startProcess(
   timeoutMs = 90_000,
 ): Promise<ClusterProcess> {
   let url: string | undefined;
-  const proc = spawn(process.execPath, ['--import', 'tsx', ENTRY[role]], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      // a test that renders the same request twice means it: the render cache only where a test turns it on
-      RENDER_CACHE: 'off',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawnService(role, { ...LOOPBACK_SERVICE_ENV, ...env });
   const lines: Record<string, unknown>[] = [];
   let buf = '';
   let stderr = '';

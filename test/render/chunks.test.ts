@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { realRenderer } from '../helpers/app.js';
 import { LONG_SLIDE, decodeFrames, meanAbsDiff } from '../helpers/video.js';
-import { probe } from '../../src/render/ffmpeg.js';
+import { probe } from '../../src/render/ffmpeg/probe.js';
 import { LIMITS } from '../../src/contract/limits.js';
 import { chunkRanges, isChunked } from '../../src/contract/chunks.js';
 import type { RenderJob } from '../../src/render/renderer-port.js';

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { VideoEncoder } from '../../src/render/ffmpeg.js';
+import { VideoEncoder } from '../../src/render/ffmpeg/video.js';
 
 test(
   'ffmpeg killed mid-stream: write() fails within a second, at any point of the stream',

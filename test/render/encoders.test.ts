@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { encodePng, crc32 } from '../../src/render/png.js';
-import { rgbaToI420, VideoEncoder, probe } from '../../src/render/ffmpeg.js';
+import { rgbaToI420 } from '../../src/render/rgba-to-i420.js';
+import { VideoEncoder } from '../../src/render/ffmpeg/video.js';
+import { probe } from '../../src/render/ffmpeg/probe.js';
 import { decodeRle } from '../../src/render/page/draw-script.js';
 
 function pattern(w: number, h: number, alpha = 255): Uint8Array {

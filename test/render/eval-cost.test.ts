@@ -10,7 +10,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { startApp, realRenderer, post, waitJob, embeddedJobs, type TestApp } from '../helpers/app.js';
 import { stepHeavy } from '../helpers/step-heavy.js';
 import { compile } from '../../src/lang/index.js';
-import { probe } from '../../src/render/ffmpeg.js';
+import { probe } from '../../src/render/ffmpeg/probe.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 
 const LIMIT_MS = 60_000; // the report's JOB_TIMEOUT_MS

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { realRenderer } from '../helpers/app.js';
 import { decodeFrames, psnr } from '../helpers/video.js';
-import { probe } from '../../src/render/ffmpeg.js';
+import { probe } from '../../src/render/ffmpeg/probe.js';
 import { prepare } from '../../src/render/prepare.js';
 import { Aborted } from '../../src/render/frame-sequence.js';
 import { GIF_PASS1_SHARE } from '../../src/render/gif-encoder.js';

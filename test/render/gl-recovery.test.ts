@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { realRenderer, runJob, startApp, type TestApp } from '../helpers/app.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
-import { until } from '../server/durability/helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const NO_EGL = '__EGL_VENDOR_LIBRARY_FILENAMES';
 const FRAME = {
@@ -32,7 +32,7 @@ test('a relaunch that cannot draw: /healthz 503 renderer_unavailable, jobs fail 
   process.env[NO_EGL] = '/nonexistent/egl-vendor.json';
   const launches = renderer.browser.launches;
   await renderer.browser.crashForTest();
-  await until(() => renderer.fault() !== null, 90_000, 'the renderer to report its fault');
+  await until('the renderer to report its fault', () => renderer.fault() !== null, 90_000);
   assert.equal(renderer.browser.launches, launches, 'no browser that cannot draw counts as launched');
 
   const h = await t.app.inject({ url: '/healthz' });
@@ -46,9 +46,9 @@ test('a relaunch that cannot draw: /healthz 503 renderer_unavailable, jobs fail 
 
   delete process.env[NO_EGL];
   await until(
+    '/healthz to say ok again',
     async () => (await t!.app.inject({ url: '/healthz' })).statusCode === 200,
     90_000,
-    '/healthz to say ok again',
   );
   assert.equal(renderer.browser.launches, launches + 1);
   assert.equal(renderer.fault(), null);

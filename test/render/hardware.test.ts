@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { ServiceProcess, repoRoot } from '../server/durability/helpers/service.js';
 import { decodeFrames, psnr, SPIN } from '../helpers/video.js';
-import { nvencProblem } from '../../src/render/ffmpeg.js';
+import { nvencProblem } from '../../src/render/ffmpeg/nvenc.js';
 
 const noNvenc = await nvencProblem();
 

@@ -21,7 +21,7 @@ import {
 } from '../helpers/app.js';
 import { ownExamplesDir } from '../helpers/shared.js';
 import { LAYERED, MOVING, SPIN, decodeFrames, psnr } from '../helpers/video.js';
-import { probe } from '../../src/render/ffmpeg.js';
+import { probe } from '../../src/render/ffmpeg/probe.js';
 import { encodePng } from '../../src/render/png.js';
 import { compile, designFrame, colorToSrgb8 } from '../../src/lang/index.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { realRenderer } from '../helpers/app.js';
 import { SPIN, decodeFrames, psnr } from '../helpers/video.js';
-import { probe } from '../../src/render/ffmpeg.js';
+import { probe } from '../../src/render/ffmpeg/probe.js';
 import type { RenderJob } from '../../src/render/renderer-port.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 

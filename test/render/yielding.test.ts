@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodePng, encodePngAsync } from '../../src/render/png.js';
-import { rgbaToI420, rgbaToI420Async } from '../../src/render/ffmpeg.js';
+import { rgbaToI420, rgbaToI420Async } from '../../src/render/rgba-to-i420.js';
 import { prng } from '../helpers/prng.js';
 import { EstimateThread } from '../../src/render/estimate-thread.js';
 import { estimateWork } from '../../src/render/work-estimate.js';

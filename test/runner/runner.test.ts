@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { probe } from '../../src/render/ffmpeg.js';
+import { probe } from '../../src/render/ffmpeg/probe.js';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,7 +66,7 @@ async function run(body: unknown): Promise<{ status: number; type: string; bytes
 }
 
 const work = mkdtempSync(join(tmpdir(), 'cmrender-runner-test-'));
-/** Frames of an output, counted by ffprobe (src/render/ffmpeg.ts probe). */
+/** Frames of an output, counted by ffprobe (src/render/ffmpeg/probe.ts). */
 async function framesOf(bytes: Buffer, ext: string): Promise<number> {
   const file = join(work, `probe.${ext}`);
   writeFileSync(file, bytes);

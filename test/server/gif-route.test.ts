@@ -2,7 +2,7 @@
 // the GIF's own limits at and just past each edge, a failing encoder's message, and no partial file left behind.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { probe } from '../../src/render/ffmpeg.js';
+import { probe } from '../../src/render/ffmpeg/probe.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readdir, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,7 +33,7 @@ after(async () => {
 const G = LIMITS.gif;
 const work = mkdtempSync(join(tmpdir(), 'cmrender-gif-route-'));
 
-/** Frames of a GIF, counted by ffprobe (src/render/ffmpeg.ts probe). */
+/** Frames of a GIF, counted by ffprobe (src/render/ffmpeg/probe.ts). */
 async function framesOf(gif: Buffer): Promise<number> {
   const file = join(work, `probe-${Math.random().toString(36).slice(2)}.gif`);
   writeFileSync(file, gif);

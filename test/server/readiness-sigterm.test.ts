@@ -7,7 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, MOVING, SQUARE, until } from './durability/helpers/service.js';
+import { ServiceProcess, MOVING, SQUARE } from './durability/helpers/service.js';
+import { until } from '../helpers/until.js';
 
 const live = new Set<ServiceProcess>();
 const dir = mkdtempSync(join(tmpdir(), 'cmrender-sigterm-'));
@@ -33,7 +34,7 @@ test(
     assert.equal((await s.job(id)).body.status, 'pending', 'still rendering when the signal comes');
 
     s.child.kill('SIGTERM');
-    await until(() => s.log.includes('shutting down'), 10_000, 'the shutdown to begin');
+    await until('the shutdown to begin', () => s.log.includes('shutting down'), 10_000);
     const ready = await s.req('GET', '/readyz');
     assert.equal(ready.status, 503, ready.text);
     assert.equal(ready.body.code, 'shutting_down');

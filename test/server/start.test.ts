@@ -4,13 +4,14 @@
 // pending, a place in the queue) and renders once the renderer is warm, and the start says where its time went.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, ownExample } from '../helpers/app.js';
+import { ownExample } from '../helpers/app.js';
 import { pollJob } from '../helpers/cluster.js';
+import { spawnService } from '../helpers/service-spawn.js';
 import { TestRedis } from '../helpers/redis.js';
 import { loadConfig } from '../../src/config/settings.js';
 
@@ -31,13 +32,7 @@ after(() => {
 function start(env: Record<string, string | undefined>): Service {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-start-'));
   dirs.push(dataDir);
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env };
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete childEnv[k];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/server.ts'], {
-    cwd: repoRoot,
-    env: childEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnService('api', { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
   children.push(child);
   const lines: Record<string, unknown>[] = [];
   let stderr = '';

@@ -6,35 +6,18 @@ import { designFrame, VH } from '../../viewer/src/build/frame.js';
 import { buildTopLayers } from '../../viewer/src/build/builder.js';
 import { GeometryCache } from '../../viewer/src/build/cache.js';
 import { ImageStore } from '../../viewer/src/build/assets.js';
-import type { BuildContext } from '../../viewer/src/build/context.js';
+import { frameContext } from '../../viewer/src/build/context.js';
 import { fitBox } from '../../viewer/src/viewer.js';
 import { node, n, hex, compose, arr } from './helper.js';
 
 function ctxFor(value: any, runner = '0.0.13') {
   const frame = designFrame(value);
-  const warnings: string[] = [];
-  const ctx: BuildContext = {
-    p2w: frame.p2w,
-    aspect: frame.aspect,
-    frameWidthPx: frame.widthPx,
+  const { ctx, warnings } = frameContext(frame, {
     runner,
     font: null,
     geometries: new GeometryCache(),
     images: new ImageStore(),
-    lights: [],
-    bloom: null,
-    camera: null,
-    materials: [],
-    metaballIndex: 0,
-    instances: [],
-    track: (m) => {
-      ctx.materials.push(m);
-      return m;
-    },
-    warn: (m) => {
-      warnings.push(m);
-    },
-  };
+  });
   const root = buildTopLayers(frame.layers, ctx);
   return { frame, ctx, root, warnings };
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launch, openViewer, load, frameAt, viewerSkip } from './helper.js';
 import { ownExamplesDir, examplesDir } from '../helpers/shared.js';
-import { rgbaToI420 } from '../../src/render/ffmpeg.js';
+import { rgbaToI420 } from '../../src/render/rgba-to-i420.js';
 
 let browser: Browser;
 let page: Page;

@@ -11,7 +11,7 @@ import { CAM_Z, FOV, designFrame, type DesignFrame } from './build/frame.js';
 import { GeometryCache } from './build/cache.js';
 import { ImageStore } from './build/assets.js';
 import { buildTopLayers } from './build/builder.js';
-import type { BloomSettings, BuildContext } from './build/context.js';
+import { frameContext, type BloomSettings, type BuildContext } from './build/context.js';
 import { i420Bytes, i420Converter } from '../../src/contract/yuv.js';
 import { damage, screenBounds, type Box, type Rect, type Shown } from './damage.js';
 
@@ -170,29 +170,12 @@ export class Viewer {
   private build(value: Val): void {
     const frame = designFrame(value);
     this.lastFrame = frame;
-    const warnings: string[] = [];
-    const ctx: BuildContext = {
-      p2w: frame.p2w,
-      aspect: frame.aspect,
-      frameWidthPx: frame.widthPx,
+    const { ctx, warnings } = frameContext(frame, {
       runner: this.runner,
       font: this.font,
       geometries: this.geometries,
       images: this.images,
-      lights: [],
-      bloom: null,
-      camera: null,
-      materials: [],
-      instances: [],
-      metaballIndex: 0,
-      track: (m) => {
-        ctx.materials.push(m);
-        return m;
-      },
-      warn: (msg) => {
-        warnings.push(msg);
-      },
-    };
+    });
     const root = buildTopLayers(frame.layers, ctx);
     this.warnings = warnings;
 

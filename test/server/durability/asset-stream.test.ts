@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, until } from './helpers/service.js';
+import { ServiceProcess } from './helpers/service.js';
+import { until } from '../../helpers/until.js';
 import { encodePng } from '../../../src/render/png.js';
 
 /** 60 non-reading GETs may grow the API's peak RSS by this much (d7952b0: +545 to +735 MB). */
@@ -74,7 +75,7 @@ test(
         sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
         sockets.push(sock);
       }
-      await until(() => started.filter(Boolean).length === CLIENTS, 60_000, 'every GET to start answering');
+      await until('every GET to start answering', () => started.filter(Boolean).length === CLIENTS, 60_000);
       const grew = s.peakRss() - baseline;
       console.log(`API peak RSS ${Math.round(baseline / 2 ** 20)} -> ${Math.round(s.peakRss() / 2 ** 20)} MB`);
       assert.ok(grew < BOUND_MB * 2 ** 20, `grew ${Math.round(grew / 2 ** 20)} MB with ${CLIENTS} GETs in flight`);

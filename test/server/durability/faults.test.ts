@@ -8,11 +8,12 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rectGraph } from '../../helpers/rect-graph.js';
+import { until } from '../../helpers/until.js';
+import { parseExposition, valueOf } from '../../helpers/prometheus.js';
 import {
   ServiceProcess,
   SQUARE,
   MOVING,
-  until,
   browserProcess,
   rendererProcesses,
   ffmpegProcesses,
@@ -146,10 +147,13 @@ test(
   { timeout: 60_000 },
   async () => {
     await expectNextJobsWork();
-    await until(() => rendererProcesses(s.pid).length >= 1, 10_000, 'a warm page');
-    await sleep(300);
+    await until('a warm page', () => rendererProcesses(s.pid).length >= 1, 10_000);
+    // the crash proven seen by the service (its count of page crashes: earlier tests crashed pages too)
+    const crashesSeen = async () =>
+      valueOf(parseExposition((await s.req('GET', '/metrics')).text), 'cmrender_page_crashes_total');
+    const before = await crashesSeen();
     killAll(rendererProcesses(s.pid).map((r) => r.pid));
-    await sleep(300);
+    await until('the service to see its idle page crash', async () => (await crashesSeen()) > before, 10_000);
     await expectNextJobsWork();
   },
 );
@@ -166,7 +170,7 @@ test(
     assert.equal(e.status, 500);
     assert.equal(e.body.code, 'encoder_failed');
     assert.equal(e.body.message, 'render failed: the encoder (ffmpeg) failed');
-    await until(() => ffmpegProcesses(s.pid).length === 0, 5_000, 'no ffmpeg left');
+    await until('no ffmpeg left', () => ffmpegProcesses(s.pid).length === 0, 5_000);
     await expectNextJobsWork();
   },
 );
@@ -188,12 +192,12 @@ test(
     assert.equal(e.body.message, `render timed out after ${LIMIT_MS / 1000} s (the job limit)`);
     assert.ok(took >= LIMIT_MS - 1000 && took < LIMIT_MS + 12_000, `ended after ${took} ms`);
     // by the time the job reads as failed, its encoder has been killed (gone within moments) and its page closed
-    await until(() => ffmpegProcesses(s.pid).length === 0, 2_000, "the timed-out job's ffmpeg to be gone");
+    await until("the timed-out job's ffmpeg to be gone", () => ffmpegProcesses(s.pid).length === 0, 2_000);
     assert.equal((await s.waitJob(next, 30_000)).body.status, 'ready');
     await until(
+      `renderer processes back to ${pagesBefore} (now ${rendererProcesses(s.pid).length})`,
       () => rendererProcesses(s.pid).length <= pagesBefore,
       10_000,
-      `renderer processes back to ${pagesBefore} (now ${rendererProcesses(s.pid).length})`,
     );
   },
 );

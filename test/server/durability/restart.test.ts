@@ -6,7 +6,8 @@ import { mkdtempSync, readdirSync, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, SQUARE, MOVING, sleep, until } from './helpers/service.js';
+import { ServiceProcess, SQUARE, MOVING, sleep } from './helpers/service.js';
+import { until } from '../../helpers/until.js';
 import { INTERRUPTED_MESSAGE } from '../../../src/server/durability/recovery.js';
 
 const live = new Set<ServiceProcess>();
@@ -187,7 +188,7 @@ test(
     const t0 = Date.now();
     s.child.kill('SIGTERM');
     // while the job in hand has its grace, new work is refused with 503
-    await until(() => s.log.includes('shutting down'), 5_000, 'the shutdown to begin');
+    await until('the shutdown to begin', () => s.log.includes('shutting down'), 5_000);
     const during = await s.req('POST', '/v1/frame', FRAME('#0000ff'));
     assert.equal(during.status, 503, during.text);
     assert.equal(during.body.code, 'shutting_down');
@@ -196,7 +197,7 @@ test(
     live.delete(s);
     assert.equal(r.code, 0, s.log.slice(-3000));
     assert.ok(Date.now() - t0 < 1500 + 10_000, `shutdown took ${Date.now() - t0} ms`);
-    await until(() => kids.every((k) => !existsSync(`/proc/${k.pid}`)), 10_000, 'chromium and its children to exit');
+    await until('chromium and its children to exit', () => kids.every((k) => !existsSync(`/proc/${k.pid}`)), 10_000);
     assert.match(s.log, /checkpointed/);
 
     // the checkpointed job is not counted as interrupted: it renders again from the start, and the frames that waited

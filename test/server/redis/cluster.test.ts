@@ -13,7 +13,7 @@ import { TestRedis } from '../../helpers/redis.js';
 import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
 import { startApp, realRenderer, runJob, ownExample, type TestApp } from '../../helpers/app.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
-import { probe } from '../../../src/render/ffmpeg.js';
+import { probe } from '../../../src/render/ffmpeg/probe.js';
 
 let redis: TestRedis;
 let dataDir: string;

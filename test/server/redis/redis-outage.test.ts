@@ -4,14 +4,13 @@
 // while Redis is unreachable exits with one clear line instead of neither listening nor exiting.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
 import { startProcess, type ClusterProcess } from '../../helpers/cluster.js';
-import { repoRoot } from '../../helpers/shared.js';
+import { spawnService } from '../../helpers/service-spawn.js';
 
 let redis: TestRedis;
 let dataDir: string;
@@ -60,17 +59,12 @@ test('Redis stopped: job routes and /healthz answer 503 redis_unavailable at onc
 
 test('an API started while Redis is unreachable exits 1 with one clear line', async () => {
   await redis.stop();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'entry', 'server.ts')], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      REDIS_URL: redis.url,
-      DATA_DIR: dataDir,
-      RENDER_CONCURRENCY: '0',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnService('api', {
+    REDIS_URL: redis.url,
+    DATA_DIR: dataDir,
+    RENDER_CONCURRENCY: '0',
+    PORT: '0',
+    LOG_LEVEL: 'info',
   });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));

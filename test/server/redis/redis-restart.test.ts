@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
 import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
+import { until } from '../../helpers/until.js';
 
 let redis: TestRedis;
 let dataDir: string;
@@ -41,7 +42,8 @@ test('Redis restarted during a job: the job ends (ready or a clear error), never
     if (!(e instanceof Stop)) throw e;
   });
   await redis.stop();
-  await new Promise((r) => setTimeout(r, 1500));
+  // down for as long as it takes the API to notice (its /readyz says 503 without Redis), not for a guessed time
+  await until('the API to see Redis gone', async () => (await fetch(`${api.url!}/readyz`)).status === 503, 30_000);
   await redis.start();
   const done = await pollJob(api.url!, id, 150_000);
   assert.ok(['ready', 'error'].includes(done.status), JSON.stringify(done));

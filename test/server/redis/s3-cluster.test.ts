@@ -17,7 +17,7 @@ import { TestS3 } from '../../helpers/s3.js';
 import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
 import { startApp, realRenderer, runJob, ownExampleImage, type TestApp } from '../../helpers/app.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
-import { probe } from '../../../src/render/ffmpeg.js';
+import { probe } from '../../../src/render/ffmpeg/probe.js';
 
 let redis: TestRedis;
 let s3: TestS3;

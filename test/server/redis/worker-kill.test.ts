@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
 import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
-import { probe } from '../../../src/render/ffmpeg.js';
+import { probe } from '../../../src/render/ffmpeg/probe.js';
 
 let redis: TestRedis;
 let dataDir: string;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
 import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
+import { until } from '../../helpers/until.js';
 
 const procs: ClusterProcess[] = [];
 let redis: TestRedis | undefined;
@@ -18,14 +19,6 @@ after(async () => {
   await redis?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
-
-async function until(cond: () => boolean, ms: number, what: string) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test(
   'SIGTERM past the grace hands the chunk in hand back; another worker finishes the video',
@@ -47,7 +40,7 @@ test(
     });
     assert.equal(posted.status, 202);
     const id = posted.json.job_id as string;
-    await until(() => first.lines.some((l) => l.event === 'render_started'), 60_000, 'the first chunk to start');
+    await until('the first chunk to start', () => first.lines.some((l) => l.event === 'render_started'), 60_000);
 
     const exited = new Promise<number | null>((r) => first.proc.once('exit', (code) => r(code)));
     first.proc.kill('SIGTERM');

@@ -7,6 +7,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startApp, FakeRenderer, post, waitJob, type TestApp } from '../../helpers/app.js';
 import { parseExposition, valueOf } from '../../helpers/prometheus.js';
+import { until } from '../../helpers/until.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const CAP = 3;
@@ -42,14 +43,6 @@ async function holdingReceiver() {
         server.close(() => r());
       }),
   };
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 let t: TestApp | undefined;

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startApp, FakeRenderer, post, waitJob, type TestApp } from '../../helpers/app.js';
 import { parseExposition, valueOf } from '../../helpers/prometheus.js';
+import { until } from '../../helpers/until.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const CAP = 2;
@@ -52,14 +53,6 @@ async function drippingReceiver() {
         server.close(() => r());
       }),
   };
-}
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 let t: TestApp | undefined;

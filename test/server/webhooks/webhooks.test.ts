@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, JobFailure, post, waitJob, type TestApp } from '../../helpers/app.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
+import { parseExposition, valueOf } from '../../helpers/prometheus.js';
+import { until } from '../../helpers/until.js';
 import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
 import type { Config } from '../../../src/config/settings.js';
 import { CODE } from '../../../src/contract/error-codes.js';
@@ -30,7 +32,15 @@ async function receiver(status?: (n: number) => number) {
   receivers.push(r);
   return r;
 }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The delivery attempts an app has recorded, by outcome (cmrender_webhook_deliveries_total). A delivery that was
+ * delivered or given up is never attempted again, so these counts prove that nothing more will arrive.
+ */
+async function attempts(t: TestApp): Promise<{ delivered: number; failed: number; gave_up: number }> {
+  const s = parseExposition((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
+  const n = (outcome: string) => valueOf(s, 'cmrender_webhook_deliveries_total', { outcome });
+  return { delivered: n('delivered'), failed: n('failed'), gave_up: n('gave_up') };
+}
 
 test('a job that ends POSTs its view to the webhook, signed with the secret; without a secret, unsigned', async () => {
   const rx = await receiver();
@@ -61,7 +71,8 @@ test('a job that ends POSTs its view to the webhook, signed with the secret; wit
   const [, second] = await rx.waitFor(2);
   assert.deepEqual([JSON.parse(second.body).job_id, JSON.parse(second.body).status], [bad, 'error']);
   assert.equal(second.headers['x-cmrender-signature'], undefined);
-  await sleep(200);
+  await until('both deliveries recorded delivered', async () => (await attempts(t)).delivered === 2);
+  assert.deepEqual(await attempts(t), { delivered: 2, failed: 0, gave_up: 0 }, 'one attempt each');
   assert.equal(rx.hits.length, 2, 'each job is delivered once');
 });
 
@@ -73,13 +84,15 @@ test('a failed delivery (500) is retried; after the schedule runs out it is give
   const [first, second] = await flaky.waitFor(2);
   assert.equal(first.body, second.body, 'the same view again');
   assert.equal(JSON.parse(second.body).job_id, id);
-  await sleep(200);
+  await until('the retry recorded delivered', async () => (await attempts(t)).delivered === 1);
+  assert.deepEqual(await attempts(t), { delivered: 1, failed: 1, gave_up: 0 });
   assert.equal(flaky.hits.length, 2, 'delivered: no more attempts');
 
   const down = await receiver(() => 503);
   await post(t.app, '/v1/frame', { source: SRC, webhook: { url: down.url } });
   await down.waitFor(4); // 1 + the 3 retries of the test schedule
-  await sleep(300);
+  await until('the delivery recorded given up', async () => (await attempts(t)).gave_up === 1);
+  assert.deepEqual(await attempts(t), { delivered: 1, failed: 1 + 3, gave_up: 1 }, 'the first receiver and 3 failures');
   assert.equal(down.hits.length, 4, 'given up after the last retry');
 });
 
@@ -126,7 +139,8 @@ test('a delivery pending when the service stops is made after the restart', asyn
       ),
     );
     assert.equal(fake.calls.length, 0, 'the job is not rendered again');
-    await sleep(200);
+    await until('the delivery recorded delivered after the restart', async () => (await attempts(b)).delivered === 1);
+    assert.deepEqual(await attempts(b), { delivered: 1, failed: 0, gave_up: 0 });
     assert.equal(rx.hits.length, 2);
   } finally {
     await rm(dataDir, { recursive: true, force: true });

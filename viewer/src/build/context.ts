@@ -1,7 +1,9 @@
-// What one frame's build needs and what it produces besides the object tree.
+// What one frame's build needs and what it produces besides the object tree, and the one way to start a frame's
+// context (the viewer draws with it; the Node tests of the builder build with the same).
 import type * as THREE from 'three';
 import type { GeometryCache } from './cache.js';
 import type { ImageStore } from './assets.js';
+import type { DesignFrame } from './frame.js';
 
 export interface BloomSettings {
   strength: number;
@@ -33,4 +35,37 @@ export interface BuildContext {
   metaballIndex: number;
   track<M extends THREE.Material>(m: M): M;
   warn(msg: string): void;
+}
+
+/** What lives longer than a frame: the runner pin, the font and the caches. */
+export interface BuildDeps {
+  runner: string;
+  font: unknown | null;
+  geometries: GeometryCache;
+  images: ImageStore;
+}
+
+/** A fresh context for one frame's build, and the warnings it collects. */
+export function frameContext(frame: DesignFrame, deps: BuildDeps): { ctx: BuildContext; warnings: string[] } {
+  const warnings: string[] = [];
+  const ctx: BuildContext = {
+    p2w: frame.p2w,
+    aspect: frame.aspect,
+    frameWidthPx: frame.widthPx,
+    ...deps,
+    lights: [],
+    bloom: null,
+    camera: null,
+    materials: [],
+    instances: [],
+    metaballIndex: 0,
+    track: (m) => {
+      ctx.materials.push(m);
+      return m;
+    },
+    warn: (msg) => {
+      warnings.push(msg);
+    },
+  };
+  return { ctx, warnings };
 }

@@ -1,10 +1,10 @@
 // The real service as a child process (`node --import tsx src/entry/server.ts`) on a loopback port and a given
 // DATA_DIR, for tests that kill things: the service itself (SIGKILL, SIGTERM), its Chromium, its ffmpeg.
 // Everything is bounded: start, requests and waits time out; stop() always ends the child.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { repoRoot } from '../../../../src/paths.js';
+import { LOOPBACK_SERVICE_ENV, spawnService } from '../../../helpers/service-spawn.js';
 
 export { repoRoot };
 
@@ -50,20 +50,7 @@ export class ServiceProcess {
 
   /** Starts the service on DATA_DIR = dataDir and a port of the system's choice, and waits for /healthz (at most startMs). */
   static async start(dataDir: string, env: Record<string, string> = {}, startMs = 60_000): Promise<ServiceProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'entry', 'server.ts')], {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'info',
-        RENDER_CONCURRENCY: '1',
-        RENDER_CACHE: 'off',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnService('api', { ...LOOPBACK_SERVICE_ENV, DATA_DIR: dataDir, RENDER_CONCURRENCY: '1', ...env });
     const s = new ServiceProcess(child, dataDir);
     const end = Date.now() + startMs;
     for (;;) {
@@ -247,15 +234,6 @@ function statusField(pid: number, field: string): number {
     return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return 0;
-  }
-}
-
-/** Waits for cond to hold (bounded). */
-export async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
   }
 }
 

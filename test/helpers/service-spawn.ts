@@ -1,0 +1,37 @@
+// The one way the tests start the service's own processes: the tsx entry point of `npm start` (api) or `npm run
+// worker` (worker) as a child, stdout and stderr piped for its log. What waits for it to be ready stays with the
+// caller's helper (ClusterProcess: its ready log line; ServiceProcess: /healthz and ready()).
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { repoRoot } from '../../src/paths.js';
+
+const ENTRY = {
+  api: join(repoRoot, 'src', 'entry', 'server.ts'),
+  worker: join(repoRoot, 'src', 'entry', 'worker.ts'),
+};
+
+/**
+ * What most service tests run with: loopback on a port of the system's choice (its log says which), info logs,
+ * and no render cache (a test that renders the same request twice means it; only a test that turns it on has it).
+ */
+export const LOOPBACK_SERVICE_ENV: Record<string, string> = {
+  HOST: '127.0.0.1',
+  PORT: '0',
+  LOG_LEVEL: 'info',
+  RENDER_CACHE: 'off',
+};
+
+/** Spawns an API or a worker with `env` over this process's environment (a key set to undefined is removed). */
+export function spawnService(
+  role: keyof typeof ENTRY,
+  env: Record<string, string | undefined>,
+): ChildProcessByStdio<null, Readable, Readable> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete childEnv[k];
+  return spawn(process.execPath, ['--import', 'tsx', ENTRY[role]], {
+    cwd: repoRoot,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
