@@ -1,11 +1,10 @@
 // The editor against an instance with API_KEYS, in the real Chromium: a render says a key is needed (the service's
 // 401 in a prompt), goes through once the key is given, and the key is kept in local storage: the next render
 // after a reload asks nothing.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openEditor, startRig, type EditorRig } from './helpers.js';
+import { openEditor, rigForFile, LIMIT } from './helpers.js';
 
-const LIMIT = { timeout: 180_000 };
 const STILL = `runner "0.0.3";
 use std.shapes.*;
 scene s() -> Frame {
@@ -14,11 +13,7 @@ scene s() -> Frame {
 }
 `;
 
-let rig: EditorRig;
-before(async () => {
-  rig = await startRig({ apiKeys: 'editor-key-1' });
-}, LIMIT);
-after(() => rig?.close(), LIMIT);
+const rig = rigForFile({ apiKeys: 'editor-key-1' });
 
 test('a render asks for the key once, keeps it in local storage, and renders', LIMIT, async () => {
   const page = await openEditor(rig);

@@ -1,6 +1,6 @@
 // The editor at `/` driven as a person would, in the real Chromium against the real service and renderer:
 // the first preview, diagnostics as you type, the scrubber, the preview against /v1/frame, renders and uploads.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodePng } from '../../src/render/png.js';
 import { runJob } from '../helpers/app.js';
@@ -14,19 +14,12 @@ import {
   previewPixels,
   previewSettled,
   setSource,
-  startRig,
+  rigForFile,
+  LIMIT,
   WAIT_MS,
-  type EditorRig,
 } from './helpers.js';
 
-/** A test that outlasts this fails rather than holding up the run (each takes seconds; renders are small). */
-const LIMIT = { timeout: 180_000 };
-
-let rig: EditorRig;
-before(async () => {
-  rig = await startRig();
-}, LIMIT);
-after(() => rig?.close(), LIMIT);
+const rig = rigForFile();
 
 const STILL = `runner "0.0.3";
 use std.shapes.*;

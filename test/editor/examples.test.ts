@@ -1,7 +1,7 @@
 // The editor's own examples work as chosen: an example that draws an image (examples/image.cm) brings its image
 // (bundled from examples/img/, uploaded and mapped by the page itself), so its preview and its render draw it; and a
 // diagnostic's hint is shown once, not in both its message and its help.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,18 +13,12 @@ import {
   pixelAt,
   previewPixels,
   previewSettled,
-  startRig,
+  rigForFile,
+  LIMIT,
   WAIT_MS,
-  type EditorRig,
 } from './helpers.js';
 
-const LIMIT = { timeout: 180_000 };
-
-let rig: EditorRig;
-before(async () => {
-  rig = await startRig();
-}, LIMIT);
-after(() => rig?.close(), LIMIT);
+const rig = rigForFile();
 
 test(
   'choosing image.cm maps its own image: the preview draws the new scene and Render PNG draws the image',

@@ -2,20 +2,14 @@
 // editor's text is `cmrender fmt`'s (src/lang/format.ts, computed here) with the cursor by the same token; one undo
 // takes it back; the Format button does the same; a source that does not parse is left as it is, with a note. And
 // where the cursor goes (format-source.ts's mapPosition), at every place of a source.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { formatSource } from '../../src/lang/format.js';
-import { openEditor, startRig, WAIT_MS, type EditorRig } from './helpers.js';
+import { openEditor, rigForFile, LIMIT, WAIT_MS } from './helpers.js';
 import { mapPosition } from '../../editor/src/format-source.js';
 
-const LIMIT = { timeout: 180_000 };
-
-let rig: EditorRig;
-before(async () => {
-  rig = await startRig();
-}, LIMIT);
-after(() => rig?.close(), LIMIT);
+const rig = rigForFile();
 
 const fmt = (s: string) => {
   const r = formatSource(s);

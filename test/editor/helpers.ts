@@ -1,4 +1,5 @@
 // The editor in the real Chromium against the real service: the service listens on a free port, a page opens `/`.
+import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { launchTestChromium } from '../helpers/gl.js';
@@ -18,6 +19,22 @@ export interface EditorRig {
   browser: Browser;
   base: string;
   close(): Promise<void>;
+}
+
+/** How long one editor test may take before it fails rather than holding up the run (each takes seconds). */
+export const LIMIT = { timeout: 180_000 };
+
+/**
+ * The rig of a test file: started before its first test, closed after its last. The object returned is filled in
+ * by the `before` hook, so the file's tests read it as they would a started rig.
+ */
+export function rigForFile(config: Partial<Config> = {}, limit = LIMIT): EditorRig {
+  const rig = {} as EditorRig;
+  before(async () => {
+    Object.assign(rig, await startRig(config));
+  }, limit);
+  after(() => rig.close?.(), limit);
+  return rig;
 }
 
 export async function startRig(config: Partial<Config> = {}): Promise<EditorRig> {

@@ -1,18 +1,12 @@
 // The source as a file and as a link (issue 35), in the real Chromium against the real service: `#source=` links,
 // Open… and a dropped .cm file, Save source (save dialog or download), Copy, and Clear that undo takes back.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openEditor, setSource, startRig, WAIT_MS, type EditorRig } from './helpers.js';
+import { openEditor, setSource, rigForFile, LIMIT, WAIT_MS } from './helpers.js';
 import type { Page } from 'playwright-core';
 
-const LIMIT = { timeout: 180_000 };
-
-let rig: EditorRig;
-before(async () => {
-  rig = await startRig();
-}, LIMIT);
-after(() => rig?.close(), LIMIT);
+const rig = rigForFile();
 
 /** A source with what URL encoding must carry: spaces, +, &, #, %, a newline and a non-ASCII letter. */
 const SOURCE = `runner "0.0.3";
