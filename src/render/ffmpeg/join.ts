@@ -63,9 +63,9 @@ export async function joinSegments(
   }
   const tmp = `${outPath}.tmp`;
   const r = await runProcess(ffmpegPath, joinArgs(tmp, codec), { input: concatList(segments) });
-  if (r.code !== 0) {
+  if (r.exitCode !== 0) {
     await rm(tmp, { force: true });
-    throw new Error(`ffmpeg join exited with ${r.code}: ${(r.error?.message ?? r.stderr).trim().slice(0, 500)}`);
+    throw new Error(`ffmpeg join exited with ${r.exitCode}: ${(r.error?.message ?? r.stderr).trim().slice(0, 500)}`);
   }
   if (segmentFrames) {
     const want = segmentFrames.reduce((a, b) => a + b, 0);

@@ -19,8 +19,8 @@ export async function nvencProblem(ffmpegPath = 'ffmpeg'): Promise<string | null
     'null',
     '-',
   ]);
-  if (r.code === 0) return null;
+  if (r.exitCode === 0) return null;
   if (r.error) return r.error.message;
   const lines = r.stderr.trim().split('\n').filter(Boolean);
-  return lines.at(-2) ?? lines.at(-1) ?? `ffmpeg exited with ${r.code}`;
+  return lines.at(-2) ?? lines.at(-1) ?? `ffmpeg exited with ${r.exitCode}`;
 }

@@ -16,7 +16,7 @@ export async function countFrames(path: string, ffprobePath = 'ffprobe'): Promis
     },
   );
   const n = Number.parseInt(r.stdout.trim(), 10);
-  return r.code === 0 && Number.isFinite(n) ? n : 0;
+  return r.exitCode === 0 && Number.isFinite(n) ? n : 0;
 }
 
 export interface ProbeResult {
@@ -45,7 +45,7 @@ export async function probe(path: string, ffprobePath = 'ffprobe'): Promise<Prob
     path,
   ];
   const r = await runProcess(ffprobePath, args, { stdout: true });
-  if (r.code !== 0) throw new Error(`ffprobe exited with ${r.code}: ${(r.error?.message ?? r.stderr).trim()}`);
+  if (r.exitCode !== 0) throw new Error(`ffprobe exited with ${r.exitCode}: ${(r.error?.message ?? r.stderr).trim()}`);
   const j = JSON.parse(r.stdout) as { streams: Record<string, string>[]; format: { duration: string } };
   const s = j.streams[0];
   return {

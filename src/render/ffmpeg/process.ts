@@ -10,7 +10,7 @@ const STDERR_KEPT = 8192;
 
 export interface ProcessResult {
   /** the exit code, or null when the process could not start or ended by a signal */
-  code: number | null;
+  exitCode: number | null;
   stdout: string;
   stderr: string;
   /** why it could not start (ENOENT, ...) */
@@ -19,14 +19,14 @@ export interface ProcessResult {
 
 /**
  * Runs a binary to its end: stdin is `input` (closed at once) or nothing, stdout kept when asked. Never rejects: a
- * binary that cannot start resolves with code null and its error.
+ * binary that cannot start resolves with exitCode null and its error.
  */
 export async function runProcess(
   bin: string,
   args: string[],
   o: { input?: string; stdout?: boolean } = {},
 ): Promise<ProcessResult> {
-  const r: ProcessResult = { code: null, stdout: '', stderr: '' };
+  const r: ProcessResult = { exitCode: null, stdout: '', stderr: '' };
   let proc: ChildProcess;
   try {
     proc = spawn(bin, args, {
@@ -50,7 +50,7 @@ export async function runProcess(
       resolve();
     });
     proc.once('close', (code) => {
-      if (!r.error) r.code = code;
+      if (!r.error) r.exitCode = code;
       resolve();
     });
   });
@@ -59,7 +59,7 @@ export async function runProcess(
 
 /** True when the binary runs (`-version`). */
 export async function available(bin: string): Promise<boolean> {
-  return (await runProcess(bin, ['-version'])).code === 0;
+  return (await runProcess(bin, ['-version'])).exitCode === 0;
 }
 
 /**
