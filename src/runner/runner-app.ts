@@ -25,7 +25,7 @@ import { requestError } from '../server/http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from '../server/http/error-answers.js';
 import { serverTimeouts } from '../server/http/server-timeouts.js';
 import { limitRequestTime } from '../server/http/request-timeout.js';
-import { Gate, tooManyUploads } from '../server/durability/admission.js';
+import { Gate, tooManyUploads } from '../server/jobs/refusals.js';
 import { sendRefusal } from '../server/http/refusal-reply.js';
 import { badRequest } from '../server/http/http-error.js';
 

@@ -15,7 +15,7 @@ import type { JobService } from './jobs/job-service.js';
 import type { Retention } from './jobs/retention.js';
 import type { OutputStore } from './storage/output-store.js';
 import type { AssetStore } from './storage/asset-store.js';
-import { Gate } from './durability/admission.js';
+import { Gate } from './jobs/refusals.js';
 import { openServices } from './services.js';
 import { registerOpenApi } from './openapi.js';
 import { acceptJsonBodies } from './http/json-body.js';
@@ -28,7 +28,9 @@ import { enqueueRoutes } from './routes/enqueue.js';
 import { jobStatusRoutes } from './routes/job-status.js';
 import { jobEventRoutes } from './routes/job-events.js';
 import { outputRoutes } from './routes/outputs.js';
-import { metaRoutes } from './routes/meta.js';
+import { healthRoutes } from './routes/health.js';
+import { apiDocumentRoutes } from './routes/api-documents.js';
+import { smokeTestRoutes } from './routes/smoke-test.js';
 import { checkRoutes } from './routes/check.js';
 import { diagnosticRoutes } from './routes/diagnostics.js';
 import { languageDocRoutes } from './routes/language-docs.js';
@@ -40,7 +42,7 @@ import { ClientQuota } from './jobs/client-quota.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import type { WebhookOutcome } from './webhooks/dispatcher.js';
 import { countRefusedJobs } from './http/refused-jobs.js';
-import { watchReadiness } from './http/readiness.js';
+import { watchReadiness } from './routes/readiness.js';
 import { ApiKeys, requireApiKeys } from './http/api-keys.js';
 import { limitPosts } from './http/rate-limits.js';
 import { editorDistDir } from '../paths.js';
@@ -189,12 +191,16 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(jobStatusRoutes, { jobs });
   await app.register(jobEventRoutes, { jobs });
   await app.register(outputRoutes, { outputs, presigned: config.storagePublicUrls === 'presigned' });
-  await app.register(metaRoutes, {
-    jobs,
+  // in this order, the document's: /healthz, /openapi.json, /llms.txt, /test
+  await app.register(healthRoutes, { jobs });
+  await app.register(apiDocumentRoutes, {
     openapi: () => app.swagger() as Record<string, unknown>,
+    keptMs: config.retentionMs,
+  });
+  await app.register(smokeTestRoutes, {
+    jobs,
     tmpDir: join(config.dataDir, 'tmp'),
     tests: new Gate(config.testConcurrency),
-    keptMs: config.retentionMs,
   });
   await app.register(checkRoutes);
   await app.register(diagnosticRoutes);

@@ -117,7 +117,7 @@ const ROOMS: { room: string; may: string[] }[] = [
     room: 'src/runner',
     may: [
       'src/server/http',
-      'src/server/durability/admission.ts',
+      'src/server/jobs/refusals.ts',
       'src/contract',
       'src/render/renderer-port.ts',
       'src/render/failure-reasons.ts',

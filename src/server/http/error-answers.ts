@@ -1,7 +1,7 @@
 // How failures are answered: always the ErrorEnvelope `{error, code}` (service.md "Every 400 body is the
 // ErrorEnvelope"), with the contract's status and code, never a stack or an internal message. `code` is always
 // there: a client branches on it whatever the status.
-import { isRedisUnavailable, redisUnavailable } from '../durability/admission.js';
+import { isRedisUnavailable, redisUnavailable } from '../jobs/refusals.js';
 import { sendRefusal } from './refusal-reply.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CODE, envelope, type ErrorCode } from '../../contract/error-codes.js';

@@ -20,7 +20,7 @@ import type { JobKind, JobView } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
-import { queueFull, Refused, type Refusal } from '../durability/admission.js';
+import { queueFull, Refused, type Refusal } from './refusals.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../storage/disk-space.js';
 import { cachedFields, type CacheHit, type RenderCache } from './render-cache.js';

@@ -8,7 +8,7 @@
 import { CODE } from '../../contract/error-codes.js';
 import { sameUrlPaths } from '../../contract/asset-path.js';
 import { isNoSpace } from '../../contract/no-space.js';
-import { journalUnwritable, Refused, storageUnavailable, type Refusal } from '../durability/admission.js';
+import { journalUnwritable, Refused, storageUnavailable, type Refusal } from './refusals.js';
 import { badRequest, httpError } from '../http/http-error.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import type { JobKind } from '../http/schemas/jobs.js';

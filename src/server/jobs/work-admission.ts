@@ -12,7 +12,7 @@ import type { JobKind } from '../http/schemas/jobs.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams } from './store/port.js';
 import type { OutputStore } from '../storage/output-store.js';
-import { storageFull, type Refusal } from '../durability/admission.js';
+import { storageFull, type Refusal } from './refusals.js';
 
 export interface WorkAdmission {
   /** the estimate in seconds, for the queue's order */

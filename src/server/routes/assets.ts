@@ -12,7 +12,7 @@ import { CODE, envelope } from '../../contract/error-codes.js';
 import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
 import { AssetUpload, AssetsResponse } from '../http/schemas/assets.js';
 import type { AssetStore } from '../storage/asset-store.js';
-import { Gate, diskFull, storageUnavailable, tooManyUploads, type Refusal } from '../durability/admission.js';
+import { Gate, diskFull, storageUnavailable, tooManyUploads, type Refusal } from '../jobs/refusals.js';
 import { sendRefusal } from '../http/refusal-reply.js';
 import { StorageUnavailable } from '../storage/storage.js';
 import type { DiskSpace } from '../storage/disk-space.js';

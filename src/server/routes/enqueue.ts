@@ -9,7 +9,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { EnqueueBody, SubmitDoor } from '../jobs/submit.js';
-import { Refused } from '../durability/admission.js';
+import { Refused } from '../jobs/refusals.js';
 import { sendRefusal } from '../http/refusal-reply.js';
 import { HttpError } from '../http/http-error.js';
 import { requestHash } from '../http/idempotency.js';

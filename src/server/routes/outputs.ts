@@ -10,7 +10,7 @@ import { NOT_FOUND } from '../http/http-error.js';
 import { mayReach } from '../http/tenancy.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
-import { storageUnavailable } from '../durability/admission.js';
+import { storageUnavailable } from '../jobs/refusals.js';
 import { sendRefusal } from '../http/refusal-reply.js';
 import { StorageUnavailable } from '../storage/storage.js';
 

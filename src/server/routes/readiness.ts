@@ -11,10 +11,10 @@ import type { FastifyInstance } from 'fastify';
 import underPressure from '@fastify/under-pressure';
 import { z } from 'zod';
 import type { JobService } from '../jobs/job-service.js';
-import { overloaded, starting, type Refusal } from '../durability/admission.js';
-import { sendRefusal } from './refusal-reply.js';
+import { overloaded, starting, type Refusal } from '../jobs/refusals.js';
+import { sendRefusal } from '../http/refusal-reply.js';
 import { CODE } from '../../contract/error-codes.js';
-import { refusalAnswer } from './responses.js';
+import { refusalAnswer } from '../http/responses.js';
 
 export interface ReadinessOptions {
   jobs: JobService;

@@ -12,7 +12,7 @@ import { outputExtOf, type FormatParams } from '../../contract/outputs.js';
 import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
 import type { JobKind } from '../http/schemas/jobs.js';
 import type { JobOutput, JobStore } from '../jobs/store/port.js';
-import { storageFull, type Refusal } from '../durability/admission.js';
+import { storageFull, type Refusal } from '../jobs/refusals.js';
 import { PROTECT_MS, planEviction, type OutputFile, type OutputRef } from './disk-budget.js';
 import { describeDuration } from '../../contract/describe-duration.js';
 import { PARTIAL_SUFFIXES } from '../../render/renderer-port.js';

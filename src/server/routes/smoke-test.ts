@@ -1,13 +1,13 @@
-// GET /healthz, GET /openapi.json, GET /test
+// GET /test: a synchronous smoke render of a built-in scene, outside the job store, in this process's render slots;
+// bounded by TEST_CONCURRENCY, refused (503 too_many_tests) rather than queued past it.
 import { readFile, rm, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../jobs/job-service.js';
 import { failureOf } from '../jobs/job-failure.js';
-import { errorAnswer, fileAnswer, json, refusalAnswer } from '../http/responses.js';
-import { tooManyTests, type Gate } from '../durability/admission.js';
+import { errorAnswer, fileAnswer, refusalAnswer } from '../http/responses.js';
+import { tooManyTests, type Gate } from '../jobs/refusals.js';
 import { sendRefusal } from '../http/refusal-reply.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 
@@ -19,12 +19,9 @@ const SMOKE_FAILURES = [
   CODE.page_failed,
   CODE.out_of_memory,
 ] as const;
-import { llmsText, type OpenApiLike } from '../llms-txt.js';
 
-export interface MetaRoutesOptions {
+export interface SmokeTestRoutesOptions {
   jobs: JobService;
-  /** the OpenAPI document served at /openapi.json */
-  openapi: () => Record<string, unknown>;
   /** where GET /test writes its PNG for the moment it is read back */
   tmpDir: string;
   /**
@@ -32,8 +29,6 @@ export interface MetaRoutesOptions {
    * MAX_QUEUED_JOBS, so a burst of probes would otherwise queue without bound in front of the jobs
    */
   tests: Gate;
-  /** RETENTION_MS, said in /llms.txt */
-  keptMs: number;
 }
 
 /** The built-in two-rectangle scene of GET /test. */
@@ -46,84 +41,7 @@ scene smoke() -> Frame {
 }
 `;
 
-export const metaRoutes: FastifyPluginAsyncZod<MetaRoutesOptions> = async (
-  app,
-  { jobs, openapi, tmpDir, tests, keptMs },
-) => {
-  app.get(
-    '/healthz',
-    {
-      schema: {
-        summary: 'Liveness',
-        operationId: 'healthz',
-        tags: ['service'],
-        response: {
-          200: {
-            description: '`ok` and a newline.',
-            content: { 'text/plain': { schema: z.literal('ok\n'), example: 'ok\n' } },
-          },
-          503: refusalAnswer([
-            CODE.storage_full,
-            CODE.shutting_down,
-            CODE.renderer_unavailable,
-            CODE.redis_unavailable,
-          ]),
-        },
-      },
-    },
-    async (_req, reply) => {
-      // up but unable to take work (a full disk, a journal that cannot be written, a browser that cannot draw,
-      // shutting down): said with a reason
-      const down = await jobs.health();
-      if (down) return sendRefusal(reply, down);
-      return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('ok\n');
-    },
-  );
-
-  app.get(
-    '/openapi.json',
-    {
-      schema: {
-        summary: 'This document',
-        operationId: 'openapi',
-        tags: ['service'],
-        response: {
-          200: json(z.looseObject({}), 'OpenAPI 3.1', {
-            openapi: '3.1.0',
-            info: { title: 'cmrender', version: '0.1.0' },
-            paths: {},
-          }),
-        },
-      },
-    },
-    async (_req, reply) => reply.send(openapi()),
-  );
-
-  // written once, from the document of all routes (made when the first request comes: every route is registered)
-  let llms: string | undefined;
-  app.get(
-    '/llms.txt',
-    {
-      schema: {
-        summary: 'How to use this service, for agents',
-        operationId: 'llmsTxt',
-        tags: ['service'],
-        description:
-          'Plain text (llmstxt.org) written from this OpenAPI document: how to render (POST, poll, download), the limits, one example per kind and every route.',
-        response: {
-          200: {
-            description: 'Markdown as plain text.',
-            content: { 'text/plain': { schema: z.string(), example: '# cmrender\n\n> Asynchronous render service …' } },
-          },
-        },
-      },
-    },
-    async (_req, reply) => {
-      llms ??= llmsText(openapi() as OpenApiLike, keptMs);
-      return reply.header('content-type', 'text/plain; charset=utf-8').send(llms);
-    },
-  );
-
+export const smokeTestRoutes: FastifyPluginAsyncZod<SmokeTestRoutesOptions> = async (app, { jobs, tmpDir, tests }) => {
   app.get(
     '/test',
     {
