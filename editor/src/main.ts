@@ -6,7 +6,7 @@
 import { basicSetup } from 'codemirror';
 import { EditorView, keymap } from '@codemirror/view';
 import { EditorState, Prec } from '@codemirror/state';
-import { indentWithTab } from '@codemirror/commands';
+import { indentWithTab, isolateHistory } from '@codemirror/commands';
 import { lintGutter } from '@codemirror/lint';
 import { compile, designFrame } from '../../src/lang/index.js';
 import { cmLanguage } from './cm-language.js';
@@ -91,7 +91,11 @@ onKeyNeeded((why) => {
 });
 
 function setSource(source: string): void {
-  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: source } });
+  // a source set whole is its own undo step, never joined to the edit before or after it
+  view.dispatch({
+    changes: { from: 0, to: view.state.doc.length, insert: source },
+    annotations: isolateHistory.of('full'),
+  });
   clearTimeout(checkTimer);
   check();
 }

@@ -2,6 +2,7 @@
 // where it has one, else a download), copy it to the clipboard, clear it (undo brings it back: the clear is an
 // ordinary edit).
 import type { EditorView } from '@codemirror/view';
+import { isolateHistory } from '@codemirror/commands';
 import { saveBlob } from './save-file.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -64,7 +65,11 @@ export function mountSourceFiles(deps: SourceFilesDeps): SourceFiles {
     }
   };
   $<HTMLButtonElement>('clear-source').onclick = () => {
-    deps.view.dispatch({ changes: { from: 0, to: deps.view.state.doc.length, insert: '' } });
+    // its own undo step: joined to an edit made just before (a source set a moment ago), undo would skip past it
+    deps.view.dispatch({
+      changes: { from: 0, to: deps.view.state.doc.length, insert: '' },
+      annotations: isolateHistory.of('full'),
+    });
     deps.view.focus();
   };
   return { open };
