@@ -23,20 +23,29 @@ const SWEEP_EVERY_MS = 60_000;
 
 export class Retention {
   private timer?: NodeJS.Timeout;
+  private keeper?: NodeJS.Timeout;
 
   constructor(private readonly o: RetentionOptions) {}
 
-  /** Sweeps every minute until stop(). */
+  /** Sweeps every minute, and keeps pending records alive in a store that expires them, until stop(). */
   start(): void {
     this.timer = setInterval(
       () => void this.sweep().catch((e) => this.o.log.warn({ err: e }, 'retention sweep failed')),
       SWEEP_EVERY_MS,
     );
     this.timer.unref();
+    const { store } = this.o;
+    if (store.keepPending && store.keepPendingEveryMs) {
+      const keep = () => void store.keepPending!().catch((e) => this.o.log.warn({ err: e }, 'keeping pending failed'));
+      keep();
+      this.keeper = setInterval(keep, store.keepPendingEveryMs);
+      this.keeper.unref();
+    }
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.keeper) clearInterval(this.keeper);
   }
 
   /** Deletes outputs and records past retention, stray output files, and expired assets. */

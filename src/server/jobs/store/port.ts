@@ -85,6 +85,12 @@ export interface JobStore {
   list(): Promise<JobRecord[]>;
   /** Whether a change can be written now (a store that failed for space tries again first); absent: always. */
   writable?(): Promise<boolean>;
+  /**
+   * A store whose pending records expire on their own (Redis) keeps those of live jobs alive; retention calls it
+   * every keepPendingEveryMs. Absent: pending records never expire.
+   */
+  keepPending?(): Promise<void>;
+  readonly keepPendingEveryMs?: number;
 }
 
 /**

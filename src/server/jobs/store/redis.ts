@@ -1,6 +1,8 @@
 // Job records in Redis (with REDIS_URL): the same JobStore the routes use with the journal, so any API process
-// answers for any job. One JSON string per job that expires with the retention (RETENTION_MS after its creation);
-// the progress of a rendering job is a hash beside it (chunk index -> frames done), written by the workers.
+// answers for any job. One JSON string per job that expires on its own: an ended one RETENTION_MS after it ended, a
+// pending one only when nobody keeps it (keepPending(), from every API process, while it waits or renders), so the
+// record of work Redis lost does not stay for ever. The progress of a rendering job is a hash beside it (chunk index
+// -> frames done), written by the workers.
 import type { Redis } from 'ioredis';
 import { storedForm, type JobRecord, type LifecycleStore } from './port.js';
 import type { SharedByteCount } from '../../storage/output-store.js';
@@ -86,6 +88,26 @@ local popped = redis.call('ZPOPMIN', KEYS[1], over)
 for i = 1, #popped, 2 do gone[#gone + 1] = popped[i] end
 return gone
 `;
+/**
+ * KEYS[1] the line, KEYS[2] the admitted set; ARGV[1] the key prefix of records, ARGV[2] their TTL in ms. Every job in
+ * either set is pending (END_IF_PENDING takes it out of both as it ends): its record lives ARGV[2] more.
+ */
+const KEEP_PENDING = `
+for _, set in ipairs(KEYS) do
+  for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do redis.call('PEXPIRE', ARGV[1] .. id, ARGV[2]) end
+end
+return 1
+`;
+
+/** KEYS[1] the progress hash, KEYS[2] the record; ARGV[1] the part, ARGV[2] its done, ARGV[3] the pending TTL. */
+const SET_PROGRESS = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local cur = redis.call('GET', KEYS[2])
+if cur and string.find(cur, '"status":"pending"', 1, true) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+return 1
+`;
+
 /** The output bytes in the shared storage, counted once for every process (OUTPUT_MAX_BYTES). */
 const OUTPUT_BYTES_KEY = `${KEY_PREFIX}output-bytes`;
 
@@ -96,6 +118,27 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * How often keepPending() must run, and how long a pending record lives after it: four rounds, so a loaded process
+   * that misses one or two loses nothing (at least twice RETENTION_MS, as before).
+   */
+  get keepPendingEveryMs(): number {
+    return Math.min(60_000, Math.max(1_000, this.retentionMs / 4));
+  }
+
+  private get pendingTtlMs(): number {
+    return Math.max(2 * this.retentionMs, 4 * this.keepPendingEveryMs);
+  }
+
+  /**
+   * Keeps alive the records of the jobs that wait in the line or are admitted and not ended. A job waiting behind a
+   * long queue writes nothing: its record, expiring 2 x RETENTION_MS after its creation, went while it still waited
+   * (its end then found no record, and the client a 404 for a job that was about to render).
+   */
+  async keepPending(): Promise<void> {
+    await this.redis.eval(KEEP_PENDING, 2, LINE_KEY, ADMITTED_KEY, `${KEY_PREFIX}job:`, String(this.pendingTtlMs));
+  }
+
   /** Whether the connection to Redis is up now (a command sent now would not fail at once). */
   get reachable(): boolean {
     return this.redis.status === 'ready';
@@ -103,11 +146,11 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
 
   /**
    * Milliseconds a record still lives (at least 1: Redis wants a positive TTL). An ended one: RETENTION_MS from when
-   * it ended (its output was written), as the journal's retention counts. A pending one, however long it waits or
-   * renders: twice that from its last write, so a record whose work was lost cannot stay for ever.
+   * it ended (its output was written), as the journal's retention counts. A pending one: pendingTtlMs from its last
+   * write or keepPending(), so a record whose work was lost cannot stay for ever.
    */
   private ttl(rec: JobRecord): number {
-    if (rec.status === 'pending') return 2 * this.retentionMs;
+    if (rec.status === 'pending') return this.pendingTtlMs;
     return Math.max(1, (rec.completed_at ?? rec.created_at) + this.retentionMs - this.now());
   }
 
@@ -234,11 +277,8 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
 
   /** A worker's progress on one part of a job: `part` is a chunk index, or "whole" (then `done` is 0..1). */
   async setProgress(id: string, part: string, done: number): Promise<void> {
-    await this.redis
-      .multi()
-      .hset(progressKey(id), part, String(done))
-      .pexpire(progressKey(id), 2 * this.retentionMs)
-      .exec();
+    // a rendering job has left the line: its progress keeps its record alive
+    await this.redis.eval(SET_PROGRESS, 2, progressKey(id), jobKey(id), part, String(done), String(this.pendingTtlMs));
   }
 
   readonly endedInMemory = false;
