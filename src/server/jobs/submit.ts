@@ -12,7 +12,7 @@ import { journalUnwritable, Refused, storageUnavailable, type Refusal } from './
 import { badRequest, httpError } from '../http/http-error.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import type { JobKind } from '../http/schemas/jobs.js';
-import { vectorizeInput } from '../routes/vectorize-input.js';
+import { vectorizeInput } from './vectorize-input.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import { StorageUnavailable } from '../storage/storage.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
