@@ -66,7 +66,7 @@ test('the same key with a different body (or route) is 422 idempotency_mismatch;
     const r = await postKeyed(t.app, url, body, 'k1');
     assert.equal(r.statusCode, 422, url);
     assert.equal(r.json().code, 'idempotency_mismatch');
-    assert.equal(typeof r.json().error, 'string');
+    assert.equal(r.json().error, 'this Idempotency-Key was used with a different request in the last 24 hours');
   }
   for (const key of ['', 'x'.repeat(256), 'with space']) {
     const r = await postKeyed(t.app, '/v1/frame', { source: SRC }, key);
@@ -107,6 +107,10 @@ test('with RETENTION_MS under 24 hours a key lives as long as its job: once the 
   assert.equal((await waitJob(t.app, first)).json().status, 'ready');
   clock += retentionMs - 1000;
   assert.equal((await postKeyed(t.app, '/v1/frame', { source: SRC }, 'short-key')).json().job_id, first);
+  // the 422 names how long a key lives on this service, not the default's 24 hours
+  const other = await postKeyed(t.app, '/v1/render', { source: SRC }, 'short-key');
+  assert.equal(other.statusCode, 422);
+  assert.equal(other.json().error, 'this Idempotency-Key was used with a different request in the last 1 hour');
   clock += 2000;
   await t.app.retention.sweep();
   assert.equal((await t.app.inject({ url: `/v1/jobs/${first}` })).statusCode, 404, 'the record is gone');

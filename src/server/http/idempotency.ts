@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { CODE } from '../../contract/error-codes.js';
 import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
+import { describeDuration } from '../../contract/describe-duration.js';
 import { httpError, type HttpError } from './http-error.js';
 import type { JobRecord } from '../jobs/store/port.js';
 
@@ -73,7 +74,7 @@ export class IdempotencyIndex implements IdempotencyKeys {
     if (++this.claims % 256 === 0) this.prune();
     const known = this.entries.get(key);
     if (known && this.now() - known.at < this.ttlMs) {
-      if (known.hash !== hash) throw mismatch();
+      if (known.hash !== hash) throw mismatch(this.ttlMs);
       const jobId = await known.jobId;
       if (await exists(jobId)) return { jobId, replayed: true };
       if (this.entries.get(key) === known) this.entries.delete(key);
@@ -109,6 +110,10 @@ function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-export function mismatch(): HttpError {
-  return httpError(CODE.idempotency_mismatch);
+/** The 422 for a key reused with another request, naming how long a key lives here (not the registry's default). */
+export function mismatch(ttlMs: number): HttpError {
+  return httpError(
+    CODE.idempotency_mismatch,
+    `this Idempotency-Key was used with a different request in the last ${describeDuration(ttlMs)}`,
+  );
 }

@@ -54,7 +54,7 @@ export class RedisIdempotency implements IdempotencyKeys {
       const raw = await this.redis.get(k);
       if (raw === null) continue; // freed between our SET and GET: claim again
       const cur = JSON.parse(raw) as Stored;
-      if (cur.hash !== hash) throw mismatch();
+      if (cur.hash !== hash) throw mismatch(this.ttlMs);
       if (cur.job !== undefined) {
         if (await exists(cur.job)) return { jobId: cur.job, replayed: true };
         // its job is gone (expired, evicted): the key is free

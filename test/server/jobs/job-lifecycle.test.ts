@@ -88,7 +88,12 @@ forEachBackend('jobs', { MAX_QUEUED_JOBS: String(CAP) }, (b) => {
     assert.equal(ids.size, 1, `one job for one key, got ${[...ids]}`);
     const other = await send(b.apis[1], { ...FRAME, params: { width: 330 } });
     assert.equal(other.status, 422);
-    assert.equal(((await other.json()) as any).code, 'idempotency_mismatch');
+    const refused = (await other.json()) as any;
+    assert.equal(refused.code, 'idempotency_mismatch');
+    assert.match(
+      refused.error,
+      /^this Idempotency-Key was used with a different request in the last \d+ (hours?|minutes?|seconds?)$/,
+    );
     await pollJob(b.apis[0], [...ids][0]);
   });
 
