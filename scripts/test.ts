@@ -9,7 +9,9 @@
 //
 //   npx tsx scripts/test.ts [FILE_OR_DIR ...]     (default: test/)
 import { spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { repoRoot } from '../src/paths.js';
 import { testGroups } from './lib/test-groups.js';
 
@@ -23,13 +25,28 @@ interface Counts {
 }
 
 /** Runs one group through Node's test runner, its output passed through, its summary counted. */
-function runGroup(name: string, files: string[], concurrency: number): Promise<{ code: number; counts: Counts }> {
+function runGroup(
+  name: string,
+  files: string[],
+  concurrency: number,
+  timesFile: string,
+): Promise<{ code: number; counts: Counts }> {
   const counts: Counts = { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0, cancelled: 0 };
   if (files.length === 0) return Promise.resolve({ code: 0, counts });
   console.log(`# ${name}: ${files.length} files, ${concurrency} at a time`);
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=tap', `--test-concurrency=${concurrency}`, ...files],
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-reporter=tap',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(repoRoot, 'scripts/lib/file-times.mjs')}`,
+      `--test-reporter-destination=${timesFile}`,
+      `--test-concurrency=${concurrency}`,
+      ...files,
+    ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let tail = '';
@@ -48,14 +65,33 @@ function runGroup(name: string, files: string[], concurrency: number): Promise<{
   });
 }
 
+/** The slowest files of a group (file-times.mjs's lines), so a run says where its time went. */
+function printSlowest(timesFile: string, group: string, n: number): void {
+  let lines: string[];
+  try {
+    lines = readFileSync(timesFile, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return; // the group had no files
+  }
+  const rows = lines.map((l) => JSON.parse(l) as { file: string; ms: number; tests: number });
+  rows.sort((x, y) => y.ms - x.ms);
+  console.log(`# slowest ${group} files (from first to last event, s):`);
+  for (const r of rows.slice(0, n))
+    console.log(`#   ${(r.ms / 1000).toFixed(1).padStart(6)}  ${relative(repoRoot, r.file)} (${r.tests} tests)`);
+}
+
 {
   const args = process.argv.slice(2);
   const { inProcess, system } = testGroups(args.length ? args : ['test']);
   const t0 = performance.now();
-  const a = await runGroup('in-process tests', inProcess, Math.max(2, availableParallelism()));
+  const timesDir = mkdtempSync(join(tmpdir(), 'cmrender-test-times-'));
+  const a = await runGroup('in-process tests', inProcess, Math.max(2, availableParallelism()), join(timesDir, 'a'));
   const t1 = performance.now();
-  const b = await runGroup('system tests', system, Number(process.env.SYSTEM_CONCURRENCY ?? 2));
+  const b = await runGroup('system tests', system, Number(process.env.SYSTEM_CONCURRENCY ?? 2), join(timesDir, 'b'));
   const t2 = performance.now();
+  printSlowest(join(timesDir, 'a'), 'in-process', 5);
+  printSlowest(join(timesDir, 'b'), 'system', 15);
+  rmSync(timesDir, { recursive: true, force: true });
   const sum = (k: keyof Counts) => a.counts[k] + b.counts[k];
   console.log(
     `# in-process ${((t1 - t0) / 1000).toFixed(0)} s (${a.counts.tests} tests), system ${((t2 - t1) / 1000).toFixed(0)} s (${b.counts.tests} tests)`,

@@ -1,0 +1,19 @@
+// A second reporter for scripts/test.ts: how long each test file took, so the slowest files of a run are known
+// (the TAP stream names tests, not files). A file's time runs from its first event to its last, so it includes its
+// before/after hooks and the services they start. Written as one JSON line per file to its destination.
+import { performance } from 'node:perf_hooks';
+
+export default async function* fileTimes(source) {
+  const seen = new Map();
+  for await (const event of source) {
+    const file = event.data?.file;
+    if (!file) continue;
+    const now = performance.now();
+    const f = seen.get(file) ?? { first: now, last: now, tests: 0 };
+    f.last = now;
+    if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.details?.type !== 'suite')
+      f.tests += 1;
+    seen.set(file, f);
+  }
+  for (const [file, f] of seen) yield `${JSON.stringify({ file, ms: Math.round(f.last - f.first), tests: f.tests })}\n`;
+}
