@@ -1,11 +1,11 @@
 // API processes and render workers as child processes (the tsx entry points of `npm start` and `npm run worker`),
-// sharing one Redis and one DATA_DIR: what the cluster tests and the bench start. Every process is stopped by
+// sharing one Redis and one DATA_DIR: what the Redis-mode tests and the bench start. Every process is stopped by
 // stop() (SIGKILL when SIGTERM is not enough), so a failed test leaves nothing running.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { LOOPBACK_SERVICE_ENV, spawnService } from './service-spawn.js';
 
-export interface ClusterProcess {
+export interface StartedProcess {
   proc: ChildProcess;
   /** every log line so far (pino JSON) */
   lines: Record<string, unknown>[];
@@ -19,7 +19,7 @@ export async function startProcess(
   role: 'api' | 'worker',
   env: Record<string, string>,
   timeoutMs = 90_000,
-): Promise<ClusterProcess> {
+): Promise<StartedProcess> {
   let url: string | undefined;
   const proc = spawnService(role, { ...LOOPBACK_SERVICE_ENV, ...env });
   const lines: Record<string, unknown>[] = [];
@@ -69,34 +69,4 @@ export async function startProcess(
   }
   proc.removeAllListeners('exit');
   return { proc, lines, url, stop };
-}
-
-export async function postJson(base: string, path: string, body: unknown): Promise<{ status: number; json: any }> {
-  const r = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: r.status, json: await r.json() };
-}
-
-/** Polls GET /v1/jobs/{id} until the job is no longer pending (or timeoutMs passes: then it throws). */
-export async function pollJob(
-  base: string,
-  id: string,
-  timeoutMs = 120_000,
-  onPending?: (view: any) => void | Promise<void>,
-): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await fetch(`${base}/v1/jobs/${id}`).catch(() => null);
-    // a job in error is answered with 500 and its view
-    if (r && (r.status === 200 || r.status === 500)) {
-      const j = (await r.json()) as any;
-      if (j.status !== 'pending') return j;
-      await onPending?.(j);
-    } else if (r) await r.arrayBuffer();
-    if (Date.now() > deadline) throw new Error(`job ${id} still pending after ${timeoutMs} ms`);
-    await new Promise((res) => setTimeout(res, 200));
-  }
 }
