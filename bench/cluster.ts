@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { examplesDir, hasCorpus, ownExamplesDir } from '../test/helpers/shared.js';
 import { TestRedis } from '../test/helpers/redis.js';
-import { startProcess, postJson, pollJob, type ClusterProcess } from '../test/helpers/cluster.js';
+import { startProcess, type StartedProcess } from '../test/helpers/started-process.js';
+import { postJson, pollJob } from '../test/helpers/job-http.js';
 import { TestS3 } from '../test/helpers/s3.js';
 
 const scene = await readFile(
@@ -37,7 +38,7 @@ async function timed(base: string, path: string, body: unknown): Promise<{ ms: n
   return { ms: performance.now() - t0, id: posted.json.job_id };
 }
 
-const procs: ClusterProcess[] = [];
+const procs: StartedProcess[] = [];
 let redis: TestRedis | undefined;
 let s3: TestS3 | undefined;
 const dirs: string[] = [];

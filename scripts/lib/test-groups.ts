@@ -1,5 +1,5 @@
 // Which test files are system tests: those that start real processes (Chromium, ffmpeg, Redis, a child service or
-// CLI). scripts/test.ts runs them in their own group; test/architecture/test-groups.test.ts checks the rule.
+// CLI). scripts/test.ts runs them in their own group.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { repoRoot } from '../../src/paths.js';

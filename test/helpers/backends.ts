@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from './redis.js';
-import { startProcess, type ClusterProcess } from './cluster.js';
+import { startProcess, type StartedProcess } from './started-process.js';
 
 export type BackendName = 'embedded' | 'redis';
 
@@ -68,7 +68,7 @@ async function onRedis(settings: Record<string, string>): Promise<Backend> {
     await rm(dataDir, { recursive: true, force: true });
     throw failed.reason;
   }
-  const [api0, api1, worker] = started.map((r) => (r as PromiseFulfilledResult<ClusterProcess>).value);
+  const [api0, api1, worker] = started.map((r) => (r as PromiseFulfilledResult<StartedProcess>).value);
   let apis = [api0!, api1!];
   const b: Backend = {
     name: 'redis',

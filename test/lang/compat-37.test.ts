@@ -1,7 +1,7 @@
 // Issue 37: a source cmotion renders renders here. What the checker and evaluator make of the two refused kinds of
 // source (an unknown name given as an argument under a glob import; a lambda default that reads an earlier
 // parameter), through compile() and check() (the POST /v1/check envelope). The drawing is checked with real
-// Chromium in test/render/compat-37.test.ts.
+// Chromium in test/viewer/compat-37.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { check, compile } from '../../src/lang/index.js';

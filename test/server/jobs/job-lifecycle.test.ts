@@ -10,7 +10,7 @@ import { readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { forEachBackend } from '../../helpers/backends.js';
-import { postJson, pollJob } from '../../helpers/cluster.js';
+import { getJson, jobView, pollJob, postJson, PNG_SIGNATURE } from '../../helpers/job-http.js';
 import { ownExample } from '../../helpers/app.js';
 import { until } from '../../helpers/until.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
@@ -28,18 +28,6 @@ const LONG_VIDEO = { source: LONG_SLIDE, params: { fps: 30, width: 640, height: 
  * after 4 s, and still frames cost next to nothing): about 30 s of rendering here, so a cancel finds it rendering
  */
 const CANCEL_VIDEO = { source: stepHeavy(13), params: { fps: 30, duration: 60, width: 640, height: 360 } };
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
-async function view(base: string, id: string): Promise<any> {
-  return (await fetch(`${base}/v1/jobs/${id}`)).json();
-}
-
-/** The HTTP status and JSON body of a GET. */
-async function get(url: string): Promise<{ status: number; json: any }> {
-  const r = await fetch(url);
-  const text = await r.text();
-  return { status: r.status, json: text && r.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-}
 
 /** Every file or directory under dir whose name holds the job id (outputs, partial files, segments, scratch). */
 async function filesOf(dir: string, id: string): Promise<string[]> {
@@ -106,7 +94,7 @@ forEachBackend('jobs', { MAX_QUEUED_JOBS: String(CAP) }, (b) => {
     const [hit] = await rx.waitFor(1);
     const headers = Object.fromEntries(Object.entries(hit!.headers).map(([k, v]) => [k, String(v)]));
     const payload = new Webhook(secret).verify(hit!.body, headers) as { job_id: string; status: string };
-    assert.deepEqual(payload, await view(b.apis[1], posted.json.job_id));
+    assert.deepEqual(payload, await jobView(b.apis[1], posted.json.job_id));
     assert.equal(payload.status, 'ready');
     // a cancelled waiting job's webhook comes from the API that cancelled it
     const blocker = await postJson(b.apis[0], '/v1/render', LONG_VIDEO);
@@ -151,7 +139,7 @@ forEachBackend('jobs', { MAX_QUEUED_JOBS: String(CAP) }, (b) => {
   test(`${b.name}: behind a long video, a frame is served before a second long video (then cancelled)`, async () => {
     const [a, other] = b.apis;
     const first = await postJson(a, '/v1/render', LONG_VIDEO);
-    await until('the first video renders', async () => (await view(a, first.json.job_id)).queue_position === 0);
+    await until('the first video renders', async () => (await jobView(a, first.json.job_id)).queue_position === 0);
     // a second long video, then a frame: shortest estimated work first (aged by waiting), in both modes
     const second = await postJson(a, '/v1/render', {
       ...LONG_VIDEO,
@@ -160,12 +148,12 @@ forEachBackend('jobs', { MAX_QUEUED_JOBS: String(CAP) }, (b) => {
     const frame = await postJson(other, '/v1/frame', FRAME);
     // the frame is next, or already taken (on Redis a worker takes it between two chunks of the first video)
     // (the video read first: a frame still in line when read last was in line before it too)
-    const sv = await view(a, second.json.job_id);
-    const fv = await view(other, frame.json.job_id);
+    const sv = await jobView(a, second.json.job_id);
+    const fv = await jobView(other, frame.json.job_id);
     assert.ok(fv.queue_position <= 1 && (fv.queue_position === 0 || sv.queue_position === 2), JSON.stringify([fv, sv]));
     const f = await pollJob(other, frame.json.job_id);
     assert.equal(f.status, 'ready');
-    const s = await view(a, second.json.job_id);
+    const s = await jobView(a, second.json.job_id);
     assert.ok(
       s.status === 'pending' || s.completed_at > f.completed_at,
       `the frame (completed ${f.completed_at}) was served after the second video (${JSON.stringify(s)})`,
@@ -210,7 +198,7 @@ forEachBackend('jobs', { MAX_QUEUED_JOBS: String(CAP) }, (b) => {
     const id = video.json.job_id as string;
     // rendering: first in line and frames done (or already ended, which the DELETE below then says)
     await until('the video renders', async () => {
-      const v = await view(a, id);
+      const v = await jobView(a, id);
       return v.status !== 'pending' || (v.queue_position === 0 && v.progress > 0);
     });
     const del = await fetch(`${other}/v1/jobs/${id}`, { method: 'DELETE' });
@@ -221,7 +209,7 @@ forEachBackend('jobs', { MAX_QUEUED_JOBS: String(CAP) }, (b) => {
     assert.deepEqual([ended.status, ended.code, ended.url], ['error', 'cancelled', undefined], JSON.stringify(ended));
     assert.ok(ended.completed_at >= ended.created_at, JSON.stringify(ended));
     // no output to download, and a second cancel finds it ended
-    const output = await get(`${other}/v1/outputs/${id}.mp4`);
+    const output = await getJson(`${other}/v1/outputs/${id}.mp4`);
     assert.equal(output.status, 404, JSON.stringify(output.json));
     const again = await fetch(`${a}/v1/jobs/${id}`, { method: 'DELETE' });
     assert.equal(again.status, 409);
@@ -244,7 +232,7 @@ forEachBackend('jobs', { MAX_QUEUED_JOBS: String(CAP) }, (b) => {
   test(`${b.name}: the API processes restart: a job waiting behind a video is still answered, and ends ready`, async () => {
     const blocker = await postJson(b.apis[0], '/v1/render', LONG_VIDEO);
     const frame = await postJson(b.apis[1], '/v1/frame', FRAME);
-    const before = await view(b.apis[1], frame.json.job_id);
+    const before = await jobView(b.apis[1], frame.json.job_id);
     assert.equal(before.status, 'pending');
     await b.restartApis();
     const after = await pollJob(b.apis[0], frame.json.job_id);

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachBackend } from '../../helpers/backends.js';
-import { postJson, pollJob } from '../../helpers/cluster.js';
+import { getJson, jobView, pollJob, postJson, PNG_SIGNATURE } from '../../helpers/job-http.js';
 import { ownExample } from '../../helpers/app.js';
 import { until } from '../../helpers/until.js';
 import { stepHeavy } from '../../helpers/step-heavy.js';
@@ -16,18 +16,6 @@ const ENDED_CAP = 2;
 const FRAME = { source: ownExample('hello.cm'), params: { width: 320 } };
 /** 1800 frames in one piece (a GIF is never cut in chunks): whatever waits behind it waits until it ends */
 const LONG_GIF = { source: stepHeavy(13), params: { fps: 30, duration: 60, width: 480 } };
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
-async function view(base: string, id: string): Promise<any> {
-  return (await fetch(`${base}/v1/jobs/${id}`)).json();
-}
-
-/** The HTTP status and JSON body of a GET. */
-async function get(url: string): Promise<{ status: number; json: any }> {
-  const r = await fetch(url);
-  const text = await r.text();
-  return { status: r.status, json: text && r.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-}
 
 forEachBackend(
   `jobs with RETENTION_MS=${RETENTION_MS} and MAX_ENDED_JOBS=${ENDED_CAP}`,
@@ -45,16 +33,20 @@ forEachBackend(
         ended.push(done);
         if (i === ENDED_CAP - 1)
           for (const v of ended)
-            assert.equal((await get(`${other}/v1/jobs/${v.job_id}`)).status, 200, `at the cap, ${v.job_id} is kept`);
+            assert.equal(
+              (await getJson(`${other}/v1/jobs/${v.job_id}`)).status,
+              200,
+              `at the cap, ${v.job_id} is kept`,
+            );
       }
       const [first, ...newest] = ended;
       assert.ok(newest.every((v) => v.completed_at >= first.completed_at));
-      const gone = await get(`${other}/v1/jobs/${first.job_id}`);
+      const gone = await getJson(`${other}/v1/jobs/${first.job_id}`);
       assert.equal(gone.status, 404, `the first-ended job past the cap: ${JSON.stringify(gone.json)}`);
       assert.equal(gone.json.error, 'not_found');
-      assert.equal((await get(`${other}${first.url}`)).status, 404, 'its output goes with it');
+      assert.equal((await getJson(`${other}${first.url}`)).status, 404, 'its output goes with it');
       for (const v of newest) {
-        assert.equal((await get(`${a}/v1/jobs/${v.job_id}`)).status, 200, `${v.job_id} is one of the newest`);
+        assert.equal((await getJson(`${a}/v1/jobs/${v.job_id}`)).status, 200, `${v.job_id} is one of the newest`);
         assert.equal((await fetch(`${other}${v.url}`, { method: 'HEAD' })).status, 200);
       }
     });
@@ -75,10 +67,10 @@ forEachBackend(
       // the embedded service sweeps at start and then once a minute (retention.ts), Redis drops a record when its
       // TTL runs out: a restart makes the embedded sweep now, not up to a minute later
       await b.restartApis();
-      const job = await get(`${b.apis[1]}/v1/jobs/${done.job_id}`);
+      const job = await getJson(`${b.apis[1]}/v1/jobs/${done.job_id}`);
       assert.equal(job.status, 404, JSON.stringify(job.json));
       assert.equal(job.json.error, 'not_found');
-      const file = await get(`${b.apis[0]}${done.url}`);
+      const file = await getJson(`${b.apis[0]}${done.url}`);
       assert.equal(file.status, 404, JSON.stringify(file.json));
     });
 
@@ -88,18 +80,18 @@ forEachBackend(
       assert.equal(gif.status, 202, JSON.stringify(gif.json));
       // (or no longer pending: the assertions below then say what it is)
       await until('the GIF renders', async () => {
-        const v = await view(a, gif.json.job_id);
+        const v = await jobView(a, gif.json.job_id);
         return v.status !== 'pending' || v.queue_position === 0;
       });
       const posted = await postJson(other, '/v1/frame', FRAME);
-      const waiting = await get(`${a}/v1/jobs/${posted.json.job_id}`);
+      const waiting = await getJson(`${a}/v1/jobs/${posted.json.job_id}`);
       assert.deepEqual([waiting.status, waiting.json.status], [200, 'pending'], JSON.stringify(waiting.json));
       // twice RETENTION_MS and more: a pending record in Redis once expired then, while its job still waited
       await until('the frame has waited longer than twice RETENTION_MS', async () => {
         return Date.now() > waiting.json.created_at + 2 * RETENTION_MS + 1_000;
       });
       // a pending job has no output yet: nothing of it has expired
-      const still = await get(`${a}/v1/jobs/${posted.json.job_id}`);
+      const still = await getJson(`${a}/v1/jobs/${posted.json.job_id}`);
       assert.deepEqual([still.status, still.json.status], [200, 'pending'], JSON.stringify(still.json));
       // its end is read from its events stream, opened before the GIF goes: polling could come back after the output's
       // own RETENTION_MS (4 s) on a loaded machine and find nothing

@@ -10,17 +10,18 @@ import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
-import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
+import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
+import { postJson, pollJob } from '../../helpers/job-http.js';
 import { startApp, realRenderer, runJob, ownExample, type TestApp } from '../../helpers/app.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { probe } from '../../../src/render/ffmpeg/probe.js';
 
 let redis: TestRedis;
 let dataDir: string;
-const procs: ClusterProcess[] = [];
-let apiA: ClusterProcess;
-let apiB: ClusterProcess;
-let workers: ClusterProcess[] = [];
+const procs: StartedProcess[] = [];
+let apiA: StartedProcess;
+let apiB: StartedProcess;
+let workers: StartedProcess[] = [];
 
 const env = () => ({ REDIS_URL: redis.url, DATA_DIR: dataDir, STALLED_INTERVAL_MS: '5000' });
 before(async () => {

@@ -7,12 +7,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
-import { startProcess, type ClusterProcess } from '../../helpers/cluster.js';
+import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
 
 const CAP = 5;
 let redis: TestRedis;
 let dataDir: string;
-let apis: ClusterProcess[] = [];
+let apis: StartedProcess[] = [];
 
 before(async () => {
   redis = await TestRedis.start();
@@ -27,7 +27,7 @@ after(async () => {
 });
 
 const FRAME = { source: 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n', params: { width: 32 } };
-async function post(api: ClusterProcess) {
+async function post(api: StartedProcess) {
   const r = await fetch(`${api.url}/v1/frame`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

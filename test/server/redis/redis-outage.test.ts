@@ -9,12 +9,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
-import { startProcess, type ClusterProcess } from '../../helpers/cluster.js';
+import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
 import { spawnService } from '../../helpers/service-spawn.js';
 
 let redis: TestRedis;
 let dataDir: string;
-let api: ClusterProcess | undefined;
+let api: StartedProcess | undefined;
 
 before(async () => {
   redis = await TestRedis.start({ persist: true });

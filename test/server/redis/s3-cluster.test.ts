@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { TestRedis, freePort } from '../../helpers/redis.js';
 import { TestS3 } from '../../helpers/s3.js';
-import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
+import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
+import { postJson, pollJob } from '../../helpers/job-http.js';
 import { startApp, realRenderer, runJob, ownExampleImage, type TestApp } from '../../helpers/app.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { probe } from '../../../src/render/ffmpeg/probe.js';
@@ -22,9 +23,9 @@ import { probe } from '../../../src/render/ffmpeg/probe.js';
 let redis: TestRedis;
 let s3: TestS3;
 const dirs: string[] = [];
-const procs: ClusterProcess[] = [];
-let api: ClusterProcess;
-let workers: ClusterProcess[] = [];
+const procs: StartedProcess[] = [];
+let api: StartedProcess;
+let workers: StartedProcess[] = [];
 
 before(async () => {
   redis = await TestRedis.start();

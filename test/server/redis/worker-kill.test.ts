@@ -6,13 +6,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
-import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
+import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
+import { postJson, pollJob } from '../../helpers/job-http.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { probe } from '../../../src/render/ffmpeg/probe.js';
 
 let redis: TestRedis;
 let dataDir: string;
-const procs: ClusterProcess[] = [];
+const procs: StartedProcess[] = [];
 
 before(async () => {
   redis = await TestRedis.start();
@@ -33,13 +34,13 @@ after(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const started = (w: ClusterProcess, id: string) =>
+const started = (w: StartedProcess, id: string) =>
   w.lines.filter((l) => l.event === 'render_started' && l.job_id === id).map((l) => String(l.part));
-const finished = (w: ClusterProcess, id: string) =>
+const finished = (w: StartedProcess, id: string) =>
   w.lines.filter((l) => l.event === 'chunk_done' && l.job_id === id).map((l) => String(l.chunk));
 
 test('SIGKILL of a worker during a chunk: the chunk is rendered again elsewhere, every frame is there', async () => {
-  const [api, w1, w2] = procs as [ClusterProcess, ClusterProcess, ClusterProcess];
+  const [api, w1, w2] = procs as [StartedProcess, StartedProcess, StartedProcess];
   // 960x540 so that one chunk takes long enough to be cut in the middle
   const posted = await postJson(api.url!, '/v1/render', {
     source: LONG_SLIDE,
@@ -48,7 +49,7 @@ test('SIGKILL of a worker during a chunk: the chunk is rendered again elsewhere,
   assert.equal(posted.status, 202, JSON.stringify(posted.json));
   const id = posted.json.job_id as string;
   // wait until a worker has a chunk in hand that it has not finished, and its progress shows on the API
-  let victim: ClusterProcess | undefined;
+  let victim: StartedProcess | undefined;
   let part = '';
   const deadline = Date.now() + 60_000;
   while (!victim) {

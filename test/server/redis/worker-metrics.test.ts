@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
-import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
+import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
+import { postJson, pollJob } from '../../helpers/job-http.js';
 import { ownExample } from '../../helpers/app.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { parseExposition, valueOf, type Sample } from '../../helpers/prometheus.js';
@@ -16,9 +17,9 @@ import { startReceiver } from '../../helpers/webhook-receiver.js';
 
 let redis: TestRedis;
 let dataDir: string;
-const procs: ClusterProcess[] = [];
-let api: ClusterProcess;
-let worker: ClusterProcess;
+const procs: StartedProcess[] = [];
+let api: StartedProcess;
+let worker: StartedProcess;
 let metricsAt: string;
 
 before(async () => {

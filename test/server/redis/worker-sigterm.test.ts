@@ -7,11 +7,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
-import { startProcess, postJson, pollJob, type ClusterProcess } from '../../helpers/cluster.js';
+import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
+import { postJson, pollJob } from '../../helpers/job-http.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { until } from '../../helpers/until.js';
 
-const procs: ClusterProcess[] = [];
+const procs: StartedProcess[] = [];
 let redis: TestRedis | undefined;
 let dataDir = '';
 after(async () => {
