@@ -2,21 +2,18 @@
 // closes cleanly on SIGTERM. And the job time limit with the real renderer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { repoRoot, startApp, realRenderer, runJob, ownExample } from '../helpers/app.js';
+import { startApp, realRenderer, runJob, ownExample } from '../helpers/app.js';
 import { rectGraph } from '../helpers/rect-graph.js';
+import { spawnService } from '../helpers/service-spawn.js';
+import { until } from '../helpers/until.js';
 
 test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, exits 0 on SIGTERM', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-main-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/entry/server.ts'], {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnService('api', { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   const lines: Record<string, unknown>[] = [];
   let buf = '';
   let stderr = '';
@@ -49,16 +46,20 @@ test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, 
     });
     assert.equal(r.status, 202);
     const { job_id } = (await r.json()) as { job_id: string };
-    let job: { status: string; url?: string };
-    do {
-      await new Promise((res) => setTimeout(res, 20));
-      job = (await (await fetch(`${base}/v1/jobs/${job_id}`)).json()) as typeof job;
-    } while (job.status === 'pending');
-    assert.equal(job.status, 'ready');
+    let job: { status: string; url?: string } | undefined;
+    await until(
+      () => `the job to leave pending (last: ${JSON.stringify(job)})`,
+      async () => {
+        job = (await (await fetch(`${base}/v1/jobs/${job_id}`)).json()) as NonNullable<typeof job>;
+        return job.status !== 'pending';
+      },
+    );
+    assert.equal(job?.status, 'ready');
     const out = await fetch(base + job.url);
     assert.equal(out.headers.get('content-type'), 'image/png');
     assert.equal(out.headers.get('access-control-allow-origin'), '*');
-    await new Promise((res) => setTimeout(res, 50));
+    // the job's end is logged a moment after its record turns ready: the job_ready line is the last of its lines
+    await until('the job_ready log line', () => lines.some((l) => l.job_id === job_id && l.event === 'job_ready'));
     const events = lines.filter((l) => l.job_id === job_id).map((l) => l.event);
     // the same lines in both modes: the job's life, and each item of work a process takes (here the whole job)
     assert.deepEqual(events, ['job_created', 'job_started', 'render_started', 'job_ready']);
@@ -90,11 +91,19 @@ test('a job past JOB_TIMEOUT_MS with the real renderer ends in error, and the ne
     assert.equal(j.code, 'timeout');
     assert.equal(j.message, 'render timed out after 8 s (the job limit)');
     // the aborted job's pages were closed; fresh warm pages replace them (a render slot keeps the two a video uses)
-    for (let i = 0; i < 400 && renderer.browser.idleCount < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(
+      () => `two warm pages (idle: ${renderer.browser.idleCount})`,
+      () => renderer.browser.idleCount >= 2,
+      10_000,
+    );
     assert.equal(renderer.browser.idleCount, 2);
     // the encoder was stopped and its partial file removed
     const left = () => readdirSync(join(t.dataDir, 'outputs')).filter((f) => f.startsWith(j.job_id));
-    for (let i = 0; i < 200 && left().length; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(
+      () => `the partial output removed (left: ${left().join(', ')})`,
+      () => left().length === 0,
+      5_000,
+    );
     assert.deepEqual(left(), []);
     const next = (await runJob(t.app, '/v1/frame', { source: ownExample('hello.cm'), params: { width: 320 } })).json();
     assert.equal(next.status, 'ready', JSON.stringify(next));
@@ -108,7 +117,11 @@ test('RENDER_CONCURRENCY=2 with the real renderer: two pages render at once, sam
   const t = await startApp({ renderer, config: { renderConcurrency: 2 } });
   try {
     // the start waits for one warm page; the rest of the pool warms behind it
-    for (let i = 0; i < 2400 && renderer.browser.idleCount < 4; i++) await new Promise((r) => setTimeout(r, 25));
+    await until(
+      () => `four warm pages (idle: ${renderer.browser.idleCount})`,
+      () => renderer.browser.idleCount >= 4,
+      60_000,
+    );
     assert.equal(renderer.browser.idleCount, 4, 'two render slots, each with the two pages a video draws with');
     const body = (w: number) => ({ source: ownExample('hello.cm'), params: { width: w, duration: 0.5, fps: 10 } });
     const [a, b] = await Promise.all([runJob(t.app, '/v1/render', body(320)), runJob(t.app, '/v1/render', body(640))]);

@@ -14,6 +14,7 @@ import { pollJob } from '../helpers/job-http.js';
 import { spawnService } from '../helpers/service-spawn.js';
 import { TestRedis } from '../helpers/redis.js';
 import { loadConfig } from '../../src/config/settings.js';
+import { until } from '../helpers/until.js';
 
 interface Service {
   child: ChildProcess;
@@ -52,27 +53,25 @@ function start(env: Record<string, string | undefined>): Service {
     }
   });
   const line = async (msg: RegExp, timeoutMs = 120_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = lines.find((l) => msg.test(String(l.msg)));
-      if (found) return found;
-      if (child.exitCode !== null) throw new Error(`the service exited ${child.exitCode}: ${stderr}`);
-      if (Date.now() > deadline) throw new Error(`no line ${msg} in ${timeoutMs} ms: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    let found: Record<string, unknown> | undefined;
+    await until(
+      () => `a line ${msg}: ${stderr}`,
+      () => (found = lines.find((l) => msg.test(String(l.msg)))) !== undefined || child.exitCode !== null,
+      timeoutMs,
+    );
+    if (!found) throw new Error(`the service exited ${child.exitCode} before a line ${msg}: ${stderr}`);
+    return found;
   };
   return { child, lines, line };
 }
 
 /** Asks /healthz until it answers 200 (bounded); the first answer is the moment a script would POST. */
 async function healthy(base: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const r = await fetch(`${base}/healthz`).catch(() => null);
-    if (r?.status === 200) return;
-    if (Date.now() > deadline) throw new Error('/healthz never answered 200');
-    await new Promise((res) => setTimeout(res, 10));
-  }
+  // a fixed quick poll: the warm-up it catches is short
+  await until('/healthz 200', async () => (await fetch(`${base}/healthz`)).status === 200, {
+    timeoutMs: 60_000,
+    pollMs: 10,
+  });
 }
 
 /** `places`: the queue positions a job posted during warm-up may read (embedded: first in line, 1). */

@@ -25,6 +25,7 @@ import {
 
 import { repoRoot, sharedDir, ownExamplesDir, hasCorpus, corpusSkip } from './shared.js';
 import { testGl } from './gl.js';
+import { until } from './until.js';
 export { repoRoot, sharedDir, hasCorpus, corpusSkip };
 /** A source of the corpus (../shared/examples): only in tests that skip with corpusSkip(…) when it is absent. */
 export const example = (name: string) => readFileSync(join(sharedDir, 'examples', name), 'utf8');
@@ -161,13 +162,16 @@ export async function post(app: FastifyInstance, url: string, payload: unknown) 
 
 /** Polls GET /v1/jobs/{id} until the job leaves `pending`; returns the last response. */
 export async function waitJob(app: FastifyInstance, id: string, timeoutMs = 60_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await app.inject({ url: `/v1/jobs/${id}` });
-    if (r.statusCode === 404 || r.json().status !== 'pending') return r;
-    if (Date.now() > end) throw new Error(`job ${id} still pending after ${timeoutMs} ms`);
-    await new Promise((res) => setTimeout(res, 10));
-  }
+  let r: Awaited<ReturnType<FastifyInstance['inject']>> | undefined;
+  await until(
+    () => `job ${id} to leave pending (last answer: ${r ? `${r.statusCode} ${r.body.slice(0, 300)}` : 'none'})`,
+    async () => {
+      r = await app.inject({ url: `/v1/jobs/${id}` });
+      return r.statusCode === 404 || r.json().status !== 'pending';
+    },
+    timeoutMs,
+  );
+  return r!;
 }
 
 /** POSTs a job and waits for it. */

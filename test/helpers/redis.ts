@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from './until.js';
 
 export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 
@@ -66,13 +67,14 @@ export class TestRedis {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', ''];
     args.push('--appendonly', this.persist ? 'yes' : 'no', '--appendfsync', 'always');
     this.proc = spawn(REDIS_SERVER, args, { stdio: 'ignore' });
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (this.proc.exitCode !== null) throw new Error(`redis-server exited with ${this.proc.exitCode}`);
-      if ((await ping(this.port).catch(() => '')) === '+PONG') return;
-      if (Date.now() > deadline) throw new Error('redis-server did not answer PING within 10 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const proc = this.proc;
+    // an exit ends the wait at once (the port was taken: start() tries another)
+    await until(
+      'redis-server to answer PING (or exit)',
+      async () => proc.exitCode !== null || (await ping(this.port)) === '+PONG',
+      10_000,
+    );
+    if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}`);
   }
 
   /** Stops the server (SIGTERM, then SIGKILL after 5 s); resolves once it is gone. */

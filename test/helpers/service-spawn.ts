@@ -1,6 +1,7 @@
-// The one way the tests start the service's own processes: the tsx entry point of `npm start` (api) or `npm run
-// worker` (worker) as a child, stdout and stderr piped for its log. What waits for it to be ready stays with the
-// caller's helper (ClusterProcess: its ready log line; ServiceProcess: /healthz and ready()).
+// The one way the tests start the service's own processes: the tsx entry point of `npm start` (api), `npm run
+// worker` (worker) or `npm run runner` (runner, the standalone synchronous runner) as a child, stdout and stderr
+// piped for its log. What waits for it to be ready stays with the caller (StartedProcess: its ready log line;
+// ServiceProcess: /healthz and ready(); the runner's test: its runner_listening line).
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { repoRoot } from '../../src/paths.js';
 const ENTRY = {
   api: join(repoRoot, 'src', 'entry', 'server.ts'),
   worker: join(repoRoot, 'src', 'entry', 'worker.ts'),
+  runner: join(repoRoot, 'src', 'entry', 'runner.ts'),
 };
 
 /**
@@ -22,7 +24,7 @@ export const LOOPBACK_SERVICE_ENV: Record<string, string> = {
   RENDER_CACHE: 'off',
 };
 
-/** Spawns an API or a worker with `env` over this process's environment (a key set to undefined is removed). */
+/** Spawns an API, a worker or the runner with `env` over this process's environment (a key set to undefined is removed). */
 export function spawnService(
   role: keyof typeof ENTRY,
   env: Record<string, string | undefined>,

@@ -1,6 +1,7 @@
 // A webhook receiver for tests: node:http on 127.0.0.1, recording every POST, answering what the test says.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from './until.js';
 
 export interface Hit {
   headers: IncomingHttpHeaders;
@@ -19,7 +20,6 @@ export interface Receiver {
 /** status(n) answers the n-th hit (1-based); 0 leaves it unanswered (a receiver that hangs). */
 export async function startReceiver(status: (n: number) => number = () => 204, path = '/hook'): Promise<Receiver> {
   const hits: Hit[] = [];
-  const waiters: (() => void)[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -30,7 +30,6 @@ export async function startReceiver(status: (n: number) => number = () => 204, p
         res.statusCode = code;
         res.end();
       }
-      for (const w of waiters.splice(0)) w();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -39,14 +38,11 @@ export async function startReceiver(status: (n: number) => number = () => 204, p
     url: `http://127.0.0.1:${port}${path}`,
     hits,
     async waitFor(n, timeoutMs = 20_000) {
-      const end = Date.now() + timeoutMs;
-      while (hits.length < n) {
-        if (Date.now() > end) throw new Error(`the receiver got ${hits.length} of ${n} hits in ${timeoutMs} ms`);
-        await new Promise<void>((r) => {
-          waiters.push(r);
-          setTimeout(r, 50);
-        });
-      }
+      await until(
+        () => `${n} hits (the receiver got ${hits.length})`,
+        () => hits.length >= n,
+        timeoutMs,
+      );
       return hits.slice(0, n);
     },
     close: () =>

@@ -6,13 +6,13 @@
 // absence must stop a start that asked for it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { ServiceProcess, repoRoot } from '../server/durability/helpers/service.js';
+import { ServiceProcess } from '../server/durability/helpers/service.js';
+import { spawnService } from '../helpers/service-spawn.js';
 import { decodeFrames, psnr, SPIN } from '../helpers/video.js';
 import { nvencProblem } from '../../src/render/ffmpeg/nvenc.js';
 
@@ -76,11 +76,7 @@ test('RENDER_GL=egl: drawn by Mesa llvmpipe (logged at start), a video decodes t
 
 /** Starts the service expecting it to refuse: its exit code and its fatal log line. */
 async function failedStart(env: Record<string, string>): Promise<{ code: number | null; fatal: string; out: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src', 'entry', 'server.ts')], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env, PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnService('api', { ...env, PORT: '0', DATA_DIR: dataDir(), LOG_LEVEL: 'info' });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -25,6 +25,7 @@ import { probe } from '../../src/render/ffmpeg/probe.js';
 import { encodePng } from '../../src/render/png.js';
 import { compile, designFrame, colorToSrgb8 } from '../../src/lang/index.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
+import { until } from '../helpers/until.js';
 
 let t: TestApp;
 let renderer: ChromiumRenderer;
@@ -346,7 +347,7 @@ test('a job never pays a browser launch; when Chromium dies it is relaunched and
   assert.equal(a.status, 'ready');
   assert.equal(renderer.browser.launches, launches, 'no launch for a job on a warm service');
   await renderer.browser.crashForTest();
-  for (let i = 0; i < 200 && renderer.browser.launches === launches; i++) await new Promise((r) => setTimeout(r, 25));
+  await until('the browser relaunched', () => renderer.browser.launches !== launches, 5_000);
   assert.equal(renderer.browser.launches, launches + 1);
   const b = (await runJob(t.app, '/v1/frame', { source: QUICK, params: { width: 320 } })).json();
   assert.equal(b.status, 'ready', JSON.stringify(b));
@@ -361,16 +362,21 @@ test('pending video jobs report progress and queue positions while they wait', a
   const second = (await post(t.app, '/v1/frame', { source: QUICK, params: { width: 64 } })).json().job_id;
   const seen = new Set<number>();
   let pos2: number | undefined;
-  for (;;) {
-    const v = (await t.app.inject({ url: `/v1/jobs/${first}` })).json();
-    if (v.status !== 'pending') break;
-    if (v.queue_position === 0) seen.add(v.progress);
-    // first seen behind the video's first chunk; it may then be drawn between two chunks (short work first, as a
-    // Redis worker takes it)
-    const w = (await t.app.inject({ url: `/v1/jobs/${second}` })).json();
-    if (w.status === 'pending' && pos2 === undefined) pos2 = w.queue_position;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  // both read at a fixed quick interval until the video ends
+  await until(
+    () => `the video to end (progress seen: ${[...seen]})`,
+    async () => {
+      const v = (await t.app.inject({ url: `/v1/jobs/${first}` })).json();
+      if (v.status !== 'pending') return true;
+      if (v.queue_position === 0) seen.add(v.progress);
+      // first seen behind the video's first chunk; it may then be drawn between two chunks (short work first, as a
+      // Redis worker takes it)
+      const w = (await t.app.inject({ url: `/v1/jobs/${second}` })).json();
+      if (w.status === 'pending' && pos2 === undefined) pos2 = w.queue_position;
+      return false;
+    },
+    { timeoutMs: 120_000, pollMs: 20 },
+  );
   assert.equal(pos2, 1);
   assert.ok(
     [...seen].some((p) => p > 0 && p < 1),

@@ -4,16 +4,19 @@
 // request; afterwards /healthz still answers `ok\n` from the same process.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { probe } from '../../src/render/ffmpeg/probe.js';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { repoRoot, ownExample, ownExampleImage, corpusSkip } from '../helpers/app.js';
+import { ownExample, ownExampleImage, corpusSkip } from '../helpers/app.js';
 import { examplesDir } from '../helpers/shared.js';
 import { LONG_SLIDE } from '../helpers/video.js';
+import { spawnService } from '../helpers/service-spawn.js';
+import { until } from '../helpers/until.js';
+import { ffmpegProcesses } from '../server/durability/helpers/service.js';
 
 const HEADERS_MS = 2_000;
 const LARGE_BODIES = 2;
@@ -22,18 +25,13 @@ let base = '';
 let exited: number | null | undefined;
 
 before(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/entry/runner.ts')], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      RENDER_CONCURRENCY: '1',
-      HEADERS_TIMEOUT_MS: String(HEADERS_MS),
-      MAX_CONCURRENT_UPLOADS: String(LARGE_BODIES),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  child = spawnService('runner', {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    RENDER_CONCURRENCY: '1',
+    HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+    MAX_CONCURRENT_UPLOADS: String(LARGE_BODIES),
   });
   child.on('exit', (code) => (exited = code));
   base = await new Promise<string>((resolve, reject) => {
@@ -240,8 +238,8 @@ test('POST / a few hundred seeded fuzzed bodies: each answered 400 or 500 with a
 
 test('a client that hangs up mid-render does not take the runner down', async () => {
   const ctl = new AbortController();
-  // 120 distinct 1280x720 frames: over a second of work, so the hang-up below comes mid-render (a static scene
-  // at 320 wide once finished within the 300 ms)
+  // 120 distinct 1280x720 frames: over a second of work, so the hang-up below comes mid-render: once the runner's
+  // encoder runs (a static scene at 320 wide once finished before a fixed 300 ms wait ended)
   const pending = fetch(`${base}/`, {
     method: 'POST',
     body: JSON.stringify({
@@ -251,7 +249,7 @@ test('a client that hangs up mid-render does not take the runner down', async ()
     }),
     signal: ctl.signal,
   });
-  await new Promise((r) => setTimeout(r, 300));
+  await until('the video encoder to run', () => ffmpegProcesses(child.pid!).length > 0, 60_000);
   ctl.abort();
   await assert.rejects(pending);
   const r = await run({ source: ownExample('hello.cm'), kind: 'frame', params: { width: 32 } });

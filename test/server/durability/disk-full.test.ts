@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedJobs, startApp, FakeRenderer, gate, multipart, post, waitJob } from '../../helpers/app.js';
 import { encodePng } from '../../../src/render/png.js';
+import { until } from '../../helpers/until.js';
 
 const SOURCE = 'runner "0.0.3";\nscene s() -> Frame { rect(width: 16px, height: 16px) }\n';
 
@@ -92,8 +93,13 @@ test(
       // space returns: no restart
       await rm(filler);
       embeddedJobs(t.app)['o'].disk?.forget();
-      await new Promise((res) => setTimeout(res, 1100)); // the journal retries at most once a second
-      assert.equal((await t.app.inject({ url: '/healthz' })).statusCode, 200);
+      // the journal retries at most once a second: /healthz says when it has
+      let health2 = await t.app.inject({ url: '/healthz' });
+      await until(
+        () => `/healthz 200 once space returned (last: ${health2.statusCode} ${health2.body})`,
+        async () => (health2 = await t.app.inject({ url: '/healthz' })).statusCode === 200,
+        10_000,
+      );
       const after = await post(t.app, '/v1/frame', { source: SOURCE });
       assert.equal(after.statusCode, 202, after.body);
       assert.equal((await waitJob(t.app, after.json().job_id)).json().status, 'ready');

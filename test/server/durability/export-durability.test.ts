@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { startApp, exportRenderer, FakeRenderer, post, waitJob, runJob, ownExample } from '../../helpers/app.js';
 import { drawPng } from '../../export/helpers.js';
 import { encodePng } from '../../../src/render/png.js';
+import { until } from '../../helpers/until.js';
 
 const MARK_SVG = /<svg[\s>][\s\S]*?<\/svg>/.exec(ownExample('svg-mark.cm'))![0];
 
@@ -107,11 +108,9 @@ test('DELETE on a rendering vectorize job stops its worker thread at once: cance
     assert.equal(r.statusCode, 202, r.body);
     const id = r.json().job_id;
     // wait until it is in hand (queue_position 0), then cancel
-    for (;;) {
-      const v = (await t.app.inject({ url: `/v1/jobs/${id}` })).json();
-      if (v.queue_position === 0) break;
-      await new Promise((res) => setTimeout(res, 10));
-    }
+    await until('the vectorize job in hand', async () => {
+      return (await t.app.inject({ url: `/v1/jobs/${id}` })).json().queue_position === 0;
+    });
     const del = await t.app.inject({ method: 'DELETE', url: `/v1/jobs/${id}` });
     assert.equal(del.statusCode, 200, del.body);
     assert.equal(del.json().code, 'cancelled');

@@ -10,6 +10,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JournalJobStore, crc32, encodeLine, decodeLine, replay } from '../../../src/server/jobs/store/journal.js';
 import { storedForm, type JobRecord } from '../../../src/server/jobs/store/port.js';
+import { until } from '../../helpers/until.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tmp = () => mkdtempSync(join(tmpdir(), 'cmrender-journal-'));
@@ -188,8 +189,12 @@ test(
         child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
         child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
         // wait for the first acknowledgements, then kill at a point that moves with `delay`
-        for (let i = 0; i < 400 && !out.includes('\n'); i++) await new Promise((r) => setTimeout(r, 25));
-        assert.ok(out.length > 0, `writer never acknowledged a put: ${err}`);
+        await until(
+          () => `the writer's first acknowledged put: ${err}`,
+          () => out.includes('\n'),
+          10_000,
+        );
+        // the kill point (not a wait for a fact): a moment that moves with `delay`, at any point of the storm
         await new Promise((r) => setTimeout(r, delay));
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGKILL');

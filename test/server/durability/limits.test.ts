@@ -8,6 +8,7 @@ import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddedLine, startApp, FakeRenderer, gate, post, waitJob, multipart } from '../../helpers/app.js';
 import { PNG } from 'pngjs';
+import { until } from '../../helpers/until.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -116,7 +117,10 @@ test('concurrent uploads are capped: one more answers 503 too_many_uploads; afte
   const port = (t.app.server.address() as { port: number }).port;
   const png = PNG.sync.write(Object.assign(new PNG({ width: 4, height: 4 }), { data: Buffer.alloc(64, 255) }));
   const m = multipart([{ name: 'f', filename: 'a.png', data: png }]);
-  // two uploads that send their headers and half their body, then stall
+  // two uploads that send their headers and half their body, then stall; `arrived` counts the requests the server
+  // has read the headers of
+  let arrived = 0;
+  t.app.server.on('request', (req: { url?: string }) => void (req.url === '/v1/assets' && arrived++));
   const stalled = [0, 1].map(() => {
     const req = request({
       host: '127.0.0.1',
@@ -136,9 +140,22 @@ test('concurrent uploads are capped: one more answers 503 too_many_uploads; afte
     return { req, answer };
   });
   try {
-    // both stalled uploads are inside the handler (holding the gate) once the server has their first bytes
-    await new Promise((r) => setTimeout(r, 300));
-    const third = await t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers });
+    // both stalled uploads are inside the handler (holding the gate) a moment after the server has their headers: a
+    // third upload is refused from then on (one that came before them is accepted: a whole upload, it never stalls,
+    // and it would take a slot from a stalled one, so none is made before they arrived)
+    await until(
+      () => `both stalled uploads to arrive (${arrived} did)`,
+      () => arrived >= 2,
+      10_000,
+    );
+    const upload = () => t.app.inject({ method: 'POST', url: '/v1/assets', payload: m.payload, headers: m.headers });
+    let third: Awaited<ReturnType<typeof upload>> | undefined;
+    await until(
+      () => `a third upload refused (last: ${third ? `${third.statusCode} ${third.body.slice(0, 200)}` : 'none'})`,
+      async () => (third = await upload()).statusCode !== 200,
+      10_000,
+    );
+    assert.ok(third);
     assert.equal(third.statusCode, 503, third.body);
     assert.equal(third.json().code, 'too_many_uploads');
     assert.ok(Number(third.headers['retry-after']) >= 1);

@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, JobFailure, waitJob, type TestApp } from '../../helpers/app.js';
+import { until } from '../../helpers/until.js';
 import { replay } from '../../../src/server/jobs/store/journal.js';
 
 const dirs: string[] = [];
@@ -40,9 +41,11 @@ test('ended records keep no source, and past MAX_ENDED_JOBS the oldest-ended go:
     assert.equal((await waitJob(t.app, ids.at(-1)!)).json().status, 'error');
   }
   // a job's end evicts the oldest-ended record just after it is written: wait (bounded) for the last eviction
-  const end = Date.now() + 5_000;
-  while ((await t.app.inject({ url: `/v1/jobs/${ids[2 * cap - 1]}` })).statusCode !== 404 && Date.now() < end)
-    await new Promise((r) => setTimeout(r, 20));
+  await until(
+    'the last eviction',
+    async () => (await t.app.inject({ url: `/v1/jobs/${ids[2 * cap - 1]}` })).statusCode === 404,
+    5_000,
+  );
   // the last `cap` to end are kept, the earlier ones are gone (404), exactly at the edge
   const kept = await Promise.all(ids.map(async (id) => (await t.app.inject({ url: `/v1/jobs/${id}` })).statusCode));
   assert.deepEqual(

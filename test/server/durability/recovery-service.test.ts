@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, gate, post, waitJob } from '../../helpers/app.js';
+import { until } from '../../helpers/until.js';
 import { JournalJobStore } from '../../../src/server/jobs/store/journal.js';
 import { INTERRUPTED_MESSAGE, type RecoverableRecord } from '../../../src/server/durability/recovery.js';
 
@@ -107,7 +108,7 @@ test('shutdown(grace): waiting jobs stay pending; the job in hand finishes withi
     const t = await startApp({ renderer: r, config: { dataDir: dir } });
     const a = (await post(t.app, '/v1/frame', { source: 'slow' })).json().job_id;
     const b = (await post(t.app, '/v1/frame', { source: 'waits' })).json().job_id;
-    for (let i = 0; i < 200 && r.calls.length === 0; i++) await new Promise((res) => setTimeout(res, 5));
+    await until('the slow job in hand', () => r.calls.some((c) => c.source === 'slow'), 5_000);
     const t0 = Date.now();
     await t.app.jobs.shutdown(300);
     assert.ok(Date.now() - t0 < 2000);
@@ -137,6 +138,8 @@ test('shutdown(grace): waiting jobs stay pending; the job in hand finishes withi
       );
       // a job in hand that finishes within the grace is simply ready
       const r3 = (await post(t2.app, '/v1/frame', { source: 'quick' })).json().job_id;
+      // in hand before the shutdown (one posted and not yet taken would stay pending, as the waiting ones above)
+      await until('the quick job in hand', () => r2.calls.some((c) => c.source === 'quick'), 5_000);
       await t2.app.jobs.shutdown(5000);
       assert.equal((await t2.app.inject({ url: `/v1/jobs/${r3}` })).json().status, 'ready');
     } finally {

@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { startApp, FakeRenderer, gate, type TestApp } from '../../helpers/app.js';
 import { ApiKeys } from '../../../src/server/http/api-keys.js';
 import type { Config } from '../../../src/config/settings.js';
+import { until } from '../../helpers/until.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];
@@ -80,12 +81,16 @@ function held() {
 
 /** Polls the job with a key until it leaves pending. */
 async function waitJob(app: FastifyInstance, id: string, headers: Record<string, string>) {
-  for (let i = 0; i < 6000; i++) {
-    const r = await app.inject({ url: `/v1/jobs/${id}`, headers });
-    if (r.statusCode === 404 || r.json().status !== 'pending') return r;
-    await new Promise((res) => setTimeout(res, 10));
-  }
-  throw new Error(`job ${id} still pending`);
+  let r: Awaited<ReturnType<FastifyInstance['inject']>> | undefined;
+  await until(
+    `job ${id} to leave pending`,
+    async () => {
+      r = await app.inject({ url: `/v1/jobs/${id}`, headers });
+      return r.statusCode === 404 || r.json().status !== 'pending';
+    },
+    60_000,
+  );
+  return r!;
 }
 const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
 

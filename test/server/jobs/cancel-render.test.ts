@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startApp, realRenderer, post, waitJob, type TestApp } from '../../helpers/app.js';
 import { MOVING } from '../../helpers/video.js';
 import type { ChromiumRenderer } from '../../../src/render/chromium-renderer.js';
+import { until } from '../../helpers/until.js';
 
 let t: TestApp;
 let renderer: ChromiumRenderer;
@@ -43,13 +44,16 @@ test('cancelling a rendering video stops it, frees its encoder and page, leaves 
     await post(t.app, '/v1/render', { source: MOVING, params: { fps: 10, duration: 0.5, width: 64, height: 36 } })
   ).json().job_id;
   // wait (bounded) until frames are being encoded: the page and ffmpeg are in use
-  for (let i = 0; ; i++) {
-    const v = (await t.app.inject({ url: `/v1/jobs/${id}` })).json();
-    assert.equal(v.status, 'pending', 'the long video must still be rendering');
-    if (v.queue_position === 0 && v.progress > 0) break;
-    assert.ok(i < 3000, 'the video started rendering');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let v: { status: string; queue_position?: number; progress?: number } | undefined;
+  await until(
+    () => `the video to start rendering (last: ${JSON.stringify(v)})`,
+    async () => {
+      v = (await t.app.inject({ url: `/v1/jobs/${id}` })).json();
+      return v!.status !== 'pending' || (v!.queue_position === 0 && v!.progress! > 0);
+    },
+    60_000,
+  );
+  assert.equal(v?.status, 'pending', 'the long video must still be rendering');
   assert.ok(children().includes('ffmpeg'), 'an encoder runs');
 
   const r = await t.app.inject({ method: 'DELETE', url: `/v1/jobs/${id}` });
@@ -66,7 +70,11 @@ test('cancelling a rendering video stops it, frees its encoder and page, leaves 
   assert.equal(after.status, 'ready', JSON.stringify(after));
   assert.equal(renderer.browser.launches, launches, 'the browser was not relaunched');
   // one render slot keeps the two pages a video draws with
-  for (let i = 0; i < 250 && renderer.browser.idleCount < 2; i++) await new Promise((res) => setTimeout(res, 20));
+  await until(
+    () => `two warm pages (idle: ${renderer.browser.idleCount})`,
+    () => renderer.browser.idleCount >= 2,
+    5_000,
+  );
   assert.equal(renderer.browser.idleCount, 2, 'the page pool is whole again');
   assert.ok(!children().includes('ffmpeg'), 'no encoder left running');
   assert.deepEqual(

@@ -9,6 +9,7 @@ import { ownExample, post, realRenderer, startApp, waitJob, type TestApp } from 
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { LIMITS } from '../../../src/contract/limits.js';
 import type { PartName } from '../../../src/server/jobs/work-items.js';
+import { until } from '../../helpers/until.js';
 
 const renderer = realRenderer();
 const apps: TestApp[] = [];
@@ -43,19 +44,20 @@ test('a chunked video: the progress read while it is pending never reaches 1 bef
   assert.equal(r.statusCode, 202, r.body);
   const id = r.json().job_id;
   // every view read while pending, with the chunks done once the read had come back (an upper bound of those done
-  // when it was read)
+  // when it was read), sampled at a fixed quick interval so reads fall between chunks
   const seen: { progress: number; chunksDone: number }[] = [];
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    const v = (await t.app.inject({ url: `/v1/jobs/${id}` })).json();
-    if (v.status !== 'pending') {
-      assert.equal(v.status, 'ready', JSON.stringify(v));
-      break;
-    }
-    seen.push({ progress: v.progress, chunksDone });
-    assert.ok(Date.now() < deadline, 'the video ended within 5 minutes');
-    await new Promise((res) => setTimeout(res, 15));
-  }
+  let v: { status: string; progress: number } | undefined;
+  await until(
+    () => `the video to end (${seen.length} reads while pending, ${chunksDone} chunks done)`,
+    async () => {
+      v = (await t.app.inject({ url: `/v1/jobs/${id}` })).json();
+      if (v!.status !== 'pending') return true;
+      seen.push({ progress: v!.progress, chunksDone });
+      return false;
+    },
+    { timeoutMs: 300_000, pollMs: 15 },
+  );
+  assert.equal(v?.status, 'ready', JSON.stringify(v));
   const between = seen.filter((s) => s.chunksDone >= 1 && s.chunksDone < CHUNKS);
   assert.ok(between.length > 0, 'read at least once between its first and its last chunk');
   for (const s of seen) {
@@ -83,11 +85,8 @@ test('RENDER_CONCURRENCY 1: a small frame posted while a chunked video renders p
   const started: string[] = [];
   t.app.jobs.events.on('started', (rec) => started.push(rec.job_id));
   const video = (await post(t.app, '/v1/render', VIDEO)).json().job_id;
-  const deadline = Date.now() + 120_000;
-  while (!started.includes(video)) {
-    assert.ok(Date.now() < deadline, 'the video started');
-    await new Promise((res) => setTimeout(res, 10));
-  }
+  // a quick fixed poll: the frame is posted while the video's first chunk renders
+  await until('the video started', () => started.includes(video), { timeoutMs: 120_000, pollMs: 10 });
   const estimateS = (await t.app.jobs.get(video))!.estimate_s!;
   assert.ok(estimateS > 0, 'the video has an estimate');
   skew = Math.ceil(estimateS * 1000) + 1000;

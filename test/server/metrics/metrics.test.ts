@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, realRenderer, FakeRenderer, post, runJob, ownExample, type TestApp } from '../../helpers/app.js';
 import { parseExposition, valueOf, type Sample } from '../../helpers/prometheus.js';
+import { until } from '../../helpers/until.js';
 
 let t: TestApp;
 const renderer = realRenderer();
@@ -24,15 +25,16 @@ async function scrape(app = t.app) {
 
 /**
  * Scrapes until the job's end is counted (its record turns ready a moment before the event that counts it reaches
- * the metrics), bounded; then the test compares recorded counts, whatever the wait was.
+ * the metrics), bounded; then the test compares recorded counts.
  */
 async function scrapeAfterEnd(before: Sample[], kind: string) {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const s = await scrape();
-    if (moved(before, s, 'cmrender_jobs_ended_total', { kind, status: 'ready' }) >= 1 || Date.now() > end) return s;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let s: Sample[] = [];
+  await until(
+    `the ${kind} job's end counted in cmrender_jobs_ended_total`,
+    async () => moved(before, (s = await scrape()), 'cmrender_jobs_ended_total', { kind, status: 'ready' }) >= 1,
+    10_000,
+  );
+  return s;
 }
 
 /** What moved between two scrapes, for one sample. */

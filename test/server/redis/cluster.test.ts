@@ -14,6 +14,7 @@ import { startProcess, type StartedProcess } from '../../helpers/started-process
 import { postJson, pollJob } from '../../helpers/job-http.js';
 import { startApp, realRenderer, runJob, ownExample, type TestApp } from '../../helpers/app.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
+import { until } from '../../helpers/until.js';
 import { probe } from '../../../src/render/ffmpeg/probe.js';
 
 let redis: TestRedis;
@@ -167,11 +168,11 @@ test('queue positions across APIs; a chunked video cancelled on one API while re
   });
   const id = posted.json.job_id as string;
   // cancelled once its first chunk is done and its segment kept: that segment must go with the job
-  const chunkDone = Date.now() + 90_000;
-  while (!workers.some((w) => w.lines.some((l) => l.job_id === id && l.event === 'chunk_done'))) {
-    assert.ok(Date.now() < chunkDone, 'no chunk of the video was done within 90 s');
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  await until(
+    'a chunk of the video done',
+    () => workers.some((w) => w.lines.some((l) => l.job_id === id && l.event === 'chunk_done')),
+    90_000,
+  );
   // the one worker is busy: a frame posted now waits behind the video's other chunks, on either API
   const frame = await postJson(apiB.url!, '/v1/frame', { source: LONG_SLIDE, params: { width: 320, height: 180 } });
   const waiting = await (await fetch(`${apiA.url}/v1/jobs/${frame.json.job_id}`)).json();
@@ -183,13 +184,9 @@ test('queue positions across APIs; a chunked video cancelled on one API while re
   const body = (await r.json()) as { status: string; code: string };
   assert.deepEqual([body.status, body.code], ['error', 'cancelled']);
   // the worker stops at its next progress report (or skips what is left, the join last); nothing turns it ready
-  const deadline = Date.now() + 30_000;
   const stopped = (l: Record<string, unknown>) =>
     l.job_id === id && (l.event === 'render_stopped' || (l.event === 'render_skipped' && l.part === 'join'));
-  while (!workers[0]!.lines.some(stopped)) {
-    assert.ok(Date.now() < deadline, 'the worker did not stop the cancelled render within 30 s');
-    await new Promise((res) => setTimeout(res, 200));
-  }
+  await until('the worker to stop the cancelled render', () => workers[0]!.lines.some(stopped), 30_000);
   const last = await (await fetch(`${apiA.url}/v1/jobs/${id}`)).json();
   assert.equal((await pollJob(apiA.url!, frame.json.job_id)).status, 'ready', 'the frame behind it still renders');
   assert.equal(last.code, 'cancelled');
@@ -200,9 +197,10 @@ test('queue positions across APIs; a chunked video cancelled on one API while re
     'no output of a cancelled job',
   );
   // its finished chunk's segment went too (before, it stayed until a worker restarted a day later)
-  const gone = Date.now() + 30_000;
-  while (existsSync(join(dataDir, 'segments', id))) {
-    assert.ok(Date.now() < gone, `segments of the cancelled job left: ${readdirSync(join(dataDir, 'segments', id))}`);
-    await new Promise((res) => setTimeout(res, 200));
-  }
+  const segments = join(dataDir, 'segments', id);
+  await until(
+    () => `the cancelled job's segments to go (left: ${existsSync(segments) ? readdirSync(segments).join(', ') : ''})`,
+    () => !existsSync(segments),
+    30_000,
+  );
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
 import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
 import { spawnService } from '../../helpers/service-spawn.js';
+import { until } from '../../helpers/until.js';
 
 let redis: TestRedis;
 let dataDir: string;
@@ -48,11 +49,10 @@ test('Redis stopped: job routes and /healthz answer 503 redis_unavailable at onc
   }
 
   await redis.start();
-  const end = Date.now() + 30_000;
-  while ((await ask('/healthz')).status !== 200) {
-    assert.ok(Date.now() < end, '/healthz did not come back within 30 s of Redis');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await until('/healthz to come back with Redis', async () => (await ask('/healthz')).status === 200, {
+    timeoutMs: 30_000,
+    pollMs: 200,
+  });
   assert.equal((await ask(`/v1/jobs/${id}`)).status, 200, 'the record survived (appendonly)');
   assert.equal((await post()).status, 202);
 });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { TestRedis } from '../../helpers/redis.js';
 import { startApp, FakeRenderer, post, type TestApp } from '../../helpers/app.js';
+import { until } from '../../helpers/until.js';
 
 let redis: TestRedis;
 let t: TestApp;
@@ -62,7 +63,25 @@ test('a pending job is read with the same few commands whether 3 or 300 jobs wai
 });
 
 test('100 event streams on one job: a queue event costs one read of it, not one per stream', async () => {
+  // what proves the reads are over (no fixed wait): the queue events seen, and the job reads still in flight
+  const jobs = t.app.jobs;
+  let queueEvents = 0;
+  const onQueue = () => queueEvents++;
+  jobs.events.on('queue', onQueue);
+  let reading = 0;
+  const get = jobs.get.bind(jobs);
+  jobs.get = async (jobId: string) => {
+    reading++;
+    try {
+      return await get(jobId);
+    } finally {
+      reading--;
+    }
+  };
+  // a POST makes two queue events: the service's own at once, and BullMQ's "waiting" through Redis
+  const settled = (events: number) => () => queueEvents >= events && reading === 0;
   const [id] = await enqueue(1);
+  await until(() => `the POST's two queue events (seen ${queueEvents})`, settled(2), 10_000);
   const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   const ctl = new AbortController();
   const streams = await Promise.all(
@@ -74,13 +93,21 @@ test('100 event streams on one job: a queue event costs one read of it, not one 
     }),
   );
   for (const s of streams) assert.match(s.first, /^event: progress\ndata: .*"queue_position":\d+/);
-  // quiet: the streams' first reads are done
-  await new Promise((r) => setTimeout(r, 300));
-  // one more job: the line moved (a queue event here, and BullMQ's "waiting" through Redis)
+  // quiet: the streams' first reads are done (and the one read after them, for the streams that came meanwhile)
+  await until(() => `the streams' reads to end (${reading} in flight)`, settled(0), 10_000);
+  // one more job: the line moved (a queue event here, and BullMQ's "waiting" through Redis); counted until both
+  // events came and the reads they made are over
   const cost = await commandsDuring(async () => {
+    const seen = queueEvents;
     await enqueue(1);
-    await new Promise((r) => setTimeout(r, 500));
+    await until(
+      () => `the POST's two queue events and their reads (seen ${queueEvents - seen})`,
+      settled(seen + 2),
+      10_000,
+    );
   });
+  jobs.events.off('queue', onQueue);
+  jobs.get = get;
   ctl.abort();
   for (const s of streams) await s.reader.cancel().catch(() => {});
   // a POST is about a dozen commands; a read of the followed job three or four, once per event

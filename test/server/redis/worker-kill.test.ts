@@ -9,6 +9,7 @@ import { TestRedis } from '../../helpers/redis.js';
 import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
 import { postJson, pollJob } from '../../helpers/job-http.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
+import { until } from '../../helpers/until.js';
 import { probe } from '../../../src/render/ffmpeg/probe.js';
 
 let redis: TestRedis;
@@ -33,7 +34,6 @@ after(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const started = (w: StartedProcess, id: string) =>
   w.lines.filter((l) => l.event === 'render_started' && l.job_id === id).map((l) => String(l.part));
 const finished = (w: StartedProcess, id: string) =>
@@ -51,17 +51,22 @@ test('SIGKILL of a worker during a chunk: the chunk is rendered again elsewhere,
   // wait until a worker has a chunk in hand that it has not finished, and its progress shows on the API
   let victim: StartedProcess | undefined;
   let part = '';
-  const deadline = Date.now() + 60_000;
-  while (!victim) {
-    assert.ok(Date.now() < deadline, 'no worker started a chunk within 60 s');
-    const view = (await (await fetch(`${api.url}/v1/jobs/${id}`)).json()) as { progress?: number; status: string };
-    assert.equal(view.status, 'pending', 'the job ended before a worker could be killed');
-    for (const w of [w1, w2]) {
-      const open = started(w, id).filter((p) => !finished(w, id).includes(p));
-      if (open.length && (view.progress ?? 0) > 0) [victim, part] = [w, open[0]!];
-    }
-    if (!victim) await sleep(100);
-  }
+  let view: { progress?: number; status: string } | undefined;
+  await until(
+    () => `a worker with a chunk in hand (last view: ${JSON.stringify(view)})`,
+    async () => {
+      view = (await (await fetch(`${api.url}/v1/jobs/${id}`)).json()) as NonNullable<typeof view>;
+      if (view.status !== 'pending') return true;
+      for (const w of [w1, w2]) {
+        const open = started(w, id).filter((p) => !finished(w, id).includes(p));
+        if (open.length && (view.progress ?? 0) > 0) [victim, part] = [w, open[0]!];
+      }
+      return victim !== undefined;
+    },
+    60_000,
+  );
+  assert.equal(view?.status, 'pending', 'the job ended before a worker could be killed');
+  assert.ok(victim);
   victim.proc.kill('SIGKILL');
   const survivor = victim === w1 ? w2 : w1;
   const done = await pollJob(api.url!, id, 150_000);

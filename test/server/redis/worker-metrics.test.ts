@@ -14,6 +14,7 @@ import { LONG_SLIDE } from '../../helpers/video.js';
 import { parseExposition, valueOf, type Sample } from '../../helpers/prometheus.js';
 import { LIMITS } from '../../../src/contract/limits.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
+import { until } from '../../helpers/until.js';
 
 let redis: TestRedis;
 let dataDir: string;
@@ -92,11 +93,11 @@ test("a frame, then a video in two chunks: the worker's counters moved by exactl
 
   // the worker counts the join a moment after the job shows ready: wait (bounded) for it, then every count is exact
   let after = await scrape();
-  const end = Date.now() + 5_000;
-  while (Object.keys(series(after, 'cmrender_worker_renders_total')).length < 3 && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 50));
-    after = await scrape();
-  }
+  await until(
+    () => `three render series (got ${JSON.stringify(series(after, 'cmrender_worker_renders_total'))})`,
+    async () => Object.keys(series((after = await scrape()), 'cmrender_worker_renders_total')).length >= 3,
+    5_000,
+  );
   assert.deepEqual(series(after, 'cmrender_worker_renders_total'), {
     [key({ kind: 'frame', part: 'whole', status: 'ready' })]: 1,
     [key({ kind: 'video', part: 'chunk', status: 'ready' })]: 2,
@@ -145,10 +146,14 @@ test('a webhook the worker delivers is counted on its /metrics by outcome (the A
     const moved = (outcome: string) =>
       valueOf(after, 'cmrender_webhook_deliveries_total', { outcome }) -
       valueOf(before, 'cmrender_webhook_deliveries_total', { outcome });
-    for (let i = 0; i < 100 && moved('delivered') < 1; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      after = await scrape();
-    }
+    await until(
+      () => `the delivery counted delivered (failed ${moved('failed')}, delivered ${moved('delivered')})`,
+      async () => {
+        after = await scrape();
+        return moved('delivered') >= 1;
+      },
+      { timeoutMs: 10_000, pollMs: 100 },
+    );
     assert.deepEqual([moved('failed'), moved('delivered'), moved('gave_up')], [1, 1, 0]);
     assert.equal(rx.hits.length, 2, 'each attempt once');
   } finally {

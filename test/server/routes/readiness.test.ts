@@ -20,6 +20,7 @@ import {
   waitJob,
   type TestApp,
 } from '../../helpers/app.js';
+import { until } from '../../helpers/until.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];
@@ -145,15 +146,16 @@ test(
 test('an event loop held past READY_MAX_EVENT_LOOP_DELAY_MS: /readyz 503 overloaded while polls still answer', async () => {
   const t = await startApp({ renderer: new FakeRenderer(), config: { readyMaxEventLoopDelayMs: 200 } });
   apps.push(t);
-  // hold the loop well past the limit, then read the next sample (under-pressure samples once a second); bounded
-  const until = Date.now() + 1_500;
-  while (Date.now() < until);
-  const end = Date.now() + 5_000;
+  // hold the loop well past the limit (a busy block: the fact under test, not a wait), then read the next sample
+  // (under-pressure samples once a second); bounded
+  const holdEnd = Date.now() + 1_500;
+  while (Date.now() < holdEnd);
   let r = await t.app.inject({ url: '/readyz' });
-  while (r.statusCode === 200 && Date.now() < end) {
-    await new Promise((res) => setTimeout(res, 50));
-    r = await t.app.inject({ url: '/readyz' });
-  }
+  await until(
+    () => `/readyz to turn 503 after the held loop (last: ${r.statusCode})`,
+    async () => (r = await t.app.inject({ url: '/readyz' })).statusCode !== 200,
+    5_000,
+  );
   assert.equal(r.statusCode, 503);
   assert.equal(r.json().code, 'overloaded');
   assert.match(r.json().error, /event loop delay (over )?\d+ ms, limit 200 ms/);

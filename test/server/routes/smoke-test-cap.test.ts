@@ -3,6 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, FakeRenderer, gate, type TestApp } from '../../helpers/app.js';
+import { until } from '../../helpers/until.js';
 
 let t: TestApp | undefined;
 after(() => t?.close());
@@ -17,11 +18,11 @@ test('TEST_CONCURRENCY=2: two GET /test at once are drawn, a third is 503 too_ma
 
   // at the edge: two in progress
   const first = [app.inject({ url: '/test' }), app.inject({ url: '/test' })];
-  const end = Date.now() + 20_000;
-  while (fake.calls.length < 2) {
-    if (Date.now() > end) throw new Error(`only ${fake.calls.length} GET /test renders started`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await until(
+    () => `two GET /test renders started (${fake.calls.length} did)`,
+    () => fake.calls.length >= 2,
+    20_000,
+  );
 
   // just past it: refused at once, in the envelope, and never drawn
   const over = await app.inject({ url: '/test' });

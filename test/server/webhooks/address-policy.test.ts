@@ -11,6 +11,7 @@ import { postPinned } from '../../../src/server/webhooks/pinned-post.js';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { until } from '../../helpers/until.js';
 
 const resolver = (table: Record<string, string[]>) => async (host: string) => table[host] ?? [];
 
@@ -78,10 +79,11 @@ test('at delivery the host is checked again: a name that now resolves to loopbac
   });
   d.ended(rec);
   let w = (await store.get(rec.job_id))!.webhook!;
-  for (let i = 0; i < 200 && w.gave_up_at === undefined; i++) {
-    await new Promise((r) => setTimeout(r, 10));
-    w = (await store.get(rec.job_id))!.webhook!;
-  }
+  await until(
+    () => `the delivery given up (webhook: ${JSON.stringify(w)})`,
+    async () => (w = (await store.get(rec.job_id))!.webhook!).gave_up_at !== undefined,
+    5_000,
+  );
   assert.equal(w.attempts, 2);
   assert.equal(typeof w.gave_up_at, 'number');
   assert.equal(w.delivered_at, undefined);

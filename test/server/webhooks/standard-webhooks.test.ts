@@ -10,6 +10,7 @@ import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js'
 import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
 import type { Config } from '../../../src/config/settings.js';
 import { parseExposition, valueOf } from '../../helpers/prometheus.js';
+import { until } from '../../helpers/until.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const LOOPBACK: Partial<Config> = {
@@ -70,12 +71,15 @@ test('webhook-id stays the same across retries while webhook-timestamp is each a
   );
   for (const h of hits) assert.ok(new Webhook(secret).verify(h.body, headersOf(h.headers)), 'every attempt verifies');
   // the metrics count each attempt by its outcome once its state is written (bounded wait for the third)
-  const end = Date.now() + 5_000;
   let samples = parseExposition((await t.app.inject({ url: '/metrics' })).body);
-  while (valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'delivered' }) < 1 && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 20));
-    samples = parseExposition((await t.app.inject({ url: '/metrics' })).body);
-  }
+  await until(
+    'the third attempt counted delivered',
+    async () => {
+      samples = parseExposition((await t.app.inject({ url: '/metrics' })).body);
+      return valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'delivered' }) >= 1;
+    },
+    5_000,
+  );
   assert.equal(valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'failed' }), 2);
   assert.equal(valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'delivered' }), 1);
   assert.equal(valueOf(samples, 'cmrender_webhook_deliveries_total', { outcome: 'gave_up' }), 0);
@@ -86,12 +90,12 @@ test('a 410 Gone from the receiver stops the retries at once (a 404 does not)', 
   const id = (await post(t.app, '/v1/frame', { source: SRC, webhook: { url: rx.url } })).json().job_id;
   await rx.waitFor(1);
   // the delivery state is written to the record after the attempt: wait (bounded) for gave_up_at
-  const end = Date.now() + 5_000;
   let rec = await t.app.jobs.get(id);
-  while (rec?.webhook?.gave_up_at === undefined && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 20));
-    rec = await t.app.jobs.get(id);
-  }
+  await until(
+    () => `gave_up_at on the record (webhook: ${JSON.stringify(rec?.webhook)})`,
+    async () => (rec = await t.app.jobs.get(id))?.webhook?.gave_up_at !== undefined,
+    5_000,
+  );
   assert.equal(rec?.webhook?.attempts, 1, 'one attempt, given up');
   assert.ok(rec?.webhook?.gave_up_at);
   assert.equal(rx.hits.length, 1);

@@ -5,6 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { repoRoot } from '../../../../src/paths.js';
 import { LOOPBACK_SERVICE_ENV, spawnService } from '../../../helpers/service-spawn.js';
+import { until } from '../../../helpers/until.js';
 
 export { repoRoot };
 
@@ -52,24 +53,29 @@ export class ServiceProcess {
   static async start(dataDir: string, env: Record<string, string> = {}, startMs = 60_000): Promise<ServiceProcess> {
     const child = spawnService('api', { ...LOOPBACK_SERVICE_ENV, DATA_DIR: dataDir, RENDER_CONCURRENCY: '1', ...env });
     const s = new ServiceProcess(child, dataDir);
-    const end = Date.now() + startMs;
-    for (;;) {
-      if (s.exited) throw new Error(`service exited during start:\n${s.log.slice(-4000)}`);
-      s.port ||= Number(
-        /"address":"http:\/\/127\.0\.0\.1:(\d+)"[^\n]*"msg":"cmrender (?:warming up|listening)"/.exec(s.log)?.[1] ?? 0,
+    try {
+      // an exit ends the wait at once; a refused connection (not listening yet) is "not yet"
+      await until(
+        () => `the service to answer /healthz (port ${s.port || 'not logged yet'})`,
+        async () => {
+          if (s.exited) return true;
+          s.port ||= Number(
+            /"address":"http:\/\/127\.0\.0\.1:(\d+)"[^\n]*"msg":"cmrender (?:warming up|listening)"/.exec(s.log)?.[1] ??
+              0,
+          );
+          if (!s.port) return false;
+          return (
+            (await fetch(`http://127.0.0.1:${s.port}/healthz`, { signal: AbortSignal.timeout(2000) })).status === 200
+          );
+        },
+        startMs,
       );
-      try {
-        const r = s.port && (await fetch(`http://127.0.0.1:${s.port}/healthz`, { signal: AbortSignal.timeout(2000) }));
-        if (r && r.status === 200) return s;
-      } catch {
-        // not answering yet
-      }
-      if (Date.now() > end) {
-        await s.stop();
-        throw new Error(`service did not answer /healthz within ${startMs} ms:\n${s.log.slice(-4000)}`);
-      }
-      await sleep(100);
+    } catch (e) {
+      await s.stop();
+      throw new Error(`${(e as Error).message}:\n${s.log.slice(-4000)}`);
     }
+    if (s.exited) throw new Error(`service exited during start:\n${s.log.slice(-4000)}`);
+    return s;
   }
 
   async req(method: string, path: string, body?: unknown, timeoutMs = 15_000): Promise<Answer> {
@@ -92,14 +98,17 @@ export class ServiceProcess {
   /** POSTs a job and returns its id (asserting the 202). */
   /** Waits until /readyz answers 200: the renderer is warm (its start lines, `chromium launched` among them, logged). */
   async ready(timeoutMs = 120_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const r = await this.req('GET', '/readyz').catch(() => undefined);
-      if (r?.status === 200) return;
-      if (this.exited) throw new Error(`service exited while warming up:\n${this.log.slice(-4000)}`);
-      if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms:\n${this.log.slice(-4000)}`);
-      await sleep(100);
-    }
+    let last = 'no answer yet';
+    await until(
+      () => `/readyz 200 (last: ${last}):\n${this.log.slice(-4000)}`,
+      async () => {
+        if (this.exited) return true;
+        last = String((await this.req('GET', '/readyz')).status);
+        return last === '200';
+      },
+      timeoutMs,
+    );
+    if (this.exited) throw new Error(`service exited while warming up:\n${this.log.slice(-4000)}`);
   }
 
   async enqueue(path: string, body: unknown): Promise<string> {
@@ -118,14 +127,13 @@ export class ServiceProcess {
     timeoutMs = 60_000,
     pred: (a: Answer) => boolean = (a) => a.status === 404 || a.body?.status !== 'pending',
   ): Promise<Answer> {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const a = await this.job(id);
-      if (pred(a)) return a;
-      if (Date.now() > end)
-        throw new Error(`job ${id} not done after ${timeoutMs} ms: ${a.text}\n${this.log.slice(-3000)}`);
-      await sleep(50);
-    }
+    let a: Answer | undefined;
+    await until(
+      () => `job ${id} to be done (last answer: ${a ? `${a.status} ${a.text}` : 'none'}):\n${this.log.slice(-3000)}`,
+      async () => pred((a = await this.job(id))),
+      timeoutMs,
+    );
+    return a!;
   }
 
   /** Sends a signal and waits for the exit (bounded; SIGKILL after timeoutMs). */

@@ -2,6 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { embeddedLine, startApp, FakeRenderer, post, UUID_V4, type TestApp } from '../../../helpers/app.js';
+import { until } from '../../../helpers/until.js';
 
 let t: TestApp;
 const fake = new FakeRenderer();
@@ -216,15 +217,19 @@ test('/v1/frame ignores video params and /v1/render ignores at (unknown fields)'
 });
 
 test('POST answers at once: the render has not run when the 202 arrives', async () => {
-  let release!: () => void;
-  fake.behaviour = () => new Promise<void>((r) => (release = r));
-  const r = await post(t.app, '/v1/frame', { source: SRC });
+  // only this test's job is held (one of an earlier test still in line renders as it would have), and the hold stays
+  // until its render has reached it: taken away before that, the render would run unheld and nothing be released
+  let release: (() => void) | undefined;
+  const held = `${SRC}// held`;
+  fake.behaviour = async (job) => {
+    if (job.source === held) await new Promise<void>((r) => (release = r));
+  };
+  const r = await post(t.app, '/v1/frame', { source: held });
   assert.equal(r.statusCode, 202);
   const job = await t.app.inject({ url: `/v1/jobs/${r.json().job_id}` });
   assert.equal(job.json().status, 'pending');
+  await until('the held render reached', () => release !== undefined, 10_000);
   fake.behaviour = null;
-  // wait until the gated render is reached, then release it
-  for (let i = 0; i < 500 && !release; i++) await new Promise((res) => setTimeout(res, 5));
-  release?.();
+  release!();
   await embeddedLine(t.app).onIdle();
 });
