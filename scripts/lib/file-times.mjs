@@ -1,6 +1,6 @@
 // A second reporter for scripts/test.ts: how long each test file took, so the slowest files of a run are known
-// (the TAP stream names tests, not files). A file's time runs from its first event to its last, so it includes its
-// before/after hooks and the services they start. Written as one JSON line per file to its destination.
+// (the TAP stream names tests, not files). A file's time runs from its start (its first dequeue) to its last event,
+// so it includes its before/after hooks and the services they start. One JSON line per file to its destination.
 import { performance } from 'node:perf_hooks';
 
 export default async function* fileTimes(source) {
@@ -9,6 +9,8 @@ export default async function* fileTimes(source) {
     const file = event.data?.file;
     // a describe() written in a helper (test/helpers/backends.ts) names the helper: its tests name the test file
     if (!file || !/\.test\.[cm]?[jt]s$/.test(file)) continue;
+    // every file is enqueued when the run starts; it begins at its first dequeue
+    if (event.type === 'test:enqueue') continue;
     const now = performance.now();
     const f = seen.get(file) ?? { first: now, last: now, tests: 0 };
     f.last = now;
