@@ -6,7 +6,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ownExample } from '../helpers/app.js';
@@ -21,6 +21,8 @@ interface Service {
   lines: Record<string, unknown>[];
   /** resolves with the first log line whose msg matches */
   line(msg: RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** lets Chromium start: until then every launch waits, so the renderer stays warming up */
+  letWarm(): void;
 }
 
 const children: ChildProcess[] = [];
@@ -30,10 +32,26 @@ after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/**
+ * Starts the service with Chromium behind a gate: a wrapper that waits for a file before it runs the real binary, so
+ * the warm-up lasts until the test has made its POST (else a quick warm-up could end between /readyz and the POST).
+ */
 function start(env: Record<string, string | undefined>): Service {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-start-'));
   dirs.push(dataDir);
-  const child = spawnService('api', { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
+  const gate = join(dataDir, 'chromium-may-start');
+  const wrapper = join(dataDir, 'chromium-behind-gate.sh');
+  const real = loadConfig(process.env).chromiumPath;
+  writeFileSync(wrapper, `#!/bin/sh\nwhile [ ! -e '${gate}' ]; do sleep 0.05; done\nexec '${real}' "$@"\n`, {
+    mode: 0o755,
+  });
+  const child = spawnService('api', {
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    CHROMIUM_PATH: wrapper,
+    ...env,
+  });
   children.push(child);
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
@@ -62,7 +80,7 @@ function start(env: Record<string, string | undefined>): Service {
     if (!found) throw new Error(`the service exited ${child.exitCode} before a line ${msg}: ${stderr}`);
     return found;
   };
-  return { child, lines, line };
+  return { child, lines, line, letWarm: () => writeFileSync(gate, '') };
 }
 
 /** Asks /healthz until it answers 200 (bounded); the first answer is the moment a script would POST. */
@@ -96,6 +114,7 @@ async function postDuringWarmUp(s: Service, base: string, places: readonly numbe
   assert.equal(view.status, 'pending');
   assert.ok(places.includes(view.queue_position as number), JSON.stringify(view));
   assert.ok(!view.progress, JSON.stringify(view));
+  s.letWarm();
   const job = await pollJob(base, posted.job_id, 180_000);
   assert.equal(job.status, 'ready', JSON.stringify(job));
   assert.equal((await fetch(base + job.url)).headers.get('content-type'), 'image/png');
