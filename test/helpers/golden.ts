@@ -2,6 +2,7 @@
 // test/render/corpus-golden.test.ts: our own corpus): the hash file's shape, the builds that drew it, the
 // failure message, and one app per GL backend with the reason it cannot draw here (if any).
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { defaultChromiumPath } from '../../src/render/chromium.js';
 import type { GlBackend } from '../../src/contract/hardware.js';
 import { isLlvmpipe } from '../../src/render/gl-backend.js';
@@ -14,10 +15,60 @@ export interface BackendGolden {
   chromium: string;
   gl_renderer: string;
   frames: Record<string, string>;
+  /**
+   * Frames a class of CPU draws with other bytes, by class (cpuClass()), where they differ from `frames`: llvmpipe
+   * compiles its shaders for the CPU it runs on, and on one CPU with AVX-512 (Sapphire Rapids' flags) 2 of 41 egl
+   * frames came out with other bytes (same Chromium, same Mesa). Bytes stay fixed per class: each is held to its own.
+   */
+  cpu_classes?: Record<string, Record<string, string>>;
 }
 export type GoldenFile = Record<GlBackend, BackendGolden>;
 
 export const BACKENDS: GlBackend[] = ['swiftshader', 'egl'];
+
+/**
+ * The class of this machine's CPU for the goldens: its AVX-512 and AMX feature flags, sorted (null without any: the
+ * default). Which of them moves the bytes is not known (llvmpipe's code and Skia's both pick paths by CPU), so a
+ * class is the whole set: a CPU with another set is held to the default frames, as before classes existed.
+ */
+export function cpuClass(): string | null {
+  let info = '';
+  try {
+    info = readFileSync('/proc/cpuinfo', 'utf8');
+  } catch {
+    return null;
+  }
+  const flags = (/^flags\s*:(.*)$/m.exec(info)?.[1] ?? '').split(/\s+/).filter((f) => /^(avx512|amx)/.test(f));
+  return flags.length ? [...new Set(flags)].sort().join(' ') : null;
+}
+
+/** The hash a frame must have on this machine: its CPU class's where that class draws it otherwise. */
+export function expectedHash(g: BackendGolden, key: string): string | undefined {
+  const c = cpuClass();
+  return (c ? g.cpu_classes?.[c]?.[key] : undefined) ?? g.frames[key];
+}
+
+/**
+ * The entry to write after recording `now` on this machine: on a machine of the default class, its frames (the
+ * classes' differences are kept; re-record on each class after an intended change); on another class, the file's
+ * frames with this class's differences from them.
+ */
+export function recordedEntry(was: BackendGolden | undefined, now: BackendGolden): BackendGolden {
+  const c = cpuClass();
+  if (!c || !was) return { ...now, ...(was?.cpu_classes ? { cpu_classes: was.cpu_classes } : {}) };
+  const differ = Object.fromEntries(Object.entries(now.frames).filter(([k, h]) => was.frames[k] !== h));
+  const { [c]: _old, ...others } = was.cpu_classes ?? {};
+  const classes = Object.keys(differ).length ? { ...others, [c]: differ } : others;
+  return { ...was, ...(Object.keys(classes).length ? { cpu_classes: classes } : { cpu_classes: undefined }) };
+}
+
+/** The hash file with what this run recorded merged in (recordedEntry per backend). */
+export function recordedFile(golden: GoldenFile, recorded: Partial<GoldenFile>): GoldenFile {
+  const out = { ...golden };
+  for (const [b, now] of Object.entries(recorded) as [GlBackend, BackendGolden][])
+    out[b] = recordedEntry(golden[b], now);
+  return out;
+}
 
 export const chromiumVersion = () => execFileSync(defaultChromiumPath(), ['--version'], { encoding: 'utf8' }).trim();
 

@@ -15,7 +15,14 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { realRenderer, runJob, multipart, ownExampleImage, repoRoot, type TestApp } from '../helpers/app.js';
 import { ownCorpusDir, ownExamplesDir } from '../helpers/shared.js';
-import { BACKENDS, changedBytes, startBackend, type GoldenFile } from '../helpers/golden.js';
+import {
+  BACKENDS,
+  changedBytes,
+  startBackend,
+  expectedHash,
+  recordedFile,
+  type GoldenFile,
+} from '../helpers/golden.js';
 
 const GOLDEN_FILE = join(repoRoot, 'test', 'render', 'corpus-golden-hashes.json');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -33,7 +40,7 @@ const golden = JSON.parse(readFileSync(GOLDEN_FILE, 'utf8')) as GoldenFile;
 const recorded = {} as GoldenFile;
 
 after(() => {
-  if (UPDATE) writeFileSync(GOLDEN_FILE, `${JSON.stringify({ ...golden, ...recorded }, null, 2)}\n`);
+  if (UPDATE) writeFileSync(GOLDEN_FILE, `${JSON.stringify(recordedFile(golden, recorded), null, 2)}\n`);
 });
 
 test(
@@ -49,6 +56,12 @@ test(
         [],
         `${b}: stale hashes`,
       );
+      for (const [c, differ] of Object.entries(golden[b]?.cpu_classes ?? {}))
+        assert.deepEqual(
+          Object.keys(differ).filter((k) => !keys.includes(k)),
+          [],
+          `${b} (${c}): stale hashes`,
+        );
     }
   },
 );
@@ -115,7 +128,7 @@ describe('the corpus on both GL backends', { concurrency: BACKENDS.length }, () 
           if (!UPDATE)
             assert.equal(
               hash,
-              golden[backend].frames[key],
+              expectedHash(golden[backend], key),
               changedBytes(key, golden[backend], recorded[backend], 'test/render/corpus-golden.test.ts'),
             );
         });

@@ -23,7 +23,14 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { RUNNERS } from '../../src/lang/runners.js';
-import { BACKENDS, changedBytes as changed, startBackend, type GoldenFile } from '../helpers/golden.js';
+import {
+  BACKENDS,
+  changedBytes as changed,
+  startBackend,
+  expectedHash,
+  recordedFile,
+  type GoldenFile,
+} from '../helpers/golden.js';
 
 const GOLDEN_FILE = join(repoRoot, 'test', 'render', 'golden-hashes.json');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -51,7 +58,7 @@ const golden = JSON.parse(readFileSync(GOLDEN_FILE, 'utf8')) as GoldenFile;
 const recorded = {} as GoldenFile;
 
 after(() => {
-  if (UPDATE) writeFileSync(GOLDEN_FILE, `${JSON.stringify({ ...golden, ...recorded }, null, 2)}\n`);
+  if (UPDATE) writeFileSync(GOLDEN_FILE, `${JSON.stringify(recordedFile(golden, recorded), null, 2)}\n`);
 });
 
 test('every available runner version has golden frames on every backend', () => {
@@ -111,7 +118,7 @@ for (const backend of BACKENDS) {
           if (!UPDATE)
             assert.equal(
               hash,
-              golden[backend].frames[key],
+              expectedHash(golden[backend], key),
               changed(key, golden[backend], recorded[backend], 'test/render/golden.test.ts'),
             );
         },
