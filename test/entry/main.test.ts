@@ -8,31 +8,20 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { startApp, realRenderer, runJob, ownExample } from '../helpers/app.js';
 import { rectGraph } from '../helpers/rect-graph.js';
-import { spawnService } from '../helpers/service-spawn.js';
+import { onLogLines, spawnService } from '../helpers/service-spawn.js';
 import { until } from '../helpers/until.js';
+import { pollJob } from '../helpers/job-http.js';
 
 test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, exits 0 on SIGTERM', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-main-'));
   const child = spawnService('api', { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' });
   const lines: Record<string, unknown>[] = [];
-  let buf = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
   const listening = new Promise<string>((resolve, reject) => {
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      buf += d;
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        try {
-          const j = JSON.parse(line);
-          lines.push(j);
-          if (j.msg === 'cmrender listening') resolve(j.address);
-        } catch {
-          /* not a log line */
-        }
-      }
+    onLogLines(child.stdout, (j) => {
+      lines.push(j);
+      if (j.msg === 'cmrender listening') resolve(String(j.address));
     });
     child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
   });
@@ -46,15 +35,8 @@ test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, 
     });
     assert.equal(r.status, 202);
     const { job_id } = (await r.json()) as { job_id: string };
-    let job: { status: string; url?: string } | undefined;
-    await until(
-      () => `the job to leave pending (last: ${JSON.stringify(job)})`,
-      async () => {
-        job = (await (await fetch(`${base}/v1/jobs/${job_id}`)).json()) as NonNullable<typeof job>;
-        return job.status !== 'pending';
-      },
-    );
-    assert.equal(job?.status, 'ready');
+    const job = (await pollJob(base, job_id)) as { status: string; url: string };
+    assert.equal(job.status, 'ready', JSON.stringify(job));
     const out = await fetch(base + job.url);
     assert.equal(out.headers.get('content-type'), 'image/png');
     assert.equal(out.headers.get('access-control-allow-origin'), '*');

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ownExample } from '../helpers/app.js';
 import { pollJob } from '../helpers/job-http.js';
-import { spawnService } from '../helpers/service-spawn.js';
+import { onLogLines, spawnService } from '../helpers/service-spawn.js';
 import { TestRedis } from '../helpers/redis.js';
 import { loadConfig } from '../../src/config/settings.js';
 import { until } from '../helpers/until.js';
@@ -56,20 +56,7 @@ function start(env: Record<string, string | undefined>): Service {
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
-  let buf = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    buf += d;
-    let i;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const l = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      try {
-        lines.push(JSON.parse(l) as Record<string, unknown>);
-      } catch {
-        // not a log line
-      }
-    }
-  });
+  onLogLines(child.stdout!, (l) => lines.push(l));
   const line = async (msg: RegExp, timeoutMs = 120_000) => {
     let found: Record<string, unknown> | undefined;
     await until(

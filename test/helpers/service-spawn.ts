@@ -37,3 +37,23 @@ export function spawnService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
+
+/** Calls `each` with every pino JSON line a service writes to `stream` (other output is skipped). */
+export function onLogLines(stream: Readable, each: (line: Record<string, unknown>) => void): void {
+  let buf = '';
+  stream.setEncoding('utf8').on('data', (d: string) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const text = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      let line: Record<string, unknown>;
+      try {
+        line = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        continue; // not a log line
+      }
+      each(line);
+    }
+  });
+}

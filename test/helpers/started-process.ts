@@ -3,7 +3,7 @@
 // stop() (SIGKILL when SIGTERM is not enough), so a failed test leaves nothing running.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { LOOPBACK_SERVICE_ENV, spawnService } from './service-spawn.js';
+import { LOOPBACK_SERVICE_ENV, onLogLines, spawnService } from './service-spawn.js';
 
 export interface StartedProcess {
   proc: ChildProcess;
@@ -23,7 +23,6 @@ export async function startProcess(
   let url: string | undefined;
   const proc = spawnService(role, { ...LOOPBACK_SERVICE_ENV, ...env });
   const lines: Record<string, unknown>[] = [];
-  let buf = '';
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   const ready = new Promise<void>((resolve, reject) => {
@@ -32,24 +31,13 @@ export async function startProcess(
       clearTimeout(t);
       reject(new Error(`${role} exited with ${code}: ${stderr}`));
     });
-    proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      buf += d;
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        try {
-          const j = JSON.parse(line) as Record<string, unknown>;
-          lines.push(j);
-          if (j.msg === 'cmrender listening' || j.msg === 'cmrender worker ready') {
-            // an API binds the port the system gives it (PORT=0) and says which
-            if (typeof j.address === 'string') url = j.address;
-            clearTimeout(t);
-            resolve();
-          }
-        } catch {
-          // not a log line
-        }
+    onLogLines(proc.stdout!, (j) => {
+      lines.push(j);
+      if (j.msg === 'cmrender listening' || j.msg === 'cmrender worker ready') {
+        // an API binds the port the system gives it (PORT=0) and says which
+        if (typeof j.address === 'string') url = j.address;
+        clearTimeout(t);
+        resolve();
       }
     });
   });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { buildApp } from '../../scripts/build-app.js';
 import { buildViewer } from '../../scripts/build-viewer.js';
 import { repoRoot, ownExamplesDir } from '../helpers/shared.js';
-import { until } from '../helpers/until.js';
+import { pollJob, PNG_SIGNATURE } from '../helpers/job-http.js';
 
 const image = mkdtempSync(join(tmpdir(), 'cmrender-image-'));
 after(() => rmSync(image, { recursive: true, force: true }));
@@ -71,17 +71,10 @@ test('compiled server: `node dist/app/server.js` listens, renders a PNG, exits 0
     });
     assert.equal(posted.status, 202);
     const { job_id } = (await posted.json()) as { job_id: string };
-    let job: { status: string; url?: string } | undefined;
-    await until(
-      () => `the job to leave pending (last: ${JSON.stringify(job)})`,
-      async () => {
-        job = (await (await fetch(`${base}/v1/jobs/${job_id}`)).json()) as NonNullable<typeof job>;
-        return job.status !== 'pending';
-      },
-    );
-    assert.equal(job?.status, 'ready');
+    const job = (await pollJob(base, job_id)) as { status: string; url: string };
+    assert.equal(job.status, 'ready', JSON.stringify(job));
     const png = Buffer.from(await (await fetch(base + job.url)).arrayBuffer());
-    assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    assert.deepEqual([...png.subarray(0, 8)], PNG_SIGNATURE);
   } finally {
     child.kill('SIGTERM');
   }
