@@ -218,8 +218,11 @@ export class WarmBrowser {
       try {
         while (!this.closing && this.idle.length < (this.o.poolSize ?? 1)) {
           this.nextPage = this.newPage();
-          this.idle.push(await this.nextPage);
+          const p = await this.nextPage;
           this.nextPage = null;
+          // a page a job gave back while this one warmed may have filled the pool: never keep more than poolSize
+          if (this.idle.length < (this.o.poolSize ?? 1)) this.idle.push(p);
+          else void p.close();
         }
       } finally {
         this.warming = null;
