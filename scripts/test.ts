@@ -89,8 +89,8 @@ function printSlowest(timesFile: string, group: string, n: number): void {
   const t1 = performance.now();
   const b = await runGroup('system tests', system, Number(process.env.SYSTEM_CONCURRENCY ?? 2), join(timesDir, 'b'));
   const t2 = performance.now();
-  printSlowest(join(timesDir, 'a'), 'in-process', 5);
-  printSlowest(join(timesDir, 'b'), 'system', 15);
+  printSlowest(join(timesDir, 'a'), 'in-process', Number(process.env.TEST_SLOWEST ?? 5));
+  printSlowest(join(timesDir, 'b'), 'system', Number(process.env.TEST_SLOWEST ?? 15));
   rmSync(timesDir, { recursive: true, force: true });
   const sum = (k: keyof Counts) => a.counts[k] + b.counts[k];
   console.log(

@@ -1,4 +1,4 @@
-// API processes and render workers as child processes (the tsx entry points of `npm start` and `npm run worker`),
+// API processes and render workers as child processes (the compiled entry points of `npm start` and `npm run worker`),
 // sharing one Redis and one DATA_DIR: what the Redis-mode tests and the bench start. Every process is stopped by
 // stop() (SIGKILL when SIGTERM is not enough), so a failed test leaves nothing running.
 import type { ChildProcess } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The real service as a child process (`node --import tsx src/entry/server.ts`) on a loopback port and a given
+// The real service as a child process (`node dist/app/server.js`, what `npm start` runs) on a loopback port and a given
 // DATA_DIR, for tests that kill things: the service itself (SIGKILL, SIGTERM), its Chromium, its ffmpeg.
 // Everything is bounded: start, requests and waits time out; stop() always ends the child.
 import type { ChildProcess } from 'node:child_process';
