@@ -5,12 +5,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import type { Renderer } from '../render/renderer-port.js';
 import { segmentJoiner, type JoinSegments } from '../render/segment-join.js';
-import type { JobStore, LifecycleStore } from './jobs/store/port.js';
+import type { JobStore } from './jobs/store/port.js';
 import { locally } from './jobs/store/memory.js';
 import { JournalJobStore } from './jobs/store/journal.js';
 import { JobService } from './jobs/job-service.js';
 import { LocalQueue } from './jobs/queue/local.js';
-import type { JobQueue } from './jobs/queue/port.js';
 import { Retention } from './jobs/retention.js';
 import type { OutputStore } from './storage/output-store.js';
 import type { AssetStore } from './storage/asset-store.js';
@@ -21,14 +20,9 @@ import { DiskSpace } from './storage/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { configuredDispatcher, type WebhookDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
 import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/idempotency.js';
-import { RedisJobStore } from './jobs/store/redis.js';
-import { connect, connectApi, waitReady } from './redis/connection.js';
-import { BullmqQueue } from './jobs/queue/bullmq.js';
-import { RedisIdempotency } from './redis/redis-idempotency.js';
+import type { BullmqQueue } from './jobs/queue/bullmq.js';
 import type { Redis } from 'ioredis';
-
-/** How long a process waits for Redis at start before it stops with a clear line. */
-const REDIS_START_MS = 10_000;
+import type { Backend } from './backend.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -68,23 +62,6 @@ export interface Services {
   close(): Promise<void>;
 }
 
-/** Where a mode keeps its records and work: the journal and the local queue, or Redis and BullMQ. */
-interface Backend {
-  store: LifecycleStore;
-  /** the store as the byte count, retention and webhooks use it */
-  plain: JobStore;
-  /** the queue, over the output store (the local queue discards what a stopped job left) */
-  queue(outputs: OutputStore): JobQueue;
-  runStore?: LifecycleStore;
-  bullmq?: BullmqQueue;
-  redis?: Redis;
-  link?: { up(): boolean; ping(): Promise<boolean> };
-  idempotency: (now: () => number) => IdempotencyKeys;
-  claimAttempt?: (id: string, n: number, holdMs: number) => Promise<boolean>;
-  sharedCount?: RedisJobStore;
-  close(): Promise<void>;
-}
-
 /**
  * Opens the stores and recovers the jobs of the last run: records are replayed, interrupted jobs settled, what expired
  * while the service was down is swept, the disk budget is checked. Recovered jobs are queued by `jobs.resume()` once
@@ -101,12 +78,9 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   // an item that failed for good in BullMQ ends its job through the service built below
   const late: { jobs?: JobService } = {};
   const backend = shared
-    ? await redisBackend(
-        opts,
-        now,
-        renders,
-        (id, message) => late.jobs?.runner.failed(id, message) ?? Promise.resolve(),
-      )
+    ? await (
+        await import('./redis/redis-backend.js')
+      ).redisBackend(opts, now, renders, (id, message) => late.jobs?.runner.failed(id, message) ?? Promise.resolve())
     : await localBackend(opts, now);
   const store = backend.plain;
   const { outputs, assets } = dataStores(config, store, log, now, backend.sharedCount);
@@ -217,72 +191,6 @@ async function localBackend(opts: ServiceOptions, now: () => number): Promise<Ba
     idempotency: (n) => new IdempotencyIndex(n, idempotencyTtl(config.retentionMs)),
     async close() {
       await journal?.close();
-    },
-  };
-}
-
-async function redisBackend(
-  opts: ServiceOptions,
-  now: () => number,
-  renders: boolean,
-  failed: (id: string, message: string) => Promise<void>,
-): Promise<Backend> {
-  const { config, log } = opts;
-  // an API's commands fail fast (a request is answered 503 redis_unavailable); a worker's wait out an outage
-  const redis = opts.worker ? connect(config.redisUrl) : connectApi(config.redisUrl);
-  redis.on('error', (err) => log.warn({ err }, 'redis connection error'));
-  // a process started while Redis is unreachable stops with one clear line instead of waiting without listening
-  try {
-    await waitReady(redis, config.redisUrl, REDIS_START_MS);
-  } catch (err) {
-    redis.disconnect();
-    throw err;
-  }
-  const store = new RedisJobStore(redis, config.retentionMs, now);
-  // the items an API process renders beside its API wait out an outage too
-  const runRedis = renders && !opts.worker ? connect(config.redisUrl) : null;
-  runRedis?.on('error', (err) => log.warn({ err }, 'redis connection error (render)'));
-  const bullmq = new BullmqQueue({
-    connection: redis,
-    redisUrl: config.redisUrl,
-    store,
-    concurrency: config.renderConcurrency,
-    stalledIntervalMs: config.stalledIntervalMs,
-    followEvents: !opts.worker,
-    fault: () => opts.renderer.fault?.() ?? null,
-    failed,
-    log,
-    now,
-  });
-  return {
-    store,
-    plain: store,
-    queue: () => bullmq,
-    runStore: runRedis ? new RedisJobStore(runRedis, config.retentionMs, now) : undefined,
-    bullmq,
-    redis,
-    link: {
-      up: () => store.reachable,
-      ping: async () => {
-        let t: NodeJS.Timeout | undefined;
-        const answered = await Promise.race([
-          redis.ping().then(
-            () => true,
-            () => false,
-          ),
-          new Promise<boolean>((r) => (t = setTimeout(() => r(false), 1_000))),
-        ]);
-        clearTimeout(t);
-        return answered;
-      },
-    },
-    // every API process answers one key with one job
-    idempotency: () => new RedisIdempotency(redis, idempotencyTtl(config.retentionMs)),
-    claimAttempt: (id, n, holdMs) => store.claimWebhookAttempt(id, n, holdMs),
-    sharedCount: store,
-    async close() {
-      redis.disconnect();
-      runRedis?.disconnect();
     },
   };
 }

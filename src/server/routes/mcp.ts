@@ -7,10 +7,8 @@
 // Hidden from the OpenAPI document: MCP is its own protocol (JSON-RPC messages, answered as Server-Sent Events), which
 // the document cannot describe route by route; docs/agents.md says how to connect.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CODE } from '../../contract/error-codes.js';
 import { httpError } from '../http/http-error.js';
-import { cmrenderMcpServer } from '../../mcp/tools.js';
 import { ENQUEUE_PATH, type Answer, type ServiceClient } from '../../mcp/service-client.js';
 
 export const MCP_PATH = '/mcp';
@@ -45,8 +43,18 @@ export function injectedClient(app: FastifyInstance, req: FastifyRequest): Servi
   };
 }
 
+/** The MCP SDK and our tools, loaded by the first MCP request: a service no agent calls does not start them. */
+let mcpModules:
+  | Promise<[typeof import('../../mcp/tools.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]>
+  | undefined;
+
 export const mcpRoutes: FastifyPluginAsync = async (app) => {
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
+    mcpModules ??= Promise.all([
+      import('../../mcp/tools.js'),
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    ]);
+    const [{ cmrenderMcpServer }, { StreamableHTTPServerTransport }] = await mcpModules;
     const server = cmrenderMcpServer(injectedClient(app, req));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.hijack();
