@@ -1,4 +1,5 @@
-// The test step of `npm test` (after scripts/checks.ts: lint, format, types and one build): every test/**/*.test.ts, in two groups.
+// The test step of `npm test` (after scripts/checks.ts: lint, format, types and one build): every
+// test/**/*.test.ts, in two groups.
 //
 // - In-process tests (the language, geometry, schemas, HTTP against a fake renderer) run side by side, one file per
 //   core at least: they start nothing and share nothing but the CPU.
