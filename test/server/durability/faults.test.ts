@@ -194,9 +194,12 @@ test(
     // by the time the job reads as failed, its encoder has been killed (gone within moments) and its page closed
     await until("the timed-out job's ffmpeg to be gone", () => ffmpegProcesses(s.pid).length === 0, 2_000);
     assert.equal((await s.waitJob(next, 30_000)).body.status, 'ready');
+    // the pool is back to its size, not the pool plus the job's two pages: a page is one renderer process at least,
+    // so two leaked pages would add two or more. One more than before is allowed: Chromium's count of renderer
+    // processes for a pool of the same size varies by one (seen: 4 before, 5 after, the pool at its size both times)
     await until(
-      `renderer processes back to ${pagesBefore} (now ${rendererProcesses(s.pid).length})`,
-      () => rendererProcesses(s.pid).length <= pagesBefore,
+      `renderer processes back to ${pagesBefore} + 1 (now ${rendererProcesses(s.pid).length})`,
+      () => rendererProcesses(s.pid).length <= pagesBefore + 1,
       10_000,
     );
   },
