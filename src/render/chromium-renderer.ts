@@ -70,6 +70,9 @@ const DEFAULT_VIDEO_PAGES = 2;
 /** below this many frames a second page costs more to load than it saves */
 const MIN_FRAMES_FOR_MORE_PAGES = 8;
 
+/** tries after pages lost their GL: on fresh pages of the same browser, then in a relaunched browser */
+const GL_RETRIES = 2;
+
 interface StageTimes {
   evaluateMs: number;
   renderMs: number;
@@ -161,7 +164,8 @@ export class ChromiumRenderer implements Renderer {
 
   /**
    * One output, or one chunk's segment (job.frames). When the pages lose their GL mid-job (a dead GPU process), the
-   * browser is made to draw again (warm-browser.ts recover()) and the job is tried once more on fresh pages.
+   * browser is made to draw again (warm-browser.ts recover()) and the job is tried again on fresh pages; if those
+   * lose it too, once more in a relaunched browser.
    */
   private async renderOnce(
     job: RenderJob,
@@ -175,17 +179,20 @@ export class ChromiumRenderer implements Renderer {
       const session = prepared ?? (await this.evals.open(job, hooks.signal));
       prepared = session;
       const ms = performance.now() - t0 + preparedMs;
-      try {
-        const r = await this.renderAttempt(job, hooks, session, ms);
-        healthy = true;
-        return r;
-      } catch (err) {
-        if (!(err instanceof GlLost) || hooks.signal.aborted) throw err;
-        this.o.log.warn({ job_id: job.id }, 'the drawing pages lost their GL; recovering and trying the job again');
-        await this.browser.recover();
-        const r = await this.renderAttempt(job, hooks, session, ms);
-        healthy = true;
-        return r;
+      for (let lost = 0; ; lost++) {
+        try {
+          const r = await this.renderAttempt(job, hooks, session, ms);
+          healthy = true;
+          return r;
+        } catch (err) {
+          if (!(err instanceof GlLost) || hooks.signal.aborted || lost >= GL_RETRIES) throw err;
+          this.o.log.warn(
+            { job_id: job.id, lost: lost + 1 },
+            'the drawing pages lost their GL; recovering and trying the job again',
+          );
+          // the first time the browser is kept if a probe frame draws; when fresh pages lose it too, a new browser
+          await this.browser.recover({ relaunch: lost > 0 });
+        }
       }
     } finally {
       // a session left mid-evaluation (a failure, an abort, the job limit) stops its thread

@@ -2,7 +2,7 @@
 // has gone away meanwhile (glvnd pointed at no vendor: Chromium then quietly falls back to SwiftShader, which the
 // relaunch's probe frame must see through). The renderer says why it cannot draw (/healthz 503
 // renderer_unavailable), fails jobs with that reason instead of drawing on another backend, and recovers by itself
-// once EGL is back.
+// once EGL is back. And the step a job takes when fresh pages of a browser lose their GL too: a relaunch.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { realRenderer, runJob, startApp, type TestApp } from '../helpers/app.js';
@@ -16,9 +16,25 @@ const FRAME = {
 };
 
 let t: TestApp | null = null;
+let t2: TestApp | null = null;
 after(async () => {
   delete process.env[NO_EGL];
   await t?.close();
+  await t2?.close();
+});
+
+test('recover({ relaunch: true }) puts a new browser in place of one that still answers; the next frame renders', async () => {
+  const renderer: ChromiumRenderer = realRenderer();
+  t2 = await startApp({ renderer });
+  assert.equal((await runJob(t2.app, '/v1/frame', FRAME)).json().status, 'ready');
+  const launches = renderer.browser.launches;
+  await renderer.browser.recover({ relaunch: true });
+  assert.equal(renderer.browser.launches, launches + 1);
+  assert.equal(renderer.browser.connected, true);
+  assert.equal(renderer.fault(), null);
+  const back = (await runJob(t2.app, '/v1/frame', FRAME)).json();
+  assert.equal(back.status, 'ready', JSON.stringify(back));
+  assert.equal(renderer.browser.launches, launches + 1, 'the frame drew in the relaunched browser');
 });
 
 test('a relaunch that cannot draw: /healthz 503 renderer_unavailable, jobs fail saying so; EGL back: it recovers', async (ctx) => {

@@ -37,6 +37,11 @@ export class WarmBrowser {
   fault: string | null = null;
   private recovering: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
+  /**
+   * Counts recoveries: a page that began warming before the latest one started may hold a GPU channel to the
+   * process that died (it came up while that process went away), so the warming loop does not keep it.
+   */
+  private generation = 0;
 
   constructor(private readonly o: WarmBrowserOptions) {}
 
@@ -130,19 +135,23 @@ export class WarmBrowser {
 
   /**
    * After a page lost its GL under a job (the GPU process was killed or crashed, a driver reset): every idle page
-   * goes, a probe frame checks that the browser still draws (Chromium starts a new GPU process), and when it does
-   * not the browser is relaunched. A relaunch that cannot draw either leaves `fault` set (health checks report it)
-   * and is tried again every RECOVER_RETRY_MS. Concurrent callers share one recovery.
+   * goes, and so does every page still warming, a probe frame checks that the browser still draws (Chromium starts
+   * a new GPU process), and when it does not the browser is relaunched; `relaunch` relaunches it without asking
+   * (a fresh page of this browser lost its GL too). A relaunch that cannot draw either leaves `fault` set (health
+   * checks report it) and is tried again every RECOVER_RETRY_MS. Concurrent callers share one recovery.
    */
-  recover(): Promise<void> {
+  recover(how: { relaunch?: boolean } = {}): Promise<void> {
     this.recovering ??= (async () => {
       try {
+        this.generation++;
         const dropped = this.idle;
         this.idle = [];
         await Promise.all(dropped.map((p) => p.close()));
         const b = this.browser?.isConnected() ? this.browser : null;
         if (b) {
-          const { problem } = await drawsOn(b, this.gl?.backend ?? 'swiftshader');
+          const problem = how.relaunch
+            ? 'a fresh page lost its GL too'
+            : (await drawsOn(b, this.gl?.backend ?? 'swiftshader')).problem;
           if (problem) {
             this.o.log.warn({ problem }, 'the browser cannot draw; relaunching it');
             this.browser = null;
@@ -217,11 +226,12 @@ export class WarmBrowser {
     this.warming ??= (async () => {
       try {
         while (!this.closing && this.idle.length < (this.o.poolSize ?? 1)) {
+          const generation = this.generation;
           this.nextPage = this.newPage();
           const p = await this.nextPage;
           this.nextPage = null;
           // a page a job gave back while this one warmed may have filled the pool: never keep more than poolSize
-          if (this.idle.length < (this.o.poolSize ?? 1)) this.idle.push(p);
+          if (this.idle.length < (this.o.poolSize ?? 1) && generation === this.generation) this.idle.push(p);
           else void p.close();
         }
       } finally {

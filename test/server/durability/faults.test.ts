@@ -54,11 +54,11 @@ async function startLong(): Promise<string> {
 }
 async function expectNextJobsWork() {
   const f = await s.waitJob(await s.enqueue('/v1/frame', FRAME), 60_000);
-  assert.equal(f.body.status, 'ready', f.text);
+  assert.equal(f.body.status, 'ready', `${f.text}\n${s.log.slice(-6000)}`);
   const png = await s.req('GET', f.body.url);
   assert.equal(png.status, 200);
   const v = await s.waitJob(await s.enqueue('/v1/render', SHORT_VIDEO), 60_000);
-  assert.equal(v.body.status, 'ready', v.text);
+  assert.equal(v.body.status, 'ready', `${v.text}\n${s.log.slice(-6000)}`);
 }
 function killAll(pids: number[]) {
   for (const pid of pids) {
