@@ -6,7 +6,7 @@ import { repoRoot } from '../../src/paths.js';
 
 /** What a system test names: a real renderer or browser, a child process, Redis, ffmpeg, a started service. */
 export const SYSTEM_MARKERS =
-  /\b(realRenderer|fullRenderer|exportRenderer|ChromiumRenderer|ExportRenderer|launchTestChromium|launchForGl|startRig|ServiceProcess|child_process|redis|Redis|ffmpeg|ffprobe|decodeFrames|openViewer|launch)\b/;
+  /\b(realRenderer|fullRenderer|exportRenderer|ChromiumRenderer|ExportRenderer|WarmBrowser|launchTestChromium|launchForGl|startRig|ServiceProcess|child_process|redis|Redis|ffmpeg|ffprobe|decodeFrames|openViewer|launch)\b/;
 
 export function isSystemTest(text: string): boolean {
   return SYSTEM_MARKERS.test(text);

@@ -14,6 +14,7 @@ import {
   type GlProbe,
   type GlSetting,
 } from './gl-backend.js';
+import { settlesWithin } from './settles-within.js';
 
 const CHROMIUM_SETTING = SERVICE_SETTINGS.pick({ chromiumPath: true });
 
@@ -71,4 +72,35 @@ export async function launchForGl(
     await browser.close().catch(() => {});
   }
   throw new GlUnavailable(setting, tried);
+}
+
+/**
+ * Closes a browser. Chromium's own shutdown waits about 30 s on a renderer that does not answer (hung, stopped,
+ * swapped out), and Playwright's close waits for every process holding the browser's output; past `ms` the
+ * browser's process group (the browser, its zygotes, renderers, GPU and utility processes) is killed instead, so a
+ * shutdown never waits on a page.
+ */
+export async function closeChromium(browser: Browser, ms: number): Promise<void> {
+  let group: number | null = null;
+  await settlesWithin(
+    browserPid(browser).then((pid) => (group = pid)),
+    ms,
+  );
+  const closed = browser.close().catch(() => {});
+  if ((await settlesWithin(closed, ms)) || group === null) return;
+  try {
+    // Playwright starts Chromium as the leader of its own process group
+    process.kill(-group, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+  await closed;
+}
+
+/** The browser process's id, as Chromium reports it. */
+async function browserPid(browser: Browser): Promise<number | null> {
+  const cdp = await browser.newBrowserCDPSession();
+  const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
+  await cdp.detach().catch(() => {});
+  return info.processInfo.find((p) => p.type === 'browser')?.id ?? null;
 }

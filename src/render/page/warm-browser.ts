@@ -2,7 +2,8 @@
 // have the drawing page loaded, each behind the fence (fence.ts).
 import type { Browser } from 'playwright-core';
 import type { Logger } from 'pino';
-import { launchChromium, launchForGl } from '../chromium.js';
+import { closeChromium, launchChromium, launchForGl } from '../chromium.js';
+import { settlesWithin } from '../settles-within.js';
 import { drawsOn, type GlProbe, type GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
@@ -155,7 +156,7 @@ export class WarmBrowser {
           if (problem) {
             this.o.log.warn({ problem }, 'the browser cannot draw; relaunching it');
             this.browser = null;
-            await b.close().catch(() => {});
+            await closeChromium(b, CLOSE_WAIT_MS);
           }
         }
         await this.getBrowser();
@@ -307,15 +308,19 @@ export class WarmBrowser {
   async close(): Promise<void> {
     this.closing = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.recovering?.catch(() => {});
-    await this.warming?.catch(() => {});
-    for (const p of this.idle) await p.close();
+    // a page that never comes up (a hung renderer or GPU process) must not hold the close: closing the browser
+    // below ends whatever still waits on it
+    await settlesWithin(Promise.allSettled([this.recovering, this.warming]), CLOSE_WAIT_MS);
+    await settlesWithin(Promise.allSettled(this.idle.map((p) => p.close())), CLOSE_WAIT_MS);
     this.idle = [];
     const b = this.browser ?? (await this.launching?.catch(() => null));
     this.browser = null;
-    await b?.close().catch(() => {});
+    if (b) await closeChromium(b, CLOSE_WAIT_MS);
   }
 }
+
+/** how long close() waits for a recovery, a page on its way or Chromium's own shutdown before it cuts them short */
+const CLOSE_WAIT_MS = 5_000;
 
 /** how long an idle page may take to answer before it counts as dead */
 const PAGE_CHECK_MS = 5_000;
