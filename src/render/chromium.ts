@@ -98,7 +98,7 @@ export async function closeChromium(browser: Browser, ms: number): Promise<void>
 }
 
 /** The browser process's id, as Chromium reports it. */
-async function browserPid(browser: Browser): Promise<number | null> {
+export async function browserPid(browser: Browser): Promise<number | null> {
   const cdp = await browser.newBrowserCDPSession();
   const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
   await cdp.detach().catch(() => {});

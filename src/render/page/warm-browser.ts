@@ -2,7 +2,7 @@
 // have the drawing page loaded, each behind the fence (fence.ts).
 import type { Browser } from 'playwright-core';
 import type { Logger } from 'pino';
-import { closeChromium, launchChromium, launchForGl } from '../chromium.js';
+import { browserPid, closeChromium, launchChromium, launchForGl } from '../chromium.js';
 import { settlesWithin } from '../settles-within.js';
 import { drawsOn, type GlProbe, type GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
@@ -170,12 +170,14 @@ export class WarmBrowser {
     return this.recovering;
   }
 
-  /** Crashes the browser process (tests use it to check the relaunch). */
+  /**
+   * Kills the browser process, as the OOM killer would (tests use it to check the relaunch). Not CDP's Browser.crash:
+   * under load that left a browser stuck in its crash handler, neither dead nor answering.
+   */
   async crashForTest(): Promise<void> {
     const b = this.browser;
-    if (!b) return;
-    const s = await b.newBrowserCDPSession();
-    await s.send('Browser.crash').catch(() => {});
+    const pid = b && (await browserPid(b));
+    if (pid) process.kill(pid, 'SIGKILL');
   }
 
   private async newPage(): Promise<ViewerPage> {

@@ -50,6 +50,12 @@ test('close() while a page warms in a hung renderer: done in seconds, the browse
     await until('no Chromium process is left', () => chromium().length === 0, 10_000);
   } finally {
     clearInterval(keepStopping);
-    signalAll([...stopped], 'SIGKILL');
+    // only processes still ours: a pid of one killed above may already name another process (pid_max is small)
+    signalAll(
+      renderers()
+        .map((p) => p.pid)
+        .filter((pid) => stopped.has(pid)),
+      'SIGKILL',
+    );
   }
 });
