@@ -1,4 +1,5 @@
-// Bounded waits for shutdown paths: a close must not hang on a browser page or process that never answers.
+// Bounded waits on the browser: a close, or a check of an idle page, must not hang on a page or process that never
+// answers.
 
 /** Whether the promise settles (resolves or rejects) within ms; it is left running either way. */
 export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {

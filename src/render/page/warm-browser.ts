@@ -337,11 +337,10 @@ const CONTEXT_ALIVE = `(() => { const c = document.querySelector('canvas'); cons
  * next job has already taken the page; a GPU process that died leaves every page's context lost.
  */
 async function answers(p: ViewerPage): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PAGE_CHECK_MS)));
-  const ok = p.page.evaluate(CONTEXT_ALIVE).then(
-    (alive) => alive === true,
-    () => false,
+  let alive = false;
+  await settlesWithin(
+    p.page.evaluate(CONTEXT_ALIVE).then((a) => (alive = a === true)),
+    PAGE_CHECK_MS,
   );
-  return Promise.race([ok, late]).finally(() => clearTimeout(timer));
+  return alive;
 }
