@@ -14,7 +14,7 @@ import {
   type GlProbe,
   type GlSetting,
 } from './gl-backend.js';
-import { settlesWithin } from './settles-within.js';
+import { settlesWithin, within } from './settles-within.js';
 
 const CHROMIUM_SETTING = SERVICE_SETTINGS.pick({ chromiumPath: true });
 
@@ -40,9 +40,12 @@ export function defaultChromiumPath(): string {
   return readSettings(CHROMIUM_SETTING).chromiumPath;
 }
 
-/** Our signal handling stays ours: the service decides when Chromium goes (graceful SIGTERM). */
-export function launchChromium(backend: GlBackend, executablePath = defaultChromiumPath()): Promise<Browser> {
-  return chromium.launch({
+/**
+ * Our signal handling stays ours: the service decides when Chromium goes (graceful SIGTERM). The browser's pid is
+ * asked for at once, while it answers, for a close that has to kill it (closeChromium).
+ */
+export async function launchChromium(backend: GlBackend, executablePath = defaultChromiumPath()): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath,
     headless: true,
     args: [...CHROMIUM_FLAGS, ...GL_FLAGS[backend]],
@@ -50,8 +53,26 @@ export function launchChromium(backend: GlBackend, executablePath = defaultChrom
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
+    // Playwright's default is 3 minutes: a browser that has not started in one will not
+    timeout: LAUNCH_MS,
   });
+  try {
+    const pid = await within(askPid(browser), LAUNCH_MS, 'asking the browser its pid');
+    if (pid !== null) pids.set(browser, pid);
+  } catch (err) {
+    await browser.close().catch(() => {});
+    throw err;
+  }
+  return browser;
 }
+
+/** each launched browser's process id (the leader of its process group) */
+const pids = new WeakMap<Browser, number>();
+
+/** how long a Chromium start may take (2–3 s on a loaded machine) before it counts as failed */
+const LAUNCH_MS = 60_000;
+/** how long a browser whose probe failed may take to close before its processes are killed */
+const CLOSE_MS = 5_000;
 
 /**
  * Launches Chromium on the first backend of the setting that draws a probe frame (`auto`: egl, else swiftshader)
@@ -69,7 +90,7 @@ export async function launchForGl(
     if (!problem && probe.ok)
       return { browser, gl: { backend, renderer: probe.renderer, vendor: probe.vendor }, tried };
     tried.push(`${backend}: ${problem}`);
-    await browser.close().catch(() => {});
+    await closeChromium(browser, CLOSE_MS);
   }
   throw new GlUnavailable(setting, tried);
 }
@@ -81,11 +102,7 @@ export async function launchForGl(
  * shutdown never waits on a page.
  */
 export async function closeChromium(browser: Browser, ms: number): Promise<void> {
-  let group: number | null = null;
-  await settlesWithin(
-    browserPid(browser).then((pid) => (group = pid)),
-    ms,
-  );
+  const group = browserPid(browser);
   const closed = browser.close().catch(() => {});
   if ((await settlesWithin(closed, ms)) || group === null) return;
   try {
@@ -97,8 +114,12 @@ export async function closeChromium(browser: Browser, ms: number): Promise<void>
   await closed;
 }
 
-/** The browser process's id, as Chromium reports it. */
-export async function browserPid(browser: Browser): Promise<number | null> {
+/** The process id of a browser launchChromium started. */
+export function browserPid(browser: Browser): number | null {
+  return pids.get(browser) ?? null;
+}
+
+async function askPid(browser: Browser): Promise<number | null> {
   const cdp = await browser.newBrowserCDPSession();
   const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
   await cdp.detach().catch(() => {});

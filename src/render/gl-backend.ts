@@ -3,9 +3,10 @@
 // `swiftshader`: ANGLE on SwiftShader, the reference runner's exact pixels. `auto` (the default) takes `egl` when a
 // probe frame draws on it, else `swiftshader`. The flags alone do not say what Chromium gave us (it may fall back to
 // software or switch WebGL off), so every launch is judged by the probe's unmasked renderer string.
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { availableParallelism } from 'node:os';
 import type { GlBackend, GlSetting } from '../contract/hardware.js';
+import { settlesWithin, within } from './settles-within.js';
 
 export type { GlBackend, GlSetting };
 
@@ -32,28 +33,37 @@ const PROBE_RGBA = [255, 128, 0, 255];
  * string (WEBGL_debug_renderer_info).
  */
 export async function probeGl(browser: Browser): Promise<ProbeResult> {
-  const context = await browser.newContext();
+  const context = await within(browser.newContext(), PROBE_MS, 'the probe frame');
   try {
-    const page = await context.newPage();
-    return await page.evaluate((rgba) => {
-      const canvas = document.createElement('canvas');
-      canvas.width = canvas.height = 4;
-      const gl = canvas.getContext('webgl2');
-      if (!gl) return { ok: false as const, reason: 'WebGL2 is not available' };
-      const info = gl.getExtension('WEBGL_debug_renderer_info');
-      const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
-      const vendor = String(gl.getParameter(info ? info.UNMASKED_VENDOR_WEBGL : gl.VENDOR));
-      gl.clearColor(rgba[0] / 255, rgba[1] / 255, rgba[2] / 255, rgba[3] / 255);
-      gl.clear(gl.COLOR_BUFFER_BIT);
-      const px = new Uint8Array(4);
-      gl.readPixels(1, 1, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
-      if (px.some((v, i) => Math.abs(v - rgba[i]) > 1))
-        return { ok: false as const, reason: `the probe frame read back ${[...px]} on ${renderer}` };
-      return { ok: true as const, renderer, vendor };
-    }, PROBE_RGBA);
+    return await within(drawProbe(context), PROBE_MS, 'the probe frame');
   } finally {
-    await context.close().catch(() => {});
+    // a context whose page hangs may not close either: the browser's own close ends it
+    await settlesWithin(context.close(), CONTEXT_CLOSE_MS);
   }
+}
+
+/** how long a probe frame may take (on a loaded machine it takes under a second) before the GL counts as gone */
+const PROBE_MS = 15_000;
+const CONTEXT_CLOSE_MS = 2_000;
+
+async function drawProbe(context: BrowserContext): Promise<ProbeResult> {
+  const page = await context.newPage();
+  return page.evaluate((rgba) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 4;
+    const gl = canvas.getContext('webgl2');
+    if (!gl) return { ok: false as const, reason: 'WebGL2 is not available' };
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+    const vendor = String(gl.getParameter(info ? info.UNMASKED_VENDOR_WEBGL : gl.VENDOR));
+    gl.clearColor(rgba[0] / 255, rgba[1] / 255, rgba[2] / 255, rgba[3] / 255);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    const px = new Uint8Array(4);
+    gl.readPixels(1, 1, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    if (px.some((v, i) => Math.abs(v - rgba[i]) > 1))
+      return { ok: false as const, reason: `the probe frame read back ${[...px]} on ${renderer}` };
+    return { ok: true as const, renderer, vendor };
+  }, PROBE_RGBA);
 }
 
 /** Whether a renderer string is SwiftShader's (what Chromium falls back to when the system's GL fails). */

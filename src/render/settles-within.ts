@@ -1,5 +1,5 @@
-// Bounded waits on the browser: a close, or a check of an idle page, must not hang on a page or process that never
-// answers.
+// Bounded waits on the browser: a close, a check of an idle page, a page warming or a probe frame must not hang on
+// a page or process that never answers.
 
 /** Whether the promise settles (resolves or rejects) within ms; it is left running either way. */
 export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
@@ -10,4 +10,19 @@ export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<bo
     () => true,
   );
   return Promise.race([settled, late]).finally(() => clearTimeout(timer));
+}
+
+/** A wait on the browser that took longer than it may (a page, context or probe that never came back). */
+export class TookTooLong extends Error {}
+
+/**
+ * p's value, or a TookTooLong naming `what` once ms have passed; p is left running (the caller disposes of what it
+ * may still bring).
+ */
+export async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new TookTooLong(`${what} took longer than ${ms / 1000} s`)), ms)),
+  );
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

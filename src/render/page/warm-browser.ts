@@ -1,9 +1,9 @@
 // One warm Chromium, launched once at start and relaunched if it dies, with a small pool of pages that already
 // have the drawing page loaded, each behind the fence (fence.ts).
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import type { Logger } from 'pino';
 import { browserPid, closeChromium, launchChromium, launchForGl } from '../chromium.js';
-import { settlesWithin } from '../settles-within.js';
+import { settlesWithin, TookTooLong, within } from '../settles-within.js';
 import { drawsOn, type GlProbe, type GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
@@ -19,6 +19,8 @@ export interface WarmBrowserOptions {
   poolSize?: number;
   /** which GL draws (gl-backend.ts); default auto */
   gl?: GlSetting;
+  /** how long warming one page may take before it counts as failed; default PAGE_WARM_MS */
+  warmMs?: number;
 }
 
 export class WarmBrowser {
@@ -60,8 +62,9 @@ export class WarmBrowser {
 
   /**
    * The first launch picks the GL backend (launchForGl); a relaunch keeps it and checks with a probe frame that it
-   * still draws on it (a relaunch on a machine whose EGL went away would quietly fall back to SwiftShader). A relaunch
-   * that cannot draw sets `fault` and is tried again every RECOVER_RETRY_MS.
+   * still draws on it (a relaunch on a machine whose EGL went away would quietly fall back to SwiftShader), within
+   * PROBE_MS (gl-backend.ts). A relaunch that cannot draw in RELAUNCH_TRIES browsers sets `fault` and is tried again
+   * every RECOVER_RETRY_MS.
    */
   private async launch(): Promise<Browser> {
     if (!this.gl) {
@@ -70,11 +73,16 @@ export class WarmBrowser {
       this.gl = first.gl;
       return first.browser;
     }
-    const b = await launchChromium(this.gl.backend, this.o.chromiumPath);
-    const { problem } = await drawsOn(b, this.gl.backend);
-    if (!problem) return b;
-    await b.close().catch(() => {});
-    throw new Error(`the browser cannot draw on ${this.gl.backend}: ${problem}`);
+    const backend = this.gl.backend;
+    for (let attempt = 1; ; attempt++) {
+      const b = await launchChromium(backend, this.o.chromiumPath);
+      const { problem } = await drawsOn(b, backend);
+      if (!problem) return b;
+      // its GPU process may be the part that hangs: a graceful close would wait on it
+      await closeChromium(b, CLOSE_WAIT_MS);
+      if (attempt >= RELAUNCH_TRIES) throw new Error(`the browser cannot draw on ${backend}: ${problem}`);
+      this.o.log.warn({ problem, attempt }, 'a relaunched browser cannot draw; launching another');
+    }
   }
 
   /** Says why the browser cannot draw, and tries again later (a relaunch, then the pool). */
@@ -147,7 +155,8 @@ export class WarmBrowser {
         this.generation++;
         const dropped = this.idle;
         this.idle = [];
-        await Promise.all(dropped.map((p) => p.close()));
+        // not waited for: a page of a GPU process that hangs does not close, and its browser may be about to go
+        void Promise.all(dropped.map((p) => p.close()));
         const b = this.browser?.isConnected() ? this.browser : null;
         if (b) {
           const problem = how.relaunch
@@ -176,12 +185,34 @@ export class WarmBrowser {
    */
   async crashForTest(): Promise<void> {
     const b = this.browser;
-    const pid = b && (await browserPid(b));
+    const pid = b && browserPid(b);
     if (pid) process.kill(pid, 'SIGKILL');
   }
 
+  /**
+   * A fresh page with the drawing page loaded. Warming is bounded (PAGE_WARM_MS): a page whose renderer or GPU
+   * process never answers fails the wait instead of holding the pool, and is closed whenever it does come.
+   */
   private async newPage(): Promise<ViewerPage> {
     const browser = await this.getBrowser();
+    let context: BrowserContext | null = null;
+    let given = true;
+    const warm = this.warmPage(browser, (c) => {
+      context = c;
+      return given;
+    });
+    try {
+      return await within(warm, this.o.warmMs ?? PAGE_WARM_MS, 'warming a drawing page');
+    } catch (err) {
+      given = false;
+      void (context as BrowserContext | null)?.close().catch(() => {});
+      void warm.then((vp) => vp.close()).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** newPage()'s steps; `made` hears of the context at once, so a wait cut short can close it. */
+  private async warmPage(browser: Browser, made: (c: BrowserContext) => boolean): Promise<ViewerPage> {
     const context = await browser.newContext({
       serviceWorkers: 'block',
       viewport: { width: 640, height: 360 },
@@ -189,6 +220,10 @@ export class WarmBrowser {
       javaScriptEnabled: true,
       acceptDownloads: false,
     });
+    if (!made(context)) {
+      await context.close().catch(() => {});
+      throw new TookTooLong('warming a drawing page: given up');
+    }
     const page = await context.newPage();
     const vp = new ViewerPage(context, page);
     await context.route('**/*', async (route) => {
@@ -283,7 +318,7 @@ export class WarmBrowser {
         this.idle.push(p);
         return;
       }
-      void this.openViewer(p).then(
+      void within(this.openViewer(p), this.o.warmMs ?? PAGE_WARM_MS, 'reloading a drawing page').then(
         () => {
           if (room()) this.idle.push(p);
           else void p.close();
@@ -321,8 +356,17 @@ export class WarmBrowser {
   }
 }
 
+/** browsers a relaunch starts before it reports a fault: a GPU process that fails or hangs once at its start is not a GL gone for good */
+const RELAUNCH_TRIES = 2;
+
 /** how long close() waits for a recovery, a page on its way or Chromium's own shutdown before it cuts them short */
 const CLOSE_WAIT_MS = 5_000;
+
+/**
+ * how long warming a page may take (context, page, the drawing page's load and script) before it counts as failed:
+ * about a second on a loaded machine
+ */
+const PAGE_WARM_MS = 60_000;
 
 /** how long an idle page may take to answer before it counts as dead */
 const PAGE_CHECK_MS = 5_000;

@@ -1,10 +1,11 @@
-// The warm browser's close() when a page on its way never comes up: its renderer process hangs (stopped here with
-// SIGSTOP, as a wedged or swapped-out renderer would be). close() must not wait on it for ever, nor for Playwright's
-// 30 s navigation time-out, nor for Chromium's own shutdown (which waits about 30 s on a renderer that does not
-// answer): it closes the browser under the page, and kills what does not go, within seconds.
+// The warm browser when a page never comes up: its renderer process hangs (stopped here with SIGSTOP, as a wedged or
+// swapped-out renderer would be). Waiting for the page is bounded (warmMs), and close() must not wait on it for
+// ever, nor for Playwright's 30 s navigation time-out, nor for Chromium's own shutdown (which waits about 30 s on a
+// renderer that does not answer): it closes the browser under the page, and kills what does not go, within seconds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WarmBrowser } from '../../../src/render/page/warm-browser.js';
+import { TookTooLong } from '../../../src/render/settles-within.js';
 import { defaultChromiumPath } from '../../../src/render/chromium.js';
 import { silentLog } from '../../helpers/app.js';
 import { descendants } from '../../server/durability/helpers/service.js';
@@ -22,26 +23,45 @@ function signalAll(pids: number[], signal: NodeJS.Signals) {
   }
 }
 
+/**
+ * Stops every renderer of ours now and each new one as it appears (every 10 ms) until release(), which kills the
+ * stopped ones that are still ours (a pid of one killed meanwhile may already name another process: pid_max is small).
+ */
+function hangRenderers() {
+  const stopped = new Set<number>();
+  const stopNew = () => {
+    const fresh = renderers()
+      .map((p) => p.pid)
+      .filter((pid) => !stopped.has(pid));
+    signalAll(fresh, 'SIGSTOP');
+    for (const pid of fresh) stopped.add(pid);
+  };
+  stopNew();
+  const timer = setInterval(stopNew, 10);
+  return {
+    stopped,
+    release() {
+      clearInterval(timer);
+      signalAll(
+        renderers()
+          .map((p) => p.pid)
+          .filter((pid) => stopped.has(pid)),
+        'SIGKILL',
+      );
+    },
+  };
+}
+
 test(
   'close() while a page warms in a hung renderer: it returns, the browser and its processes gone',
   { timeout: 120_000 },
   async () => {
     const wb = new WarmBrowser({ chromiumPath: defaultChromiumPath(), log: silentLog, poolSize: 2 });
-    // start() resolves with one page warm; the second is on its way
+    // start() resolves with one page warm; the second is on its way, and its renderer is stopped as it appears
     await wb.start();
-    const stopped = new Set<number>();
-    const stopNew = () => {
-      const fresh = renderers()
-        .map((p) => p.pid)
-        .filter((pid) => !stopped.has(pid));
-      signalAll(fresh, 'SIGSTOP');
-      for (const pid of fresh) stopped.add(pid);
-    };
-    stopNew();
-    // a renderer the second page starts after this moment is stopped as it appears
-    const keepStopping = setInterval(stopNew, 10);
+    const hung = hangRenderers();
     try {
-      assert.ok(stopped.size >= 1, 'found the pages’ renderer processes');
+      assert.ok(hung.stopped.size >= 1, 'found the pages’ renderer processes');
       assert.equal(wb.idleCount, 1, 'one page warm, the other on its way');
       // before, this never returned (the test's time-out says so); its own waits are bounded at 5 s each
       await wb.close();
@@ -50,14 +70,33 @@ test(
       // the stopped renderers too: they were killed, not left stopped for ever (an orphan is reaped a moment later)
       await until('no Chromium process is left', () => chromium().length === 0, 30_000);
     } finally {
-      clearInterval(keepStopping);
-      // only processes still ours: a pid of one killed above may already name another process (pid_max is small)
-      signalAll(
-        renderers()
-          .map((p) => p.pid)
-          .filter((pid) => stopped.has(pid)),
-        'SIGKILL',
-      );
+      hung.release();
+    }
+  },
+);
+
+test(
+  'a page that never comes up fails the wait for it after warmMs, not never; once renderers answer, pages come again',
+  { timeout: 120_000 },
+  async () => {
+    const wb = new WarmBrowser({ chromiumPath: defaultChromiumPath(), log: silentLog, poolSize: 1, warmMs: 3_000 });
+    await wb.start();
+    const hung = hangRenderers();
+    try {
+      // the idle page does not answer its check, so a fresh page is warmed for the job: its renderer is stopped too
+      await assert.rejects(wb.acquire(), (err: Error) => {
+        assert.ok(err instanceof TookTooLong, String(err));
+        assert.match(err.message, /^warming a drawing page took longer than 3 s$/);
+        return true;
+      });
+      hung.release();
+      // the browser itself answered all along: the next page comes up and runs script
+      const p = await wb.acquire();
+      assert.equal(await p.page.evaluate('1 + 1'), 2);
+      wb.release(p, true);
+    } finally {
+      hung.release();
+      await wb.close();
     }
   },
 );

@@ -52,13 +52,15 @@ async function startLong(): Promise<string> {
   await s.waitJob(id, 30_000, (a) => a.body?.status === 'pending' && a.body.progress > 0.001);
   return id;
 }
+/** A failed assertion says what the job read and what the service logged last (a CI run keeps nothing else). */
+const told = (r: { text: string }) => `${r.text}\n${s.log.slice(-6000)}`;
 async function expectNextJobsWork() {
   const f = await s.waitJob(await s.enqueue('/v1/frame', FRAME), 60_000);
-  assert.equal(f.body.status, 'ready', `${f.text}\n${s.log.slice(-6000)}`);
+  assert.equal(f.body.status, 'ready', told(f));
   const png = await s.req('GET', f.body.url);
   assert.equal(png.status, 200);
   const v = await s.waitJob(await s.enqueue('/v1/render', SHORT_VIDEO), 60_000);
-  assert.equal(v.body.status, 'ready', `${v.text}\n${s.log.slice(-6000)}`);
+  assert.equal(v.body.status, 'ready', told(v));
 }
 function killAll(pids: number[]) {
   for (const pid of pids) {
@@ -80,12 +82,13 @@ test(
     const queued = await s.enqueue('/v1/frame', FRAME);
     killAll([b.pid]);
     const e = await s.waitJob(id, 30_000);
-    assert.equal(e.status, 500);
+    assert.equal(e.status, 500, told(e));
     assert.equal(e.body.status, 'error');
-    assert.equal(e.body.code, 'page_crashed');
+    assert.equal(e.body.code, 'page_crashed', told(e));
     assert.match(e.body.message, /browser crashed/);
     // the job queued behind it did not pay for the crash
-    assert.equal((await s.waitJob(queued, 60_000)).body.status, 'ready');
+    const q = await s.waitJob(queued, 60_000);
+    assert.equal(q.body.status, 'ready', told(q));
     const nb = browserProcess(s.pid);
     assert.ok(nb && nb.pid !== b.pid, 'a new browser process runs');
     await expectNextJobsWork();
@@ -118,8 +121,8 @@ test(
     // tried again on fresh pages, it runs into the job limit (LONG outlasts it) or fails: either way it ends, with
     // a reason a client can read, never "lost its WebGL context" for a GPU process the service could replace
     const e = await s.waitJob(id, LIMIT_MS + 30_000);
-    assert.notEqual(e.body.status, 'pending', e.text);
-    if (e.body.status === 'error') assert.doesNotMatch(e.body.message, /WebGL context/, e.text);
+    assert.notEqual(e.body.status, 'pending', told(e));
+    if (e.body.status === 'error') assert.doesNotMatch(e.body.message, /WebGL context/, told(e));
     await expectNextJobsWork();
   },
 );
@@ -134,8 +137,8 @@ test(
     // every renderer: the busy page's and the warm idle page's
     killAll(renderers.map((r) => r.pid));
     const e = await s.waitJob(id, 30_000);
-    assert.equal(e.body.status, 'error', e.text);
-    assert.equal(e.body.code, 'page_crashed');
+    assert.equal(e.body.status, 'error', told(e));
+    assert.equal(e.body.code, 'page_crashed', told(e));
     assert.match(e.body.message, /browser crashed/);
     await expectNextJobsWork();
     await expectNextJobsWork();
@@ -167,8 +170,8 @@ test(
     assert.equal(ff.length, 1, 'one ffmpeg per video job');
     killAll([ff[0].pid]);
     const e = await s.waitJob(id, 30_000);
-    assert.equal(e.status, 500);
-    assert.equal(e.body.code, 'encoder_failed');
+    assert.equal(e.status, 500, told(e));
+    assert.equal(e.body.code, 'encoder_failed', told(e));
     assert.equal(e.body.message, 'render failed: the encoder (ffmpeg) failed');
     await until('no ffmpeg left', () => ffmpegProcesses(s.pid).length === 0, 5_000);
     await expectNextJobsWork();
@@ -187,13 +190,14 @@ test(
     const t0 = Date.now();
     const e = await s.waitJob(id, 60_000);
     const took = Date.now() - t0;
-    assert.equal(e.status, 500);
-    assert.equal(e.body.code, 'timeout');
+    assert.equal(e.status, 500, told(e));
+    assert.equal(e.body.code, 'timeout', told(e));
     assert.equal(e.body.message, `render timed out after ${LIMIT_MS / 1000} s (the job limit)`);
     assert.ok(took >= LIMIT_MS - 1000 && took < LIMIT_MS + 12_000, `ended after ${took} ms`);
     // by the time the job reads as failed, its encoder has been killed (gone within moments) and its page closed
     await until("the timed-out job's ffmpeg to be gone", () => ffmpegProcesses(s.pid).length === 0, 2_000);
-    assert.equal((await s.waitJob(next, 30_000)).body.status, 'ready');
+    const n = await s.waitJob(next, 30_000);
+    assert.equal(n.body.status, 'ready', told(n));
     // the pool is back to its size, not the pool plus the job's two pages: a page is one renderer process at least,
     // so two leaked pages would add two or more. One more than before is allowed: Chromium's count of renderer
     // processes for a pool of the same size varies by one (seen: 4 before, 5 after, the pool at its size both times)
