@@ -302,7 +302,15 @@ export class WarmBrowser {
       if (waited || !this.nextPage) break;
       await this.nextPage.catch(() => {}); // the warming loop puts it in idle first, then this takes it
     }
-    return this.newPage();
+    return this.newPage().catch((err: unknown) => {
+      // a browser whose pages do not come up is unwell: the client may retry, and the relaunch will tell
+      if (err instanceof TookTooLong)
+        throw new JobFailure(
+          `render failed: the renderer did not answer (${err.message}); retry later`,
+          CODE.renderer_unavailable,
+        );
+      throw err;
+    });
   }
 
   /**

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WarmBrowser } from '../../../src/render/page/warm-browser.js';
-import { TookTooLong } from '../../../src/render/settles-within.js';
+import { JobFailure } from '../../../src/render/renderer-port.js';
 import { defaultChromiumPath } from '../../../src/render/chromium.js';
 import { silentLog } from '../../helpers/app.js';
 import { descendants } from '../../server/durability/helpers/service.js';
@@ -85,8 +85,12 @@ test(
     try {
       // the idle page does not answer its check, so a fresh page is warmed for the job: its renderer is stopped too
       await assert.rejects(wb.acquire(), (err: Error) => {
-        assert.ok(err instanceof TookTooLong, String(err));
-        assert.match(err.message, /^warming a drawing page took longer than 3 s$/);
+        assert.ok(err instanceof JobFailure, String(err));
+        assert.equal(err.code, 'renderer_unavailable');
+        assert.equal(
+          err.message,
+          'render failed: the renderer did not answer (warming a drawing page took longer than 3 s); retry later',
+        );
         return true;
       });
       hung.release();
