@@ -195,24 +195,20 @@ export class WarmBrowser {
    */
   private async newPage(): Promise<ViewerPage> {
     const browser = await this.getBrowser();
-    let context: BrowserContext | null = null;
-    let given = true;
-    const warm = this.warmPage(browser, (c) => {
-      context = c;
-      return given;
-    });
+    const held: Warming = {};
+    const warm = this.warmPage(browser, held);
     try {
       return await within(warm, this.o.warmMs ?? PAGE_WARM_MS, 'warming a drawing page');
     } catch (err) {
-      given = false;
-      void (context as BrowserContext | null)?.close().catch(() => {});
+      held.abandoned = true;
+      void held.context?.close().catch(() => {});
       void warm.then((vp) => vp.close()).catch(() => {});
       throw err;
     }
   }
 
-  /** newPage()'s steps; `made` hears of the context at once, so a wait cut short can close it. */
-  private async warmPage(browser: Browser, made: (c: BrowserContext) => boolean): Promise<ViewerPage> {
+  /** newPage()'s steps; `held` has the context as soon as it exists, so a wait cut short can close it. */
+  private async warmPage(browser: Browser, held: Warming): Promise<ViewerPage> {
     const context = await browser.newContext({
       serviceWorkers: 'block',
       viewport: { width: 640, height: 360 },
@@ -220,7 +216,8 @@ export class WarmBrowser {
       javaScriptEnabled: true,
       acceptDownloads: false,
     });
-    if (!made(context)) {
+    held.context = context;
+    if (held.abandoned) {
       await context.close().catch(() => {});
       throw new TookTooLong('warming a drawing page: given up');
     }
@@ -362,6 +359,12 @@ export class WarmBrowser {
     this.browser = null;
     if (b) await closeChromium(b, CLOSE_WAIT_MS);
   }
+}
+
+/** a page on its way (newPage): its context once made, and whether the wait for it was given up */
+interface Warming {
+  context?: BrowserContext;
+  abandoned?: boolean;
 }
 
 /** browsers a relaunch starts before it reports a fault: a GPU process that fails or hangs once at its start is not a GL gone for good */
