@@ -1,7 +1,8 @@
 // How Chromium is started, for the service and the tests alike: Debian's /usr/bin/chromium (or CHROMIUM_PATH)
 // through playwright-core, headless, WebGL on the chosen GL backend (gl-backend.ts), nothing that reaches the
 // network on its own.
-import { chromium, type Browser } from 'playwright-core';
+import { createRequire } from 'node:module';
+import type { Browser, BrowserType } from 'playwright-core';
 import { SERVICE_SETTINGS } from '../config/settings.js';
 import { readSettings } from '../config/setting.js';
 import {
@@ -17,6 +18,15 @@ import {
 import { settlesWithin, within } from './settles-within.js';
 
 const CHROMIUM_SETTING = SERVICE_SETTINGS.pick({ chromiumPath: true });
+
+/**
+ * playwright-core, loaded when a browser is first launched: a process that never draws (an API beside workers, most
+ * CLI commands) does not pay for it, and it is required as CommonJS because an ESM import has Node scan its 2 MB
+ * bundle for export names first (about 140 ms of CPU in every process that renders).
+ */
+let playwright: BrowserType | null = null;
+const chromiumType = (): BrowserType =>
+  (playwright ??= (createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core')).chromium);
 
 export const CHROMIUM_FLAGS: readonly string[] = [
   '--headless',
@@ -45,7 +55,7 @@ export function defaultChromiumPath(): string {
  * asked for at once, while it answers, for a close that has to kill it (closeChromium).
  */
 export async function launchChromium(backend: GlBackend, executablePath = defaultChromiumPath()): Promise<Browser> {
-  const browser = await chromium.launch({
+  const browser = await chromiumType().launch({
     executablePath,
     headless: true,
     args: [...CHROMIUM_FLAGS, ...GL_FLAGS[backend]],

@@ -93,8 +93,11 @@ test('every package the compiled service and CLI import is a production dependen
   const imported = new Set<string>();
   for (const f of readdirSync(out).filter((n) => n.endsWith('.js'))) {
     const text = readFileSync(join(out, f), 'utf8');
-    // `from` as a keyword, not the end of a string or property ("from", params.from": the video range's params)
-    for (const m of text.matchAll(/(?:(?<!["'.])\bfrom\s*|\bimport\s*\(\s*|^import\s*)"([^"./][^"]*)"/gm)) {
+    // `from` as a keyword, not the end of a string or property ("from", params.from": the video range's params); and
+    // CommonJS packages loaded through createRequire (src/render/chromium.ts)
+    for (const m of text.matchAll(
+      /(?:(?<!["'.])\bfrom\s*|\bimport\s*\(\s*|^import\s*|\bcreateRequire\(import\.meta\.url\)\(\s*)"([^"./][^"]*)"/gm,
+    )) {
       const spec = m[1]!;
       if (spec.startsWith('node:') || builtinModules.includes(spec)) continue;
       imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
