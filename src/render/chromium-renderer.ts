@@ -93,8 +93,10 @@ export class ChromiumRenderer implements Renderer {
       viewerDir: o.viewerDir,
       log: o.log,
       gl: o.gl,
-      // a clip job takes up to videoPages pages: keep that many warm per render slot
+      // a clip job takes up to videoPages pages: keep that many per render slot once a video has asked for them; a
+      // start warms one per slot (what a frame needs), so a service that draws only frames never loads the others
       poolSize: Math.max(1, o.concurrency ?? 1) * Math.max(1, o.videoPages ?? DEFAULT_VIDEO_PAGES),
+      startPages: Math.max(1, o.concurrency ?? 1),
     });
   }
 

@@ -15,8 +15,13 @@ export interface WarmBrowserOptions {
   chromiumPath: string;
   viewerDir?: string;
   log: Logger;
-  /** pages kept loaded and idle */
+  /** pages kept loaded and idle, at most */
   poolSize?: number;
+  /**
+   * pages warmed at start (default poolSize); the pool grows toward poolSize the first time jobs hold more pages at
+   * once, and keeps that size from then on
+   */
+  startPages?: number;
   /** which GL draws (gl-backend.ts); default auto */
   gl?: GlSetting;
   /** how long warming one page may take before it counts as failed; default PAGE_WARM_MS */
@@ -45,8 +50,12 @@ export class WarmBrowser {
    * process that died (it came up while that process went away), so the warming loop does not keep it.
    */
   private generation = 0;
+  /** how many idle pages the warming loop keeps: startPages, grown by acquire() up to poolSize */
+  private wanted: number;
 
-  constructor(private readonly o: WarmBrowserOptions) {}
+  constructor(private readonly o: WarmBrowserOptions) {
+    this.wanted = Math.min(o.startPages ?? o.poolSize ?? 1, o.poolSize ?? 1);
+  }
 
   /**
    * Launches the browser and resolves once one page is warm: the rest of the pool warms behind it (a job that comes
@@ -255,25 +264,25 @@ export class WarmBrowser {
     vp.servedAssets = false;
   }
 
-  /** Keeps poolSize idle pages ready, warming one at a time (nextPage is the one on its way). */
+  /** Keeps `wanted` idle pages ready, warming one at a time (nextPage is the one on its way). */
   refill(): Promise<void> {
     if (this.closing) return Promise.resolve();
+    // cleared in a later turn (.finally): a loop with nothing to warm ends at once, and clearing inside it would run
+    // before the assignment and leave a settled promise here, so that no refill ever warmed again
     this.warming ??= (async () => {
-      try {
-        while (!this.closing && this.idle.length < (this.o.poolSize ?? 1)) {
-          const generation = this.generation;
-          this.nextPage = this.newPage();
-          const p = await this.nextPage;
-          this.nextPage = null;
-          // a page a job gave back while this one warmed may have filled the pool: never keep more than poolSize
-          if (this.idle.length < (this.o.poolSize ?? 1) && generation === this.generation) this.idle.push(p);
-          else void p.close();
-        }
-      } finally {
-        this.warming = null;
+      while (!this.closing && this.idle.length < this.wanted) {
+        const generation = this.generation;
+        this.nextPage = this.newPage();
+        const p = await this.nextPage;
         this.nextPage = null;
+        // a page a job gave back while this one warmed may have filled the pool: never keep more than poolSize
+        if (this.idle.length < (this.o.poolSize ?? 1) && generation === this.generation) this.idle.push(p);
+        else void p.close();
       }
-    })();
+    })().finally(() => {
+      this.warming = null;
+      this.nextPage = null;
+    });
     return this.warming;
   }
 
@@ -299,6 +308,8 @@ export class WarmBrowser {
       if (waited || !this.nextPage) break;
       await this.nextPage.catch(() => {}); // the warming loop puts it in idle first, then this takes it
     }
+    // jobs hold more pages at once than the pool keeps: keep one more from now on (a recovery warms that many)
+    this.wanted = Math.min(this.o.poolSize ?? 1, this.wanted + 1);
     return this.newPage().catch((err: unknown) => {
       // a browser whose pages do not come up is unwell: the client may retry, and the relaunch will tell
       if (err instanceof TookTooLong)
