@@ -3,7 +3,7 @@
 // snippet compiles clean (the service's ASS codes through the job's image check, with the images the entry names).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -84,8 +84,9 @@ function pngFile(dir: string, name: string, width: number, height: number): stri
   return file;
 }
 
-test("ASS001 and ASS002: the wrong snippets fail the job's image check with their code, the right ones pass", () => {
+test("ASS001 and ASS002: the wrong snippets fail the job's image check with their code, the right ones pass", (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'cm-diag-docs-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const small = pngFile(dir, 'small.png', 1920, 1080);
   const huge = pngFile(dir, 'huge.png', 20000, 20000);
   const imageCheck = (source: string, assets: Record<string, string>): string | null => {
