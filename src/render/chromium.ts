@@ -21,7 +21,7 @@ const CHROMIUM_SETTING = SERVICE_SETTINGS.pick({ chromiumPath: true });
 
 /**
  * playwright-core, loaded when a browser is first launched: a process that never draws (an API beside workers, most
- * CLI commands) does not pay for it, and it is required as CommonJS because an ESM import has Node scan its 2 MB
+ * CLI commands) does not pay for it, and it is required as CommonJS because an ESM import has Node scan its 3.6 MB
  * bundle for export names first (about 140 ms of CPU in every process that renders).
  */
 let playwright: BrowserType | null = null;

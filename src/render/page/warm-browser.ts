@@ -52,9 +52,13 @@ export class WarmBrowser {
   private generation = 0;
   /** how many idle pages the warming loop keeps: startPages, grown by acquire() up to poolSize */
   private wanted: number;
+  private readonly poolSize: number;
+  private readonly warmMs: number;
 
   constructor(private readonly o: WarmBrowserOptions) {
-    this.wanted = Math.min(o.startPages ?? o.poolSize ?? 1, o.poolSize ?? 1);
+    this.poolSize = o.poolSize ?? 1;
+    this.warmMs = o.warmMs ?? PAGE_WARM_MS;
+    this.wanted = Math.min(o.startPages ?? this.poolSize, this.poolSize);
   }
 
   /**
@@ -207,7 +211,7 @@ export class WarmBrowser {
     const held: Warming = {};
     const warm = this.warmPage(browser, held);
     try {
-      return await within(warm, this.o.warmMs ?? PAGE_WARM_MS, 'warming a drawing page');
+      return await within(warm, this.warmMs, 'warming a drawing page');
     } catch (err) {
       held.abandoned = true;
       void held.context?.close().catch(() => {});
@@ -276,7 +280,7 @@ export class WarmBrowser {
         const p = await this.nextPage;
         this.nextPage = null;
         // a page a job gave back while this one warmed may have filled the pool: never keep more than poolSize
-        if (this.idle.length < (this.o.poolSize ?? 1) && generation === this.generation) this.idle.push(p);
+        if (this.idle.length < this.poolSize && generation === this.generation) this.idle.push(p);
         else void p.close();
       }
     })().finally(() => {
@@ -309,7 +313,7 @@ export class WarmBrowser {
       await this.nextPage.catch(() => {}); // the warming loop puts it in idle first, then this takes it
     }
     // jobs hold more pages at once than the pool keeps: keep one more from now on (a recovery warms that many)
-    this.wanted = Math.min(this.o.poolSize ?? 1, this.wanted + 1);
+    this.wanted = Math.min(this.poolSize, this.wanted + 1);
     return this.newPage().catch((err: unknown) => {
       // a browser whose pages do not come up is unwell: the client may retry, and the relaunch will tell
       if (err instanceof TookTooLong)
@@ -328,13 +332,13 @@ export class WarmBrowser {
    */
   release(p: ViewerPage, healthy: boolean): void {
     p.assets = new Map();
-    const room = () => !p.closed && !this.closing && this.idle.length < (this.o.poolSize ?? 1);
+    const room = () => !p.closed && !this.closing && this.idle.length < this.poolSize;
     if (healthy && room()) {
       if (!p.servedAssets) {
         this.idle.push(p);
         return;
       }
-      void within(this.openViewer(p), this.o.warmMs ?? PAGE_WARM_MS, 'reloading a drawing page').then(
+      void within(this.openViewer(p), this.warmMs, 'reloading a drawing page').then(
         () => {
           if (room()) this.idle.push(p);
           else void p.close();
