@@ -55,7 +55,7 @@ function sample(): void {
 
 /** The kind of a process, for the split. */
 function kind(p: Proc): string {
-  if (p.cmd.match(/\.test\.ts/g)?.length === 1 && /node/.test(p.comm)) return 'test';
+  if (p.cmd.match(/\.test\.[jt]s/g)?.length === 1 && /node/.test(p.comm)) return 'test';
   if (/dist\/app\/|src\/entry\//.test(p.cmd)) return 'service';
   if (/chrom/i.test(p.comm) || /chromium/.test(p.cmd)) return 'chromium';
   if (/^ff(mpeg|probe)$/.test(p.comm)) return 'ffmpeg';
@@ -85,8 +85,9 @@ const parentOf = (p: Proc) =>
 function fileOf(p: Proc): string | null {
   let file: string | null = null;
   for (let q: Proc | undefined = p, depth = 0; q && depth < 40; q = parentOf(q), depth++) {
-    const files = q.cmd.match(/\S+\.test\.ts/g);
-    if (!file && files?.length === 1) file = files[0].replace(`${repoRoot}/`, '');
+    const files = q.cmd.match(/\S+\.test\.[jt]s/g);
+    if (!file && files?.length === 1)
+      file = files[0].replace(`${repoRoot}/`, '').replace(/^dist\/tests\/(.*)\.js$/, '$1.ts');
     if (q.pid === child.pid) return file ?? '(the runners)';
   }
   return null;

@@ -6,7 +6,9 @@
 // - System tests start real processes (Chromium, ffmpeg, Redis, a child service or CLI): they run in their own
 //   group, SYSTEM_CONCURRENCY files at a time (default 2), so each file's browser and encoders have the machine.
 //
-// A file is a system test when its text names one of SYSTEM_MARKERS (scripts/lib/test-groups.ts). Both groups are Node's test runner; the closing line adds them up.
+// A file is a system test when its text names one of SYSTEM_MARKERS (scripts/lib/test-groups.ts). Both groups are
+// Node's test runner over the tests transpiled to JavaScript first (scripts/lib/compile-tests.ts: plain node, not
+// tsx, in every test process); the closing line adds them up.
 //
 //   npx tsx scripts/test.ts [FILE_OR_DIR ...]     (default: test/)
 import { spawn } from 'node:child_process';
@@ -15,6 +17,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { repoRoot } from '../src/paths.js';
 import { testGroups } from './lib/test-groups.js';
+import { compiledPath, compileTests } from './lib/compile-tests.js';
 
 interface Counts {
   tests: number;
@@ -38,15 +41,14 @@ function runGroup(
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      '--enable-source-maps',
       '--test',
       '--test-reporter=tap',
       '--test-reporter-destination=stdout',
       `--test-reporter=${join(repoRoot, 'scripts/lib/file-times.mjs')}`,
       `--test-reporter-destination=${timesFile}`,
       `--test-concurrency=${concurrency}`,
-      ...files,
+      ...files.map(compiledPath),
     ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -85,6 +87,7 @@ function printSlowest(timesFile: string, group: string, n: number): void {
   const args = process.argv.slice(2);
   const { inProcess, system } = testGroups(args.length ? args : ['test']);
   const t0 = performance.now();
+  await compileTests();
   const timesDir = mkdtempSync(join(tmpdir(), 'cmrender-test-times-'));
   const a = await runGroup('in-process tests', inProcess, Math.max(2, availableParallelism()), join(timesDir, 'a'));
   const t1 = performance.now();

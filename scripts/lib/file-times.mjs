@@ -6,7 +6,8 @@ import { performance } from 'node:perf_hooks';
 export default async function* fileTimes(source) {
   const seen = new Map();
   for await (const event of source) {
-    const file = event.data?.file;
+    // a file's own events name it as run (dist/tests/…/x.test.js), its tests as source-mapped (…/x.test.ts): one file
+    const file = event.data?.file?.replace(/\/dist\/tests\/(.*)\.js$/, '/$1.ts');
     // a describe() written in a helper (test/helpers/backends.ts) names the helper: its tests name the test file
     if (!file || !/\.test\.[cm]?[jt]s$/.test(file)) continue;
     // every file is enqueued when the run starts; it begins at its first dequeue

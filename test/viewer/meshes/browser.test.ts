@@ -13,7 +13,7 @@ import type { Browser } from 'playwright-core';
 import { trace, svgGeometry, VECTORIZE_DEFAULTS } from '../../../viewer/src/meshes/index.js';
 import { bbox, FONT_PATH, near, P2W } from './helpers.js';
 import { join } from 'node:path';
-import { examplesDir, referenceDir, corpusSkip } from '../../helpers/shared.js';
+import { examplesDir, referenceDir, corpusSkip, repoRoot } from '../../helpers/shared.js';
 import { defaultChromiumPath } from '../../../src/render/chromium.js';
 import { launchTestChromium } from '../../helpers/gl.js';
 
@@ -36,7 +36,8 @@ after(async () => {
 async function runInPage(entry: string, globals: Record<string, string>): Promise<any> {
   const { build } = await import('esbuild');
   const bundle = await build({
-    entryPoints: [new URL(entry, import.meta.url).pathname],
+    // by the repository, not this module's place: the tests may run transpiled (scripts/lib/compile-tests.ts)
+    entryPoints: [join(repoRoot, 'test', 'viewer', 'meshes', entry)],
     bundle: true,
     format: 'iife',
     write: false,
