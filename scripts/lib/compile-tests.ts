@@ -6,8 +6,8 @@
 // stays its own file, so the tests load the code as they would under tsx, and src/paths.ts still finds the
 // repository root (the nearest package.json above dist/tests/src/). A file that reads a sibling by its own location
 // (import.meta.url) must name it from repoRoot instead.
-import { readdirSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 import { repoRoot } from '../../src/paths.js';
 
@@ -17,11 +17,12 @@ export const TESTS_OUT = join(repoRoot, 'dist', 'tests');
 /** The folders the tests import TypeScript from. */
 const ROOTS = ['src', 'test', 'scripts', 'viewer/src', 'editor/src'];
 
-function tsFiles(dir: string, out: string[]): string[] {
+/** The files under dir whose names pass `wanted`. */
+function filesUnder(dir: string, wanted: (name: string) => boolean, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) tsFiles(p, out);
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(p);
+    if (e.isDirectory()) filesUnder(p, wanted, out);
+    else if (wanted(e.name)) out.push(p);
   }
   return out;
 }
@@ -30,7 +31,7 @@ function tsFiles(dir: string, out: string[]): string[] {
 export async function compileTests(): Promise<void> {
   rmSync(TESTS_OUT, { recursive: true, force: true });
   await build({
-    entryPoints: ROOTS.flatMap((r) => tsFiles(join(repoRoot, r), [])),
+    entryPoints: ROOTS.flatMap((r) => filesUnder(join(repoRoot, r), (n) => n.endsWith('.ts') && !n.endsWith('.d.ts'))),
     outdir: TESTS_OUT,
     outbase: repoRoot,
     format: 'esm',
@@ -39,6 +40,12 @@ export async function compileTests(): Promise<void> {
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+  // the JavaScript the tests import beside the TypeScript (scripts/build-stamp.js), as it is
+  for (const f of ROOTS.flatMap((r) => filesUnder(join(repoRoot, r), (n) => /\.[cm]?js$/.test(n)))) {
+    const to = join(TESTS_OUT, relative(repoRoot, f));
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(f, to);
+  }
 }
 
 /** The transpiled path of a repository file (test/a.test.ts → dist/tests/test/a.test.js). */
