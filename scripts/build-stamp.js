@@ -11,7 +11,13 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** the repository: the nearest folder above with a package.json (this file also runs from dist/tests/scripts/) */
+export const root = (() => {
+  for (let d = dirname(fileURLToPath(import.meta.url)); ; d = dirname(d)) {
+    if (existsSync(join(d, 'package.json'))) return d;
+    if (dirname(d) === d) throw new Error('no package.json above scripts/build-stamp.js');
+  }
+})();
 const STAMP = join(root, 'dist', '.build-stamp.json');
 /** inputs of every part: the dependencies and the compiler's settings */
 const SHARED = ['package-lock.json', 'tsconfig.json', 'src/paths.ts'];
