@@ -14,6 +14,7 @@ import {
   type GlBackend,
   type GlProbe,
   type GlSetting,
+  type ProbeResult,
 } from './gl-backend.js';
 import { settlesWithin, within } from './settles-within.js';
 
@@ -117,16 +118,18 @@ const CLOSE_MS = 5_000;
 /**
  * Launches Chromium on the first backend of the setting that draws a probe frame (`auto`: egl, else swiftshader)
  * and says which it got. A setting none of whose backends draws throws GlUnavailable: an operator who asked for
- * `egl` gets a clear failure, not a silent fallback.
+ * `egl` gets a clear failure, not a silent fallback. `judge` draws and judges the probe (default drawsOn; the warm
+ * pool's keeps the probe's page).
  */
 export async function launchForGl(
   setting: GlSetting,
   executablePath = defaultChromiumPath(),
+  judge: (browser: Browser, backend: GlBackend) => Promise<{ probe: ProbeResult; problem: string | null }> = drawsOn,
 ): Promise<{ browser: Browser; gl: GlProbe; tried: string[] }> {
   const tried: string[] = [];
   for (const backend of candidates(setting)) {
     const browser = await launchChromium(backend, executablePath);
-    const { probe, problem } = await drawsOn(browser, backend);
+    const { probe, problem } = await judge(browser, backend);
     if (!problem && probe.ok)
       return { browser, gl: { backend, renderer: probe.renderer, vendor: probe.vendor }, tried };
     tried.push(`${backend}: ${problem}`);

@@ -1,10 +1,10 @@
 // One warm Chromium, launched once at start and relaunched if it dies, with a small pool of pages that already
 // have the drawing page loaded, each behind the fence (fence.ts).
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import type { Logger } from 'pino';
 import { browserPid, closeChromium, launchChromium, launchForGl } from '../chromium.js';
 import { settlesWithin, TookTooLong, within } from '../settles-within.js';
-import { drawsOn, type GlProbe, type GlSetting } from '../gl-backend.js';
+import { drawsOn, drawsOnKeeping, type GlBackend, type GlProbe, type GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
 import { ViewerPage } from './viewer-page.js';
@@ -50,6 +50,8 @@ export class WarmBrowser {
    * process that died (it came up while that process went away), so the warming loop does not keep it.
    */
   private generation = 0;
+  /** the context the latest launch's probe frame was drawn in, kept for the next page to warm (launch()) */
+  private probed: BrowserContext | null = null;
   /** how many idle pages the warming loop keeps: startPages, grown by acquire() up to poolSize */
   private wanted: number;
   private readonly poolSize: number;
@@ -81,7 +83,7 @@ export class WarmBrowser {
    */
   private async launch(): Promise<Browser> {
     if (!this.gl) {
-      const first = await launchForGl(this.o.gl ?? 'auto', this.o.chromiumPath);
+      const first = await launchForGl(this.o.gl ?? 'auto', this.o.chromiumPath, this.probeKeeping);
       for (const why of first.tried) this.o.log.warn({ gl_setting: this.o.gl ?? 'auto' }, `GL backend skipped: ${why}`);
       this.gl = first.gl;
       return first.browser;
@@ -89,7 +91,7 @@ export class WarmBrowser {
     const backend = this.gl.backend;
     for (let attempt = 1; ; attempt++) {
       const b = await launchChromium(backend, this.o.chromiumPath);
-      const { problem } = await drawsOn(b, backend);
+      const { problem } = await this.probeKeeping(b, backend);
       if (!problem) return b;
       // its GPU process may be the part that hangs: a graceful close would wait on it
       await closeChromium(b, CLOSE_WAIT_MS);
@@ -97,6 +99,19 @@ export class WarmBrowser {
       this.o.log.warn({ problem, attempt }, 'a relaunched browser cannot draw; launching another');
     }
   }
+
+  /**
+   * A launch's probe frame, drawn in a context made as a drawing page's: when the backend drew it, that context
+   * becomes the first page warmed (warmPage), so a launch makes one context and one renderer process, not two.
+   */
+  private readonly probeKeeping = async (b: Browser, backend: GlBackend) => {
+    const judged = await drawsOnKeeping(b, backend, PAGE_CONTEXT);
+    if (judged.context) {
+      void this.probed?.close().catch(() => {});
+      this.probed = judged.context;
+    }
+    return judged;
+  };
 
   /** Says why the browser cannot draw, and tries again later (a relaunch, then the pool). */
   private setFault(reason: string): void {
@@ -222,19 +237,16 @@ export class WarmBrowser {
 
   /** newPage()'s steps; `held` has the context as soon as it exists, so a wait cut short can close it. */
   private async warmPage(browser: Browser, held: Warming): Promise<ViewerPage> {
-    const context = await browser.newContext({
-      serviceWorkers: 'block',
-      viewport: { width: 640, height: 360 },
-      deviceScaleFactor: 1,
-      javaScriptEnabled: true,
-      acceptDownloads: false,
-    });
+    // the launch's probe context when it is this browser's (its page already drew a frame), else a new one
+    const probed = this.probed?.browser() === browser ? this.probed : null;
+    this.probed = null;
+    const context = probed ?? (await browser.newContext(PAGE_CONTEXT));
     held.context = context;
     if (held.abandoned) {
       await context.close().catch(() => {});
       throw new TookTooLong('warming a drawing page: given up');
     }
-    const page = await context.newPage();
+    const page = probed?.pages()[0] ?? (await context.newPage());
     const vp = new ViewerPage(context, page);
     await context.route('**/*', async (route) => {
       if (await answerPageRequest(route, this.files, vp.assets)) vp.servedAssets = true;
@@ -375,6 +387,15 @@ export class WarmBrowser {
     if (b) await closeChromium(b, CLOSE_WAIT_MS);
   }
 }
+
+/** every drawing page's context: no service worker, no download, the viewport the page starts at */
+const PAGE_CONTEXT: BrowserContextOptions = {
+  serviceWorkers: 'block',
+  viewport: { width: 640, height: 360 },
+  deviceScaleFactor: 1,
+  javaScriptEnabled: true,
+  acceptDownloads: false,
+};
 
 /** a page on its way (newPage): its context once made, and whether the wait for it was given up */
 interface Warming {
