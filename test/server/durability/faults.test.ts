@@ -23,9 +23,10 @@ import {
 
 /**
  * The job limit: long enough that a crash is noticed inside it on a loaded machine (a job's first frame there can
- * take several seconds), short enough that the job past it does not hold the test for long.
+ * take several seconds), short enough that the job past it does not hold the test for long: it draws flat out until
+ * the limit, on a machine the other test files share.
  */
-const LIMIT_MS = 20_000;
+const LIMIT_MS = 15_000;
 
 let s: ServiceProcess;
 let dir: string;
@@ -42,7 +43,7 @@ const FRAME = { source: SQUARE(), params: { width: 64, height: 64 } };
 /**
  * 600 frames that each rebuild 4,096 shapes in the page (a tenth of a second to a second apiece, by machine, two
  * pages drawing in turn): admission lets it in (its estimate, frames x pixels, is under 10 s), and it is killed or
- * timed out (20 s) long before it ends, however fast the machine
+ * timed out (15 s) long before it ends, however fast the machine
  */
 const LONG = { source: rectGraph(12, true), params: { width: 640, height: 360, fps: 10, duration: 60 } };
 const SHORT_VIDEO = { source: MOVING, params: { width: 64, height: 64, fps: 30, duration: 1 } };
