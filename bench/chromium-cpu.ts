@@ -4,11 +4,11 @@
 // warmed as WarmBrowser does (a context, the drawing page loaded through the fence). Two flag sets, taken in turn in
 // one sitting: ours (CHROMIUM_FLAGS) and ours with the browser-UI features left on (Playwright's list only), so the
 // ratio says what turning them off saves. CPU, not wall time: the test suite is CPU-bound on 2 cores.
-import { readdirSync, readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { CHROMIUM_FLAGS, defaultChromiumPath } from '../src/render/chromium.js';
 import { GL_FLAGS, glEnv } from '../src/render/gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles } from '../src/render/page/fence.js';
+import { groupCpu } from './lib/group-cpu.js';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(name);
@@ -30,23 +30,6 @@ const uiOn = ours.map((f) =>
         .join(',')}`
     : f,
 );
-
-/** CPU seconds of every process in the group (self and reaped children). */
-function groupCpu(group: number): number {
-  let ticks = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) !== group) continue;
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ticks / 100;
-}
 
 async function warmPage(b: Browser): Promise<void> {
   const context = await b.newContext({ viewport: { width: 640, height: 360 } });

@@ -3,33 +3,16 @@
 // the context that then becomes the first drawing page (gl-backend.ts's drawsOnKeeping, as WarmBrowser does now).
 // The browser's process group is read from /proc once the page is up; the two ways are taken in turn in one sitting,
 // so the ratio is what to read on a shared machine.
-import { readdirSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { browserPid, closeChromium, launchChromium } from '../src/render/chromium.js';
 import { drawsOn, drawsOnKeeping } from '../src/render/gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles } from '../src/render/page/fence.js';
+import { groupCpu } from './lib/group-cpu.js';
 
 const i = process.argv.indexOf('--runs');
 const runs = i > 0 ? Number(process.argv[i + 1]) : 5;
 const files = readPageFiles();
 const OPTIONS = { viewport: { width: 640, height: 360 }, deviceScaleFactor: 1, serviceWorkers: 'block' as const };
-
-/** CPU seconds of every process in the group (self and reaped children). */
-function groupCpu(group: number): number {
-  let ticks = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) !== group) continue;
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ticks / 100;
-}
 
 async function firstPage(b: Browser, kept: BrowserContext | null): Promise<void> {
   const context = kept ?? (await b.newContext(OPTIONS));
