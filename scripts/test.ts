@@ -1,18 +1,16 @@
-// `npm test` (`scripts/test.ts --checks`): the build, then every test/**/*.test.ts in two groups that run at the
-// same time, and beside them the checks (lint, format, types: scripts/lib/checks.ts).
+// The test step of `npm test` (after scripts/checks.ts: lint, format, types and one build): every
+// test/**/*.test.ts, in two groups.
 //
-// - System tests start real processes (Chromium, ffmpeg, Redis, a child service or CLI): SYSTEM_CONCURRENCY files at
-//   a time (default 2). Much of their time is waiting (a job limit, a retention window, a restart) or drawing flat
-//   out until such a wait ends.
-// - In-process tests (the language, geometry, schemas, HTTP against a fake renderer) and the checks fill that time:
-//   in-process files as many at a time as there are cores beyond SYSTEM_CONCURRENCY, at least one. Their output is
-//   held until they end, so the streams do not interleave.
+// - In-process tests (the language, geometry, schemas, HTTP against a fake renderer) run side by side, one file per
+//   core at least: they start nothing and share nothing but the CPU.
+// - System tests start real processes (Chromium, ffmpeg, Redis, a child service or CLI): they run in their own
+//   group, SYSTEM_CONCURRENCY files at a time (default 2), so each file's browser and encoders have the machine.
 //
 // A file is a system test when its text names one of SYSTEM_MARKERS (scripts/lib/test-groups.ts). Both groups are
 // Node's test runner over the tests transpiled to JavaScript first (scripts/lib/compile-tests.ts: plain node, not
-// tsx, in every test process); the closing line adds them up. The run fails when a test or a check failed.
+// tsx, in every test process); the closing line adds them up.
 //
-//   npx tsx scripts/test.ts [--checks] [FILE_OR_DIR ...]     (default: test/; without --checks, dist/ as it is)
+//   npx tsx scripts/test.ts [FILE_OR_DIR ...]     (default: test/)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -20,7 +18,6 @@ import { join, relative } from 'node:path';
 import { repoRoot } from '../src/paths.js';
 import { testGroups } from './lib/test-groups.js';
 import { compiledPath, compileTests } from './lib/compile-tests.js';
-import { BUILD, CHECKS, runCheck } from './lib/checks.js';
 
 interface Counts {
   tests: number;
@@ -95,17 +92,9 @@ function printSlowest(timesFile: string, group: string, n: number): void {
 }
 
 {
-  const withChecks = process.argv.includes('--checks');
-  const args = process.argv.slice(2).filter((a) => a !== '--checks');
+  const args = process.argv.slice(2);
   const { inProcess, system } = testGroups(args.length ? args : ['test']);
   const t0 = performance.now();
-  if (withChecks) {
-    // the tests run against dist/: built first, and a failed build stops the run
-    const built = await runCheck(...BUILD);
-    process.stdout.write(built.report);
-    if (!built.ok) process.exit(1);
-  }
-  const checks = withChecks ? Promise.all(CHECKS.map(([name, command]) => runCheck(name, command))) : null;
   await compileTests();
   const timesDir = mkdtempSync(join(tmpdir(), 'cmrender-test-times-'));
   // side by side: much of the system group's time is spent waiting (job limits, retention windows, restarts) or
@@ -122,8 +111,6 @@ function printSlowest(timesFile: string, group: string, n: number): void {
     runGroup('system tests', system, systemConcurrency, join(timesDir, 'b')),
   ]);
   process.stdout.write(a.output);
-  const checked = (await checks) ?? [];
-  for (const c of checked) process.stdout.write(c.report);
   const t2 = performance.now();
   printSlowest(join(timesDir, 'a'), 'in-process', Number(process.env.TEST_SLOWEST ?? 5));
   printSlowest(join(timesDir, 'b'), 'system', Number(process.env.TEST_SLOWEST ?? 15));
@@ -132,9 +119,7 @@ function printSlowest(timesFile: string, group: string, n: number): void {
   console.log(
     `# in-process ${(a.ms / 1000).toFixed(0)} s (${a.counts.tests} tests), system ${(b.ms / 1000).toFixed(0)} s (${b.counts.tests} tests), both ${((t2 - t0) / 1000).toFixed(0)} s`,
   );
-  const failedChecks = checked.filter((c) => !c.ok).length;
-  if (failedChecks) console.log(`checks: ${failedChecks} of ${checked.length} failed (their output is above)`);
   // the plain closing line: both groups together
   console.log(`tests: ${sum('pass')} passed, ${sum('fail') + sum('cancelled')} failed, ${sum('skipped')} skipped`);
-  process.exitCode = a.code || b.code || failedChecks ? 1 : 0;
+  process.exitCode = a.code || b.code ? 1 : 0;
 }
