@@ -1,10 +1,12 @@
 // The test step of `npm test` (after scripts/checks.ts: lint, format, types and one build): every
-// test/**/*.test.ts, in two groups.
+// test/**/*.test.ts, in two groups that run at the same time.
 //
-// - In-process tests (the language, geometry, schemas, HTTP against a fake renderer) run side by side, one file per
-//   core at least: they start nothing and share nothing but the CPU.
-// - System tests start real processes (Chromium, ffmpeg, Redis, a child service or CLI): they run in their own
-//   group, SYSTEM_CONCURRENCY files at a time (default 2), so each file's browser and encoders have the machine.
+// - System tests start real processes (Chromium, ffmpeg, Redis, a child service or CLI): SYSTEM_CONCURRENCY files at
+//   a time (default 2). Much of their time is waiting (a job limit, a retention window, a restart) or drawing flat
+//   out until such a wait ends.
+// - In-process tests (the language, geometry, schemas, HTTP against a fake renderer) fill that time: as many files
+//   at a time as there are cores beyond SYSTEM_CONCURRENCY, at least one, their output held until they end so the
+//   two streams do not interleave.
 //
 // A file is a system test when its text names one of SYSTEM_MARKERS (scripts/lib/test-groups.ts). Both groups are
 // Node's test runner over the tests transpiled to JavaScript first (scripts/lib/compile-tests.ts: plain node, not
