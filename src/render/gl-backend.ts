@@ -29,23 +29,11 @@ export type ProbeResult = { ok: true; renderer: string; vendor: string } | { ok:
 const PROBE_RGBA = [255, 128, 0, 255];
 
 /**
- * Draws one frame in a blank page: a WebGL2 context, a clear, a read back of one pixel, and the unmasked renderer
- * string (WEBGL_debug_renderer_info).
- */
-export async function probeGl(browser: Browser): Promise<ProbeResult> {
-  const context = await within(browser.newContext(), PROBE_MS, 'the probe frame');
-  try {
-    return await within(drawProbe(context), PROBE_MS, 'the probe frame');
-  } finally {
-    // a context whose page hangs may not close either: the browser's own close ends it
-    await settlesWithin(context.close(), CONTEXT_CLOSE_MS);
-  }
-}
-
-/**
- * The probe frame of probeGl drawn in a context made with `options` and handed back open (its one page drawn on) when
- * `backend` drew it, so a caller that needs a page of that kind next takes this one: a launch then starts one context
- * and one renderer process fewer (about 0.3 s of CPU). A probe that failed closes its context.
+ * Draws one frame in a blank page of a new context made with `options`: a WebGL2 context, a clear, a read back of one
+ * pixel, and the unmasked renderer string (WEBGL_debug_renderer_info), judged for `backend`. The context is handed
+ * back open (its one page drawn on) when `backend` drew it, so a caller that needs a page of that kind next takes this
+ * one: a launch then starts one context and one renderer process fewer (about 0.3 s of CPU). A probe that failed
+ * closes its context.
  */
 export async function drawsOnKeeping(
   browser: Browser,
@@ -116,8 +104,10 @@ export async function drawsOn(
   browser: Browser,
   backend: GlBackend,
 ): Promise<{ probe: ProbeResult; problem: string | null }> {
-  const probe = await probeGl(browser).catch((err: Error): ProbeResult => ({ ok: false, reason: err.message }));
-  return { probe, problem: probeProblem(backend, probe) };
+  const { probe, problem, context } = await drawsOnKeeping(browser, backend, {});
+  // a context whose page hangs may not close either: the browser's own close ends it
+  if (context) await settlesWithin(context.close(), CONTEXT_CLOSE_MS);
+  return { probe, problem };
 }
 
 /** The backends to try, in order, for a setting. */
