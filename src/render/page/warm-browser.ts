@@ -225,13 +225,23 @@ export class WarmBrowser {
     const browser = await this.getBrowser();
     const held: Warming = {};
     const warm = this.warmPage(browser, held);
+    // a browser killed under a page on its way can leave Playwright's step waiting for ever (seen: newPage while the
+    // browser was SIGKILLed): its disconnection ends the wait at once, so a job does not wait warmMs on a dead browser
+    let gone = () => {};
+    const disconnected = new Promise<never>((_, reject) => {
+      gone = () => reject(new BrowserGone('the browser went away while a drawing page warmed'));
+      browser.once('disconnected', gone);
+      if (!browser.isConnected()) gone();
+    });
     try {
-      return await within(warm, this.warmMs, 'warming a drawing page');
+      return await within(Promise.race([warm, disconnected]), this.warmMs, 'warming a drawing page');
     } catch (err) {
       held.abandoned = true;
       void held.context?.close().catch(() => {});
       void warm.then((vp) => vp.close()).catch(() => {});
       throw err;
+    } finally {
+      browser.off('disconnected', gone);
     }
   }
 
@@ -326,15 +336,19 @@ export class WarmBrowser {
     }
     // jobs hold more pages at once than the pool keeps: keep one more from now on (a recovery warms that many)
     this.wanted = Math.min(this.poolSize, this.wanted + 1);
-    return this.newPage().catch((err: unknown) => {
-      // a browser whose pages do not come up is unwell: the client may retry, and the relaunch will tell
-      if (err instanceof TookTooLong)
-        throw new JobFailure(
-          `render failed: the renderer did not answer (${err.message}); retry later`,
-          CODE.renderer_unavailable,
-        );
-      throw err;
-    });
+    // a browser that died while the page warmed is being relaunched: the page comes from the new one
+    const fresh = () => this.newPage();
+    return fresh()
+      .catch((err: unknown) => (err instanceof BrowserGone ? fresh() : Promise.reject(err)))
+      .catch((err: unknown) => {
+        // a browser whose pages do not come up is unwell: the client may retry, and the relaunch will tell
+        if (err instanceof TookTooLong || err instanceof BrowserGone)
+          throw new JobFailure(
+            `render failed: the renderer did not answer (${err.message}); retry later`,
+            CODE.renderer_unavailable,
+          );
+        throw err;
+      });
   }
 
   /**
@@ -396,6 +410,9 @@ const PAGE_CONTEXT: BrowserContextOptions = {
   javaScriptEnabled: true,
   acceptDownloads: false,
 };
+
+/** the browser a page was warming in disconnected (killed, crashed) before the page came up */
+class BrowserGone extends Error {}
 
 /** a page on its way (newPage): its context once made, and whether the wait for it was given up */
 interface Warming {

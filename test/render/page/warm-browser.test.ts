@@ -4,6 +4,7 @@
 // renderer that does not answer): it closes the browser under the page, and kills what does not go, within seconds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { WarmBrowser } from '../../../src/render/page/warm-browser.js';
 import { JobFailure } from '../../../src/render/renderer-port.js';
 import { defaultChromiumPath } from '../../../src/render/chromium.js';
@@ -20,6 +21,19 @@ function signalAll(pids: number[], signal: NodeJS.Signals) {
     } catch {
       // gone already
     }
+  }
+}
+
+/** Whether pid is a Chromium renderer stopped by a signal (state T), as hangRenderers leaves one. */
+function stoppedRenderer(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return (
+      stat.slice(stat.lastIndexOf(')') + 2).startsWith('T') &&
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')
+    );
+  } catch {
+    return false; // gone
   }
 }
 
@@ -40,12 +54,16 @@ function hangRenderers() {
   const timer = setInterval(stopNew, 10);
   return {
     stopped,
+    /** stops no more new renderers; those stopped stay stopped */
+    stopWatching() {
+      clearInterval(timer);
+    },
     release() {
       clearInterval(timer);
+      // ours: still a descendant, or orphaned by a killed browser and still a stopped renderer (nothing else is)
+      const ours = new Set(renderers().map((p) => p.pid));
       signalAll(
-        renderers()
-          .map((p) => p.pid)
-          .filter((pid) => stopped.has(pid)),
+        [...stopped].filter((pid) => ours.has(pid) || stoppedRenderer(pid)),
         'SIGKILL',
       );
     },
@@ -100,6 +118,35 @@ test(
       wb.release(p, true);
     } finally {
       hung.release();
+      await wb.close();
+    }
+  },
+);
+
+test(
+  'the browser killed while a page warms in it: the wait for that page ends with the browser, and a job gets its page from the relaunched one',
+  { timeout: 120_000 },
+  async () => {
+    // warmMs far past the test's time-out: only the browser's going can end the wait
+    const wb = new WarmBrowser({ chromiumPath: defaultChromiumPath(), log: silentLog, poolSize: 1, warmMs: 600_000 });
+    await wb.start();
+    const p = await wb.acquire();
+    let hung: ReturnType<typeof hangRenderers> | null = null;
+    try {
+      hung = hangRenderers();
+      // a page given back unwell is closed and another warmed: its renderer is stopped as it appears
+      wb.release(p, false);
+      await until('the next page’s renderer to be stopped', () => hung!.stopped.size >= 1, 30_000);
+      hung.stopWatching();
+      const launches = wb.launches;
+      await wb.crashForTest();
+      // before, this waited the whole warmMs on the page of the dead browser (a job seen waiting 60 s in the suite)
+      const q = await wb.acquire();
+      assert.equal(wb.launches, launches + 1);
+      assert.equal(await q.page.evaluate('1 + 1'), 2);
+      wb.release(q, true);
+    } finally {
+      hung?.release();
       await wb.close();
     }
   },
