@@ -14,11 +14,11 @@
 //
 //   npx tsx scripts/test.ts [FILE_OR_DIR ...]     (default: test/)
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { repoRoot } from '../src/paths.js';
-import { LONGEST_SYSTEM_FILES, testGroups } from './lib/test-groups.js';
+import { testGroups } from './lib/test-groups.js';
 import { compiledPath, compileTests } from './lib/compile-tests.js';
 
 interface Counts {
@@ -44,10 +44,7 @@ function runGroup(
   const counts: Counts = { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0, cancelled: 0 };
   if (files.length === 0) return Promise.resolve({ code: 0, counts, ms: 0, output: '' });
   const t0 = performance.now();
-  const head =
-    files.length === 1 && name === files[0]
-      ? `# ${name}\n`
-      : `# ${name}: ${files.length} files, ${concurrency} at a time\n`;
+  const head = `# ${name}: ${files.length} files, ${concurrency} at a time\n`;
   let output = held ? head : '';
   if (!held) process.stdout.write(head);
   const child = spawn(
@@ -81,60 +78,19 @@ function runGroup(
   });
 }
 
-/** The slowest files of a group (file-times.mjs's lines, in one file or in every file of a directory). */
-function printSlowest(times: string, group: string, n: number): void {
+/** The slowest files of a group (file-times.mjs's lines), so a run says where its time went. */
+function printSlowest(timesFile: string, group: string, n: number): void {
   let lines: string[];
   try {
-    const files = statSync(times).isDirectory() ? readdirSync(times).map((f) => join(times, f)) : [times];
-    lines = files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter(Boolean);
+    lines = readFileSync(timesFile, 'utf8').split('\n').filter(Boolean);
   } catch {
     return; // the group had no files
   }
-  if (lines.length === 0) return;
   const rows = lines.map((l) => JSON.parse(l) as { file: string; ms: number; tests: number });
   rows.sort((x, y) => y.ms - x.ms);
   console.log(`# slowest ${group} files (from first to last event, s):`);
   for (const r of rows.slice(0, n))
     console.log(`#   ${(r.ms / 1000).toFixed(1).padStart(6)}  ${relative(repoRoot, r.file)} (${r.tests} tests)`);
-}
-
-/**
- * The system group, each file its own run of Node's test runner, `lanes()` files at a time (read each time a file
- * ends, so the group takes the in-process group's cores once that group is done), the longest first
- * (LONGEST_SYSTEM_FILES) so the run does not end on one of them; each file's output printed whole when it ends.
- */
-function runSystem(
-  files: string[],
-  lanes: () => number,
-  timesDir: string,
-): { done: Promise<{ code: number; counts: Counts; ms: number }>; pump: () => void } {
-  const t0 = performance.now();
-  const rank = (f: string) => {
-    const i = LONGEST_SYSTEM_FILES.indexOf(f);
-    return i < 0 ? LONGEST_SYSTEM_FILES.length : i;
-  };
-  const queue = [...files].sort((a, b) => rank(a) - rank(b));
-  const counts: Counts = { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0, cancelled: 0 };
-  let code = 0;
-  let running = 0;
-  let pump = () => {};
-  const done = new Promise<{ code: number; counts: Counts; ms: number }>((resolve) => {
-    pump = () => {
-      while (running < lanes() && queue.length > 0) {
-        const file = queue.shift()!;
-        running++;
-        void runGroup(file, [file], 1, join(timesDir, String(files.length - queue.length)), true).then((r) => {
-          process.stdout.write(r.output);
-          for (const k of Object.keys(counts) as (keyof Counts)[]) counts[k] += r.counts[k];
-          code ||= r.code;
-          running--;
-          pump();
-        });
-      }
-      if (running === 0 && queue.length === 0) resolve({ code, counts, ms: performance.now() - t0 });
-    };
-  });
-  return { done, pump };
 }
 
 {
@@ -146,26 +102,15 @@ function runSystem(
   // side by side: much of the system group's time is spent waiting (job limits, retention windows, restarts) or
   // drawing flat out until such a wait ends, so the in-process files fill it instead of running after it
   const systemConcurrency = Number(process.env.SYSTEM_CONCURRENCY ?? 2);
-  const inProcessConcurrency = Math.max(1, availableParallelism() - systemConcurrency);
-  let inProcessRunning = inProcess.length > 0;
-  mkdirSync(join(timesDir, 'b'));
-  process.stdout.write(
-    `# system tests: ${system.length} files, ${systemConcurrency} at a time, then ${systemConcurrency + inProcessConcurrency}\n`,
-  );
-  const systemRun = runSystem(
-    system,
-    () => systemConcurrency + (inProcessRunning ? 0 : inProcessConcurrency),
-    join(timesDir, 'b'),
-  );
-  systemRun.pump();
   const [a, b] = await Promise.all([
-    runGroup('in-process tests', inProcess, inProcessConcurrency, join(timesDir, 'a'), system.length > 0).then((r) => {
-      // its cores go to the system group
-      inProcessRunning = false;
-      systemRun.pump();
-      return r;
-    }),
-    systemRun.done,
+    runGroup(
+      'in-process tests',
+      inProcess,
+      Math.max(1, availableParallelism() - systemConcurrency),
+      join(timesDir, 'a'),
+      system.length > 0,
+    ),
+    runGroup('system tests', system, systemConcurrency, join(timesDir, 'b')),
   ]);
   process.stdout.write(a.output);
   const t2 = performance.now();

@@ -8,28 +8,6 @@ import { repoRoot } from '../../src/paths.js';
 export const SYSTEM_MARKERS =
   /\b(realRenderer|fullRenderer|exportRenderer|ChromiumRenderer|ExportRenderer|WarmBrowser|launchTestChromium|launchForGl|startRig|ServiceProcess|child_process|redis|Redis|ffmpeg|ffprobe|decodeFrames|openViewer|launch)\b/;
 
-/**
- * The system files that take longest (each 25 s or more on 2 cores, measured with tools like file-times.mjs), longest
- * first: scripts/test.ts starts them first, so that the run does not end with one of them running alone. A file
- * missing from the list just starts after them; one listed that no longer exists is ignored.
- */
-export const LONGEST_SYSTEM_FILES = [
-  'test/server/durability/restart.test.ts',
-  'test/server/durability/faults.test.ts',
-  'test/render/render.test.ts',
-  'test/server/jobs/job-retention.test.ts',
-  'test/render/gl-recovery.test.ts',
-  'test/docs/readme.test.ts',
-  'test/cli/render.test.ts',
-  'test/server/jobs/job-lifecycle.test.ts',
-  'test/render/codecs.test.ts',
-  'test/server/redis/redis-outage.test.ts',
-  'test/entry/main.test.ts',
-  'test/editor/export.test.ts',
-  'test/server/redis/cluster.test.ts',
-  'test/server/durability/hostile.test.ts',
-];
-
 export function isSystemTest(text: string): boolean {
   return SYSTEM_MARKERS.test(text);
 }
