@@ -229,7 +229,7 @@ export class WarmBrowser {
     // browser was SIGKILLed): its disconnection ends the wait at once, so a job does not wait warmMs on a dead browser
     let gone = () => {};
     const disconnected = new Promise<never>((_, reject) => {
-      gone = () => reject(new BrowserGone(GONE));
+      gone = () => reject(new BrowserGone('the browser went away while a drawing page warmed'));
       browser.once('disconnected', gone);
       if (!browser.isConnected()) gone();
     });
@@ -239,15 +239,7 @@ export class WarmBrowser {
       held.abandoned = true;
       void held.context?.close().catch(() => {});
       void warm.then((vp) => vp.close()).catch(() => {});
-      if (err instanceof BrowserGone || err instanceof TookTooLong) throw err;
-      // Playwright fails a killed browser's calls (TargetClosedError) a moment before it says it disconnected: the
-      // page is lost with its browser, and once that is said a retry (acquire) relaunches instead of using it again
-      if (browser.isConnected() && (err as Error).name !== 'TargetClosedError') throw err;
-      await settlesWithin(
-        disconnected.catch(() => {}),
-        GONE_WAIT_MS,
-      );
-      throw new BrowserGone(GONE);
+      throw err;
     } finally {
       browser.off('disconnected', gone);
     }
@@ -421,9 +413,6 @@ const PAGE_CONTEXT: BrowserContextOptions = {
 
 /** the browser a page was warming in disconnected (killed, crashed) before the page came up */
 class BrowserGone extends Error {}
-const GONE = 'the browser went away while a drawing page warmed';
-/** how long a page's failure waits for its browser to say it disconnected */
-const GONE_WAIT_MS = 2_000;
 
 /** a page on its way (newPage): its context once made, and whether the wait for it was given up */
 interface Warming {
