@@ -151,3 +151,31 @@ test(
     }
   },
 );
+
+test(
+  'the browser killed while a job’s own page warms in it: that job still gets a page, from the relaunched browser',
+  { timeout: 120_000 },
+  async () => {
+    const wb = new WarmBrowser({ chromiumPath: defaultChromiumPath(), log: silentLog, poolSize: 1, warmMs: 600_000 });
+    await wb.start();
+    const p = await wb.acquire(); // the pool's one page: the next acquire() warms a page of its own
+    let hung: ReturnType<typeof hangRenderers> | null = null;
+    try {
+      hung = hangRenderers();
+      const pending = wb.acquire();
+      await until('the job’s page’s renderer to be stopped', () => hung!.stopped.size >= 1, 30_000);
+      hung.stopWatching();
+      const launches = wb.launches;
+      await wb.crashForTest();
+      // a failure of that page (closed with its browser) is the browser's going, not the job's
+      const q = await pending;
+      assert.equal(wb.launches, launches + 1);
+      assert.equal(await q.page.evaluate('1 + 1'), 2);
+      wb.release(q, true);
+      wb.release(p, false);
+    } finally {
+      hung?.release();
+      await wb.close();
+    }
+  },
+);
