@@ -111,7 +111,7 @@ export function fullRenderer(concurrency = 1): RendererByKind {
   return new RendererByKind({ frame: chromium, video: chromium, gif: chromium, mesh: exporter, vectorize: exporter });
 }
 
-type FakeBehaviour = (job: RenderJob, hooks: RenderHooks) => Promise<void> | void;
+export type FakeBehaviour = (job: RenderJob, hooks: RenderHooks) => Promise<void> | void;
 
 /**
  * A renderer for tests about HTTP shape only: it writes a small real PNG (frame) or a fixed byte pattern (video) and

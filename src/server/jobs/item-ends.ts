@@ -52,6 +52,18 @@ export class ItemEnds {
   }
 
   /**
+   * An item stopped because its job ended while it ran (a cancel, from any process), whether a progress report or
+   * its own end noticed: logged as such (`render_stopped`, `part` as `label` says it), the metrics told.
+   */
+  stopped(rec: JobRecord, part: PartName, label: string = part): void {
+    this.o.log.info(
+      { job_id: rec.job_id, part: label, event: 'render_stopped' },
+      'job ended meanwhile: render stopped',
+    );
+    this.tell(rec, part, 'stopped');
+  }
+
+  /**
    * The one way an item fails: the job ends in error with `end` (unless something ended it first), the metrics are
    * told, and a chunked video's segments go (a chunk or the join failed: the siblings' work is of no use).
    */

@@ -63,7 +63,8 @@ export async function joinChunks(
   }
   // told before the segments go: the job is ready for clients already. The chunks' frames were counted as they
   // were drawn: the join adds its own time only
-  o.ends.tell(rec, 'join', kept ? 'ready' : 'stopped', 0, kept ? { join_ms: timings.join_ms } : {});
+  if (kept) o.ends.tell(rec, 'join', 'ready', 0, { join_ms: timings.join_ms });
+  else o.ends.stopped(rec, 'join');
   await o.ends.cleanSegments(id);
   return kept ? { status: 'ready' } : { status: 'stopped' };
 }

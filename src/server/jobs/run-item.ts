@@ -169,7 +169,7 @@ export class ItemRunner {
         // rendering cleans up the same way when it ends
         if ((await this.o.store.get(id))?.status !== 'pending') {
           await this.ends.cleanSegments(id);
-          this.ends.tell(rec, 'chunk', 'stopped');
+          this.ends.stopped(rec, 'chunk', part);
           return { status: 'stopped' };
         }
         const frames = chunk.to - chunk.from;
@@ -183,7 +183,7 @@ export class ItemRunner {
       }
       const kept = await this.ends.ready(rec, outcome, stageTimings(outcome));
       if (kept) this.ends.tell(rec, 'whole', 'ready', outcome.frames, { ...outcome.timings });
-      else this.ends.tell(rec, 'whole', 'stopped');
+      else this.ends.stopped(rec, 'whole');
       return kept ? { status: 'ready' } : { status: 'stopped' };
     } catch (err) {
       const why = stopped();
@@ -198,9 +198,8 @@ export class ItemRunner {
         return { status: 'handed_back' };
       }
       if (why === 'ended') {
-        this.o.log.info({ job_id: id, part, event: 'render_stopped' }, 'job ended meanwhile: render stopped');
         if (chunk) await this.ends.cleanSegments(id);
-        this.ends.tell(rec, item.part, 'stopped');
+        this.ends.stopped(rec, item.part, part);
         return { status: 'stopped' };
       }
       const end = failureOf(full ?? err, {
