@@ -94,12 +94,19 @@ function fileOf(p: Proc): string | null {
 }
 
 const rows = new Map<string, Map<string, number>>();
+// how many browsers (Chromium's main process: no --type=) and services a file started: a start's cost is paid again
+// each time, so these say what sharing one would save
+const starts = new Map<string, { browsers: number; services: number }>();
 for (const p of procs.values()) {
   const file = fileOf(p);
   if (file === null) continue;
   const split = rows.get(file) ?? new Map<string, number>();
   split.set(kind(p), (split.get(kind(p)) ?? 0) + p.cpu);
   rows.set(file, split);
+  const n = starts.get(file) ?? { browsers: 0, services: 0 };
+  if (kind(p) === 'chromium' && /chrom/i.test(p.comm) && !/--type=/.test(p.cmd)) n.browsers++;
+  if (kind(p) === 'service') n.services++;
+  starts.set(file, n);
 }
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const sorted = [...rows].sort((a, b) => total(b[1]) - total(a[1]));
@@ -107,8 +114,10 @@ const all = sorted.reduce((s, [, m]) => s + total(m), 0);
 console.log(`wall ${((performance.now() - t0) / 1000).toFixed(0)} s, CPU seen ${all.toFixed(0)} s`);
 for (const [file, m] of sorted) {
   const parts = [...m].sort((a, b) => b[1] - a[1]).filter(([, s]) => s >= 0.5);
+  const n = starts.get(file);
   console.log(
-    `${total(m).toFixed(1).padStart(7)}  ${file}  ${parts.map(([k, s]) => `${k} ${s.toFixed(0)}`).join(', ')}`,
+    `${total(m).toFixed(1).padStart(7)}  ${file}  ${parts.map(([k, s]) => `${k} ${s.toFixed(0)}`).join(', ')}` +
+      `  (browsers ${n?.browsers ?? 0}, services ${n?.services ?? 0})`,
   );
 }
 process.exitCode = (child.exitCode ?? 1) === 0 ? 0 : 1;
