@@ -1,6 +1,7 @@
 // Faults injected into the real service (a child process): Chromium killed (browser process, and the page's
-// renderer process, as the OOM killer would), ffmpeg killed mid-encode, a job past its wall-clock limit. Each fails
-// only the job in hand with a clear message; the next job renders normally.
+// renderer process, as the OOM killer would), ffmpeg killed mid-encode. Each fails only the job in hand with a clear
+// message, or (the GPU process) the job is drawn again on fresh pages; the next job renders normally. A job past its
+// wall-clock limit: stall.test.ts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -18,13 +19,11 @@ import {
   rendererProcesses,
   ffmpegProcesses,
   gpuProcesses,
-  sleep,
 } from './helpers/service.js';
 
 /**
  * The job limit: long enough that a crash is noticed inside it on a loaded machine (a job's first frame there can
- * take several seconds), short enough that the job past it does not hold the test for long: it draws flat out until
- * the limit, on a machine the other test files share.
+ * take several seconds). The jobs here end by the crash, or (the GPU process) drawn again: none is meant to reach it.
  */
 const LIMIT_MS = 15_000;
 
@@ -46,10 +45,12 @@ const FRAME = { source: SQUARE(), params: { width: 64, height: 64 } };
  * timed out (15 s) long before it ends, however fast the machine
  */
 const LONG = { source: rectGraph(12, true), params: { width: 640, height: 360, fps: 10, duration: 60 } };
+/** the same frames, 30 of them: drawn again from the start after a GPU loss, it ends (seconds) inside the limit */
+const MEDIUM = { ...LONG, params: { ...LONG.params, duration: 3 } };
 const SHORT_VIDEO = { source: MOVING, params: { width: 64, height: 64, fps: 30, duration: 1 } };
 
-async function startLong(): Promise<string> {
-  const id = await s.enqueue('/v1/render', LONG);
+async function startLong(job = LONG): Promise<string> {
+  const id = await s.enqueue('/v1/render', job);
   await s.waitJob(id, 30_000, (a) => a.body?.status === 'pending' && a.body.progress > 0.001);
   return id;
 }
@@ -115,15 +116,17 @@ test(
   'the GPU process is SIGKILLed mid-video: that job ends ready on fresh pages or with a clear message; the next renders',
   { timeout: 120_000 },
   async () => {
-    const id = await startLong();
+    const id = await startLong(MEDIUM);
     const gpu = gpuProcesses(s.pid);
     assert.ok(gpu.length >= 1, 'found the GPU process');
     killAll(gpu.map((p) => p.pid));
-    // tried again on fresh pages, it runs into the job limit (LONG outlasts it) or fails: either way it ends, with
-    // a reason a client can read, never "lost its WebGL context" for a GPU process the service could replace
+    // tried again on fresh pages, it ends ready (or, on a machine too loaded to draw it twice inside the limit, in a
+    // time-out): either way with a reason a client can read, never "lost its WebGL context" for a GPU process the
+    // service could replace
     const e = await s.waitJob(id, LIMIT_MS + 30_000);
     assert.notEqual(e.body.status, 'pending', told(e));
     if (e.body.status === 'error') assert.doesNotMatch(e.body.message, /WebGL context/, told(e));
+    console.log(`after the GPU process was killed the job ended ${e.body.status} (${e.body.code ?? 'no code'})`);
     await expectNextJobsWork();
   },
 );
@@ -176,39 +179,5 @@ test(
     assert.equal(e.body.message, 'render failed: the encoder (ffmpeg) failed');
     await until('no ffmpeg left', () => ffmpegProcesses(s.pid).length === 0, 5_000);
     await expectNextJobsWork();
-  },
-);
-
-test(
-  'a job past its wall-clock limit ends in error; its ffmpeg and its page are gone; the next job starts',
-  { timeout: 120_000 },
-  async () => {
-    await expectNextJobsWork();
-    await sleep(500);
-    const pagesBefore = rendererProcesses(s.pid).length;
-    const id = await s.enqueue('/v1/render', LONG);
-    const next = await s.enqueue('/v1/frame', FRAME);
-    const e = await s.waitJob(id, 60_000);
-    // the service's own record of the job, not this test's clock (a loaded machine polls late)
-    const took = e.body.completed_at - e.body.created_at;
-    assert.equal(e.status, 500, told(e));
-    assert.equal(e.body.code, 'timeout', told(e));
-    assert.equal(e.body.message, `render timed out after ${LIMIT_MS / 1000} s (the job limit)`);
-    assert.ok(
-      took >= LIMIT_MS && took < LIMIT_MS + 2000,
-      `ended ${took} ms after it was created (limit ${LIMIT_MS} ms)`,
-    );
-    // by the time the job reads as failed, its encoder has been killed (gone within moments) and its page closed
-    await until("the timed-out job's ffmpeg to be gone", () => ffmpegProcesses(s.pid).length === 0, 2_000);
-    const n = await s.waitJob(next, 30_000);
-    assert.equal(n.body.status, 'ready', told(n));
-    // the pool is back to its size, not the pool plus the job's two pages: a page is one renderer process at least,
-    // so two leaked pages would add two or more. One more than before is allowed: Chromium's count of renderer
-    // processes for a pool of the same size varies by one (seen: 4 before, 5 after, the pool at its size both times)
-    await until(
-      `renderer processes back to ${pagesBefore} + 1 (now ${rendererProcesses(s.pid).length})`,
-      () => rendererProcesses(s.pid).length <= pagesBefore + 1,
-      10_000,
-    );
   },
 );
