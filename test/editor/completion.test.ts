@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { openEditor, setSource, startRig, WAIT_MS, type EditorRig } from './helpers.js';
+import { openEditor, closeEditor, setSource, startRig, WAIT_MS, type EditorRig } from './helpers.js';
 import { STDLIB, STD_MODULES, memberName, signature, stdEntry } from '../../src/lang/stdlib-docs.js';
 
 const LIMIT = { timeout: 240_000 };
@@ -101,7 +101,7 @@ test(
     await page.keyboard.press('Enter');
     const line5 = await page.evaluate(() => window.cmEditor.view.state.doc.line(5).text);
     assert.equal(line5, '  let r = rect');
-    await page.context().close();
+    await closeEditor(rig, page);
   },
 );
 
@@ -160,7 +160,7 @@ test(
     assert.equal(byContext.get('easing.')!.find((o) => o.label === 'out_cubic')?.type, 'constant');
     const globals = new Set(byContext.get('')!.map((o) => o.label));
     for (const e of STDLIB) if (e.kind !== 'method' && !e.name.includes('.')) assert.ok(globals.has(e.name), e.name);
-    await page.context().close();
+    await closeEditor(rig, page);
   },
 );
 
@@ -188,5 +188,5 @@ test('hovering a library name shows its signature and its help', LIMIT, async ()
   assert.ok(sphere.includes(stdEntry('sphere')!.help), sphere);
   const material = await hover(3, 'material');
   assert.ok(material.startsWith('Solid.material(fill?: Color | Image'), material);
-  await page.context().close();
+  await closeEditor(rig, page);
 });

@@ -3,7 +3,7 @@
 // after a reload asks nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openEditor, rigForFile, LIMIT } from './helpers.js';
+import { openEditor, closeEditor, rigForFile, LIMIT } from './helpers.js';
 
 const STILL = `runner "0.0.3";
 use std.shapes.*;
@@ -45,7 +45,7 @@ test('a render asks for the key once, keeps it in local storage, and renders', L
   await page.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: 20_000 });
   assert.match(await render(), /ready/);
   assert.equal(prompts.length, 1, 'no second prompt: the stored key went with the render');
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test('a wrong key is refused and the render says why', LIMIT, async () => {
@@ -59,5 +59,5 @@ test('a wrong key is refused and the render says why', LIMIT, async () => {
     timeout: 60_000,
   });
   assert.match((await page.locator('#job-status').textContent()) ?? '', /this API key is not known/);
-  await page.context().close();
+  await closeEditor(rig, page);
 });

@@ -10,6 +10,7 @@ import {
   decodePng,
   differingPixels,
   openEditor,
+  closeEditor,
   pixelAt,
   previewPixels,
   previewSettled,
@@ -61,7 +62,7 @@ test(
     t.diagnostic(
       `page load ${Math.round(timing.load)} ms, DOMContentLoaded ${Math.round(timing.domContentLoaded)} ms, first preview ${Math.round(timing.firstPreview!)} ms`,
     );
-    await page.context().close();
+    await closeEditor(rig, page);
   },
 );
 
@@ -98,7 +99,7 @@ test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixi
     timeout: WAIT_MS,
   });
   t.diagnostic(`NAM003 listed ${shownAfter} ms after the keystroke (150 ms of it the debounce)`);
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test('moving the scrubber changes the preview and the time shown', LIMIT, async () => {
@@ -112,7 +113,7 @@ test('moving the scrubber changes the preview and the time shown', LIMIT, async 
   assert.match((await page.locator('#time').textContent()) ?? '', /^0\.75 s/);
   const b = await previewPixels(page);
   assert.ok(differingPixels(a, b) > 100, 'the square moved');
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test('play runs time forward and pause stops it', LIMIT, async () => {
@@ -127,7 +128,7 @@ test('play runs time forward and pause stops it', LIMIT, async () => {
   const stopped = await page.evaluate(() => window.cmEditor.time);
   await page.waitForTimeout(200);
   assert.equal(await page.evaluate(() => window.cmEditor.time), stopped);
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 for (const scale of [1, 2]) {
@@ -152,7 +153,7 @@ for (const scale of [1, 2]) {
       const served = decodePng((await rig.t.app.inject({ url: job.json().url })).rawPayload);
       assert.deepEqual([served.width, served.height], [local.width, local.height]);
       assert.equal(differingPixels(local, served), 0);
-      await page.context().close();
+      await closeEditor(rig, page);
     },
   );
 }
@@ -192,7 +193,7 @@ test(
     );
     const d = await video.evaluate((v: HTMLVideoElement) => v.duration);
     assert.ok(Math.abs(d - 1) < 0.15, `duration ${d}`);
-    await page.context().close();
+    await closeEditor(rig, page);
   },
 );
 
@@ -219,7 +220,7 @@ test(
     const video = page.locator('[data-testid="result"] video');
     await video.waitFor({ timeout: 120_000 });
     assert.match((await video.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.webm$/);
-    await page.context().close();
+    await closeEditor(rig, page);
   },
 );
 
@@ -239,7 +240,7 @@ test('Ctrl+Enter renders a PNG; a failing render shows its error with its line',
   });
   assert.match((await status.textContent()) ?? '', /ASS001/);
   assert.equal(await status.locator('button').textContent(), 'line 6');
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test('an uploaded image appears in the preview and goes with the render', LIMIT, async () => {
@@ -279,7 +280,7 @@ test('an uploaded image appears in the preview and goes with the render', LIMIT,
     Math.abs(c[0]! - 0x33) <= 2 && Math.abs(c[1]! - 0xcc) <= 2 && Math.abs(c[2]! - 0x66) <= 2,
     `rendered centre ${c}`,
   );
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test('the source survives a reload (local storage) and travels in a share link', LIMIT, async () => {
@@ -295,10 +296,10 @@ test('the source survives a reload (local storage) and travels in a share link',
   await page.locator('#share').click();
   await page.waitForFunction(() => location.hash.startsWith('#s='), null, { timeout: WAIT_MS });
   const hash = await page.evaluate(() => location.hash);
-  await page.context().close();
+  await closeEditor(rig, page);
   const fresh = await openEditor(rig, hash);
   await fresh.waitForFunction((s) => window.cmEditor.source === s, STILL, { timeout: WAIT_MS });
-  await fresh.context().close();
+  await closeEditor(rig, fresh);
 });
 
 test('the .cm mode: highlighting, bracket matching, comment toggling and auto-indent', LIMIT, async () => {
@@ -340,7 +341,7 @@ test('the .cm mode: highlighting, bracket matching, comment toggling and auto-in
   await page.keyboard.type(' circ');
   await page.locator('.cm-tooltip-autocomplete').waitFor({ timeout: WAIT_MS });
   assert.match((await page.locator('.cm-tooltip-autocomplete').textContent()) ?? '', /circle/);
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test('the server preview switch shows the service frame at the scrubber time and canvas size', LIMIT, async () => {
@@ -358,7 +359,7 @@ test('the server preview switch shows the service frame at the scrubber time and
     size.width,
     size.height,
   ]);
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test(
@@ -414,7 +415,7 @@ test(
     assert.deepEqual(seen, want, order.join(' '));
     // focus is visible: the focused button draws an outline
     assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none');
-    await page.context().close();
+    await closeEditor(rig, page);
   },
 );
 
@@ -454,7 +455,7 @@ test('a render behind another job shows its queue position, then its progress, t
     seen.join(' | '),
   );
   assert.match(seen.at(-1)!, /^MP4: ready \(160×90\)$/);
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test('an image dropped on the page is uploaded and mapped as /img/<name>', LIMIT, async () => {
@@ -474,7 +475,7 @@ test('an image dropped on the page is uploaded and mapped as /img/<name>', LIMIT
   const key = /asset_[0-9a-f]{32}/.exec((await page.locator('#assets').textContent())!)![0];
   const back = await rig.t.app.inject({ url: `/v1/assets/${key}` });
   assert.deepEqual([...back.rawPayload], png);
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test('without WebGL the page says so and previews through the service', LIMIT, async () => {
@@ -526,5 +527,5 @@ test('render-gif shows the GIF inline (or, on a service without POST /v1/gif, sa
       { timeout: WAIT_MS },
     );
   }
-  await page.context().close();
+  await closeEditor(rig, page);
 });

@@ -10,6 +10,7 @@ import {
   decodePng,
   differingPixels,
   openEditor,
+  closeEditor,
   pixelAt,
   previewPixels,
   previewSettled,
@@ -52,7 +53,7 @@ test(
     const want = pixelAt(sunset, sunset.width / 2, sunset.height / 2);
     const got = pixelAt(out, out.width / 2, out.height / 2);
     for (let c = 0; c < 3; c++) assert.ok(Math.abs(got[c]! - want[c]!) <= 16, `centre ${got} vs the image's ${want}`);
-    await page.context().close();
+    await closeEditor(rig, page);
   },
 );
 
@@ -67,5 +68,5 @@ test("a hint such as did you mean 'sq'? is shown once in the diagnostics list", 
   const text = (await item.textContent()) ?? '';
   assert.equal(text.split("did you mean 'sq'?").length - 1, 1, text);
   assert.match(text, /declare the name before using it/, 'the rest of the help is still there');
-  await page.context().close();
+  await closeEditor(rig, page);
 });

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { ownExample, runJob } from '../helpers/app.js';
 import { decodeFrames, psnr } from '../helpers/video.js';
-import { openEditor, setSource, startRig, WAIT_MS, type EditorRig } from './helpers.js';
+import { openEditor, closeEditor, setSource, startRig, WAIT_MS, type EditorRig } from './helpers.js';
 
 const LIMIT = { timeout: 300_000 };
 /** small enough to stay cheap under a software GL on a loaded machine */
@@ -333,7 +333,7 @@ test('a browser without WebCodecs says so and offers the server render, which re
   const video = other.locator('[data-testid="result"] video');
   await video.waitFor({ timeout: 120_000 });
   assert.match((await video.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.mp4$/);
-  await other.context().close();
+  await closeEditor(rig, other);
 });
 
 test('with the service stopped, the same WebM export still succeeds', LIMIT, async () => {

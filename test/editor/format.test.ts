@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { formatSource } from '../../src/lang/format.js';
-import { openEditor, rigForFile, LIMIT, WAIT_MS } from './helpers.js';
+import { openEditor, closeEditor, rigForFile, LIMIT, WAIT_MS } from './helpers.js';
 import { mapPosition } from '../../editor/src/format-source.js';
 
 const rig = rigForFile();
@@ -73,7 +73,7 @@ test(
     await page.keyboard.press('Shift+Alt+F');
     assert.equal(await source(page), expected);
     assert.equal(await note(page), 'Format: already formatted');
-    await page.context().close();
+    await closeEditor(rig, page);
   },
 );
 
@@ -97,7 +97,7 @@ test('the Format button formats too; a source that does not parse is left as it 
   );
   assert.match(await note(page), /^Format: the source does not parse \(line 2\); nothing changed$/);
   assert.equal(await source(page), broken);
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test("the cursor's place after a format: before the same character, at every place of a source", () => {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openEditor, setSource, rigForFile, LIMIT, WAIT_MS } from './helpers.js';
+import { openEditor, closeEditor, setSource, rigForFile, LIMIT, WAIT_MS } from './helpers.js';
 import type { Page } from 'playwright-core';
 
 const rig = rigForFile();
@@ -29,14 +29,14 @@ test(
   async () => {
     const a = await openEditor(rig, `#source=${encodeURIComponent(SOURCE)}`);
     await sourceBecomes(a, SOURCE);
-    await a.context().close();
+    await closeEditor(rig, a);
     // form encoding writes a space as + (and a + as %2B)
     const b = await openEditor(rig, `#${new URLSearchParams({ source: SOURCE })}`);
     await sourceBecomes(b, SOURCE);
     // an edit makes the link stale: the fragment goes, as a #s= one does
     await b.evaluate(() => window.cmEditor.setSource(window.cmEditor.source + '\n'));
     assert.equal(await b.evaluate(() => location.hash), '');
-    await b.context().close();
+    await closeEditor(rig, b);
   },
 );
 
@@ -59,7 +59,7 @@ test('Open… reads a .cm file into the editor, and a .cm file dropped on the pa
   await sourceBecomes(page, dropped);
   // a dropped source is not uploaded as an image
   assert.equal(await page.locator('#assets-box').isHidden(), true);
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test('Save source writes the file picked in the save dialog, or downloads scene.cm without one', LIMIT, async () => {
@@ -86,7 +86,7 @@ test('Save source writes the file picked in the save dialog, or downloads scene.
   ]);
   assert.equal(download.suggestedFilename(), 'scene.cm');
   assert.equal(readFileSync((await download.path())!, 'utf8'), SOURCE);
-  await page.context().close();
+  await closeEditor(rig, page);
 });
 
 test(
@@ -106,6 +106,6 @@ test(
     assert.equal(await sourceOf(page), '');
     await page.keyboard.press('Control+z');
     await sourceBecomes(page, SOURCE);
-    await page.context().close();
+    await closeEditor(rig, page);
   },
 );
