@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { WarmBrowser } from '../../../src/render/page/warm-browser.js';
+import type { ViewerPage } from '../../../src/render/page/viewer-page.js';
 import { JobFailure } from '../../../src/render/renderer-port.js';
 import { defaultChromiumPath } from '../../../src/render/chromium.js';
 import { silentLog } from '../../helpers/app.js';
@@ -123,6 +124,25 @@ test(
   },
 );
 
+/**
+ * Once a page warming in `wb` has its renderer stopped (`hung`), kills the browser; the page `next` hands over must
+ * come from the one browser relaunched after it, and run script.
+ */
+async function crashWhileWarming(
+  wb: WarmBrowser,
+  hung: ReturnType<typeof hangRenderers>,
+  next: () => Promise<ViewerPage>,
+): Promise<void> {
+  await until('the warming page’s renderer to be stopped', () => hung.stopped.size >= 1, 30_000);
+  hung.stopWatching();
+  const launches = wb.launches;
+  await wb.crashForTest();
+  const q = await next();
+  assert.equal(wb.launches, launches + 1);
+  assert.equal(await q.page.evaluate('1 + 1'), 2);
+  wb.release(q, true);
+}
+
 test(
   'the browser killed while a page warms in it: the wait for that page ends with the browser, and a job gets its page from the relaunched one',
   { timeout: 120_000 },
@@ -136,15 +156,8 @@ test(
       hung = hangRenderers();
       // a page given back unwell is closed and another warmed: its renderer is stopped as it appears
       wb.release(p, false);
-      await until('the next page’s renderer to be stopped', () => hung!.stopped.size >= 1, 30_000);
-      hung.stopWatching();
-      const launches = wb.launches;
-      await wb.crashForTest();
       // before, this waited the whole warmMs on the page of the dead browser (a job seen waiting 60 s in the suite)
-      const q = await wb.acquire();
-      assert.equal(wb.launches, launches + 1);
-      assert.equal(await q.page.evaluate('1 + 1'), 2);
-      wb.release(q, true);
+      await crashWhileWarming(wb, hung, () => wb.acquire());
     } finally {
       hung?.release();
       await wb.close();
@@ -163,15 +176,8 @@ test(
     try {
       hung = hangRenderers();
       const pending = wb.acquire();
-      await until('the job’s page’s renderer to be stopped', () => hung!.stopped.size >= 1, 30_000);
-      hung.stopWatching();
-      const launches = wb.launches;
-      await wb.crashForTest();
       // a failure of that page (closed with its browser) is the browser's going, not the job's
-      const q = await pending;
-      assert.equal(wb.launches, launches + 1);
-      assert.equal(await q.page.evaluate('1 + 1'), 2);
-      wb.release(q, true);
+      await crashWhileWarming(wb, hung, () => pending);
       wb.release(p, false);
     } finally {
       hung?.release();
