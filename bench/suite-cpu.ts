@@ -57,7 +57,12 @@ function sample(): void {
 function kind(p: Proc): string {
   if (p.cmd.match(/\.test\.[jt]s/g)?.length === 1 && /node/.test(p.comm)) return 'test';
   if (/dist\/app\/|src\/entry\//.test(p.cmd)) return 'service';
-  if (/chrom/i.test(p.comm) || /chromium/.test(p.cmd)) return 'chromium';
+  if (/chrom/i.test(p.comm) || /chromium/.test(p.cmd)) {
+    // which of Chromium's processes: the browser's start-up, the GPU process's drawing, the pages' script
+    const type = /--type=(\S+)/.exec(p.cmd)?.[1];
+    if (type === undefined) return 'chromium browser';
+    return type === 'gpu-process' ? 'chromium gpu' : type === 'renderer' ? 'chromium page' : 'chromium other';
+  }
   if (/^ff(mpeg|probe)$/.test(p.comm)) return 'ffmpeg';
   if (/redis/.test(p.comm)) return 'redis';
   return /node/.test(p.comm) ? 'node' : 'other';
@@ -104,7 +109,7 @@ for (const p of procs.values()) {
   split.set(kind(p), (split.get(kind(p)) ?? 0) + p.cpu);
   rows.set(file, split);
   const n = starts.get(file) ?? { browsers: 0, services: 0 };
-  if (kind(p) === 'chromium' && /chrom/i.test(p.comm) && !/--type=/.test(p.cmd)) n.browsers++;
+  if (kind(p) === 'chromium browser' && /chrom/i.test(p.comm)) n.browsers++;
   if (kind(p) === 'service') n.services++;
   starts.set(file, n);
 }
@@ -112,6 +117,9 @@ const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b
 const sorted = [...rows].sort((a, b) => total(b[1]) - total(a[1]));
 const all = sorted.reduce((s, [, m]) => s + total(m), 0);
 console.log(`wall ${((performance.now() - t0) / 1000).toFixed(0)} s, CPU seen ${all.toFixed(0)} s`);
+const byKind = new Map<string, number>();
+for (const [, m] of sorted) for (const [k, s] of m) byKind.set(k, (byKind.get(k) ?? 0) + s);
+console.log(`by kind: ${[...byKind].sort((a, b) => b[1] - a[1]).map(([k, s]) => `${k} ${s.toFixed(0)}`).join(', ')}`);
 for (const [file, m] of sorted) {
   const parts = [...m].sort((a, b) => b[1] - a[1]).filter(([, s]) => s >= 0.5);
   const n = starts.get(file);
