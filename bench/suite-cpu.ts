@@ -119,7 +119,12 @@ const all = sorted.reduce((s, [, m]) => s + total(m), 0);
 console.log(`wall ${((performance.now() - t0) / 1000).toFixed(0)} s, CPU seen ${all.toFixed(0)} s`);
 const byKind = new Map<string, number>();
 for (const [, m] of sorted) for (const [k, s] of m) byKind.set(k, (byKind.get(k) ?? 0) + s);
-console.log(`by kind: ${[...byKind].sort((a, b) => b[1] - a[1]).map(([k, s]) => `${k} ${s.toFixed(0)}`).join(', ')}`);
+console.log(
+  `by kind: ${[...byKind]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, s]) => `${k} ${s.toFixed(0)}`)
+    .join(', ')}`,
+);
 for (const [file, m] of sorted) {
   const parts = [...m].sort((a, b) => b[1] - a[1]).filter(([, s]) => s >= 0.5);
   const n = starts.get(file);
