@@ -105,12 +105,13 @@ const starts = new Map<string, { browsers: number; services: number }>();
 for (const p of procs.values()) {
   const file = fileOf(p);
   if (file === null) continue;
+  const k = kind(p);
   const split = rows.get(file) ?? new Map<string, number>();
-  split.set(kind(p), (split.get(kind(p)) ?? 0) + p.cpu);
+  split.set(k, (split.get(k) ?? 0) + p.cpu);
   rows.set(file, split);
   const n = starts.get(file) ?? { browsers: 0, services: 0 };
-  if (kind(p) === 'chromium browser' && /chrom/i.test(p.comm)) n.browsers++;
-  if (kind(p) === 'service') n.services++;
+  if (k === 'chromium browser' && /chrom/i.test(p.comm)) n.browsers++;
+  if (k === 'service') n.services++;
   starts.set(file, n);
 }
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
