@@ -25,6 +25,8 @@ const FILE_HEAD = Buffer.from(
 
 const apps: TestApp[] = [];
 after(async () => {
+  // a raw client the server stopped reading leaves its connection open and idle: close() would wait on it for ever
+  for (const a of apps) a.app.server.closeAllConnections();
   for (const a of apps) await a.close();
 });
 async function listening(config: Parameters<typeof startApp>[0]['config']) {
