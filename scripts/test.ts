@@ -1,20 +1,22 @@
 // The test step of `npm test` (after scripts/checks.ts: lint, format, types and one build): every
 // test/**/*.test.ts, in two groups that run at the same time.
 //
-// - System tests start real processes (Chromium, ffmpeg, Redis, a child service or CLI): SYSTEM_CONCURRENCY files at
-//   a time (default 2). Much of their time is waiting (a job limit, a retention window, a restart) or drawing flat
+// - System tests start real processes (Chromium, ffmpeg, Redis, a child service or CLI): SYSTEM_CONCURRENCY processes
+//   at a time (default 2). Much of their time is waiting (a job limit, a retention window, a restart) or drawing flat
 //   out until such a wait ends.
 // - In-process tests (the language, geometry, schemas, HTTP against a fake renderer) fill that time: as many
-//   processes as there are cores beyond SYSTEM_CONCURRENCY, at least one, their output held until they end so the
-//   two streams do not interleave. The files share those processes (inProcessBatches): each file's tests and hooks
-//   run in a suite named after it, one file after another. Starting a process per file loaded the service's modules
-//   again for each: 148 CPU-seconds for 81 of these files one process each, 85 s in one process (2 cores, where the
-//   suite is CPU-bound). So an in-process file leaves the process as it found it: no open handles after its last
-//   hook (a hook still waiting then fails the file), no changed environment or globals.
+//   processes at a time as there are cores beyond SYSTEM_CONCURRENCY, at least one, their output held until they end
+//   so the two streams do not interleave.
 //
 // A file is a system test when its text names one of SYSTEM_MARKERS (scripts/lib/test-groups.ts). Both groups are
 // Node's test runner over the tests transpiled to JavaScript first (scripts/lib/compile-tests.ts: plain node, not
 // tsx, in every test process); the closing line adds them up.
+//
+// Files share processes (batchModules): each file's tests and hooks run in a suite named after it, one file after
+// another. A process per file loaded the service's modules again for each, on 2 cores where the suite is CPU-bound:
+// 81 in-process files took 148 CPU-seconds one process each and 85 s in one; 28 system files 189 s and 166 s. So a
+// file leaves its process as it found it: no open handles after its last hook (a hook still waiting then fails the
+// file), no changed environment or globals; one that looks at its own process's children runs alone.
 //
 //   npx tsx scripts/test.ts [FILE_OR_DIR ...]     (default: test/)
 import { spawn } from 'node:child_process';
@@ -84,16 +86,23 @@ function runGroup(
   });
 }
 
+/** A file that looks at its own process's children (descendants(process.pid)) must not see another file's. */
+const OWN_PROCESS = /\bprocess\.pid\b/;
+
 /**
- * The in-process files dealt round-robin into `n` batches, each a module that imports its files one after another,
- * each in a suite named after the file, so its top-level tests and hooks are the suite's (a hook runs before or after
- * that file's tests, as in a process of its own). Returns the batch modules' paths.
+ * A group's files as the modules its processes run: the files dealt round-robin into `n` batches, each a module that
+ * imports its files one after another, each in a suite named after the file, so its top-level tests and hooks are the
+ * suite's (a hook runs before or after that file's tests, as in a process of its own). Node builds every suite when
+ * the batch starts, so what a file does at its top level rather than in a hook happens then. A file that names
+ * `process.pid` runs alone.
  */
-function inProcessBatches(files: string[], n: number): string[] {
-  const batches = Array.from({ length: Math.min(n, files.length) }, () => [] as string[]);
-  files.forEach((f, i) => batches[i % batches.length]!.push(f));
-  return batches.map((batch, i) => {
-    const path = join(TESTS_OUT, `in-process-${i + 1}.batch.js`);
+function batchModules(group: string, files: string[], n: number): string[] {
+  const alone = files.filter((f) => OWN_PROCESS.test(readFileSync(join(repoRoot, f), 'utf8')));
+  const shared = files.filter((f) => !alone.includes(f));
+  const batches = Array.from({ length: Math.min(n, shared.length) }, () => [] as string[]);
+  shared.forEach((f, i) => batches[i % batches.length]!.push(f));
+  const modules = batches.map((batch, i) => {
+    const path = join(TESTS_OUT, `${group}-${i + 1}.batch.js`);
     const suites = batch.map(
       (f) =>
         `describe(${JSON.stringify(f)}, async () => {\n  await import(${JSON.stringify(pathToFileURL(compiledPath(f)).href)});\n});`,
@@ -101,6 +110,7 @@ function inProcessBatches(files: string[], n: number): string[] {
     writeFileSync(path, [`import { describe } from 'node:test';`, ...suites, ''].join('\n'));
     return path;
   });
+  return [...modules, ...alone.map(compiledPath)];
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -130,17 +140,20 @@ function printSlowest(timesFile: string, group: string, n: number): void {
   // drawing flat out until such a wait ends, so the in-process files fill it instead of running after it
   const systemConcurrency = Number(process.env.SYSTEM_CONCURRENCY ?? 2);
   const inProcessConcurrency = Math.max(1, availableParallelism() - systemConcurrency);
+  const inProcessModules = batchModules('in-process', inProcess, inProcessConcurrency);
+  // more batches than processes at a time: a batch that ends early takes the next, so the two stay busy to the end
+  const systemModules = batchModules('system', system, 3 * systemConcurrency);
   const [a, b] = await Promise.all([
     runGroup(
-      `in-process tests: ${inProcess.length} files in ${plural(Math.min(inProcessConcurrency, inProcess.length), 'process', 'processes')}`,
-      inProcessBatches(inProcess, inProcessConcurrency),
+      `in-process tests: ${inProcess.length} files in ${plural(inProcessModules.length, 'process', 'processes')}, ${inProcessConcurrency} at a time`,
+      inProcessModules,
       inProcessConcurrency,
       join(timesDir, 'a'),
       system.length > 0,
     ),
     runGroup(
-      `system tests: ${system.length} files, ${systemConcurrency} at a time`,
-      system.map(compiledPath),
+      `system tests: ${system.length} files in ${plural(systemModules.length, 'process', 'processes')}, ${systemConcurrency} at a time`,
+      systemModules,
       systemConcurrency,
       join(timesDir, 'b'),
     ),
