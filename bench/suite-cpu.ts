@@ -1,6 +1,7 @@
 // Where the test suite's CPU goes: runs scripts/test.ts (same arguments) and, while it runs, reads every process's
-// CPU time from /proc twice a second; at the end it charges each process to the test file it descends from (the
-// node process whose command line names one *.test.ts) and prints the files by CPU seconds, split by kind of process
+// CPU time from /proc twice a second; at the end it charges each process to the test module it descends from (the
+// node process whose command line names one *.test.ts, or a batch of files sharing a process: scripts/test.ts's
+// *.batch.js; run it on a file or two for one file's share) and prints them by CPU seconds, split by kind of process
 // (Chromium, the test's own node, a service it started, ffmpeg, ...). The suite is CPU-bound on 2 cores, so CPU, not
 // a file's wall time (which overlaps the others'), says what a change to the suite saves. Linux only. A process that
 // lives less than a sampling period is missed, so the totals are a lower bound.
@@ -53,9 +54,12 @@ function sample(): void {
   }
 }
 
+/** what a test process runs: one test file, or a batch of them (scripts/test.ts) */
+const TEST_MODULE = /\S+\.(?:test\.[jt]s|batch\.js)/g;
+
 /** The kind of a process, for the split. */
 function kind(p: Proc): string {
-  if (p.cmd.match(/\.test\.[jt]s/g)?.length === 1 && /node/.test(p.comm)) return 'test';
+  if (p.cmd.match(TEST_MODULE)?.length === 1 && /node/.test(p.comm)) return 'test';
   if (/dist\/app\/|src\/entry\//.test(p.cmd)) return 'service';
   if (/chrom/i.test(p.comm) || /chromium/.test(p.cmd)) {
     // which of Chromium's processes: the browser's start-up, the GPU process's drawing, the pages' script
@@ -90,9 +94,9 @@ const parentOf = (p: Proc) =>
 function fileOf(p: Proc): string | null {
   let file: string | null = null;
   for (let q: Proc | undefined = p, depth = 0; q && depth < 40; q = parentOf(q), depth++) {
-    const files = q.cmd.match(/\S+\.test\.[jt]s/g);
+    const files = q.cmd.match(TEST_MODULE);
     if (!file && files?.length === 1)
-      file = files[0].replace(`${repoRoot}/`, '').replace(/^dist\/tests\/(.*)\.js$/, '$1.ts');
+      file = files[0].replace(`${repoRoot}/`, '').replace(/^dist\/tests\/(.*\.test)\.js$/, '$1.ts');
     if (q.pid === child.pid) return file ?? '(the runners)';
   }
   return null;
