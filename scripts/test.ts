@@ -16,7 +16,8 @@
 // another. A process per file loaded the service's modules again for each, on 2 cores where the suite is CPU-bound:
 // 81 in-process files took 148 CPU-seconds one process each and 85 s in one; 28 system files 189 s and 166 s. So a
 // file leaves its process as it found it: no open handles after its last hook (a hook still waiting then fails the
-// file), no changed environment or globals; one that looks at its own process's children runs alone.
+// file), no changed environment or globals; one that looks at its own process's children runs alone
+// (scripts/lib/test-groups.ts).
 //
 //   npx tsx scripts/test.ts [FILE_OR_DIR ...]     (default: test/)
 import { spawn } from 'node:child_process';
@@ -38,9 +39,9 @@ interface Counts {
 }
 
 /**
- * Runs one group's modules (compiled test files, or the in-process batches) through Node's test runner, its summary
- * counted. Its output is passed through as it comes, or with `held`, kept and handed back whole (two groups running at
- * once do not interleave their lines).
+ * Runs one group's modules (its batches and the files that run alone: batchModules) through Node's test runner, its
+ * summary counted. Its output is passed through as it comes, or with `held`, kept and handed back whole (two groups
+ * running at once do not interleave their lines).
  */
 function runGroup(
   title: string,
@@ -86,19 +87,15 @@ function runGroup(
   });
 }
 
-/** A file that looks at its own process's children (descendants(process.pid)) must not see another file's. */
-const OWN_PROCESS = /\bprocess\.pid\b/;
-
 /**
  * A group's files as the modules its processes run: the files dealt round-robin into `n` batches, each a module that
  * imports its files one after another, each in a suite named after the file, so its top-level tests and hooks are the
  * suite's (a hook runs before or after that file's tests, as in a process of its own). Node builds every suite when
- * the batch starts, so what a file does at its top level rather than in a hook happens then. A file that names
- * `process.pid` runs alone.
+ * the batch starts, so what a file does at its top level rather than in a hook happens then. A file in `alone`
+ * (test-groups.ts: it looks at its own process's children) runs in a process of its own.
  */
-function batchModules(group: string, files: string[], n: number): string[] {
-  const alone = files.filter((f) => OWN_PROCESS.test(readFileSync(join(repoRoot, f), 'utf8')));
-  const shared = files.filter((f) => !alone.includes(f));
+function batchModules(group: string, files: string[], alone: Set<string>, n: number): string[] {
+  const shared = files.filter((f) => !alone.has(f));
   const batches = Array.from({ length: Math.min(n, shared.length) }, () => [] as string[]);
   shared.forEach((f, i) => batches[i % batches.length]!.push(f));
   const modules = batches.map((batch, i) => {
@@ -110,7 +107,7 @@ function batchModules(group: string, files: string[], n: number): string[] {
     writeFileSync(path, [`import { describe } from 'node:test';`, ...suites, ''].join('\n'));
     return path;
   });
-  return [...modules, ...alone.map(compiledPath)];
+  return [...modules, ...files.filter((f) => alone.has(f)).map(compiledPath)];
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -132,7 +129,7 @@ function printSlowest(timesFile: string, group: string, n: number): void {
 
 {
   const args = process.argv.slice(2);
-  const { inProcess, system } = testGroups(args.length ? args : ['test']);
+  const { inProcess, system, alone } = testGroups(args.length ? args : ['test']);
   const t0 = performance.now();
   await compileTests();
   const timesDir = mkdtempSync(join(tmpdir(), 'cmrender-test-times-'));
@@ -140,9 +137,9 @@ function printSlowest(timesFile: string, group: string, n: number): void {
   // drawing flat out until such a wait ends, so the in-process files fill it instead of running after it
   const systemConcurrency = Number(process.env.SYSTEM_CONCURRENCY ?? 2);
   const inProcessConcurrency = Math.max(1, availableParallelism() - systemConcurrency);
-  const inProcessModules = batchModules('in-process', inProcess, inProcessConcurrency);
+  const inProcessModules = batchModules('in-process', inProcess, alone, inProcessConcurrency);
   // more batches than processes at a time: a batch that ends early takes the next, so the two stay busy to the end
-  const systemModules = batchModules('system', system, 3 * systemConcurrency);
+  const systemModules = batchModules('system', system, alone, 3 * systemConcurrency);
   const [a, b] = await Promise.all([
     runGroup(
       `in-process tests: ${inProcess.length} files in ${plural(inProcessModules.length, 'process', 'processes')}, ${inProcessConcurrency} at a time`,

@@ -1,5 +1,5 @@
 // Which test files are system tests: those that start real processes (Chromium, ffmpeg, Redis, a child service or
-// CLI). scripts/test.ts runs them in their own group.
+// CLI). scripts/test.ts runs them in their own group. And which files must not share a process with others.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { repoRoot } from '../../src/paths.js';
@@ -23,9 +23,20 @@ export function testFiles(roots: string[]): string[] {
   return out.sort();
 }
 
-/** The test files under roots, split into the two groups. */
-export function testGroups(roots: string[]): { inProcess: string[]; system: string[] } {
-  const files = testFiles(roots);
-  const system = files.filter((f) => isSystemTest(readFileSync(join(repoRoot, f), 'utf8')));
-  return { inProcess: files.filter((f) => !system.includes(f)), system };
+/** What a file names when it looks at its own process's children (descendants(process.pid)): it runs alone. */
+export const OWN_PROCESS_MARKER = /\bprocess\.pid\b/;
+
+/**
+ * The test files under roots, split into the two groups, and those of either group that must run in a process of
+ * their own rather than share one (scripts/test.ts): each file read once.
+ */
+export function testGroups(roots: string[]): { inProcess: string[]; system: string[]; alone: Set<string> } {
+  const text = new Map(testFiles(roots).map((f) => [f, readFileSync(join(repoRoot, f), 'utf8')]));
+  const files = [...text.keys()];
+  const system = files.filter((f) => isSystemTest(text.get(f)!));
+  return {
+    inProcess: files.filter((f) => !system.includes(f)),
+    system,
+    alone: new Set(files.filter((f) => OWN_PROCESS_MARKER.test(text.get(f)!))),
+  };
 }
