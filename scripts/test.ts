@@ -122,7 +122,7 @@ function printSlowest(timesFile: string, group: string, n: number): void {
   }
   const rows = lines.map((l) => JSON.parse(l) as { file: string; ms: number; tests: number });
   rows.sort((x, y) => y.ms - x.ms);
-  console.log(`# slowest ${group} files (from first to last event, s):`);
+  console.log(`# slowest ${group} files (s, their hooks included):`);
   for (const r of rows.slice(0, n))
     console.log(`#   ${(r.ms / 1000).toFixed(1).padStart(6)}  ${relative(repoRoot, r.file)} (${r.tests} tests)`);
 }
