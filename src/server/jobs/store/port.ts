@@ -35,7 +35,7 @@ export interface JobRecord {
   created_at: number;
   started_at?: number;
   completed_at?: number;
-  /** the scene; '' once the job has ended (ended-record.ts), when source_sha256 says which it was */
+  /** the scene; '' once the job has ended (storedForm below), when source_sha256 says which it was */
   source: string;
   source_sha256?: string;
   params: JobParams;
