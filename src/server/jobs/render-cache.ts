@@ -27,7 +27,7 @@ import type { Renderer } from '../../render/renderer-port.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
-import type { JobKind } from '../http/schemas/jobs.js';
+import type { JobKind } from '../../contract/job-kind.js';
 import type { JobOutput, JobParams, JobRecord, JobStore } from './store/port.js';
 
 const CACHE_FORMAT = 1;

@@ -11,7 +11,7 @@ import { isNoSpace } from '../../contract/no-space.js';
 import { journalUnwritable, Refused, storageUnavailable, type Refusal } from './refusals.js';
 import { badRequest, httpError } from '../http/http-error.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
-import type { JobKind } from '../http/schemas/jobs.js';
+import type { JobKind } from '../../contract/job-kind.js';
 import { vectorizeInput } from './vectorize-input.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import { StorageUnavailable } from '../storage/storage.js';

@@ -1,7 +1,7 @@
 // The store port: a job's record (every field of a job in one plain, JSON-serialisable record) and the interfaces
 // the job service writes it through (JobStore; LifecycleStore, whose start and end must not race). Adapters: memory.ts
 // (and locally(), for any store one process holds), journal.ts (the durable journal), redis.ts (Redis mode).
-import type { JobKind } from '../../http/schemas/jobs.js';
+import type { JobKind } from '../../../contract/job-kind.js';
 import { createHash } from 'node:crypto';
 
 export type JobStatus = 'pending' | 'ready' | 'error';
