@@ -241,7 +241,7 @@ export const SERVICE_SETTINGS = z.object({
     env: 'READY_MAX_EVENT_LOOP_DELAY_MS',
     default: '1000',
     min: 0,
-    doc: '`GET /readyz` answers 503 `overloaded` while the event loop is delayed longer than this (measured by `@fastify/under-pressure`); other routes keep answering. `0`: not checked.',
+    doc: '`GET /readyz` answers 503 `overloaded` while the event loop is delayed longer than this (the mean delay of 10 ms ticks over each second); other routes keep answering. `0`: not checked.',
   }),
   apiKeys: text({
     env: 'API_KEYS',
