@@ -215,7 +215,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     maxBodyBytes: config.uploadMaxBytes,
     keptMs: config.retentionMs,
   });
-  await app.register(mcpRoutes);
+  await app.register(mcpRoutes, { jobs });
   await app.register(pageRoutes, { dir: editorDistDir });
   if (metrics) await app.register(metricsRoutes, { metrics });
 
