@@ -11,6 +11,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
 import { CODE } from '../../contract/error-codes.js';
 import { httpError } from '../http/http-error.js';
+import { hijackKeepingHeaders } from '../http/hijacked-headers.js';
 import { ENQUEUE_PATH, type Answer, type ServiceClient } from '../../mcp/service-client.js';
 import type { JobService } from '../jobs/job-service.js';
 
@@ -91,7 +92,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, { job
     const [{ cmrenderMcpServer }, { StreamableHTTPServerTransport }] = await mcpModules;
     const server = cmrenderMcpServer(injectedClient(app, req, jobs));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    reply.hijack();
+    // the transport writes the answer: the CORS headers and x-request-id the hooks set go with it
+    hijackKeepingHeaders(reply);
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();
