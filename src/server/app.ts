@@ -1,6 +1,7 @@
 // buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
 import { idempotencyTtl } from './http/idempotency.js';
 import { serverTimeouts } from './http/server-timeouts.js';
+import { capConnections } from './http/connection-cap.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -114,6 +115,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // routes carry zod schemas: they validate requests and serialize answers (fastify-type-provider-zod)
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // a flood of idle connections cannot take the open files the work needs
+  capConnections(app.server, config.maxConnections, log);
 
   let metrics: ServiceMetrics | null = null;
   // a delivery the last run left pending is resumed during openServices (its retry timer may fire while the start
@@ -215,7 +218,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     maxBodyBytes: config.uploadMaxBytes,
     keptMs: config.retentionMs,
   });
-  await app.register(mcpRoutes);
+  await app.register(mcpRoutes, { jobs });
   await app.register(pageRoutes, { dir: editorDistDir });
   if (metrics) await app.register(metricsRoutes, { metrics });
 
