@@ -17,6 +17,8 @@ export const MCP_PATH = '/mcp';
 export function injectedClient(app: FastifyInstance, req: FastifyRequest): ServiceClient {
   const headers: Record<string, string> = {};
   if (req.headers.authorization) headers.authorization = req.headers.authorization;
+  // the caller's Host too: a service that answers its own address only (`cmrender open`) takes its injected calls
+  if (req.headers.host) headers.host = req.headers.host;
   const call = async (o: InjectOptions): Promise<Answer> => {
     const r = await app.inject({ ...o, remoteAddress: req.ip, headers: { ...headers, ...o.headers } });
     let body: Record<string, unknown> | null = null;
