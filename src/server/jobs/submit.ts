@@ -101,7 +101,7 @@ export async function submit(jobs: Admitting, door: SubmitDoor, s: Submission): 
 
 async function create(jobs: Admitting, door: SubmitDoor, s: Submission): Promise<string> {
   const { kind, body: b } = s;
-  const assetMap = await knownAssets(door.assets, s.sentAssets ?? b.assets);
+  const assetMap = await knownAssets(door.assets, s.sentAssets ?? b.assets, s.owner);
   const webhook = await checkedWebhook(door.webhookPolicy, b.webhook);
   const storage = await jobs.storageRefusal();
   if (storage) throw new Refused(storage);
@@ -156,7 +156,7 @@ async function admit(
     // admitted: an inline image is stored now (the render cache keys it by its stored hash), and the queue cap is
     // asked again after that await, so it stays exact
     if (input.inline) {
-      assets = await storeInline(door.assets, input);
+      assets = await storeInline(door.assets, input, s.owner);
       const late = jobs.admission();
       if (late) throw new Refused(late);
     } else assets = input.assets;
@@ -193,10 +193,14 @@ async function admit(
   }
 }
 
-/** The request's asset map, once every key is known to the asset store (else 400 unknown_asset). */
+/**
+ * The request's asset map, once every key is known to the asset store (else 400 unknown_asset) and, for a request
+ * made with an API key, none is another key's upload (else 400 invalid_assets: keys are tenants, http/tenancy.ts).
+ */
 async function knownAssets(
   assets: AssetStore,
   map: Record<string, string> | undefined,
+  owner: string | undefined,
 ): Promise<Record<string, string>> {
   const out: [string, string][] = [];
   // two paths the page loads as one URL: the picture drawn would depend on the map's order, so neither is guessed
@@ -217,6 +221,12 @@ async function knownAssets(
       throw badRequest(
         CODE.unknown_asset,
         `assets["${path}"]: unknown asset key "${key}" (upload the file with POST /v1/assets)`,
+      );
+    const belongs = owner === undefined ? undefined : await assets.ownerOf(key);
+    if (belongs !== undefined && belongs !== owner)
+      throw badRequest(
+        CODE.invalid_assets,
+        `assets["${path}"]: asset key "${key}" is not an upload of this API key (upload the file with it)`,
       );
     out.push([path, key]);
   }

@@ -46,10 +46,14 @@ export async function vectorizeInput(
   return { source, assets: { [source]: key } };
 }
 
-/** The input's asset map once its inline image, if any, is stored (the job is admitted by then). */
-export async function storeInline(assets: AssetStore, input: JobInput): Promise<Record<string, string>> {
+/** The input's asset map once its inline image, if any, is stored, its API key's (the job is admitted by then). */
+export async function storeInline(
+  assets: AssetStore,
+  input: JobInput,
+  owner: string | undefined,
+): Promise<Record<string, string>> {
   if (!input.inline) return input.assets;
-  return { [INLINE_IMAGE_PATH]: await assets.save(input.inline) };
+  return { [INLINE_IMAGE_PATH]: await assets.save(input.inline, owner) };
 }
 
 /** PNG or JPEG by its bytes (what the tracer decodes), else 400 not_an_image. */
