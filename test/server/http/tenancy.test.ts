@@ -7,6 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { exportRenderer, multipart, startApp, waitJob, type TestApp } from '../../helpers/app.js';
+import { until } from '../../helpers/until.js';
 import { encodePng } from '../../../src/render/png.js';
 import type { Config } from '../../../src/config/settings.js';
 
@@ -22,6 +23,7 @@ async function app(config: Partial<Config>): Promise<FastifyInstance> {
 
 const KEYS = { apiKeys: 'key-a, key-b' };
 const as = (key?: string) => (key ? { authorization: `Bearer ${key}` } : {});
+const SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="6"/></svg>';
 
 /** A small black square on white: a PNG the tracer reads. */
 function drawing(): Buffer {
@@ -50,6 +52,21 @@ async function upload(a: FastifyInstance, key?: string): Promise<string> {
   });
   assert.equal(r.statusCode, 200, r.body);
   return r.json().assets['d.png'];
+}
+
+async function meshJob(a: FastifyInstance, key?: string) {
+  const r = await postJob(a, '/v1/mesh', { source: SVG }, key);
+  assert.equal(r.statusCode, 202, r.body);
+  const url = `/v1/jobs/${r.json().job_id}`;
+  let job: { status: string; url: string; cached?: boolean } | undefined;
+  await until(`${url} to end`, async () => {
+    const polled = await a.inject({ url, headers: as(key) });
+    assert.equal(polled.statusCode, 200, polled.body);
+    job = polled.json();
+    return job!.status !== 'pending';
+  });
+  assert.equal(job!.status, 'ready', JSON.stringify(job));
+  return job!;
 }
 
 test("with API_KEYS an asset is its key's alone: another key reads 404 and its job naming it is 400 invalid_assets", async () => {
@@ -93,4 +110,29 @@ test('with API_KEYS_READS off an asset key is still a capability for a request w
   const r = await postJob(open, '/v1/vectorize', body);
   assert.equal(r.statusCode, 202, r.body);
   await waitJob(open, r.json().job_id);
+});
+
+test('an output that has an owner is cache-control: private with vary: authorization; one without is public', async () => {
+  const a = await app({ ...KEYS, apiKeysReads: true });
+  const job = await meshJob(a, 'key-a');
+  const get = (key?: string, headers: Record<string, string> = {}) =>
+    a.inject({ url: job.url, headers: { ...as(key), ...headers } });
+  const own = await get('key-a');
+  assert.equal(own.statusCode, 200);
+  assert.equal(own.headers['cache-control'], 'private, max-age=86400, immutable');
+  assert.match(String(own.headers.vary), /\bauthorization\b/i);
+  const again = await get('key-a', { 'if-none-match': String(own.headers.etag) });
+  assert.equal(again.statusCode, 304);
+  assert.match(String(again.headers.vary), /\bauthorization\b/i);
+  const theirs = await get('key-b');
+  assert.equal(theirs.statusCode, 404);
+  assert.match(String(theirs.headers.vary), /\bauthorization\b/i);
+  assert.equal((await get()).statusCode, 401);
+
+  const open = await app({});
+  const unowned = await meshJob(open);
+  const pub = await open.inject({ url: unowned.url });
+  assert.equal(pub.statusCode, 200);
+  assert.equal(pub.headers['cache-control'], 'public, max-age=86400, immutable');
+  assert.doesNotMatch(String(pub.headers.vary ?? ''), /authorization/i);
 });
