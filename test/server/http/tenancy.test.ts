@@ -136,3 +136,14 @@ test('an output that has an owner is cache-control: private with vary: authoriza
   assert.equal(pub.headers['cache-control'], 'public, max-age=86400, immutable');
   assert.doesNotMatch(String(pub.headers.vary ?? ''), /authorization/i);
 });
+
+test("the render cache is keyed by owner: another key's identical request renders anew, the same key's is cached", async () => {
+  const a = await app({ ...KEYS, renderCache: true });
+  const first = await meshJob(a, 'key-a');
+  assert.notEqual(first.cached, true);
+  const same = await meshJob(a, 'key-a');
+  assert.equal(same.cached, true, 'the same key hits its own entry');
+  const other = await meshJob(a, 'key-b');
+  assert.notEqual(other.cached, true, "another key's identical request is not answered from key-a's render");
+  assert.equal((await meshJob(a, 'key-b')).cached, true, 'and then hits its own');
+});
