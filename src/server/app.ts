@@ -24,6 +24,7 @@ import { limitRequestTime } from './http/request-timeout.js';
 import { requestError } from './http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
 import { openCors } from './http/cors.js';
+import { answerOwnHostOnly } from './http/own-host.js';
 import { logRequests, requestId } from './http/request-log.js';
 import { enqueueRoutes } from './routes/enqueue.js';
 import { jobStatusRoutes } from './routes/job-status.js';
@@ -72,6 +73,8 @@ export interface BuildOptions {
    * the services' recovery): warmUp awaits it instead of starting the renderer again.
    */
   rendererStarted?: Promise<void>;
+  /** Answer only requests whose Host is the address and port the server bound (`cmrender open`: http/own-host.ts). */
+  ownHostOnly?: boolean;
 }
 
 declare module 'fastify' {
@@ -153,6 +156,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('assetStore', assets);
 
   logRequests(app);
+  // before CORS: a rebound name gets no answer a page could read, not even a preflight's
+  if (opts.ownHostOnly) answerOwnHostOnly(app);
   await openCors(app);
 
   // keys before the limits: a request without a valid key is turned away without spending anyone's budget

@@ -12,6 +12,8 @@
 //   {"fps":10,"width":160} are one key but an omitted default and the same value spelt out are two (a harmless miss);
 // - the assets by content: the URL path the page loads (contract/asset-path.ts) -> SHA-256 of the bytes (two uploads
 //   of one image are the same input, and so are "/img/a.png" and "/img/./a.png");
+// - with API_KEYS, the owner (the id of the key that made the job): keys are tenants (http/tenancy.ts), so one key's
+//   job never comes back `cached: true` from another's, which would tell it what another tenant rendered;
 // and, checked beside the key rather than in it, the renderer's setup that drew the output (GL backend, H.264
 // encoder: Renderer.setup), which an API that renders nothing itself does not know: it trusts its workers' entry
 // (a fleet whose workers would pick different GL backends under RENDER_GL=auto should name one).
@@ -83,6 +85,7 @@ export class RenderCache {
     source: string,
     params: JobParams,
     assets: Record<string, string>,
+    owner?: string,
   ): Promise<string | undefined> {
     const byContent: [string, string][] = [];
     // many paths may name one key: each distinct key's hash is looked up once
@@ -101,6 +104,8 @@ export class RenderCache {
       newestRunner(),
       Object.entries(params ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
       byContent.sort(([a], [b]) => (a < b ? -1 : 1)),
+      // a job made without a key keeps the key it always had
+      ...(owner === undefined ? [] : [{ owner }]),
     ]);
     return createHash('sha256').update(canonical).digest('hex');
   }
@@ -116,7 +121,7 @@ export class RenderCache {
     if (this.o.enabled === false) return undefined;
     // a renderer that does not say what draws (a test's fake) promises nothing: its jobs are never cached
     if (this.o.renderer.setup?.(rec.kind) === undefined) return undefined;
-    rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets);
+    rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets, rec.owner);
     if (!rec.cache_key || !read) return undefined;
     return this.servable(rec.cache_key, rec.kind).catch((err) => {
       this.o.log.warn({ err, job_id: rec.job_id }, 'render cache not read: the job renders');

@@ -46,6 +46,8 @@ function nextChange(jobs: JobService, id: string, ms: number, signal: AbortSigna
 export function injectedClient(app: FastifyInstance, req: FastifyRequest, jobs: JobService): ServiceClient {
   const headers: Record<string, string> = {};
   if (req.headers.authorization) headers.authorization = req.headers.authorization;
+  // the caller's Host too: a service that answers its own address only (`cmrender open`) takes its injected calls
+  if (req.headers.host) headers.host = req.headers.host;
   const call = async (o: InjectOptions): Promise<Answer> => {
     const r = await app.inject({ ...o, remoteAddress: req.ip, headers: { ...headers, ...o.headers } });
     let body: Record<string, unknown> | null = null;
