@@ -175,3 +175,14 @@ test('check: a library warning exits 0 and is printed; --strict exits 1 on it; a
   assert.equal(run(['check', '--strict', own('hello.cm')]).code, 0);
   assert.equal(run(['eval', '--strict', own('hello.cm')]).code, 2, '--strict is a flag of check only');
 });
+
+test('render: a missing image (ASS001) says how to give the CLI the file, --asset PATH=FILE', () => {
+  const file = source(
+    'photo.cm',
+    'runner "0.0.13";\nscene s() -> Frame {\n  compose [image("/img/photo.png").fit(cover)]\n}\n',
+  );
+  const r = cli(['render', file, '-o', path.join(dir, 'photo.png')]);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /photo\.cm:3:18 ASS001 image "\/img\/photo\.png" is not an uploaded asset/);
+  assert.match(r.stderr, /help: give the image's file with --asset \/img\/photo\.png=FILE/);
+});
