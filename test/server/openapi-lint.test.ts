@@ -19,7 +19,7 @@ type Operation = {
 const docPath = join(repoRoot, 'openapi', 'openapi.json');
 const doc = JSON.parse(readFileSync(docPath, 'utf8')) as {
   info: { version: string };
-  servers?: { url: string }[];
+  servers?: { url: string; description?: string }[];
   tags: { name: string }[];
   paths: Record<string, Record<string, Operation>>;
   webhooks: Record<string, Record<string, Operation>>;
@@ -133,4 +133,9 @@ test('on the wire: GET /test that fails is 500 {error, code} with the code a job
   } finally {
     fake.behaviour = null;
   }
+});
+
+test("the servers' descriptions are plain text: the /docs page shows them as written, so no Markdown", () => {
+  assert.ok(doc.servers && doc.servers.length > 0);
+  for (const s of doc.servers) assert.doesNotMatch(s.description ?? '', /[`*_[\]]/, s.description);
 });
