@@ -17,7 +17,7 @@ export const jobStatusRoutes: FastifyPluginAsyncZod<{ jobs: JobService }> = asyn
     if (!rec || !mayReach(rec.owner, req)) return reply.code(404).send(NOT_FOUND);
     const view = jobs.view(rec);
     reply.header('cache-control', 'no-store');
-    const after = pollAfterSeconds(view);
+    const after = pollAfterSeconds(view, rec.estimate_s);
     if (after !== undefined) reply.header('retry-after', String(after));
     return view.status === 'error' ? reply.code(500).send(view) : reply.code(200).send(view);
   });
