@@ -1,5 +1,6 @@
 // MCP's check_source with the SDK's own client: a source that renders silently wrong (`rect(widht: 300px)`) still
-// checks ok, and the answer names the warning (LIB001, its "did you mean") with its explanation.
+// checks ok, and the answer names the warning (LIB001, its "did you mean") with its explanation. The server's
+// instructions and its tools' annotations (which only read).
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +41,28 @@ test('check_source: ok, with the LIB001 warning and its explanation', async () =
       s.diagnostics.map((d) => [d.code, d.severity]),
       [['LIB001', 'warning']],
     );
+  } finally {
+    await c.close();
+  }
+});
+
+test('the server tells an agent how to work (instructions), and each tool says whether it only reads', async () => {
+  const c = new Client({ name: 'cmrender-test', version: '0.0.0' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+  try {
+    const instructions = c.getInstructions() ?? '';
+    assert.match(instructions, /check_source/);
+    assert.match(instructions, /cmrender:\/\/docs\/language/);
+    const tools = new Map((await c.listTools()).tools.map((x) => [x.name, x]));
+    for (const name of ['check_source', 'explain_diagnostic']) {
+      assert.equal(tools.get(name)?.annotations?.readOnlyHint, true, name);
+      assert.ok(tools.get(name)?.annotations?.title, name);
+    }
+    for (const name of ['render_frame', 'render_video', 'render_gif']) {
+      assert.equal(tools.get(name)?.annotations?.readOnlyHint, false, name);
+      assert.equal(tools.get(name)?.annotations?.destructiveHint, false, name);
+      assert.ok(tools.get(name)?.annotations?.title, name);
+    }
   } finally {
     await c.close();
   }
