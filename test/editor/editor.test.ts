@@ -170,6 +170,10 @@ test(
     const img = page.locator('[data-testid="result"] img');
     await img.waitFor({ timeout: 60_000 });
     assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.png$/);
+    // the download is named after the scene (`scene moving`), not the job's id
+    const link = page.locator('[data-testid="result"] a');
+    assert.equal(await link.getAttribute('download'), 'moving.png');
+    assert.equal(await link.textContent(), 'Download moving.png');
     await page.waitForFunction(
       () => (document.querySelector('[data-testid="result"] img') as HTMLImageElement | null)?.naturalWidth === 320,
       null,
@@ -182,6 +186,7 @@ test(
     const video = page.locator('[data-testid="result"] video');
     await video.waitFor({ timeout: 120_000 });
     assert.match((await video.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.mp4$/);
+    assert.equal(await page.locator('[data-testid="result"] a').getAttribute('download'), 'moving.mp4');
     // playable: the browser decodes it and time runs
     await page.waitForFunction(
       () => {
