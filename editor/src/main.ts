@@ -19,7 +19,7 @@ import { mountRenderPanel } from './render-panel.js';
 import { mountExportPanel } from './export-panel.js';
 import type { ExportRequest } from './export-plan.js';
 import { Uploads } from './assets.js';
-import { defaultExample, mountExamples } from './examples.js';
+import { defaultExample, mountExamples, showExampleOf } from './examples.js';
 import { mountSourceFiles } from './source-files.js';
 import { acceptDrops } from './drop.js';
 import { formatView } from './format-source.js';
@@ -108,6 +108,7 @@ function check(): void {
   } catch {
     // storage full or disabled: the source still lives in the page
   }
+  showExampleOf(source);
   performance.mark('cm-check-start');
   const compiled = compile(source);
   performance.mark('cm-check-end');
