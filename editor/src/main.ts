@@ -121,8 +121,9 @@ function check(): void {
     return;
   }
   const program = compiled.program;
-  const frame = designFrame(program.sceneAt(0).value);
-  good = { program, source, aspect: frame.width / frame.height };
+  const first = program.sceneAt(0);
+  const frame = designFrame(first.value);
+  good = { program, source, aspect: frame.width / frame.height, still: first.timeFree };
   status(idleStatus(), false);
   playback.sceneChanged(good);
 }

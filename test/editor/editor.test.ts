@@ -102,6 +102,23 @@ test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixi
   await closeEditor(rig, page);
 });
 
+test(
+  'a still scene shows no scrubber and no Play (nothing to scrub through); an animated one shows both',
+  LIMIT,
+  async () => {
+    const page = await openEditor(rig);
+    await setSource(page, STILL);
+    assert.equal(await page.locator('[data-testid="scrubber"]').isVisible(), false);
+    assert.equal(await page.locator('[data-testid="play"]').isVisible(), false);
+    assert.equal(await page.locator('#time').textContent(), 'a still (no animation)');
+    await setSource(page, MOVING);
+    assert.equal(await page.locator('[data-testid="scrubber"]').isVisible(), true);
+    assert.equal(await page.locator('[data-testid="play"]').isVisible(), true);
+    assert.match((await page.locator('#time').textContent()) ?? '', /^0\.00 s \/ 1\.00 s$/);
+    await closeEditor(rig, page);
+  },
+);
+
 test('moving the scrubber changes the preview and the time shown', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
@@ -372,7 +389,8 @@ test(
   LIMIT,
   async () => {
     const page = await openEditor(rig);
-    await setSource(page, STILL);
+    // an animated scene: a still has no Play or scrubber to reach
+    await setSource(page, MOVING);
     const unnamed = await page.evaluate(() =>
       [...document.querySelectorAll<HTMLElement>('button, input, select, a, canvas, [contenteditable="true"]')]
         .filter((el) => {
