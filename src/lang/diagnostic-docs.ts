@@ -405,12 +405,13 @@ export const DIAGNOSTIC_DOCS: readonly DiagnosticDoc[] = [
     severity: 'error',
     stage: 'service',
     explanation:
-      'The scene uses `image("...")` with a path the job did not upload (POST /v1/assets gives a key; the job maps each in-source path to its key in `assets`), or the drawer could not load that file. Upload the image and map its exact path.',
+      'The scene uses `image("...")` with a path the job did not upload (POST /v1/assets gives a key; the job maps each in-source path to its key in `assets`), or the drawer could not load that file. Upload the image and map its exact path; from the command line, give the file with `cmrender render scene.cm -o out.png --asset /img/photo.png=./photo.png`. The source itself is right: what changes is what the job is given.',
     wrong: scene(`compose [image("/img/photo.png").fit(cover)]`),
     right: scene(`compose [image("/img/photo.png").fit(cover)]`),
     assets: {
       wrong: 'no assets',
-      right: '`assets: {"/img/photo.png": "<key from POST /v1/assets>"}`',
+      right:
+        '`assets: {"/img/photo.png": "<key from POST /v1/assets>"}`, or `--asset /img/photo.png=./photo.png` on the command line',
     },
   },
   {
