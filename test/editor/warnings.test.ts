@@ -1,6 +1,6 @@
 // The language's warnings in the editor, in the real Chromium: a misspelt argument (`rect(widht: 300px)`, LIB001)
 // is underlined in the warning style, distinct from an error's underline, and listed as a warning; fixing it
-// clears both.
+// clears both. The render panel's fields show their whole placeholders.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -46,5 +46,22 @@ test('rect(widht: 300px) is underlined as a warning, unlike an error, and listed
   await list.locator('[data-code="LIB001"]').waitFor({ state: 'detached', timeout: WAIT_MS });
   assert.equal(await page.locator('.cm-lintRange-warning').count(), 0);
   assert.equal(await list.locator('[data-code="NAM003"]').count(), 1);
+  await closeEditor(rig, page);
+});
+
+test('every field of the render panel shows its whole placeholder (Quality\'s "default" included)', LIMIT, async () => {
+  const page = await openEditor(rig);
+  const fields = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLInputElement>('.render input[placeholder]')].map((i) => {
+      const cs = getComputedStyle(i);
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const room = i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      // a number field keeps room for its spin buttons (about 15 px in Chromium)
+      return { id: i.id, text: ctx.measureText(i.placeholder).width, room: room - (i.type === 'number' ? 16 : 0) };
+    }),
+  );
+  assert.ok(fields.some((f) => f.id === 'quality'));
+  for (const f of fields) assert.ok(f.text <= f.room, `${f.id}: placeholder ${f.text.toFixed(1)} px in ${f.room} px`);
   await closeEditor(rig, page);
 });
