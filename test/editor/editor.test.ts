@@ -552,3 +552,26 @@ test('render-gif shows the GIF inline (or, on a service without POST /v1/gif, sa
   }
   await closeEditor(rig, page);
 });
+
+test('the preview keeps its size once a rendered result shows below it', LIMIT, async () => {
+  const page = await openEditor(rig);
+  await setSource(page, MOVING);
+  const size = () =>
+    page.evaluate(() => {
+      const r = document.getElementById('stage')!.getBoundingClientRect();
+      return [Math.round(r.width), Math.round(r.height)];
+    });
+  const before = await size();
+  await page.locator('#width').fill('640');
+  await page.locator('#height').fill('360');
+  await page.locator('[data-testid="render-png"]').click();
+  await page.waitForFunction(
+    () => ((document.querySelector('[data-testid="result"] img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0,
+    null,
+    { timeout: WAIT_MS },
+  );
+  // the result is laid out (its image decoded): the stage is measured after it
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.deepEqual(await size(), before);
+  await closeEditor(rig, page);
+});
