@@ -214,7 +214,8 @@ function expectedOf(p: StdParam): string {
     case 'Color | Image':
       return 'a colour or an image(...)';
     case 'Angle':
-      return 'an Angle in deg (a plain number is radians)';
+      // the transforms read a plain number as radians; camera(fov:) as degrees
+      return p.unit === 'rad' ? 'an Angle in deg (a plain number is radians)' : `an Angle in ${p.unit ?? 'deg'}`;
     case 'String':
       return 'a string';
     default:
