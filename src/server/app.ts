@@ -189,7 +189,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     idempotencyTtlMs: idempotencyTtl(config.retentionMs),
   });
   await app.register(jobStatusRoutes, { jobs, keptMs: config.retentionMs });
-  await app.register(jobEventRoutes, { jobs });
+  await app.register(jobEventRoutes, { jobs, keptMs: config.retentionMs });
   await app.register(outputRoutes, {
     outputs,
     presigned: config.storagePublicUrls === 'presigned',
