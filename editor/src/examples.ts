@@ -1,5 +1,6 @@
 // The Example menu: the project's examples/*.cm, bundled at build time (scripts/build-editor.ts) with the images
-// they name; choosing one uploads its images, then replaces the source and starts its preview at t = 0.
+// they name; choosing one uploads its images, then replaces the source and starts its preview at t = 0. The menu
+// names the example the editor holds, whether chosen or opened with the page.
 
 /** The project's examples/*.cm, bundled at build time with the images they name. */
 declare const __CM_EXAMPLES__: {
@@ -13,6 +14,15 @@ export const DEFAULT_EXAMPLE = 'wave.cm';
 
 export function defaultExample(): string {
   return (EXAMPLES.find((e) => e.name === DEFAULT_EXAMPLE) ?? EXAMPLES[0])?.source ?? '';
+}
+
+/**
+ * Shows in the menu the example the editor holds (the page opens on one, and a chosen one stays named), or the
+ * menu's prompt once the source is no longer an example's own text.
+ */
+export function showExampleOf(source: string): void {
+  const select = document.getElementById('example') as HTMLSelectElement | null;
+  if (select) select.value = EXAMPLES.find((e) => e.source === source)?.name ?? '';
 }
 
 export function mountExamples(open: (source: string) => void, addImages: (files: File[]) => Promise<void>): void {

@@ -7,6 +7,7 @@ import { ExportError, planExport, type ExportFormat, type ExportRequest } from '
 import { runExport, type ExportProgress } from './export.js';
 import { encodableCodecs } from './export-video.js';
 import { download, pickSaveFile } from './save-file.js';
+import { sceneFileName } from './file-name.js';
 import type { Destination, ExportResult } from './export-types.js';
 
 export interface ExportPanelDeps {
@@ -91,7 +92,7 @@ export function mountExportPanel(deps: ExportPanelDeps): ExportPanel {
   async function onButton(format: ExportFormat) {
     const label = LABEL[format];
     const request = deps.request(format);
-    const name = `scene.${format}`;
+    const name = sceneFileName(deps.current()?.source ?? '', format);
     // the codec check first, so a browser without one says so before any dialog
     if (format === 'mp4' || format === 'webm') {
       const now = deps.current();
@@ -112,8 +113,9 @@ export function mountExportPanel(deps: ExportPanelDeps): ExportPanel {
     let writable: FileSystemWritableFileStream | null = null;
     try {
       writable = await pickSaveFile(name, TYPE[format], format);
-    } catch (e) {
-      if (e instanceof DOMException && e.name === 'AbortError') return; // the dialog was dismissed
+    } catch {
+      // the dialog was dismissed, or cannot open here (no user activation left, a headless browser): the export is
+      // made in memory and offered as a download instead, never lost
       writable = null;
     }
     const ac = begin(label);

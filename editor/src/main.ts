@@ -19,7 +19,7 @@ import { mountRenderPanel } from './render-panel.js';
 import { mountExportPanel } from './export-panel.js';
 import type { ExportRequest } from './export-plan.js';
 import { Uploads } from './assets.js';
-import { defaultExample, mountExamples } from './examples.js';
+import { defaultExample, mountExamples, showExampleOf } from './examples.js';
 import { mountSourceFiles } from './source-files.js';
 import { acceptDrops } from './drop.js';
 import { formatView } from './format-source.js';
@@ -108,6 +108,7 @@ function check(): void {
   } catch {
     // storage full or disabled: the source still lives in the page
   }
+  showExampleOf(source);
   performance.mark('cm-check-start');
   const compiled = compile(source);
   performance.mark('cm-check-end');
@@ -120,8 +121,9 @@ function check(): void {
     return;
   }
   const program = compiled.program;
-  const frame = designFrame(program.sceneAt(0).value);
-  good = { program, source, aspect: frame.width / frame.height };
+  const first = program.sceneAt(0);
+  const frame = designFrame(first.value);
+  good = { program, source, aspect: frame.width / frame.height, still: first.timeFree };
   status(idleStatus(), false);
   playback.sceneChanged(good);
 }

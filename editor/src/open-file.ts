@@ -2,7 +2,8 @@
 // GET /v1/open/source (src/server/routes/open-file.ts) at every load, and the page follows the file by polling that
 // route with the ETag it has (an unchanged file is a 304 with no body). When the file changes on disk the page
 // takes it, even over edits made in the page since (the file is the source of truth; the replacement is an
-// ordinary edit, so undo brings those edits back). Nothing is written back to the file.
+// ordinary edit, so undo brings those edits back). Nothing is written back to the file. The page names the file
+// (the bar and the tab's title) from its first load.
 // Only this page may read the file: its URL's `?open=<token>` goes with every read (the route refuses a request
 // without it, and any other origin).
 const ROUTE = '/v1/open/source';
@@ -32,7 +33,19 @@ export class OpenFile {
   /** The file's text now, or null when it cannot be read (the next poll tries again). */
   async read(): Promise<string | null> {
     const r = await this.fetch();
+    if (r) this.showName();
     return r?.text ?? null;
+  }
+
+  /** The page names the file it follows, from its first load: in the bar and in the tab's title. */
+  private showName(): void {
+    const el = document.getElementById('open-file-name');
+    if (el) {
+      el.textContent = `Following ${this.name}`;
+      el.title = `cmrender open serves ${this.name}: saving it on disk updates this page`;
+      el.hidden = false;
+    }
+    document.title = `${this.name} · cmrender editor`;
   }
 
   /** Polls the file from now on, taking each new version. */

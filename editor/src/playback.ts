@@ -10,6 +10,8 @@ export interface GoodScene {
   source: string;
   /** the design frame's width / height at t = 0 */
   aspect: number;
+  /** no time signal is read: the same picture at every t, so there is no time to scrub or play */
+  still?: boolean;
 }
 
 export interface PlaybackDeps {
@@ -53,6 +55,11 @@ export class Playback {
   sceneChanged(scene: GoodScene): void {
     this.scrubber.max = String(scene.program.durationSeconds);
     if (this.t > scene.program.durationSeconds) this.t = 0;
+    // a still has no time to scrub through: no 6 s scrubber and no Play for a picture that never changes
+    const still = scene.still === true;
+    this.play.hidden = still;
+    this.scrubber.hidden = still;
+    if (still && this.playing) this.setPlaying(false);
     this.layout();
     this.requestDraw();
   }
@@ -65,9 +72,10 @@ export class Playback {
   }
 
   private showTime(): void {
-    const d = this.deps.scene()?.program.durationSeconds ?? 0;
+    const scene = this.deps.scene();
+    const d = scene?.program.durationSeconds ?? 0;
     this.scrubber.value = String(this.t);
-    this.time.value = `${this.t.toFixed(2)} s / ${d.toFixed(2)} s`;
+    this.time.value = scene?.still ? 'a still (no animation)' : `${this.t.toFixed(2)} s / ${d.toFixed(2)} s`;
     this.scrubber.setAttribute('aria-valuetext', `${this.t.toFixed(2)} seconds of ${d.toFixed(2)}`);
   }
 

@@ -1,6 +1,7 @@
 // The render panel: its fields (size, rate, length, still format, video codec, quality) and the server render of a
 // PNG, a video or a GIF through the API (queue position, progress, the result shown with its download link, a
 // failure with the line it names). The in-browser export (export-panel.ts) reads the same fields.
+import { sceneFileName } from './file-name.js';
 import type { EditorView } from '@codemirror/view';
 import { jumpTo } from './diagnostics.js';
 import { runJob, type Kind } from './api.js';
@@ -145,7 +146,8 @@ export function mountRenderPanel(deps: RenderPanelDeps): RenderPanel {
     }
     const link = document.createElement('a');
     link.href = url;
-    link.download = url.slice(url.lastIndexOf('/') + 1);
+    // named after the scene, not the job's id: `title-card.mp4`
+    link.download = sceneFileName(deps.view.state.doc.toString(), url.slice(url.lastIndexOf('.') + 1));
     link.textContent = `Download ${link.download}`;
     ui.result.replaceChildren(media, link);
   }

@@ -1,13 +1,23 @@
 // Completion and hover for the standard library, both read from the language's one stdlib table
 // (src/lang/stdlib-docs.ts), never a copy kept here. While a word is typed: the keywords and every global name with
 // its signature. After `.`: the members of what is before it, with their signatures: `std.` the modules,
-// `std.shapes.` that module's names, `text.` and `easing.` their names, any other value the postfix methods. Names
+// `std.shapes.` that module's names, `text.` and `easing.` their names, any other value the postfix methods that apply
+// to its type where the text says it (receiver-type.ts: after `rect(...).` a Layer's), else every method. Names
 // need no import and a qualified `std.shapes.rect` is an inert node (stdlib.md §6.11), so a member picked after a
 // `std.<module>.` path replaces the path with the plain name. Hover on a library name shows its signature and help.
 import type { Completion, CompletionContext, CompletionResult } from '@codemirror/autocomplete';
 import { hoverTooltip, type Tooltip } from '@codemirror/view';
 import type { EditorState } from '@codemirror/state';
-import { STDLIB, STD_MODULES, memberName, signature, sinceOf, type StdEntry } from '../../src/lang/stdlib-docs.js';
+import {
+  STDLIB,
+  STD_MODULES,
+  appliesTo,
+  memberName,
+  signature,
+  sinceOf,
+  type StdEntry,
+} from '../../src/lang/stdlib-docs.js';
+import { receiverType } from './receiver-type.js';
 
 const TYPE: Record<StdEntry['kind'], string> = { function: 'function', method: 'method', symbol: 'constant' };
 
@@ -55,8 +65,18 @@ export const GLOBAL_OPTIONS: readonly Completion[] = [
 
 const METHOD_OPTIONS: readonly Completion[] = STDLIB.filter((e) => e.kind === 'method').map((e) => option(e, e.name));
 
+/** The methods after a value of a known type (receiver-type.ts): only those that apply to it; else every method. */
+function methodsFor(type: string | null): readonly Completion[] {
+  if (type === null) return METHOD_OPTIONS;
+  return STDLIB.filter((e) => appliesTo(e, type)).map((e) => option(e, e.name));
+}
+
 /** The members after `path.`; `from` is where a picked member's text starts replacing. */
-function members(path: string, pathFrom: number): { options: readonly Completion[]; replaceFrom: number | null } {
+function members(
+  path: string,
+  pathFrom: number,
+  receiver: () => string | null,
+): { options: readonly Completion[]; replaceFrom: number | null } {
   if (path === 'std') return { options: MODULE_OPTIONS, replaceFrom: null };
   if (path.startsWith('std.') && STD_MODULES.includes(path)) {
     const options = STDLIB.filter((e) => e.module === path && e.kind !== 'method').map((e) =>
@@ -66,7 +86,7 @@ function members(path: string, pathFrom: number): { options: readonly Completion
   }
   const under = STDLIB.filter((e) => e.name.startsWith(`${path}.`) && !e.name.slice(path.length + 1).includes('.'));
   if (under.length) return { options: under.map((e) => option(e, memberName(e))), replaceFrom: null };
-  return { options: METHOD_OPTIONS, replaceFrom: null };
+  return { options: methodsFor(receiver()), replaceFrom: null };
 }
 
 /** The completion source of the `.cm` mode: members after `.`, else the given globals (keywords and library). */
@@ -81,7 +101,9 @@ export function stdlibCompletions(globals: readonly Completion[]) {
       const m = /(?:^|[^A-Za-z0-9_.])([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)$/.exec(before);
       const path = m ? m[1]! : '';
       const pathFrom = at - 1 - path.length;
-      const { options, replaceFrom } = members(path, pathFrom);
+      const { options, replaceFrom } = members(path, pathFrom, () =>
+        receiverType(ctx.state.sliceDoc(0, at - 1), ctx.state.doc.toString()),
+      );
       if (replaceFrom !== null)
         return {
           from: at,

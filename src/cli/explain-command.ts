@@ -41,7 +41,9 @@ export function explainCommand(argv: readonly string[], io: LineIo): number {
   }
   const lines = [`${d.code}: ${d.title} (${d.severity}, found while ${STAGE[d.stage]})`, '', d.explanation];
   if (d.wrong) lines.push('', `Wrong${d.assets ? ` (${d.assets.wrong})` : ''}:`, '', indent(d.wrong));
-  if (d.right) lines.push('', `Right${d.assets ? ` (${d.assets.right})` : ''}:`, '', indent(d.right));
+  // a service code's source is the same both ways (what changes is what the job is given): said, not printed twice
+  if (d.right && d.right === d.wrong && d.assets) lines.push('', `Right: the same source, with ${d.assets.right}.`);
+  else if (d.right) lines.push('', `Right${d.assets ? ` (${d.assets.right})` : ''}:`, '', indent(d.right));
   io.out(lines.join('\n'));
   return 0;
 }

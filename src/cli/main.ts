@@ -7,7 +7,8 @@
 // loaded, following it on disk; loaded only when asked for, as it starts the whole service).
 // Manners: `--help`/`-h` (alone or after any subcommand) prints usage on stdout and exits 0; `--version` prints the
 // version; a bare `cmrender`, an unknown subcommand or flag prints the error and the usage on stderr and exits 2.
-// Exit status: 0 clean, 1 any error diagnostic or failed render, 2 usage error, 66 unreadable file.
+// Exit status: 0 clean (warnings allowed), 1 any error diagnostic or failed render (and, with `check --strict`, any
+// warning), 2 usage error, 66 unreadable file.
 // Human output of check: each diagnostic as `file:line:col: error[CODE]: message` over its source line with the
 // span underlined (src/cli/pretty.ts), then a count ("2 errors"); `ok: FILE` on stdout when there is no error.
 
@@ -75,11 +76,13 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
   if (cmd === 'mcp') return import('./mcp-command.js').then((m) => m.mcpCommand(rest, io));
   if (cmd === 'open') return import('./open-command.js').then((m) => m.openCommand(rest, io));
   let json = false;
+  let strict = false;
   let at: number | null = null;
   const files: string[] = [];
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
     if (a === '--json') json = true;
+    else if (a === '--strict' && cmd === 'check') strict = true;
     else if (a === '--at' && cmd === 'eval') {
       const v = rest[++i];
       if (v === undefined) return usage(io, '`--at` requires a duration argument (e.g. `--at 1.5s`)');
@@ -118,6 +121,8 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
     diagnostics = [...diagnostics, ...r.diagnostics];
   }
   const ok = !diagnostics.some((d) => d.severity === 'error');
+  // --strict: a warning (a library call that renders silently wrong, LIB*/ANI001) fails the check too
+  const passed = ok && !(strict && diagnostics.some((d) => d.severity === 'warning'));
   const totalNs = Number(process.hrtime.bigint() - t0);
   if (json) {
     const env: Record<string, unknown> = { schemaVersion: 1, ok, diagnostics, path: file };
@@ -134,7 +139,7 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
     for (const d of diagnostics) io.err(formatDiagnostic(d, source, file, style) + '\n');
     if (diagnostics.length > 0) io.err(formatCount(diagnostics));
     if (cmd === 'eval' && value !== null) io.out(JSON.stringify(value, null, 2));
-    if (ok && cmd === 'check') io.out(`ok: ${file}`);
+    if (passed && cmd === 'check') io.out(`ok: ${file}`);
   }
-  return ok ? 0 : 1;
+  return passed ? 0 : 1;
 }

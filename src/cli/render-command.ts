@@ -119,11 +119,17 @@ export function parseRenderArgs(argv: readonly string[]): RenderRequest {
   return { file, job: { id: 'cli', kind, source: '', params, assets, outPath: resolve(out) } };
 }
 
-/** `file:line:col CODE message` for each error of a failure (the compiler's, or ASS001 for an image). */
+/** `file:line:col CODE message` for each error of a failure (the compiler's, or ASS001 for an image, with the
+ * `--asset` flag that gives the CLI the image). */
 export function failureLines(file: string, e: JobFailure): string[] {
   const diags = (e.diagnostics ?? []).filter((d) => d.severity === undefined || d.severity === 'error');
   if (diags.length === 0) return [`${file}: ${e.code ? `${e.code} ` : ''}${e.message}`];
-  return diags.map((d) => `${file}${d.line !== undefined ? `:${d.line}:${d.column ?? 1}` : ''} ${d.code} ${d.message}`);
+  return diags.flatMap((d) => {
+    const line = `${file}${d.line !== undefined ? `:${d.line}:${d.column ?? 1}` : ''} ${d.code} ${d.message}`;
+    // the service's words ("an uploaded asset of this job") say nothing of how the CLI is given an image
+    const missing = d.code === 'ASS001' ? /^image "([^"]+)" is not an uploaded asset/.exec(d.message) : null;
+    return missing ? [line, `  help: give the image's file with --asset ${missing[1]}=FILE`] : [line];
+  });
 }
 
 export async function renderCommand(argv: readonly string[], io: CommandIo): Promise<number> {

@@ -1,6 +1,6 @@
 // Every subcommand's usage line, in one light module: `cmrender --help` and `cmrender SUB --help` print them without
 // loading the renderer (Chromium's driver, three.js), so help answers at once.
-export const CHECK_USAGE = 'cmrender check FILE|- [--json]';
+export const CHECK_USAGE = 'cmrender check FILE|- [--json] [--strict]';
 export const EVAL_USAGE = 'cmrender eval FILE --at SECONDS [--json]';
 export const RENDER_USAGE =
   'cmrender render FILE -o OUT.png|.jpg|.webp|.mp4|.webm|.mov|.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--codec C] [--quality Q] [--asset /img/x.jpg=./x.jpg]...';

@@ -56,7 +56,7 @@ export const SERVICE_SETTINGS = z.object({
   logLevel: oneOf(LOG_LEVELS, {
     env: 'LOG_LEVEL',
     default: 'info',
-    doc: 'pino log level: fatal, error, warn, info, debug, trace or silent.',
+    doc: 'pino log level: fatal, error, warn, info, debug, trace or silent. `npm start` logs one JSON object a line to a pipe or a file, and readable lines (`12:04:05 INFO  message (key=value ...)`, coloured unless `NO_COLOR`) on a terminal.',
   }),
   jobTimeoutMs: integer({
     env: 'JOB_TIMEOUT_MS',

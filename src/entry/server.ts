@@ -14,9 +14,11 @@ import { buildApp } from '../server/app.js';
 import { buildRenderers } from './renderers.js';
 import { loadStorage } from '../server/storage/data-stores.js';
 import { boundAddress } from '../server/http/bound-address.js';
+import { logDestination } from './log-lines.js';
 
 const config = configOrExit(() => loadConfig(), 'cmrender');
-const log = pino({ level: config.logLevel });
+// JSON lines to a pipe or a file; readable lines on a terminal (log-lines.ts)
+const log = pino({ level: config.logLevel }, logDestination());
 const phases: Record<string, number> = { load: Math.round(performance.now()) };
 let mark = performance.now();
 /** Logs a phase's time and returns the phase's value. */

@@ -326,17 +326,92 @@ export const DIAGNOSTIC_DOCS: readonly DiagnosticDoc[] = [
     right: `runner "0.0.13";\nscene main(color: Color = #102030) -> Frame {\n  compose [rect(width: 640px, height: 360px, fill: color)]\n}\n`,
   },
   {
+    code: 'LIB001',
+    title: 'Unknown argument of a library call',
+    severity: 'warning',
+    stage: 'check',
+    explanation:
+      "A library call (`rect`, `sphere`, `.material`, ...) was given a named argument it does not read. cmotion checks no library argument: a misspelt name is ignored and the parameter's default applies, so `rect(widht: 300px)` is a rectangle of width 0 and draws nothing. The message suggests the closest name the call reads. A warning of cmrender's own (beyond cmotion): the job still renders, exactly as before.",
+    wrong: scene(`compose [${BG}, rect(widht: 300px, height: 100px)]`),
+    right: scene(`compose [${BG}, rect(width: 300px, height: 100px)]`),
+  },
+  {
+    code: 'LIB002',
+    title: 'Method unknown for its receiver',
+    severity: 'warning',
+    stage: 'check',
+    explanation:
+      "A method was called on a value whose type the source makes plain (a library call such as `rect(...)`, a chain of methods on one, or a `let` of one), and that type has no such method: a misspelling (`.rotat`) or a method of another type (`.fit` belongs to an image). cmotion makes an inert node of it and the drawer skips it, so the whole layer can vanish. The message names the closest method that applies. A warning of cmrender's own (beyond cmotion): the job still renders.",
+    wrong: scene(`compose [${BG}, rect(width: 100px, height: 100px).rotat(z: 30deg)]`),
+    right: scene(`compose [${BG}, rect(width: 100px, height: 100px).rotate(z: 30deg)]`),
+  },
+  {
+    code: 'LIB003',
+    title: 'Drawn by nothing',
+    severity: 'warning',
+    stage: 'check',
+    explanation:
+      "cmotion documents the function or method, but no runner of cmotion's and nothing in cmrender draws it (`blur`, `color_grade`, `ellipse`, `perspective`, the std.math helpers, the audio and transport names): the call becomes an inert node that renders as nothing. The message's help names a drawn form where there is one. A warning of cmrender's own (beyond cmotion): the job still renders.",
+    wrong: scene(`compose [${BG}, rect(width: 100px, height: 100px).blur(5)]`),
+    right: scene(`compose [${BG}, rect(width: 100px, height: 100px)]`),
+  },
+  {
+    code: 'LIB004',
+    title: 'Wrong type or unit for a parameter',
+    severity: 'warning',
+    stage: 'check',
+    explanation:
+      "A literal argument does not fit the parameter it is given to: a length in seconds (`width: 10s`), an angle where a length is read (`radius: 5deg`), a length where an angle is read (`rotate(z: 30px)`, read as 30 radians), a number where a colour is read (`fill: 12px`, read as white). The drawer reads lengths as pixels and angles as radians whatever the unit says, and a non-colour as white, so the picture is silently wrong. The message names the type and unit the parameter expects. A warning of cmrender's own (beyond cmotion): the job still renders.",
+    wrong: scene(`compose [${BG}, circle(radius: 50deg, fill: #ff8800)]`),
+    right: scene(`compose [${BG}, circle(radius: 50px, fill: #ff8800)]`),
+  },
+  {
+    code: 'LIB005',
+    title: 'Text drawn as written',
+    severity: 'warning',
+    stage: 'check',
+    explanation:
+      'A text drawn by `text.glyph(...)` holds a backslash escape or is a raw `"""` string. cmotion decodes no escape and strips only one pair of quotes from a drawn text, so `"O\\"Brien"` draws `O\\"Brien` and `"""Hi"""` draws `""Hi""`; cmrender draws the same. Write drawn text in plain quotes without escapes; for text that comes as data (names with quotes), pass it as a scene argument. A warning of cmrender\'s own (beyond cmotion): the job still renders.',
+    wrong: scene(`compose [${BG}, render3d(extrude(text.glyph("O\\"Brien", size: 80px), depth: 10px))]`),
+    right: scene(`compose [${BG}, render3d(extrude(text.glyph("O'Brien", size: 80px), depth: 10px))]`),
+  },
+  {
+    code: 'LIB006',
+    title: 'Characters the font cannot draw',
+    severity: 'warning',
+    stage: 'check',
+    explanation:
+      "Text is drawn in one font, DM Sans Bold, the reference runners' font. It has outlines for Latin letters (with Latin-1 and Latin Extended-A accents), digits and common punctuation and symbols, and none for CJK, emoji, arrows, stars and most other symbols: those characters draw as empty boxes. The message lists the characters the font lacks. A warning of cmrender's own (beyond cmotion): the job still renders.",
+    wrong: scene(`compose [${BG}, render3d(extrude(text.glyph("★ 日本", size: 80px), depth: 10px))]`),
+    right: scene(`compose [${BG}, render3d(extrude(text.glyph("* Nihon", size: 80px), depth: 10px))]`),
+  },
+  {
+    code: 'ANI001',
+    title: 'Operator on an animated value',
+    severity: 'warning',
+    stage: 'evaluate',
+    explanation:
+      "An arithmetic operator, comparison or unary minus was applied to the value of `animate`, `wave`, `bounce`, `on_event` or `noise` (`animate { ... } - 330px`, `wave(...) * 2`). cmotion keeps those values symbolic and never computes with them: its evaluation fails and its runner refuses the whole source (stdlib.md §1). cmrender evaluates every frame at its time and renders it, and says so with this warning, as the source will not render on cmotion. To keep it portable, put the arithmetic inside the keyframes (`animate { 0s => -330px, 1s => -230px }`) or the signal's arguments. A warning of cmrender's own (beyond cmotion): the job renders.",
+    wrong: scene(
+      `compose [${BG}, rect(width: 100px, height: 100px).translate(y: animate { 0s => 0px, 2s => 200px } - 100px)]`,
+    ),
+    right: scene(
+      `compose [${BG}, rect(width: 100px, height: 100px).translate(y: animate { 0s => -100px, 2s => 100px })]`,
+    ),
+  },
+  {
     code: 'ASS001',
     title: 'Image not available',
     severity: 'error',
     stage: 'service',
     explanation:
-      'The scene uses `image("...")` with a path the job did not upload (POST /v1/assets gives a key; the job maps each in-source path to its key in `assets`), or the drawer could not load that file. Upload the image and map its exact path.',
+      'The scene uses `image("...")` with a path the job did not upload (POST /v1/assets gives a key; the job maps each in-source path to its key in `assets`), or the drawer could not load that file. Upload the image and map its exact path; from the command line, give the file with `cmrender render scene.cm -o out.png --asset /img/photo.png=./photo.png`. The source itself is right: what changes is what the job is given.',
     wrong: scene(`compose [image("/img/photo.png").fit(cover)]`),
     right: scene(`compose [image("/img/photo.png").fit(cover)]`),
     assets: {
       wrong: 'no assets',
-      right: '`assets: {"/img/photo.png": "<key from POST /v1/assets>"}`',
+      right:
+        '`assets: {"/img/photo.png": "<key from POST /v1/assets>"}`, or `--asset /img/photo.png=./photo.png` on the command line',
     },
   },
   {

@@ -50,6 +50,12 @@ export class Evaluator {
   readonly t: number;
   /** set once any time signal is resolved: an evaluation that never reads t gives the same value at every t */
   usedTime = false;
+  /**
+   * When set (compile's one evaluation, never a frame's), an operator applied to a time signal's own value is noted
+   * in `warnings` as ANI001: cmotion's runner refuses such a source (stdlib.md §1), we render it.
+   */
+  warnAnimated = false;
+  readonly warnings: Diagnostic[] = [];
 
   /** steps taken so far (each counts against STEP_BUDGET): what one evaluation cost, for a job's admission */
   get stepsTaken(): number {
@@ -191,11 +197,15 @@ export class Evaluator {
         closures.set(v, { params: e.params, body: e.body, env });
         return v;
       }
-      case 'unary':
-        return this.result(e, unaryOp(e.op, this.expr(e.operand, env)));
+      case 'unary': {
+        const v = this.expr(e.operand, env);
+        if (this.warnAnimated && this.signals.has(v)) this.animatedOperand(e, `unary '${e.op}'`);
+        return this.result(e, unaryOp(e.op, v));
+      }
       case 'binary': {
         const l = this.expr(e.left, env);
         const r = this.expr(e.right, env);
+        if (this.warnAnimated && (this.signals.has(l) || this.signals.has(r))) this.animatedOperand(e, `'${e.op}'`);
         return this.result(e, binaryOp(e.op, l, r));
       }
       case 'if': {
@@ -233,6 +243,18 @@ export class Evaluator {
       case 'animate':
         return this.animate(e, env);
     }
+  }
+
+  private animatedOperand(span: Span, op: string): void {
+    const d = this.sm.diag(span.start, span.end, {
+      code: 'ANI001',
+      severity: 'warning',
+      message: `operator ${op} on an animated value: cmotion's runner refuses this source, cmrender renders it`,
+      help: "cmotion keeps animate, wave, bounce, on_event and noise symbolic, so an operator on one fails its evaluation and the whole source is refused. To render there too, put the arithmetic inside the keyframes (animate { 0s => 10px - 330px, ... }) or in the signal's own arguments (wave(amplitude: 2 * 40px, ...))",
+      fixSafety: 'requires-human-review',
+      repair: { id: 'fold-into-signal', summary: "Move the arithmetic into the animation's keyframes or arguments." },
+    });
+    if (!this.warnings.some((w) => w.line === d.line && w.column === d.column)) this.warnings.push(d);
   }
 
   private args(args: E<'call'>['args'], env: Env | null): Field[] {

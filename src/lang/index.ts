@@ -4,6 +4,7 @@ import type { Program as Ast, TopDecl } from './ast.js';
 import { Checker } from './checker.js';
 import { envelope, SourceMap, hasErrors, type Diagnostic, type Envelope } from './diagnostics.js';
 import { Evaluator, type Binding } from './evaluator.js';
+import { libraryWarnings } from './library-warnings.js';
 import { MAX_VALUE_BYTES, MAX_VALUE_DEPTH, MAX_VALUE_NODES, measureValue } from './limits.js';
 import { drawingLimitHit } from './drawing-limits.js';
 import { parse } from './parser.js';
@@ -224,9 +225,12 @@ function compileInner(source: string): Compiled {
   }
 
   diagnostics.push(...new Checker(sm, knownPin).run(ast));
+  diagnostics.push(...libraryWarnings(ast, sm));
 
-  const ev = new Evaluator(sm, 0).run(ast);
-  diagnostics.push(...ev.diagnostics);
+  const evaluator = new Evaluator(sm, 0);
+  evaluator.warnAnimated = true;
+  const ev = evaluator.run(ast);
+  diagnostics.push(...ev.diagnostics, ...evaluator.warnings);
   const decl = renderedDecl(ev.bindings);
   let program: Program | null = null;
   if (!decl) {

@@ -501,3 +501,14 @@ export function signature(e: StdEntry): string {
   const recv = e.kind === 'method' ? `${e.receiver ?? 'Node'}.` : '';
   return `${recv}${e.name}(${params}) -> ${e.result}`;
 }
+
+/**
+ * Whether a method applies to a receiver of a type (`Layer`, `Solid`, `Image`, ...). The modifiers the table files
+ * under `Solid` (material and the transforms) act on whatever object their receiver built, a flat layer or a nested
+ * compose as much as a solid (viewer.md §4.2, §5.3); the image methods apply to an image only.
+ */
+export function appliesTo(e: StdEntry, type: string): boolean {
+  if (e.kind !== 'method') return false;
+  if (e.receiver === 'Solid') return type === 'Solid' || type === 'Layer';
+  return e.receiver === type;
+}

@@ -191,15 +191,31 @@ function exampleSources(dir: string): { name: string; path: string }[] {
   }
 }
 
+/** What an agent is told of the server when it connects: the order of work that gets a scene right. */
+export const MCP_INSTRUCTIONS =
+  'cmrender renders .cm scene sources (a small declarative language for 2D and 3D motion graphics) to PNG, MP4 and GIF. ' +
+  'Read the resource cmrender://docs/language (the language reference) and an example (cmrender://examples/...) before writing a scene. ' +
+  'Check every source with check_source first: errors stop a render; warnings (LIB001-LIB006, ANI001) render but usually mean the picture is wrong (a misspelt argument, a wrong unit). ' +
+  'explain_diagnostic explains any code with a wrong and a right source. Then render_frame to look at one frame, and render_video or render_gif for the clip.';
+
+/** Tools that only read: checking and explaining change nothing and may be called freely. */
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+/** Tools that render: each makes a job and an output file on the service, and touches nothing else. */
+const RENDERS = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
 /** A new MCP server whose tools reach the service through `client` (one per request in stateless HTTP). */
 export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}): McpServer {
   const o = { waitMs: opts.waitMs ?? 600_000 };
-  const server = new McpServer({ name: 'cmrender', version: opts.version ?? packageVersion() });
+  const server = new McpServer(
+    { name: 'cmrender', version: opts.version ?? packageVersion() },
+    { instructions: MCP_INSTRUCTIONS },
+  );
 
   server.registerTool(
     'check_source',
     {
       title: 'Check a .cm source',
+      annotations: { title: 'Check a .cm source', ...READ_ONLY },
       description:
         'Compiles a .cm source without rendering (POST /v1/check) and answers its diagnostics, each code with its explanation and a right example.',
       inputSchema: { source: sourceArg },
@@ -221,6 +237,7 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
     'render_frame',
     {
       title: 'Render one frame',
+      annotations: { title: 'Render one frame', ...RENDERS },
       description:
         'Renders one frame of a .cm scene as a PNG (POST /v1/frame) and answers the image and its URL. `at` is the time in seconds (default 0).',
       inputSchema: {
@@ -258,6 +275,7 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
       name,
       {
         title,
+        annotations: { title, ...RENDERS },
         description: `Renders a ${kind === 'video' ? 'MP4 video' : 'looping GIF'} of a .cm scene (POST ${route}); reports progress while it renders and answers the output's URL, size, frames and type.`,
         inputSchema: clip,
       },
@@ -301,6 +319,7 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
     'explain_diagnostic',
     {
       title: 'Explain a diagnostic code',
+      annotations: { title: 'Explain a diagnostic code', ...READ_ONLY },
       description: 'The explanation of a diagnostic code (NAM003, PAR100, ...) with a wrong and a right source.',
       inputSchema: { code: z.string().min(1).max(16).describe('a diagnostic code such as NAM003') },
     },

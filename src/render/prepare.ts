@@ -168,6 +168,8 @@ export interface PlanInfo {
 export interface Plan extends PlanInfo {
   program: Program;
   first: EvaluatedValue;
+  /** the compile's warnings (library calls that render silently wrong, LIB001-LIB006, ANI001): the job renders, its view says so */
+  warnings: FailureDiagnostic[];
 }
 
 export function prepare(job: RenderJob): Plan {
@@ -197,5 +199,6 @@ export function prepare(job: RenderJob): Plan {
   const { start, frames } =
     job.kind === 'video' ? rangeFrames(job.params, fps, clipFrames, duration) : { start: 0, frames: clipFrames };
   if (clip && !first.timeFree) checkWorkBudget(first.nodes * frames, frames);
-  return { program, runner: compiled.runner, ...size, at, fps, frames, start, duration, first, assets };
+  const warnings = compiled.diagnostics.filter((d) => d.severity === 'warning').map(toFailureDiag);
+  return { program, runner: compiled.runner, ...size, at, fps, frames, start, duration, first, assets, warnings };
 }

@@ -163,6 +163,8 @@ export interface WorkEstimate {
   evaluateSeconds: number;
   /** evaluation steps of the costliest sampled frame (at most STEP_BUDGET, EVL006) */
   stepsPerFrame: number;
+  /** the source's warnings (LIB*, ANI001): it renders as written; a ready job's view shows them */
+  warnings?: FailureDiagnostic[];
 }
 
 export interface Renderer {

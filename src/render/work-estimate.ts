@@ -126,5 +126,6 @@ export function estimateWork(job: Pick<RenderJob, 'kind' | 'source' | 'params' |
     costClass: cls,
     evaluateSeconds,
     stepsPerFrame: sample.steps,
+    ...(plan.warnings.length > 0 ? { warnings: plan.warnings } : {}),
   };
 }

@@ -196,9 +196,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     idempotency: services.idempotency,
     idempotencyTtlMs: idempotencyTtl(config.retentionMs),
   });
-  await app.register(jobStatusRoutes, { jobs });
-  await app.register(jobEventRoutes, { jobs });
-  await app.register(outputRoutes, { outputs, presigned: config.storagePublicUrls === 'presigned' });
+  await app.register(jobStatusRoutes, { jobs, keptMs: config.retentionMs });
+  await app.register(jobEventRoutes, { jobs, keptMs: config.retentionMs });
+  await app.register(outputRoutes, {
+    outputs,
+    presigned: config.storagePublicUrls === 'presigned',
+    keptMs: config.retentionMs,
+  });
   // in this order, the document's: /healthz, /openapi.json, /llms.txt, /test
   await app.register(healthRoutes, { jobs });
   await app.register(apiDocumentRoutes, {

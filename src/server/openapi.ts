@@ -47,7 +47,8 @@ const INFO = {
 };
 
 /** Relative: the document describes the instance that serves it, wherever it runs. */
-const SERVERS = [{ url: '/', description: 'The instance serving this document (`npm start`: http://127.0.0.1:3000).' }];
+// plain text: the /docs page shows a server's description as written, Markdown and all
+const SERVERS = [{ url: '/', description: 'The instance serving this document (npm start: http://127.0.0.1:3000).' }];
 
 /** Every operation has one of these (the document's test checks it). */
 const TAGS = [

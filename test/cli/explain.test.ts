@@ -26,6 +26,14 @@ test('explain CODE prints the title, the explanation and the wrong and right sou
   assert.equal(run(['explain', 'nam004']).out, r.out);
 });
 
+test('explain ASS001 shows its source once and says what makes it right: the image given, --asset on the CLI', () => {
+  const r = run(['explain', 'ASS001']);
+  assert.equal(r.code, 0);
+  assert.equal(r.out.split('image("/img/photo.png")').length - 1, 1, r.out);
+  assert.match(r.out, /\nWrong \(no assets\):\n/);
+  assert.match(r.out, /\nRight: the same source, with .*--asset \/img\/photo\.png=\.\/photo\.png/);
+});
+
 test('explain --json gives the registry entry and its docs path', () => {
   const r = run(['explain', 'EVL004', '--json']);
   assert.equal(r.code, 0);

@@ -155,3 +155,34 @@ test('usage errors and unreadable files', () => {
   assert.equal(parseAt('250ms'), 0.25);
   assert.equal(parseAt('-1'), null);
 });
+
+test('check: a library warning exits 0 and is printed; --strict exits 1 on it; a clean source passes --strict', () => {
+  const warned = source(
+    'widht.cm',
+    'runner "0.0.13";\nscene s() -> Frame {\n  compose [rect(width: 640px, height: 360px), rect(widht: 300px)]\n}\n',
+  );
+  const r = run(['check', warned]);
+  assert.equal(r.code, 0);
+  assert.match(r.err, /warning\[LIB001\]: 'rect' has no argument 'widht'; did you mean 'width'\?/);
+  assert.match(r.out, /^ok: /);
+  const strict = run(['check', warned, '--strict']);
+  assert.equal(strict.code, 1);
+  assert.match(strict.err, /LIB001/);
+  assert.equal(strict.out, '');
+  const json = run(['check', '--strict', '--json', warned]);
+  assert.equal(json.code, 1);
+  assert.equal(JSON.parse(json.out).ok, true, 'the envelope still says it compiles');
+  assert.equal(run(['check', '--strict', own('hello.cm')]).code, 0);
+  assert.equal(run(['eval', '--strict', own('hello.cm')]).code, 2, '--strict is a flag of check only');
+});
+
+test('render: a missing image (ASS001) says how to give the CLI the file, --asset PATH=FILE', () => {
+  const file = source(
+    'photo.cm',
+    'runner "0.0.13";\nscene s() -> Frame {\n  compose [image("/img/photo.png").fit(cover)]\n}\n',
+  );
+  const r = cli(['render', file, '-o', path.join(dir, 'photo.png')]);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /photo\.cm:3:18 ASS001 image "\/img\/photo\.png" is not an uploaded asset/);
+  assert.match(r.stderr, /help: give the image's file with --asset \/img\/photo\.png=FILE/);
+});

@@ -154,6 +154,9 @@ test(
       const drawnOnce = () => window.cmEditor.previews > 0 && !window.cmEditor.drawing;
       await page.waitForFunction(drawnOnce, null, { timeout: WAIT_MS });
       assert.equal(await page.evaluate(() => window.cmEditor.source), RED);
+      // the page names the file it follows from the first load, before any change on disk
+      assert.equal(await page.locator('[data-testid="open-file-name"]').textContent(), 'Following scene.cm');
+      assert.equal(await page.title(), 'scene.cm · cmrender editor');
       const red = await middlePixel(page);
       assert.ok(near(red, [255, 0, 0]), `red preview: ${red.join(',')}`);
 

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { openEditor, closeEditor, setSource, startRig, WAIT_MS, type EditorRig } from './helpers.js';
-import { STDLIB, STD_MODULES, memberName, signature, stdEntry } from '../../src/lang/stdlib-docs.js';
+import { STDLIB, STD_MODULES, appliesTo, memberName, signature, stdEntry } from '../../src/lang/stdlib-docs.js';
 
 const LIMIT = { timeout: 240_000 };
 const SOURCE = `runner "0.0.13";
@@ -147,19 +147,57 @@ test(
       assert.ok(['function', 'method', 'constant'].includes(o.type), o.type);
     }
     assert.ok(library > 60, `${library} library entries offered`);
-    // members after a value are the methods; after `easing.` the easings; the global list has every plain name
+    // members after a value are the methods that apply to its type (`ball` is a let of a sphere: a Solid's); after
+    // `easing.` the easings; the global list has every plain name
     assert.deepEqual(
       byContext
         .get('ball.')!
         .map((o) => o.label)
         .sort(),
-      STDLIB.filter((e) => e.kind === 'method')
+      STDLIB.filter((e) => appliesTo(e, 'Solid'))
         .map((e) => e.name)
         .sort(),
     );
     assert.equal(byContext.get('easing.')!.find((o) => o.label === 'out_cubic')?.type, 'constant');
     const globals = new Set(byContext.get('')!.map((o) => o.label));
     for (const e of STDLIB) if (e.kind !== 'method' && !e.name.includes('.')) assert.ok(globals.has(e.name), e.name);
+    await closeEditor(rig, page);
+  },
+);
+
+test(
+  "after rect(width: 10px). only a layer's methods, with signatures: rotate, not as_texture; after image(...). an image's",
+  LIMIT,
+  async () => {
+    const page = await openEditor(rig);
+    await setSource(page, SOURCE);
+    await newLineAfter(page, 4);
+    const labels = (o: Offered[]) => o.map((x) => x.label).sort();
+    const layer = await offered(page, 'let r = rect(width: 10px).');
+    assert.ok(labels(layer).includes('rotate'), JSON.stringify(labels(layer)));
+    assert.ok(!labels(layer).includes('as_texture') && !labels(layer).includes('fit'), JSON.stringify(labels(layer)));
+    assert.equal(layer.find((o) => o.label === 'rotate')!.detail, signature(stdEntry('rotate')!));
+    assert.deepEqual(
+      labels(layer),
+      STDLIB.filter((e) => appliesTo(e, 'Layer'))
+        .map((e) => e.name)
+        .sort(),
+    );
+    await dismiss(page);
+    const chained = await offered(page, 'let r = rect(width: 10px).rotate(z: 1deg).');
+    assert.deepEqual(labels(chained), labels(layer));
+    await dismiss(page);
+    const image = await offered(page, 'let i = image("/img/earth_4k.jpg").');
+    assert.deepEqual(labels(image), ['as_texture', 'fit']);
+    await dismiss(page);
+    // a value whose type the text does not say: every method, as before
+    const unknown = await offered(page, 'let u = foo(1).');
+    assert.deepEqual(
+      labels(unknown),
+      STDLIB.filter((e) => e.kind === 'method')
+        .map((e) => e.name)
+        .sort(),
+    );
     await closeEditor(rig, page);
   },
 );

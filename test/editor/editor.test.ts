@@ -102,6 +102,23 @@ test('a misspelt name shows NAM003 on its line as /v1/check reports it, and fixi
   await closeEditor(rig, page);
 });
 
+test(
+  'a still scene shows no scrubber and no Play (nothing to scrub through); an animated one shows both',
+  LIMIT,
+  async () => {
+    const page = await openEditor(rig);
+    await setSource(page, STILL);
+    assert.equal(await page.locator('[data-testid="scrubber"]').isVisible(), false);
+    assert.equal(await page.locator('[data-testid="play"]').isVisible(), false);
+    assert.equal(await page.locator('#time').textContent(), 'a still (no animation)');
+    await setSource(page, MOVING);
+    assert.equal(await page.locator('[data-testid="scrubber"]').isVisible(), true);
+    assert.equal(await page.locator('[data-testid="play"]').isVisible(), true);
+    assert.match((await page.locator('#time').textContent()) ?? '', /^0\.00 s \/ 1\.00 s$/);
+    await closeEditor(rig, page);
+  },
+);
+
 test('moving the scrubber changes the preview and the time shown', LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, MOVING);
@@ -170,6 +187,10 @@ test(
     const img = page.locator('[data-testid="result"] img');
     await img.waitFor({ timeout: 60_000 });
     assert.match((await img.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.png$/);
+    // the download is named after the scene (`scene moving`), not the job's id
+    const link = page.locator('[data-testid="result"] a');
+    assert.equal(await link.getAttribute('download'), 'moving.png');
+    assert.equal(await link.textContent(), 'Download moving.png');
     await page.waitForFunction(
       () => (document.querySelector('[data-testid="result"] img') as HTMLImageElement | null)?.naturalWidth === 320,
       null,
@@ -182,6 +203,7 @@ test(
     const video = page.locator('[data-testid="result"] video');
     await video.waitFor({ timeout: 120_000 });
     assert.match((await video.getAttribute('src')) ?? '', /^\/v1\/outputs\/[0-9a-f-]+\.mp4$/);
+    assert.equal(await page.locator('[data-testid="result"] a').getAttribute('download'), 'moving.mp4');
     // playable: the browser decodes it and time runs
     await page.waitForFunction(
       () => {
@@ -367,7 +389,8 @@ test(
   LIMIT,
   async () => {
     const page = await openEditor(rig);
-    await setSource(page, STILL);
+    // an animated scene: a still has no Play or scrubber to reach
+    await setSource(page, MOVING);
     const unnamed = await page.evaluate(() =>
       [...document.querySelectorAll<HTMLElement>('button, input, select, a, canvas, [contenteditable="true"]')]
         .filter((el) => {
@@ -527,5 +550,28 @@ test('render-gif shows the GIF inline (or, on a service without POST /v1/gif, sa
       { timeout: WAIT_MS },
     );
   }
+  await closeEditor(rig, page);
+});
+
+test('the preview keeps its size once a rendered result shows below it', LIMIT, async () => {
+  const page = await openEditor(rig);
+  await setSource(page, MOVING);
+  const size = () =>
+    page.evaluate(() => {
+      const r = document.getElementById('stage')!.getBoundingClientRect();
+      return [Math.round(r.width), Math.round(r.height)];
+    });
+  const before = await size();
+  await page.locator('#width').fill('640');
+  await page.locator('#height').fill('360');
+  await page.locator('[data-testid="render-png"]').click();
+  await page.waitForFunction(
+    () => ((document.querySelector('[data-testid="result"] img') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0,
+    null,
+    { timeout: WAIT_MS },
+  );
+  // the result is laid out (its image decoded): the stage is measured after it
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.deepEqual(await size(), before);
   await closeEditor(rig, page);
 });

@@ -70,3 +70,36 @@ test("a hint such as did you mean 'sq'? is shown once in the diagnostics list", 
   assert.match(text, /declare the name before using it/, 'the rest of the help is still there');
   await closeEditor(rig, page);
 });
+
+test(
+  'the Example menu names the example the editor holds: the one a fresh page opens, then none once edited',
+  LIMIT,
+  async () => {
+    const page = await openEditor(rig);
+    await page.waitForFunction(() => window.cmEditor.firstPreviewMs !== null, null, { timeout: WAIT_MS });
+    const menu = page.locator('#example');
+    // a fresh page holds the homepage example (wave.cm), and the menu says so rather than "Choose an example…"
+    assert.equal(
+      await page.evaluate(() => window.cmEditor.source),
+      readFileSync(join(ownExamplesDir, 'wave.cm'), 'utf8'),
+    );
+    assert.equal(await menu.inputValue(), 'wave.cm');
+    await page.evaluate(() => {
+      const v = window.cmEditor.view;
+      v.dispatch({ changes: { from: 0, insert: '// mine now\n' } });
+    });
+    await page.waitForFunction(() => (document.getElementById('example') as HTMLSelectElement).value === '', null, {
+      timeout: WAIT_MS,
+    });
+    await menu.selectOption('hello.cm');
+    await page.waitForFunction(
+      (s) => window.cmEditor.source === s,
+      readFileSync(join(ownExamplesDir, 'hello.cm'), 'utf8'),
+      {
+        timeout: WAIT_MS,
+      },
+    );
+    assert.equal(await menu.inputValue(), 'hello.cm');
+    await closeEditor(rig, page);
+  },
+);

@@ -275,11 +275,30 @@ test(
     await statusMatches(/^WebM: frame [1-9]\d* of 30 · about \d+ s left$/);
     await statusMatches(/^WebM: saved in [\d.]+ s \(vp9\)$/);
     const file = join(work, 'picked.webm');
-    writeFileSync(file, await privateFile(page, 'scene.webm'));
+    writeFileSync(file, await privateFile(page, 'waves.webm')); // named after the scene, `scene waves`
     const p = probe(file);
     assert.equal(p.codec, 'vp9');
     assert.equal(p.frames, FPS);
     assert.deepEqual([p.width, p.height], [W, H]);
+  },
+);
+
+test(
+  'a save dialog that fails (dismissed, or unable to open) still exports: shown and offered as a download',
+  LIMIT,
+  async () => {
+    await page.evaluate(() => {
+      (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = () =>
+        Promise.reject(new DOMException('The user aborted a request.', 'AbortError'));
+    });
+    await page.locator('#duration').fill('1');
+    await page.locator('[data-testid="export-png"]').click();
+    await statusMatches(/^PNG: done in/);
+    assert.match((await page.locator('[data-testid="result"] img').getAttribute('src')) ?? '', /^blob:/);
+    const link = page.locator('[data-testid="result"] a');
+    assert.equal(await link.textContent(), 'Save waves.png');
+    const [saved] = await Promise.all([page.waitForEvent('download', { timeout: WAIT_MS }), link.click()]);
+    assert.equal(saved.suggestedFilename(), 'waves.png');
   },
 );
 
@@ -292,7 +311,7 @@ test(
     await page.locator('[data-testid="export-gif"]').click();
     await statusMatches(/^GIF: done in/);
     assert.match((await page.locator('[data-testid="result"] img').getAttribute('src')) ?? '', /^blob:/);
-    assert.equal(await page.locator('[data-testid="result"] a').textContent(), 'Save scene.gif');
+    assert.equal(await page.locator('[data-testid="result"] a').textContent(), 'Save waves.gif');
 
     // a 60 s clip: cancelled after its first frames, it says so at once and the Cancel button goes
     await page.locator('#duration').fill('60');

@@ -1,10 +1,12 @@
 // Our own examples (examples/*.cm): every one compiles with no diagnostics and evaluates cleanly at the start and
-// halfway through its duration, to a tree the viewer accepts. They need nothing outside this repository.
+// halfway through its duration, to a tree the viewer accepts, and is in the formatter's layout, pinned to the newest
+// runner (as the README's sources are). They need nothing outside this repository.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { compile, valueSchema, imagePaths } from '../../src/lang/index.js';
+import { compile, valueSchema, imagePaths, newestRunner } from '../../src/lang/index.js';
+import { formatSource } from '../../src/lang/format.js';
 import { ownExamplesDir } from '../helpers/shared.js';
 
 const files = readdirSync(ownExamplesDir)
@@ -58,4 +60,25 @@ test('story.cm declares 10 s; image.cm uses only the image shipped beside it; ev
   // img/ also holds the README's line drawing (sketch.png), which no scene draws: each file says what it is for
   const readme = readFileSync(path.join(ownExamplesDir, 'README.md'), 'utf8');
   for (const f of shipped) assert.ok(readme.includes(`(img/${f})`), `img/${f} is not linked from examples/README.md`);
+});
+
+test("every example is in the formatter's layout (`cmrender fmt --check` passes on each)", () => {
+  const unformatted = files.filter((f) => {
+    const source = readFileSync(path.join(ownExamplesDir, f), 'utf8');
+    const r = formatSource(source);
+    return !r.ok || r.text !== source;
+  });
+  assert.deepEqual(unformatted, [], 'run `cmrender fmt --write examples/FILE.cm`');
+});
+
+test('every example and every source in the README pins one runner: the newest, the one a new source should use', () => {
+  const newest = newestRunner();
+  for (const f of files) {
+    const pin = /^runner "([^"]+)";/m.exec(readFileSync(path.join(ownExamplesDir, f), 'utf8'))?.[1];
+    assert.equal(pin, newest, f);
+  }
+  const readme = readFileSync(path.join(ownExamplesDir, '..', 'README.md'), 'utf8');
+  const pins = [...readme.matchAll(/runner \\?"(\d+\.\d+\.\d+)\\?"/g)].map((m) => m[1]);
+  assert.ok(pins.length >= 5, `${pins.length} pinned sources in the README`);
+  assert.deepEqual([...new Set(pins)], [newest]);
 });

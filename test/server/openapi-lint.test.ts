@@ -19,7 +19,7 @@ type Operation = {
 const docPath = join(repoRoot, 'openapi', 'openapi.json');
 const doc = JSON.parse(readFileSync(docPath, 'utf8')) as {
   info: { version: string };
-  servers?: { url: string }[];
+  servers?: { url: string; description?: string }[];
   tags: { name: string }[];
   paths: Record<string, Record<string, Operation>>;
   webhooks: Record<string, Record<string, Operation>>;
@@ -113,7 +113,12 @@ test("on the wire: 400 (ours and the framework's) and 404 (route, job, output) a
   );
   for (const r of answers) {
     const body = r.json() as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body).sort(), ['code', 'error'], r.body);
+    // an unknown job or output also says what is missing (`message`); nothing else is added
+    assert.deepEqual(
+      Object.keys(body).sort(),
+      r === answers[2] || r === answers[3] ? ['code', 'error', 'message'] : ['code', 'error'],
+      r.body,
+    );
     assert.equal(typeof body.code, 'string');
   }
   assert.equal(answers[1]!.json().error, 'not_found', 'the contract fixes error on a 404');
@@ -133,4 +138,9 @@ test('on the wire: GET /test that fails is 500 {error, code} with the code a job
   } finally {
     fake.behaviour = null;
   }
+});
+
+test("the servers' descriptions are plain text: the /docs page shows them as written, so no Markdown", () => {
+  assert.ok(doc.servers && doc.servers.length > 0);
+  for (const s of doc.servers) assert.doesNotMatch(s.description ?? '', /[`*_[\]]/, s.description);
 });

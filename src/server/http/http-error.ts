@@ -9,6 +9,7 @@ import {
   type CodeOfStatus,
   type ErrorCode,
 } from '../../contract/error-codes.js';
+import { describeDuration } from '../../contract/describe-duration.js';
 
 export class HttpError extends Error {
   constructor(
@@ -31,6 +32,17 @@ export function badRequest(code: CodeOfStatus<400>, message?: string): HttpError
 
 /** The body of every 404: the contract fixes `error`; `code` says the same to a program. */
 export const NOT_FOUND = envelope(CODE.not_found);
+
+/**
+ * The 404 of an unknown job or output: the contract's fixed body plus a `message` saying what was not found and how
+ * long such things are kept (RETENTION_MS), since the usual reason is that it was, and is gone.
+ */
+export function notFoundKept(what: string, keptMs: number): typeof NOT_FOUND & { message: string } {
+  return {
+    ...NOT_FOUND,
+    message: `${what} is not here: jobs and their outputs are kept ${describeDuration(keptMs)} after the job ends, then removed (and a job another API key made is not shown)`,
+  };
+}
 
 /** 404 `{"error": "not_found", "code": "not_found"}`: an unknown job, output or route, told apart from nothing else. */
 export function notFound(): HttpError {

@@ -31,6 +31,7 @@ export function jobView(rec: JobRecord, live: LiveJobState): JobView {
       width: rec.output.width,
       height: rec.output.height,
       ...(rec.cached ? { cached: true } : {}),
+      ...(rec.warnings && rec.warnings.length > 0 ? { warnings: rec.warnings.map(withDocsLink) } : {}),
     };
   }
   const v: JobView = {

@@ -43,5 +43,6 @@ export function newRecord(
     ...kept,
     ...(work.seconds !== undefined && Number.isFinite(work.seconds) ? { estimate_s: work.seconds } : {}),
     ...(work.frames !== undefined ? { frames: work.frames } : {}),
+    ...(work.warnings && work.warnings.length > 0 ? { warnings: work.warnings } : {}),
   };
 }

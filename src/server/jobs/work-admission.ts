@@ -25,6 +25,8 @@ export interface WorkAdmission {
   tooLarge?: string;
   /** the 503 storage_full refusal: the output would pass what the budget has left now */
   full?: Refusal;
+  /** the source's warnings (it renders as written): kept on the job for its ready view */
+  warnings?: WorkEstimate['warnings'];
 }
 
 type EstimateDeps = { renderer: Renderer; assets: AssetStore; scratchDir: string };
@@ -75,7 +77,8 @@ export async function admitWork(
       },
     };
   }
-  if (e.seconds <= limit) return { seconds: e.seconds, frames: e.frames };
+  if (e.seconds <= limit)
+    return { seconds: e.seconds, frames: e.frames, ...(e.warnings ? { warnings: e.warnings } : {}) };
   const what =
     `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene, ` +
     `of which about ${Math.ceil(e.evaluateSeconds)} s evaluating the scene (${e.stepsPerFrame} steps a frame)${detailNote(e.detail)}`;

@@ -15,12 +15,14 @@ import type { JobRecord } from '../jobs/store/port.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { hijackKeepingHeaders } from '../http/hijacked-headers.js';
 import { mayReach } from '../http/tenancy.js';
-import { NOT_FOUND } from '../http/http-error.js';
+import { notFoundKept } from '../http/http-error.js';
 import { notFoundAnswer } from '../http/responses.js';
 import { JobWatchers } from './job-watchers.js';
 
 export interface JobEventRoutesOptions {
   jobs: JobService;
+  /** how long jobs are kept (RETENTION_MS), which a 404 says, as GET /v1/jobs/{id}'s does */
+  keptMs: number;
 }
 
 const HEARTBEAT_MS = 15_000;
@@ -30,7 +32,7 @@ const EXAMPLE =
   'event: progress\ndata: {"job_id":"0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90","kind":"video","status":"pending","created_at":1764000000000,"queue_position":0,"progress":0.5}\n\n' +
   'event: end\ndata: {"job_id":"0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90","kind":"video","status":"ready","created_at":1764000000000,"completed_at":1764000004000,"url":"/v1/outputs/0b7c6a57-2f0e-4c44-9a8e-2d5b8f3c1e90.mp4","mime":"video/mp4","width":1920,"height":1080}\n\n';
 
-export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = async (app, { jobs }) => {
+export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = async (app, { jobs, keptMs }) => {
   /** open streams, ended when the app closes (an open stream would hold the server's close) */
   const open = new Set<() => void>();
   const watchers = new JobWatchers(jobs);
@@ -60,7 +62,7 @@ export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = asyn
     async (req, reply) => {
       const id = req.params.id;
       const first = await jobs.get(id);
-      if (!first || !mayReach(first.owner, req)) return reply.code(404).send(NOT_FOUND);
+      if (!first || !mayReach(first.owner, req)) return reply.code(404).send(notFoundKept(`job ${id}`, keptMs));
       // with the x-request-id the hooks set (and the CORS headers, written below too)
       hijackKeepingHeaders(reply);
       const res: ServerResponse = reply.raw;

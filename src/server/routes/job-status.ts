@@ -6,18 +6,23 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { JobError } from '../http/schemas/jobs.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { JobService } from '../jobs/job-service.js';
-import { httpError, NOT_FOUND } from '../http/http-error.js';
+import { httpError, notFoundKept } from '../http/http-error.js';
 import { mayReach } from '../http/tenancy.js';
 import { pollAfterSeconds } from '../http/poll-hint.js';
 import { CANCEL_JOB_SCHEMA, GET_JOB_SCHEMA } from './job-openapi.js';
 
-export const jobStatusRoutes: FastifyPluginAsyncZod<{ jobs: JobService }> = async (app, { jobs }) => {
+/** `keptMs`: how long jobs and outputs are kept (RETENTION_MS), which a 404 says. */
+export const jobStatusRoutes: FastifyPluginAsyncZod<{ jobs: JobService; keptMs: number }> = async (
+  app,
+  { jobs, keptMs },
+) => {
+  const gone = (id: string) => notFoundKept(`job ${id}`, keptMs);
   app.get('/v1/jobs/:id', { schema: GET_JOB_SCHEMA }, async (req, reply) => {
     const rec = await jobs.get(req.params.id);
-    if (!rec || !mayReach(rec.owner, req)) return reply.code(404).send(NOT_FOUND);
+    if (!rec || !mayReach(rec.owner, req)) return reply.code(404).send(gone(req.params.id));
     const view = jobs.view(rec);
     reply.header('cache-control', 'no-store');
-    const after = pollAfterSeconds(view);
+    const after = pollAfterSeconds(view, rec.estimate_s);
     if (after !== undefined) reply.header('retry-after', String(after));
     return view.status === 'error' ? reply.code(500).send(view) : reply.code(200).send(view);
   });
@@ -29,7 +34,7 @@ export const jobStatusRoutes: FastifyPluginAsyncZod<{ jobs: JobService }> = asyn
         .code(200)
         .header('cache-control', 'no-store')
         .send(jobs.view(r.rec) as z.infer<typeof JobError>);
-    if (r.reason === 'not_found') return reply.code(404).send(NOT_FOUND);
+    if (r.reason === 'not_found') return reply.code(404).send(gone(req.params.id));
     throw httpError(CODE.job_ended, `the job has already ended (${r.rec?.status})`);
   });
 };

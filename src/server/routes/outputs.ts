@@ -8,7 +8,7 @@ import { OUTPUT_MIME } from '../../contract/mime.js';
 import { OutputParams, OutputRequestHeaders } from '../http/schemas/outputs.js';
 import { OUTPUT_CACHE_CONTROL, type OutputStore } from '../storage/output-store.js';
 import { parseRange } from '../http/byte-range.js';
-import { NOT_FOUND } from '../http/http-error.js';
+import { notFoundKept } from '../http/http-error.js';
 import { mayReach } from '../http/tenancy.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
@@ -20,6 +20,8 @@ export interface OutputRoutesOptions {
   outputs: OutputStore;
   /** STORAGE_PUBLIC_URLS=presigned: 302 to the bucket's presigned URL instead of streaming */
   presigned?: boolean;
+  /** how long outputs are kept (RETENTION_MS), which a 404 says */
+  keptMs: number;
 }
 
 const CACHE_CONTROL = OUTPUT_CACHE_CONTROL;
@@ -28,7 +30,7 @@ const PRIVATE_CACHE_CONTROL = CACHE_CONTROL.replace(/^public\b/, 'private');
 /** the media types of the outputs a job can have */
 const OUTPUT_TYPES = Object.values(OUTPUT_MIME);
 
-export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs, presigned }) => {
+export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (app, { outputs, presigned, keptMs }) => {
   const schema = {
     summary: 'Download an output',
     tags: ['outputs'],
@@ -61,7 +63,7 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     }
     // whose the answer is depends on the key presented: a cache keys it by Authorization (404s included)
     if (found?.owner !== undefined) reply.header('vary', 'authorization');
-    if (!found || !mayReach(found.owner, req)) return reply.code(404).send(NOT_FOUND);
+    if (!found || !mayReach(found.owner, req)) return reply.code(404).send(notFoundKept(`output ${filename}`, keptMs));
     const { output, size } = found;
     if (presigned) {
       const url = await outputs.publicUrl(output).catch(() => undefined);

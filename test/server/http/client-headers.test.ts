@@ -2,6 +2,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, FakeRenderer, gate, post, waitJob, type TestApp } from '../../helpers/app.js';
+import type { WorkEstimate } from '../../../src/render/renderer-port.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];
@@ -50,4 +51,51 @@ test('a pending job answers Retry-After: 1..2 s while rendering, 2 s per job ahe
     assert.equal(r.json().status, 'ready');
     assert.equal(r.headers['retry-after'], undefined);
   }
+});
+
+test('a rendering job whose estimate leaves under a second answers Retry-After: 1, not 2; a longer one 2', async () => {
+  // admission's estimate of each job: a frame of 0.2 s; the same scene with a comment, 30 s
+  const SLOW = `${SRC}// slow\n`;
+  const estimate = async (job: { source: string }): Promise<WorkEstimate> => ({
+    seconds: job.source === SLOW ? 30 : 0.2,
+    bytes: 1000,
+    detail: 0,
+    frames: 1,
+    drawnFrames: 1,
+    width: 32,
+    height: 16,
+    costClass: 'flat',
+    evaluateSeconds: 0,
+    stepsPerFrame: 1,
+  });
+  const fake = Object.assign(new FakeRenderer(), { estimate });
+  const t = await startApp({ renderer: fake });
+  apps.push(t);
+  const release = gate();
+  let rendering = '';
+  fake.behaviour = async (job) => {
+    rendering = job.source;
+    await release.promise;
+  };
+  const hintWhileRendering = async (source: string) => {
+    const id = (await post(t.app, '/v1/frame', { source })).json().job_id;
+    for (let i = 0; i < 500 && rendering !== source; i++) await new Promise((res) => setTimeout(res, 10));
+    const r = await t.app.inject({ url: `/v1/jobs/${id}` });
+    assert.equal(r.json().status, 'pending');
+    assert.equal(r.json().queue_position, 0);
+    return { id, hint: r.headers['retry-after'] };
+  };
+  const quick = await hintWhileRendering(SRC);
+  assert.equal(quick.hint, '1');
+  release.open();
+  assert.equal((await waitJob(t.app, quick.id)).json().status, 'ready');
+  const held = gate();
+  fake.behaviour = async (job) => {
+    rendering = job.source;
+    await held.promise;
+  };
+  const slow = await hintWhileRendering(SLOW);
+  assert.equal(slow.hint, '2');
+  held.open();
+  assert.equal((await waitJob(t.app, slow.id)).json().status, 'ready');
 });

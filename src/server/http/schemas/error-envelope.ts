@@ -11,6 +11,10 @@ export const ErrorEnvelope = z
     code: z.string().meta({
       description: 'The machine value: `not_found`, `bad_json`, `queue_full`, ... (each operation lists its own).',
     }),
+    message: z.string().optional().meta({
+      description:
+        'Added, on the 404 of an unknown job or output: what was not found, and how long jobs and outputs are kept.',
+    }),
   })
   .meta({ id: 'ErrorEnvelope', examples: [envelope(CODE.not_found)] });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;

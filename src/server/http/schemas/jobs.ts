@@ -46,6 +46,10 @@ export const JobReady = z
     created_at: z.number().int().optional(),
     completed_at: z.number().int().optional(),
     url: z.string().meta({ description: 'Relative path on this host: /v1/outputs/<job_id>.<ext>' }),
+    warnings: z.array(Diagnostic).optional().meta({
+      description:
+        "Added: the source's warnings (severity `warning`: a library call that renders silently wrong, LIB001-LIB006, or an operator on an animated value, ANI001), as `POST /v1/check` gives them; the output is rendered as written. Absent when there are none.",
+    }),
     cached: z.boolean().optional().meta({
       description:
         "Added: `true` when the job was answered from the render cache (its output is a copy of an identical earlier job's bytes); absent otherwise.",

@@ -46,6 +46,8 @@ export interface JobRecord {
   message?: string;
   code?: string | null;
   diagnostics?: JobDiagnostic[];
+  /** the source's warnings, found at admission (LIB*, ANI001): the job renders, its ready view lists them */
+  warnings?: JobDiagnostic[];
   runner?: string;
   timings?: Record<string, number>;
   /** a video's frame count, planned at admission (with REDIS_URL it says whether it renders in chunks) */
