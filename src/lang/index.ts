@@ -10,6 +10,7 @@ import { parse } from './parser.js';
 import { newestRunner, runnerError } from './runners.js';
 import { toSeconds, unitDimension } from './units.js';
 import { NIL, type Value } from './value.js';
+import { argsSchema, bindArgs, signatureOf, type ArgProblem, type SceneSignature } from './scene-args.js';
 
 export type { Diagnostic, Envelope, Severity } from './diagnostics.js';
 export { formatJobMessage, formatHuman } from './diagnostics.js';
@@ -29,6 +30,17 @@ export {
   type Dimension,
   type UnitSuffix,
 } from './units.js';
+
+export {
+  MAX_ARGS_BYTES,
+  MAX_ARG_LIST,
+  MAX_ARG_STRING,
+  closestName,
+  type ArgProblem,
+  type Json,
+  type SceneParam,
+  type SceneSignature,
+} from './scene-args.js';
 
 export interface Program {
   /** the value of the rendered binding at time t (seconds), every time signal resolved */
@@ -56,6 +68,15 @@ export interface Compiled {
   diagnostics: Diagnostic[];
   runner: string;
   program: Program | null;
+  /** the rendered declaration's signature when it is a scene, component or filter (null: a let, or nothing) */
+  scene: SceneSignature | null;
+  /** what is wrong with the options' `args` (then `ok` is false and `program` null); empty without args */
+  argProblems: ArgProblem[];
+}
+
+export interface CompileOptions {
+  /** the rendered scene's arguments, a JSON object (docs/language.md "Scene arguments") */
+  args?: unknown;
 }
 
 const DEFAULT_DURATION = 6;
@@ -110,6 +131,8 @@ export {
 } from './drawing-limits.js';
 export { STEP_BUDGET, MAX_VALUE_BYTES } from './limits.js';
 
+type BoundValues = { decl: TopDecl; values: ReadonlyMap<string, Value> } | undefined;
+
 class CompiledProgram implements Program {
   constructor(
     private ast: Ast,
@@ -117,11 +140,12 @@ class CompiledProgram implements Program {
     private decl: TopDecl,
     readonly durationSeconds: number,
     readonly runner: string,
+    private args: BoundValues,
   ) {}
 
   sceneAt(t: number): SceneAt {
     const ev = new Evaluator(this.sm, t);
-    const { bindings, diagnostics } = ev.run(this.ast);
+    const { bindings, diagnostics } = ev.run(this.ast, this.args);
     const b = bindings.find((x) => x.decl === this.decl);
     const value = b?.value ?? NIL;
     const { error: size, nodes } = measured(value);
@@ -161,10 +185,10 @@ class CompiledProgram implements Program {
 
 const PAR_HELP = 'fix the syntax error first; the checks only run on a clean parse';
 
-/** Parses, checks, resolves the runner pin and evaluates once at t = 0. Never throws. */
-export function compile(source: string): Compiled {
+/** Parses, checks, resolves the runner pin, binds `options.args` and evaluates once at t = 0. Never throws. */
+export function compile(source: string, options: CompileOptions = {}): Compiled {
   try {
-    return compileInner(source);
+    return compileInner(source, options.args);
   } catch (e) {
     // defensive: an internal bug must still come back as a diagnostic, never as a throw
     const sm = new SourceMap(String(source ?? ''));
@@ -175,11 +199,11 @@ export function compile(source: string): Compiled {
       help: 'this is a bug in cmrender; please report it with the source',
       repair: { id: 'report-bug', summary: 'Report the source that triggers this error.' },
     });
-    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null };
+    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null, scene: null, argProblems: [] };
   }
 }
 
-function compileInner(source: string): Compiled {
+function compileInner(source: string, args: unknown): Compiled {
   const text = stripBom(typeof source === 'string' ? source : String(source));
   const sm = new SourceMap(text);
   const parsed = parse(text);
@@ -193,9 +217,10 @@ function compileInner(source: string): Compiled {
       help: e.code === 'PAR101' ? 'reduce the nesting depth of the source' : PAR_HELP,
       repair: { id: 'fix-syntax', summary: 'Resolve the syntax error reported by the parser.' },
     });
-    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null };
+    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null, scene: null, argProblems: [] };
   }
   const ast = parsed.program;
+  const bound = bindArgs(ast.decls, text, args);
   const diagnostics: Diagnostic[] = [];
 
   // runner pin
@@ -225,9 +250,15 @@ function compileInner(source: string): Compiled {
 
   diagnostics.push(...new Checker(sm, knownPin).run(ast));
 
-  const ev = new Evaluator(sm, 0).run(ast);
+  const withArgs: BoundValues =
+    bound.decl && bound.values.size > 0 && bound.problems.length === 0
+      ? { decl: bound.decl, values: bound.values }
+      : undefined;
+  const ev = new Evaluator(sm, 0).run(ast, withArgs);
   diagnostics.push(...ev.diagnostics);
-  const decl = renderedDecl(ev.bindings);
+  if (bound.problems.length > 0)
+    return { ok: false, diagnostics, runner, program: null, scene: bound.signature, argProblems: bound.problems };
+  const decl = withArgs ? withArgs.decl : renderedDecl(ev.bindings);
   let program: Program | null = null;
   if (!decl) {
     if (!hasErrors(ev.diagnostics)) {
@@ -241,12 +272,43 @@ function compileInner(source: string): Compiled {
       );
     }
   } else {
-    program = new CompiledProgram(ast, sm, decl, durationOf(ev.bindings.find((b) => b.decl === decl)), runner);
+    program = new CompiledProgram(
+      ast,
+      sm,
+      decl,
+      durationOf(ev.bindings.find((b) => b.decl === decl)),
+      runner,
+      withArgs,
+    );
     const b = ev.bindings.find((x) => x.decl === decl)!;
     if (tooBig(b.value) || drawingLimitHit(b.value))
       diagnostics.push(...program.sceneAt(0).diagnostics.slice(ev.diagnostics.length));
   }
-  return { ok: !hasErrors(diagnostics), diagnostics, runner, program };
+  const scene = decl?.d === 'callable' ? signatureOf(decl, text) : null;
+  return { ok: !hasErrors(diagnostics), diagnostics, runner, program, scene, argProblems: [] };
+}
+
+/** A source's rendered scene for `args` as data: its signature, the JSON Schema of its args, the args' problems. */
+export interface SceneDescription {
+  /** false: the source does not parse (nothing is known of its scenes) */
+  parsed: boolean;
+  scene: (SceneSignature & { schema: Record<string, unknown> }) | null;
+  problems: ArgProblem[];
+}
+
+/**
+ * Parses only (no check, no evaluation: cheap enough for a request's door) and binds `args` to the scene a render
+ * would use. A source that does not parse has no problems here: its render fails on its own diagnostic.
+ */
+export function describeScene(source: string, args?: unknown): SceneDescription {
+  const text = stripBom(typeof source === 'string' ? source : String(source));
+  const parsed = parse(text);
+  if (!parsed.ok) return { parsed: false, scene: null, problems: [] };
+  const bound = bindArgs(parsed.program.decls, text, args);
+  const decl = bound.decl;
+  const scene =
+    decl?.d === 'callable' && bound.signature ? { ...bound.signature, schema: argsSchema(decl, text) } : null;
+  return { parsed: true, scene, problems: bound.problems };
 }
 
 /** The §7.1-style envelope for POST /v1/check: every diagnostic compile() reports. */
