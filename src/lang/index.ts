@@ -312,6 +312,6 @@ export function describeScene(source: string, args?: unknown): SceneDescription 
 }
 
 /** The §7.1-style envelope for POST /v1/check: every diagnostic compile() reports. */
-export function check(source: string): Envelope {
-  return envelope(compile(source).diagnostics);
+export function check(source: string, options: CompileOptions = {}): Envelope {
+  return envelope(compile(source, options).diagnostics);
 }

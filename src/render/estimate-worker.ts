@@ -6,7 +6,7 @@ import type { RenderJob, WorkEstimate } from './renderer-port.js';
 
 export interface EstimateRequest {
   id: number;
-  job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>;
+  job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>;
 }
 export interface EstimateAnswer {
   id: number;

@@ -172,7 +172,10 @@ export interface Plan extends PlanInfo {
 
 export function prepare(job: RenderJob): Plan {
   checkParams(job);
-  const compiled = compile(job.source);
+  const compiled = compile(job.source, { args: job.args });
+  // the door refuses such args (400 invalid_args); a caller that did not ask it (the CLI, a stored job) fails here
+  if (compiled.argProblems.length > 0)
+    throw new JobFailure(compiled.argProblems.map((p) => p.message).join('; '), CODE.invalid_args);
   if (!compiled.ok || !compiled.program) throw diagnosticsFailure(compiled.diagnostics);
   const program = compiled.program;
   const at = job.kind === 'frame' ? (job.params.at ?? 0) : 0;

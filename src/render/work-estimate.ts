@@ -88,7 +88,9 @@ export function costClass(value: Value): CostClass {
  * The estimate of a job, or null when it cannot be made (the source does not compile, an image is missing, ...):
  * the job is then queued and fails with its own diagnostic, as before.
  */
-export function estimateWork(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
+export function estimateWork(
+  job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
+): WorkEstimate | null {
   const kind = job.kind;
   // a mesh or a vectorize is not drawn by the page: no estimate
   if (kind !== 'frame' && kind !== 'video' && kind !== 'gif') return null;
