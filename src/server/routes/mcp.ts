@@ -31,7 +31,7 @@ export function injectedClient(app: FastifyInstance, req: FastifyRequest): Servi
     call({ method: 'POST', url, payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
   const origin = `${req.protocol}://${req.host}`;
   return {
-    check: (source) => post('/v1/check', { source }),
+    check: (source, args) => post('/v1/check', args === undefined ? { source } : { source, args }),
     enqueue: (kind, body) => post(ENQUEUE_PATH[kind], body),
     job: (id) => call({ method: 'GET', url: `/v1/jobs/${encodeURIComponent(id)}` }),
     explain: (code) => call({ method: 'GET', url: `/v1/diagnostics/${encodeURIComponent(code)}` }),
