@@ -77,6 +77,8 @@ export interface Compiled {
 export interface CompileOptions {
   /** the rendered scene's arguments, a JSON object (docs/language.md "Scene arguments") */
   args?: unknown;
+  /** where the parse and check of recent sources are kept (a render thread's), shared by compiles of one source */
+  cache?: CompileCache;
 }
 
 const DEFAULT_DURATION = 6;
@@ -188,7 +190,7 @@ const PAR_HELP = 'fix the syntax error first; the checks only run on a clean par
 /** Parses, checks, resolves the runner pin, binds `options.args` and evaluates once at t = 0. Never throws. */
 export function compile(source: string, options: CompileOptions = {}): Compiled {
   try {
-    return compileInner(source, options.args);
+    return compileInner(source, options.args, options.cache);
   } catch (e) {
     // defensive: an internal bug must still come back as a diagnostic, never as a throw
     const sm = new SourceMap(String(source ?? ''));
@@ -203,8 +205,38 @@ export function compile(source: string, options: CompileOptions = {}): Compiled 
   }
 }
 
-function compileInner(source: string, args: unknown): Compiled {
-  const text = stripBom(typeof source === 'string' ? source : String(source));
+/** A source parsed and checked (the runner pin, the checker), before any args or evaluation. */
+type Checked =
+  | { ok: false; failed: Compiled }
+  | { ok: true; text: string; sm: SourceMap; ast: Ast; diagnostics: readonly Diagnostic[]; runner: string };
+
+/**
+ * The parse and check of recent sources, so compiles of one source that differ only in their args (a thread's jobs
+ * rendering one scene for many people) parse and check it once. Keyed by the text itself; least recently used out.
+ */
+export class CompileCache {
+  private readonly entries = new Map<string, Checked>();
+  constructor(private readonly size = 8) {}
+  /** compiles that found their source here (for tests and benchmarks) */
+  hits = 0;
+
+  get(text: string): Checked | undefined {
+    const c = this.entries.get(text);
+    if (c) {
+      this.hits++;
+      this.entries.delete(text);
+      this.entries.set(text, c);
+    }
+    return c;
+  }
+
+  set(text: string, c: Checked): void {
+    this.entries.set(text, c);
+    if (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+function checkedSource(text: string): Checked {
   const sm = new SourceMap(text);
   const parsed = parse(text);
   if (!parsed.ok) {
@@ -217,10 +249,12 @@ function compileInner(source: string, args: unknown): Compiled {
       help: e.code === 'PAR101' ? 'reduce the nesting depth of the source' : PAR_HELP,
       repair: { id: 'fix-syntax', summary: 'Resolve the syntax error reported by the parser.' },
     });
-    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null, scene: null, argProblems: [] };
+    return {
+      ok: false,
+      failed: { ok: false, diagnostics: [d], runner: newestRunner(), program: null, scene: null, argProblems: [] },
+    };
   }
   const ast = parsed.program;
-  const bound = bindArgs(ast.decls, text, args);
   const diagnostics: Diagnostic[] = [];
 
   // runner pin
@@ -249,6 +283,20 @@ function compileInner(source: string, args: unknown): Compiled {
   }
 
   diagnostics.push(...new Checker(sm, knownPin).run(ast));
+  return { ok: true, text, sm, ast, diagnostics, runner };
+}
+
+function compileInner(source: string, args: unknown, cache?: CompileCache): Compiled {
+  const text = stripBom(typeof source === 'string' ? source : String(source));
+  let checked = cache?.get(text);
+  if (!checked) {
+    checked = checkedSource(text);
+    cache?.set(text, checked);
+  }
+  if (!checked.ok) return { ...checked.failed, diagnostics: [...checked.failed.diagnostics] };
+  const { sm, ast, runner } = checked;
+  const diagnostics: Diagnostic[] = [...checked.diagnostics];
+  const bound = bindArgs(ast.decls, text, args);
 
   const withArgs: BoundValues =
     bound.decl && bound.values.size > 0 && bound.problems.length === 0

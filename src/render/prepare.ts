@@ -4,6 +4,7 @@
 import {
   compile,
   designFrame,
+  type CompileCache,
   formatJobMessage,
   imagePaths,
   type Program,
@@ -170,9 +171,10 @@ export interface Plan extends PlanInfo {
   first: EvaluatedValue;
 }
 
-export function prepare(job: RenderJob): Plan {
+/** `cache`: a thread's parse and check of recent sources, shared by jobs of one source that differ only in args. */
+export function prepare(job: RenderJob, cache?: CompileCache): Plan {
   checkParams(job);
-  const compiled = compile(job.source, { args: job.args });
+  const compiled = compile(job.source, { args: job.args, cache });
   // the door refuses such args (400 invalid_args); a caller that did not ask it (the CLI, a stored job) fails here
   if (compiled.argProblems.length > 0)
     throw new JobFailure(compiled.argProblems.map((p) => p.message).join('; '), CODE.invalid_args);

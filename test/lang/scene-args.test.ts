@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import {
+  CompileCache,
   compile,
   describeScene,
   MAX_ARGS_BYTES,
@@ -247,4 +248,23 @@ test('the signature and a JSON Schema (2020-12) that accepts what the binder acc
     assert.equal(validate(args), ok, `schema on ${JSON.stringify(args)}`);
     assert.equal(describeScene(src, args).problems.length === 0, ok, `binder on ${JSON.stringify(args)}`);
   }
+});
+
+test('a CompileCache shares the parse and check of one source between compiles that differ only in args', () => {
+  const cache = new CompileCache(2);
+  const src = scene('name: String = "Ana"', 'name');
+  const a = compile(src, { args: { name: 'Bo' }, cache });
+  const b = compile(src, { args: { name: 'Cy' }, cache });
+  assert.equal(cache.hits, 1);
+  assert.deepEqual(a.program?.sceneAt(0).value, { kind: 'string', raw: '"Bo"' });
+  assert.deepEqual(b.program?.sceneAt(0).value, { kind: 'string', raw: '"Cy"' });
+  // a source that does not parse is kept too, and answers its diagnostic each time
+  const bad = 'scene s( -> Frame { 1 }';
+  assert.deepEqual(compile(bad, { cache }).diagnostics, compile(bad).diagnostics);
+  assert.deepEqual(compile(bad, { cache }).diagnostics, compile(bad).diagnostics);
+  assert.equal(cache.hits, 2);
+  // the least recently used source goes when a third comes
+  compile(scene(''), { cache });
+  compile(src, { args: { name: 'Di' }, cache });
+  assert.equal(cache.hits, 2);
 });
