@@ -10,6 +10,8 @@ export interface GoodScene {
   source: string;
   /** the design frame's width / height at t = 0 */
   aspect: number;
+  /** the scene's arguments the program was compiled with (the parameters panel's), for the server preview */
+  args?: Record<string, unknown>;
 }
 
 export interface PlaybackDeps {

@@ -224,7 +224,7 @@ export function languageReference(): string {
     '',
     '## Scene arguments',
     '',
-    "A request may bind the rendered scene's parameters to data: `args` beside `source` (`POST /v1/frame`, `/v1/render`, `/v1/gif`, `/v1/check`), `--arg name=value` on the command line, `args` of the MCP tools. One scene then renders any data, typed and checked, instead of values pasted into the source's text (where a `\"` or a `\\` in a name changes the program).",
+    "A request may bind the rendered scene's parameters to data: `args` beside `source` (`POST /v1/frame`, `/v1/render`, `/v1/gif`, `/v1/check`), `--arg name=value` on the command line, the editor's parameters panel, `args` of the MCP tools. One scene then renders any data, typed and checked, instead of values pasted into the source's text (where a `\"` or a `\\` in a name changes the program).",
     '',
     ...code(CARD),
     '',
