@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { fullRenderer, post, runJob, startApp, waitJob, type TestApp } from '../../helpers/app.js';
 import { probe } from '../../../src/render/ffmpeg/probe.js';
+import { LIMITS } from '../../../src/contract/limits.js';
+import { spawnSync } from 'node:child_process';
 
 let t: TestApp;
 before(async () => {
@@ -276,4 +278,42 @@ test('unknown params keys are refused on every enqueueing route, with did-you-me
     assert.equal(r.json().code, 'invalid_params', url);
     assert.ok(r.json().error.startsWith(message), `${url}: ${r.json().error}`);
   }
+});
+
+test("a chunked video's every chunk evaluates with the args (a scene that renders only with them), green to its end", async () => {
+  // accent has no default: without the args no chunk could compile (REN001)
+  const source = CARD('accent: Color', 'accent');
+  const frames = 2 * LIMITS.videoChunkFrames;
+  const r = await runJob(t.app, '/v1/render', {
+    source,
+    params: { width: 64, fps: 10, duration: frames / 10 },
+    args: { accent: '#00ff00' },
+  });
+  const job = r.json();
+  assert.equal(job.status, 'ready', r.body);
+  const dir = mkdtempSync(join(tmpdir(), 'args-chunked-'));
+  const file = join(dir, 'v.mp4');
+  writeFileSync(file, (await t.app.inject({ url: job.url })).rawPayload);
+  assert.equal((await probe(file)).frames, frames);
+  // the last frame (of the last chunk), as raw RGB
+  const last = spawnSync('ffmpeg', [
+    '-v',
+    'error',
+    '-i',
+    file,
+    '-vf',
+    `select=eq(n\\,${frames - 1})`,
+    '-frames:v',
+    '1',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    '-',
+  ]);
+  assert.equal(last.status, 0, String(last.stderr));
+  const px = last.stdout as Buffer;
+  const mid = (Math.floor(36 / 2) * 64 + 32) * 3;
+  const [rr, gg, bb] = [px[mid]!, px[mid + 1]!, px[mid + 2]!];
+  assert.ok(gg > 200 && rr < 40 && bb < 40, `the last frame's centre is green: ${[rr, gg, bb]}`);
 });
