@@ -27,11 +27,9 @@ export const SceneSignature = z
     name: z.string(),
     kind: z.enum(['scene', 'component', 'filter']),
     params: z.array(SceneParam),
-    schema: z
-      .record(z.string(), z.unknown())
-      .meta({
-        description: "The JSON Schema (2020-12) of the scene's `args`: types, unit patterns, defaults, required.",
-      }),
+    schema: z.record(z.string(), z.unknown()).meta({
+      description: "The JSON Schema (2020-12) of the scene's `args`: types, unit patterns, defaults, required.",
+    }),
   })
   .meta({ id: 'SceneSignature' });
 
