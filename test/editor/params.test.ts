@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import {
   closeEditor,
+  decodePng,
   openEditor,
   pixelAt,
   previewPixels,
@@ -81,6 +82,21 @@ test(
   },
 );
 
+test("the in-browser export draws with the panel's args", LIMIT, async () => {
+  const page = await openEditor(rig);
+  await setSource(page, CARD);
+  await redrawn(page, () => page.evaluate(() => window.cmEditor.setArgs({ accent: '#00ff00' })));
+  const png = await page.evaluate(async () => {
+    const r = await window.cmEditor.export({ format: 'png', width: 64 });
+    let s = '';
+    for (const b of r.bytes) s += String.fromCharCode(b);
+    return btoa(s);
+  });
+  const px = decodePng(Buffer.from(png, 'base64'));
+  assert.deepEqual(pixelAt(px, px.width / 2, px.height / 2).slice(0, 3), [0, 255, 0]);
+  await closeEditor(rig, page);
+});
+
 test("a value that does not fit shows the service's message under its control", LIMIT, async () => {
   const page = await openEditor(rig);
   await setSource(page, CARD);
@@ -111,6 +127,8 @@ test("Render sends the panel's args; a share link carries them and restores them
   ]);
   assert.deepEqual(request.postDataJSON().args, { accent: '#00ff00' });
   await page.click('#share');
+  // the link is made asynchronously (deflate), then put in the address bar
+  await page.waitForFunction(() => location.hash.startsWith('#s='), null, { timeout: WAIT_MS });
   const hash = await page.evaluate(() => location.hash);
   assert.match(hash, /^#s=[\w-]+&a=[\w-]+$/);
   await closeEditor(rig, page);
