@@ -11,6 +11,8 @@ export interface JobRequest {
   params: Record<string, number | string>;
   /** in-source path -> asset key */
   assets: Record<string, string>;
+  /** the scene's arguments (the parameters panel's) */
+  args?: Record<string, unknown>;
 }
 
 export interface JobDiagnostic {

@@ -1,19 +1,20 @@
 // The editor page at `/`: CodeMirror with the .cm mode, the language package checking every edit, the service's
 // drawer previewing the scene in the page, the API rendering PNG, video and GIF, and the export in the browser.
 // The wiring lives here; each part is its own module (playback.ts, render-panel.ts, export-panel.ts, assets.ts,
-// examples.ts, source-files.ts, drop.ts, share.ts, format-source.ts, open-file.ts). `window.cmEditor` is a small hook for the browser tests and
+// examples.ts, source-files.ts, drop.ts, share.ts, format-source.ts, open-file.ts, params-panel.ts). `window.cmEditor` is a small hook for the browser tests and
 // automation (source, time, preview pixels, export).
 import { basicSetup } from 'codemirror';
 import { EditorView, keymap } from '@codemirror/view';
 import { EditorState, Prec } from '@codemirror/state';
 import { indentWithTab, isolateHistory } from '@codemirror/commands';
 import { lintGutter } from '@codemirror/lint';
-import { compile, designFrame } from '../../src/lang/index.js';
+import { compile, describeScene, designFrame } from '../../src/lang/index.js';
 import { cmLanguage } from './cm-language.js';
 import { showDiagnostics } from './diagnostics.js';
 import { Preview } from './preview.js';
 import { onKeyNeeded } from './api.js';
-import { carriesSource, fragmentOf, sourceOfFragment } from './share.js';
+import { argsOfFragment, carriesSource, fragmentOf, sourceOfFragment } from './share.js';
+import { mountParamsPanel } from './params-panel.js';
 import { Playback, type GoodScene } from './playback.js';
 import { mountRenderPanel } from './render-panel.js';
 import { mountExportPanel } from './export-panel.js';
@@ -41,6 +42,17 @@ const ui = {
 };
 
 const preview = new Preview($<HTMLCanvasElement>('preview'), $<HTMLImageElement>('server-preview'));
+
+// the scene's parameters: each change compiles and redraws at once (no typing delay to wait for)
+const params = mountParamsPanel($('params'), () => {
+  clearTimeout(checkTimer);
+  check();
+});
+/** The panel's arguments, or undefined when none is set (the scene's defaults, as without args). */
+const currentArgs = () => {
+  const a = params.args();
+  return Object.keys(a).length > 0 ? a : undefined;
+};
 performance.mark('cm-drawer-ready');
 
 /** The last source without errors, compiled. */
@@ -110,9 +122,13 @@ function check(): void {
   }
   showExampleOf(source);
   performance.mark('cm-check-start');
-  const compiled = compile(source);
+  const args = currentArgs();
+  const compiled = compile(source, { args });
   performance.mark('cm-check-end');
   showDiagnostics(view, ui.diagnostics, compiled.diagnostics);
+  // the panel follows the scene a render would use, and shows what is wrong with its args under their controls
+  params.show(describeScene(source, args).scene);
+  params.problems(compiled.argProblems);
   if (!compiled.ok || !compiled.program) {
     status(
       good ? 'The preview shows the last source without errors.' : 'Fix the errors above to see the preview.',
@@ -123,7 +139,7 @@ function check(): void {
   const program = compiled.program;
   const first = program.sceneAt(0);
   const frame = designFrame(first.value);
-  good = { program, source, aspect: frame.width / frame.height, still: first.timeFree };
+  good = { program, source, aspect: frame.width / frame.height, still: first.timeFree, ...(args ? { args } : {}) };
   status(idleStatus(), false);
   playback.sceneChanged(good);
 }
@@ -164,7 +180,7 @@ const playback = new Playback({
   },
 });
 
-const panel = mountRenderPanel({ view, assets: assetsUsedBy, time: () => playback.t });
+const panel = mountRenderPanel({ view, assets: assetsUsedBy, time: () => playback.t, args: currentArgs });
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !view.hasFocus) {
     e.preventDefault();
@@ -194,7 +210,7 @@ acceptDrops({ openSource: (f) => void files.open(f), addImages: (f) => void uplo
 ui.format.onclick = format;
 
 ui.share.onclick = async () => {
-  const hash = await fragmentOf(view.state.doc.toString());
+  const hash = await fragmentOf(view.state.doc.toString(), currentArgs());
   history.replaceState(null, '', hash);
   try {
     await navigator.clipboard.writeText(location.href);
@@ -245,6 +261,10 @@ declare global {
        * codec used). Rejects with the reason in words (a field out of range, no encoder, a drawing error).
        */
       export(request: ExportRequest): Promise<{ bytes: Uint8Array; type: string; codec?: string }>;
+      /** Sets the scene's arguments (the parameters panel follows; the preview redraws with them). */
+      setArgs(args: Record<string, unknown>): void;
+      /** The scene's arguments the panel holds (those set or changed from their defaults). */
+      args(): Record<string, unknown>;
     };
   }
 }
@@ -281,6 +301,8 @@ window.cmEditor = {
     const r = await exporter.exportToMemory(request);
     return { bytes: r.bytes!, type: r.type, codec: r.codec };
   },
+  setArgs: (args) => params.setArgs(args),
+  args: () => params.args(),
 };
 
 void uploads.forgetExpired();
@@ -289,10 +311,13 @@ if (preview.bootError) {
   status(NO_WEBGL, false);
   console.warn(preview.bootError);
 }
+// a share link's arguments (read before the source is set: an edit takes the fragment away), once its source is in
+const sharedArgs = argsOfFragment(location.hash);
 const first = await initialSource();
 // a share link's source comes in as an edit over the stored work: one undo brings that back
 if (first.kept !== undefined) setSource(first.kept);
 setSource(first.source);
 if (first.kept !== undefined)
   status("This is the link's source: your previous source is one undo away (Ctrl+Z).", false);
+if (sharedArgs) params.setArgs(sharedArgs);
 openFile?.follow();

@@ -12,6 +12,8 @@ export interface GoodScene {
   aspect: number;
   /** no time signal is read: the same picture at every t, so there is no time to scrub or play */
   still?: boolean;
+  /** the scene's arguments the program was compiled with (the parameters panel's), for the server preview */
+  args?: Record<string, unknown>;
 }
 
 export interface PlaybackDeps {

@@ -16,6 +16,8 @@ export interface PreviewInput {
   playing?: boolean;
   /** in-source path -> asset key */
   assets: Record<string, string>;
+  /** the scene's arguments (the parameters panel's); the program was compiled with them */
+  args?: Record<string, unknown>;
 }
 
 export type PreviewOutcome = { ok: true } | { ok: false; message: string };
@@ -114,10 +116,11 @@ export class Preview {
     // while playing, times on a 0.1 s grid: a looping scene then hits the cache on its second pass
     const at = input.playing ? Math.round(input.t * 10) / 10 : input.t;
     const params = { width: this.width, height: this.height, at };
-    const key = JSON.stringify([input.source, input.assets, params]);
+    const key = JSON.stringify([input.source, input.assets, params, input.args ?? null]);
     let url = this.serverCache.get(key);
     if (!url) {
-      const end = await runJob('frame', { source: input.source, params, assets: input.assets }, () => {});
+      const body = { source: input.source, params, assets: input.assets, ...(input.args ? { args: input.args } : {}) };
+      const end = await runJob('frame', body, () => {});
       if (seq !== this.serverSeq) return { ok: true };
       if (end.status !== 'ready') return { ok: false, message: `server: ${end.message}` };
       url = end.url;

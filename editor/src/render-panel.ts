@@ -12,6 +12,8 @@ export interface RenderPanelDeps {
   assets(source: string): Record<string, string>;
   /** the preview's time: a PNG is the frame on screen */
   time(): number;
+  /** the parameters panel's arguments (undefined: none set) */
+  args(): Record<string, unknown> | undefined;
 }
 
 export interface RenderPanel {
@@ -91,9 +93,10 @@ export function mountRenderPanel(deps: RenderPanelDeps): RenderPanel {
     ui.jobStatus.classList.remove('bad');
     try {
       const source = deps.view.state.doc.toString();
+      const args = deps.args();
       const end = await runJob(
         kind,
-        { source, params, assets: deps.assets(source) },
+        { source, params, assets: deps.assets(source), ...(args ? { args } : {}) },
         (p) => {
           const percent = p.progress !== undefined ? ` ${Math.round(p.progress * 100)}%` : '';
           const queued = p.queuePosition !== undefined && p.queuePosition > 0;

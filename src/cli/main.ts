@@ -1,5 +1,6 @@
 // `cmrender` command line: `check FILE|- [--json]` (`-` reads standard input), `eval FILE --at T [--json]` (the
-// language, synchronous), and the local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o
+// language, synchronous; both take the scene's args: `--arg name=value`, `--arg-json name=JSON`, `--args FILE.json`,
+// arg-flags.ts), `schema FILE` (the JSON Schema of the scene's args), and the local renders and exports: `render FILE -o OUT.png|.mp4|.gif`, `mesh IN.svg -o
 // OUT.glb`, `vectorize IN.png -o OUT.svg` (render-command.ts, export-commands.ts; these answer a promise, and are
 // loaded only when asked for, so help, version and check never load the renderer), `explain CODE`
 // (explain-command.ts), `fmt FILE` (fmt-command.ts), `version` (version-command.ts), `mcp` (mcp-command.ts: the
@@ -13,7 +14,9 @@
 // span underlined (src/cli/pretty.ts), then a count ("2 errors"); `ok: FILE` on stdout when there is no error.
 
 import { readFileSync } from 'node:fs';
-import { compile, type Diagnostic } from '../lang/index.js';
+import { compile, describeScene, type Diagnostic } from '../lang/index.js';
+import { ARG_FLAGS, ArgsFileError, argsFromFlags, type ArgFlag } from './arg-flags.js';
+import { UsageError } from './flags.js';
 import { parseAt } from './time.js';
 import type { ProgressSink } from './progress.js';
 import { ansi, formatCount, formatDiagnostic, plain, useColour } from './pretty.js';
@@ -79,9 +82,15 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
   let strict = false;
   let at: number | null = null;
   const files: string[] = [];
+  const argFlags: ArgFlag[] = [];
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]!;
-    if (a === '--json') json = true;
+    const argFlag = ARG_FLAGS.find((f) => a === f || a.startsWith(`${f}=`));
+    if (argFlag) {
+      const v = a === argFlag ? rest[++i] : a.slice(argFlag.length + 1);
+      if (v === undefined) return usage(io, `'${argFlag}' needs a value`);
+      argFlags.push({ flag: argFlag, value: v });
+    } else if (a === '--json' && cmd !== 'schema') json = true;
     else if (a === '--strict' && cmd === 'check') strict = true;
     else if (a === '--at' && cmd === 'eval') {
       const v = rest[++i];
@@ -111,8 +120,21 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
     );
     return 66;
   }
+  let args: Record<string, unknown> | undefined;
+  try {
+    args = argsFromFlags(argFlags, source);
+  } catch (e) {
+    if (e instanceof UsageError) return usage(io, e.message);
+    if (e instanceof ArgsFileError) {
+      io.err(`error: ${e.message}`);
+      return 66;
+    }
+    throw e;
+  }
+  if (cmd === 'schema') return schemaCommand(source, file, args, io);
   const t0 = process.hrtime.bigint();
-  const c = compile(source);
+  const c = compile(source, { args });
+  const described = describeScene(source, args);
   let diagnostics: Diagnostic[] = c.diagnostics;
   let value: unknown = null;
   if (cmd === 'eval' && c.program && c.ok) {
@@ -120,12 +142,18 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
     value = r.value;
     diagnostics = [...diagnostics, ...r.diagnostics];
   }
-  const ok = !diagnostics.some((d) => d.severity === 'error');
+  const ok = !diagnostics.some((d) => d.severity === 'error') && c.argProblems.length === 0;
   // --strict: a warning (a library call that renders silently wrong, LIB*/ANI001) fails the check too
   const passed = ok && !(strict && diagnostics.some((d) => d.severity === 'warning'));
   const totalNs = Number(process.hrtime.bigint() - t0);
   if (json) {
     const env: Record<string, unknown> = { schemaVersion: 1, ok, diagnostics, path: file };
+    // the signature of the scene a render uses (with the args), and what is wrong with the args
+    env.scene = described.scene;
+    if (args !== undefined) {
+      env.args = args;
+      env.argProblems = c.argProblems;
+    }
     if (cmd === 'eval') {
       env.at = at;
       env.runner = c.runner;
@@ -136,10 +164,26 @@ export function main(argv: string[], io: Io = defaultIo): number | Promise<numbe
     io.out(JSON.stringify(env));
   } else {
     const style = io.colour ? ansi : plain;
+    for (const p of c.argProblems) io.err(`${file}: error[invalid_args]: ${p.message}`);
     for (const d of diagnostics) io.err(formatDiagnostic(d, source, file, style) + '\n');
     if (diagnostics.length > 0) io.err(formatCount(diagnostics));
     if (cmd === 'eval' && value !== null) io.out(JSON.stringify(value, null, 2));
     if (passed && cmd === 'check') io.out(`ok: ${file}`);
   }
   return passed ? 0 : 1;
+}
+
+/** `cmrender schema FILE`: the JSON Schema (2020-12) of the args of the scene a render uses; 1 when there is none. */
+function schemaCommand(source: string, file: string, args: Record<string, unknown> | undefined, io: Io): number {
+  const d = describeScene(source, args);
+  for (const p of d.problems) io.err(`${file}: error[invalid_args]: ${p.message}`);
+  if (d.problems.length > 0) return 1;
+  if (!d.scene) {
+    io.err(
+      `${file}: error: ${d.parsed ? 'no scene to render, so no args' : 'the source does not parse (see cmrender check)'}`,
+    );
+    return 1;
+  }
+  io.out(JSON.stringify(d.scene.schema, null, 2));
+  return 0;
 }

@@ -15,6 +15,7 @@ import { VIDEO_CODECS, videoExt, type FrameFormat, type VideoCodec } from '../co
 import { parseAt } from './time.js';
 import { createProgress, formatSeconds, type ProgressSink } from './progress.js';
 import { numberFlag, parseFlags, UsageError } from './flags.js';
+import { ARG_FLAGS, ArgsFileError, argsFromFlags, type ArgFlag } from './arg-flags.js';
 import { RENDER_USAGE } from './usage.js';
 
 export interface CommandIo {
@@ -47,11 +48,16 @@ const FLAGS = {
   '--asset': 'repeat',
   '--codec': 'string',
   '--quality': 'number',
+  '--arg': 'repeat',
+  '--arg-json': 'repeat',
+  '--args': 'repeat',
 } as const;
 
 export interface RenderRequest {
   file: string;
   job: RenderJob;
+  /** the scene's argument flags in order, bound once the source is read (arg-flags.ts) */
+  argFlags: ArgFlag[];
 }
 
 /** Arguments → the job to render; a UsageError for anything a user typed wrong. */
@@ -116,7 +122,24 @@ export function parseRenderArgs(argv: readonly string[]): RenderRequest {
     assets[a.slice(0, eq)] = resolve(a.slice(eq + 1));
   }
   const file = f.positional[0]!;
-  return { file, job: { id: 'cli', kind, source: '', params, assets, outPath: resolve(out) } };
+  return {
+    file,
+    job: { id: 'cli', kind, source: '', params, assets, outPath: resolve(out) },
+    argFlags: argFlagsInOrder(argv),
+  };
+}
+
+/** The argument flags in the order typed (parseFlags keeps each flag's own list; the order across them matters). */
+function argFlagsInOrder(argv: readonly string[]): ArgFlag[] {
+  const out: ArgFlag[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const flag = ARG_FLAGS.find((f) => a === f || a.startsWith(`${f}=`));
+    if (!flag) continue;
+    const v = a === flag ? argv[++i] : a.slice(flag.length + 1);
+    if (v !== undefined) out.push({ flag, value: v });
+  }
+  return out;
 }
 
 /** `file:line:col CODE message` for each error of a failure (the compiler's, or ASS001 for an image, with the
@@ -159,6 +182,18 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     io.err(
       code === 'ENOENT' ? `error: file not found: ${file}` : `error: could not read ${file}: ${(e as Error).message}`,
     );
+    return 66;
+  }
+  try {
+    const args = argsFromFlags(req.argFlags, job.source);
+    if (args) job.args = args;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`error: ${e.message}\nusage: ${RENDER_USAGE}`);
+      return 2;
+    }
+    if (!(e instanceof ArgsFileError)) throw e;
+    io.err(`error: ${e.message}`);
     return 66;
   }
   for (const [p, f] of Object.entries(job.assets)) {

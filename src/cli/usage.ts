@@ -1,9 +1,11 @@
 // Every subcommand's usage line, in one light module: `cmrender --help` and `cmrender SUB --help` print them without
 // loading the renderer (Chromium's driver, three.js), so help answers at once.
-export const CHECK_USAGE = 'cmrender check FILE|- [--json] [--strict]';
-export const EVAL_USAGE = 'cmrender eval FILE --at SECONDS [--json]';
-export const RENDER_USAGE =
-  'cmrender render FILE -o OUT.png|.jpg|.webp|.mp4|.webm|.mov|.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--codec C] [--quality Q] [--asset /img/x.jpg=./x.jpg]...';
+/** The scene's arguments, as render, eval, check and schema take them (arg-flags.ts). */
+const ARGS = '[--arg NAME=VALUE]... [--arg-json NAME=JSON]... [--args FILE.json]';
+export const CHECK_USAGE = `cmrender check FILE|- [--json] [--strict] ${ARGS}`;
+export const EVAL_USAGE = `cmrender eval FILE --at SECONDS [--json] ${ARGS}`;
+export const SCHEMA_USAGE = `cmrender schema FILE|- ${ARGS}`;
+export const RENDER_USAGE = `cmrender render FILE -o OUT.png|.jpg|.webp|.mp4|.webm|.mov|.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--codec C] [--quality Q] [--asset /img/x.jpg=./x.jpg]... ${ARGS}`;
 export const MESH_USAGE = 'cmrender mesh DRAWING.svg -o OUT.glb [--depth N] [--size N] [--round N]';
 export const VECTORIZE_USAGE =
   'cmrender vectorize SKETCH.png|.jpg -o OUT.svg [--stroke-width N] [--threshold 0..1] [--simplify N] [--bridge N] [--stitch N] [--max-dim N]';
@@ -17,6 +19,7 @@ export const OPEN_USAGE = 'cmrender open FILE [--port N] [--browser] [--json]';
 export const SUBCOMMAND_USAGE: Readonly<Record<string, string>> = {
   check: CHECK_USAGE,
   eval: EVAL_USAGE,
+  schema: SCHEMA_USAGE,
   render: RENDER_USAGE,
   mesh: MESH_USAGE,
   vectorize: VECTORIZE_USAGE,

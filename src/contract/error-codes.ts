@@ -39,6 +39,11 @@ const REGISTRY = {
   invalid_image: { status: 400, message: 'image must be a PNG or JPEG as base64' },
   invalid_kind: { status: 400, message: 'kind must be "frame", "video" or "gif"' },
   invalid_params: { status: 400, job: true, message: 'a params field is out of its range or of the wrong type' },
+  invalid_args: {
+    status: 400,
+    job: true,
+    message: "args do not fit the rendered scene's parameters (each problem is listed in `problems`)",
+  },
   no_alpha: { status: 400, message: 'transparent was asked of a codec or still format that has no alpha' },
   invalid_assets: { status: 400, message: 'assets must map in-source paths to asset keys' },
   unknown_asset: { status: 400, message: 'an asset key is unknown or expired (upload the file with POST /v1/assets)' },

@@ -80,7 +80,11 @@ export class Evaluator {
     return r instanceof EvalFailure ? this.fail(span, r) : r;
   }
 
-  run(prog: Program): EvalResult {
+  /**
+   * Evaluates every top-level declaration. `args`: the rendered scene's arguments (scene-args.ts), bound in place of
+   * its defaults; that scene is evaluated even when it has required parameters (the arguments give them).
+   */
+  run(prog: Program, args?: { decl: TopDecl; values: ReadonlyMap<string, Value> }): EvalResult {
     const bindings: Binding[] = [];
     let env: Env | null = null;
     try {
@@ -92,11 +96,12 @@ export class Evaluator {
           bindings.push({ name: d.decl.name, decl: d, value: v });
           continue;
         }
-        if (d.params.some((p) => !p.default)) continue;
+        const given = args?.decl === d ? args.values : undefined;
+        if (d.params.some((p) => !p.default && !given?.has(p.name))) continue;
         let scope: Env | null = env;
         const params = new Map<string, Value>();
         for (const p of d.params) {
-          const v = this.expr(p.default!, env);
+          const v = given?.get(p.name) ?? this.expr(p.default!, env);
           params.set(p.name, v);
           scope = bind(scope, p.name, v);
         }

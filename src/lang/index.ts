@@ -11,6 +11,7 @@ import { parse } from './parser.js';
 import { newestRunner, runnerError } from './runners.js';
 import { toSeconds, unitDimension } from './units.js';
 import { NIL, type Value } from './value.js';
+import { argsSchema, bindArgs, signatureOf, type ArgProblem, type SceneSignature } from './scene-args.js';
 
 export type { Diagnostic, Envelope, Severity } from './diagnostics.js';
 export { formatJobMessage, formatHuman } from './diagnostics.js';
@@ -30,6 +31,17 @@ export {
   type Dimension,
   type UnitSuffix,
 } from './units.js';
+
+export {
+  MAX_ARGS_BYTES,
+  MAX_ARG_LIST,
+  MAX_ARG_STRING,
+  closestName,
+  type ArgProblem,
+  type Json,
+  type SceneParam,
+  type SceneSignature,
+} from './scene-args.js';
 
 export interface Program {
   /** the value of the rendered binding at time t (seconds), every time signal resolved */
@@ -57,6 +69,17 @@ export interface Compiled {
   diagnostics: Diagnostic[];
   runner: string;
   program: Program | null;
+  /** the rendered declaration's signature when it is a scene, component or filter (null: a let, or nothing) */
+  scene: SceneSignature | null;
+  /** what is wrong with the options' `args` (then `ok` is false and `program` null); empty without args */
+  argProblems: ArgProblem[];
+}
+
+export interface CompileOptions {
+  /** the rendered scene's arguments, a JSON object (docs/language.md "Scene arguments") */
+  args?: unknown;
+  /** where the parse and check of recent sources are kept (a render thread's), shared by compiles of one source */
+  cache?: CompileCache;
 }
 
 const DEFAULT_DURATION = 6;
@@ -111,6 +134,8 @@ export {
 } from './drawing-limits.js';
 export { STEP_BUDGET, MAX_VALUE_BYTES } from './limits.js';
 
+type BoundValues = { decl: TopDecl; values: ReadonlyMap<string, Value> } | undefined;
+
 class CompiledProgram implements Program {
   constructor(
     private ast: Ast,
@@ -118,11 +143,12 @@ class CompiledProgram implements Program {
     private decl: TopDecl,
     readonly durationSeconds: number,
     readonly runner: string,
+    private args: BoundValues,
   ) {}
 
   sceneAt(t: number): SceneAt {
     const ev = new Evaluator(this.sm, t);
-    const { bindings, diagnostics } = ev.run(this.ast);
+    const { bindings, diagnostics } = ev.run(this.ast, this.args);
     const b = bindings.find((x) => x.decl === this.decl);
     const value = b?.value ?? NIL;
     const { error: size, nodes } = measured(value);
@@ -162,10 +188,10 @@ class CompiledProgram implements Program {
 
 const PAR_HELP = 'fix the syntax error first; the checks only run on a clean parse';
 
-/** Parses, checks, resolves the runner pin and evaluates once at t = 0. Never throws. */
-export function compile(source: string): Compiled {
+/** Parses, checks, resolves the runner pin, binds `options.args` and evaluates once at t = 0. Never throws. */
+export function compile(source: string, options: CompileOptions = {}): Compiled {
   try {
-    return compileInner(source);
+    return compileInner(source, options.args, options.cache);
   } catch (e) {
     // defensive: an internal bug must still come back as a diagnostic, never as a throw
     const sm = new SourceMap(String(source ?? ''));
@@ -176,12 +202,42 @@ export function compile(source: string): Compiled {
       help: 'this is a bug in cmrender; please report it with the source',
       repair: { id: 'report-bug', summary: 'Report the source that triggers this error.' },
     });
-    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null };
+    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null, scene: null, argProblems: [] };
   }
 }
 
-function compileInner(source: string): Compiled {
-  const text = stripBom(typeof source === 'string' ? source : String(source));
+/** A source parsed and checked (the runner pin, the checker), before any args or evaluation. */
+type Checked =
+  | { ok: false; failed: Compiled }
+  | { ok: true; text: string; sm: SourceMap; ast: Ast; diagnostics: readonly Diagnostic[]; runner: string };
+
+/**
+ * The parse and check of recent sources, so compiles of one source that differ only in their args (a thread's jobs
+ * rendering one scene for many people) parse and check it once. Keyed by the text itself; least recently used out.
+ */
+export class CompileCache {
+  private readonly entries = new Map<string, Checked>();
+  constructor(private readonly size = 8) {}
+  /** compiles that found their source here (for tests and benchmarks) */
+  hits = 0;
+
+  get(text: string): Checked | undefined {
+    const c = this.entries.get(text);
+    if (c) {
+      this.hits++;
+      this.entries.delete(text);
+      this.entries.set(text, c);
+    }
+    return c;
+  }
+
+  set(text: string, c: Checked): void {
+    this.entries.set(text, c);
+    if (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+function checkedSource(text: string): Checked {
   const sm = new SourceMap(text);
   const parsed = parse(text);
   if (!parsed.ok) {
@@ -194,7 +250,10 @@ function compileInner(source: string): Compiled {
       help: e.code === 'PAR101' ? 'reduce the nesting depth of the source' : PAR_HELP,
       repair: { id: 'fix-syntax', summary: 'Resolve the syntax error reported by the parser.' },
     });
-    return { ok: false, diagnostics: [d], runner: newestRunner(), program: null };
+    return {
+      ok: false,
+      failed: { ok: false, diagnostics: [d], runner: newestRunner(), program: null, scene: null, argProblems: [] },
+    };
   }
   const ast = parsed.program;
   const diagnostics: Diagnostic[] = [];
@@ -226,12 +285,32 @@ function compileInner(source: string): Compiled {
 
   diagnostics.push(...new Checker(sm, knownPin).run(ast));
   diagnostics.push(...libraryWarnings(ast, sm));
+  return { ok: true, text, sm, ast, diagnostics, runner };
+}
 
+function compileInner(source: string, args: unknown, cache?: CompileCache): Compiled {
+  const text = stripBom(typeof source === 'string' ? source : String(source));
+  let checked = cache?.get(text);
+  if (!checked) {
+    checked = checkedSource(text);
+    cache?.set(text, checked);
+  }
+  if (!checked.ok) return { ...checked.failed, diagnostics: [...checked.failed.diagnostics] };
+  const { sm, ast, runner } = checked;
+  const diagnostics: Diagnostic[] = [...checked.diagnostics];
+  const bound = bindArgs(ast.decls, text, args);
+
+  const withArgs: BoundValues =
+    bound.decl && bound.values.size > 0 && bound.problems.length === 0
+      ? { decl: bound.decl, values: bound.values }
+      : undefined;
   const evaluator = new Evaluator(sm, 0);
   evaluator.warnAnimated = true;
-  const ev = evaluator.run(ast);
+  const ev = evaluator.run(ast, withArgs);
   diagnostics.push(...ev.diagnostics, ...evaluator.warnings);
-  const decl = renderedDecl(ev.bindings);
+  if (bound.problems.length > 0)
+    return { ok: false, diagnostics, runner, program: null, scene: bound.signature, argProblems: bound.problems };
+  const decl = withArgs ? withArgs.decl : renderedDecl(ev.bindings);
   let program: Program | null = null;
   if (!decl) {
     if (!hasErrors(ev.diagnostics)) {
@@ -245,15 +324,46 @@ function compileInner(source: string): Compiled {
       );
     }
   } else {
-    program = new CompiledProgram(ast, sm, decl, durationOf(ev.bindings.find((b) => b.decl === decl)), runner);
+    program = new CompiledProgram(
+      ast,
+      sm,
+      decl,
+      durationOf(ev.bindings.find((b) => b.decl === decl)),
+      runner,
+      withArgs,
+    );
     const b = ev.bindings.find((x) => x.decl === decl)!;
     if (tooBig(b.value) || drawingLimitHit(b.value))
       diagnostics.push(...program.sceneAt(0).diagnostics.slice(ev.diagnostics.length));
   }
-  return { ok: !hasErrors(diagnostics), diagnostics, runner, program };
+  const scene = decl?.d === 'callable' ? signatureOf(decl, text) : null;
+  return { ok: !hasErrors(diagnostics), diagnostics, runner, program, scene, argProblems: [] };
+}
+
+/** A source's rendered scene for `args` as data: its signature, the JSON Schema of its args, the args' problems. */
+export interface SceneDescription {
+  /** false: the source does not parse (nothing is known of its scenes) */
+  parsed: boolean;
+  scene: (SceneSignature & { schema: Record<string, unknown> }) | null;
+  problems: ArgProblem[];
+}
+
+/**
+ * Parses only (no check, no evaluation: cheap enough for a request's door) and binds `args` to the scene a render
+ * would use. A source that does not parse has no problems here: its render fails on its own diagnostic.
+ */
+export function describeScene(source: string, args?: unknown): SceneDescription {
+  const text = stripBom(typeof source === 'string' ? source : String(source));
+  const parsed = parse(text);
+  if (!parsed.ok) return { parsed: false, scene: null, problems: [] };
+  const bound = bindArgs(parsed.program.decls, text, args);
+  const decl = bound.decl;
+  const scene =
+    decl?.d === 'callable' && bound.signature ? { ...bound.signature, schema: argsSchema(decl, text) } : null;
+  return { parsed: true, scene, problems: bound.problems };
 }
 
 /** The §7.1-style envelope for POST /v1/check: every diagnostic compile() reports. */
-export function check(source: string): Envelope {
-  return envelope(compile(source).diagnostics);
+export function check(source: string, options: CompileOptions = {}): Envelope {
+  return envelope(compile(source, options).diagnostics);
 }

@@ -10,6 +10,7 @@ import { STDLIB, STD_MODULES, signature, sinceOf, type StdEntry } from './stdlib
 import { CANONICAL_SUFFIX, NUMBER_TYPES, UNIT_SUFFIXES, suffixDimension, unitTag } from './units.js';
 import { MAX_GLYPH_OUTLINES, MAX_METABALLS, MAX_PATH_POINTS, MAX_SHAPES } from './drawing-limits.js';
 import { STEP_BUDGET } from './limits.js';
+import { MAX_ARGS_BYTES, MAX_ARG_LIST, MAX_ARG_STRING } from './scene-args.js';
 
 const MODULE_BLURB: Record<string, string> = {
   'std.shapes': 'Flat layers, images and the symbols that go with them.',
@@ -61,6 +62,43 @@ function annotationsTable(): string[] {
       `| \`${type}\` | ${dim ?? 'unitless'} | ${dim ? `\`${UNIT_SUFFIXES.filter((u) => suffixDimension(u) === dim).join('` `')}\` (e.g. \`5${CANONICAL_SUFFIX[dim]}\`)` : 'none'} |`,
   );
   return ['| Annotation | Category | Literal units |', '|---|---|---|', ...rows];
+}
+
+const CARD = `runner "${newestRunner()}";
+
+scene card(name: String = "Ana", accent: Color = #ff3399, size: Length = 160px) -> Frame {
+  let bg = rect(width: 1920px, height: 1080px, fill: #101820);
+  let title = extrude(text.glyph(name, size: size), depth: 8px).material(fill: accent);
+  compose [bg, render3d(title, lights: [ambient(0.9)])]
+}`;
+
+/** The JSON each declared type takes as a scene argument (scene-args.ts), unit types from the units table. */
+function argsTable(): string[] {
+  const unitTypes = [...NUMBER_TYPES].filter(([, dim]) => dim !== null);
+  const example = (dim: string) => {
+    const u = CANONICAL_SUFFIX[dim as keyof typeof CANONICAL_SUFFIX];
+    return `\`"2${u}"\``;
+  };
+  return [
+    '| Declared type | JSON | Example |',
+    '|---|---|---|',
+    `| \`String\` | a string, at most ${MAX_ARG_STRING} characters, drawn exactly as given (no escapes are read) | \`"O\\"Brien \\\\ }; //"\` |`,
+    '| `Number`, `Float` | a number | `2.5` |',
+    '| `Int` | an integer | `3` |',
+    '| `Bool` | `true` or `false` | `true` |',
+    ...unitTypes.map(
+      ([type, dim]) =>
+        `| \`${type}\` | a string holding one ${dim} literal, a leading \`-\` allowed (${UNIT_SUFFIXES.filter(
+          (u) => suffixDimension(u) === dim,
+        )
+          .map((u) => `\`${u}\``)
+          .join(', ')}) | ${example(dim!)} |`,
+    ),
+    '| `Color` | a string holding one colour literal: `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`, `oklch(l, c, h)`, `oklab(l, a, b)`, `srgb(r, g, b)` | `"#ff3399"`, `"oklch(0.7, 0.1, 200)"` |',
+    `| \`List<T>\` | an array of T, at most ${MAX_ARG_LIST} elements | \`["Ana", "Bo"]\` |`,
+    '| a record `{a: T, b: U}` | an object with exactly those fields | `{"a": ..., "b": ...}` |',
+    '| anything else: `Frame`, a tuple, a function, a library type | refused for that parameter, naming the type: it is code or a drawing, not data | |',
+  ];
 }
 
 function runnersTable(): string[] {
@@ -183,6 +221,25 @@ export function languageReference(): string {
     `- **Limits**: one frame may take ${STEP_BUDGET.toLocaleString('en-US')} evaluation steps (EVL006) and draw at most ${MAX_SHAPES} shapes (EVL012), ${MAX_GLYPH_OUTLINES} distinct glyph outlines (EVL009), ${MAX_PATH_POINTS.toLocaleString('en-US')} path points (EVL010) and ${MAX_METABALLS} metaball blobs (EVL011).`,
     '',
     ...code(BOUNCE),
+    '',
+    '## Scene arguments',
+    '',
+    "A request may bind the rendered scene's parameters to data: `args` beside `source` (`POST /v1/frame`, `/v1/render`, `/v1/gif`, `/v1/check`), `--arg name=value` on the command line, the editor's parameters panel, `args` of the MCP tools. One scene then renders any data, typed and checked, instead of values pasted into the source's text (where a `\"` or a `\\` in a name changes the program).",
+    '',
+    ...code(CARD),
+    '',
+    '```json',
+    '{"source": "...", "args": {"name": "O\\"Brien", "accent": "#00a6fb", "size": "200px"}}',
+    '```',
+    '',
+    'Each parameter\'s declared type decides the JSON it takes. A unit or colour value is a string read by the language\'s own lexer as ONE literal, never as an expression (`"1s + 1s"` is refused):',
+    '',
+    ...argsTable(),
+    '',
+    `- **Which scene renders**: without args, the rule above. With args, the first \`scene\` whose required parameters (those without a default) they all give and that declares every name they give; else the first whose required ones they give. A scene with required parameters renders only this way.`,
+    `- **Checked first**: a wrong type, a wrong unit, an unknown name (with "did you mean"), a required parameter missing, or args for a scene without parameters are each a problem \`{path, expected, given, message}\` (\`path\` as \`args.accent\`, \`args.names[2]\`), all reported at once, before anything renders (HTTP: 400 \`invalid_args\`). The whole \`args\` is at most ${MAX_ARGS_BYTES} bytes of JSON.`,
+    '- **The signature**: `POST /v1/check` and `cmrender check --json` answer `scene: {name, params: [{name, type, default, required}], schema}`, where `schema` is the JSON Schema (2020-12) of the args; `cmrender schema FILE` prints the schema alone.',
+    "- **Duration**: an argument named `duration` sets the clip's length as its default would.",
     '',
     '## Runner pins',
     '',

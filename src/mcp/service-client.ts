@@ -11,10 +11,13 @@ export interface Answer {
 export type JobKindOfTool = 'frame' | 'video' | 'gif';
 
 export interface ServiceClient {
-  /** POST /v1/check */
-  check(source: string): Promise<Answer>;
+  /** POST /v1/check (with the scene's args when given) */
+  check(source: string, args?: Record<string, unknown>): Promise<Answer>;
   /** POST /v1/frame | /v1/render | /v1/gif */
-  enqueue(kind: JobKindOfTool, body: { source: string; params?: Record<string, number> }): Promise<Answer>;
+  enqueue(
+    kind: JobKindOfTool,
+    body: { source: string; params?: Record<string, number>; args?: Record<string, unknown> },
+  ): Promise<Answer>;
   /** GET /v1/jobs/{id} */
   job(id: string): Promise<Answer>;
   /** DELETE /v1/jobs/{id}: cancels a job (a tool's call that its client abandoned) */
@@ -75,7 +78,7 @@ export function httpServiceClient(baseUrl: string, apiKey?: string, pollMs = HTT
     return { status: r.status, body: await jsonOf(r) };
   };
   return {
-    check: (source) => call('POST', '/v1/check', { source }),
+    check: (source, args) => call('POST', '/v1/check', args === undefined ? { source } : { source, args }),
     enqueue: (kind, body) => call('POST', ENQUEUE_PATH[kind], body),
     job: (id) => call('GET', `/v1/jobs/${encodeURIComponent(id)}`),
     cancel: (id) => call('DELETE', `/v1/jobs/${encodeURIComponent(id)}`),

@@ -1,5 +1,6 @@
 // The MCP server of cmrender (Model Context Protocol, @modelcontextprotocol/sdk): the tools an agent calls
-// (check_source, render_frame, render_video, render_gif, explain_diagnostic) and the resources it reads (the language
+// (check_source, describe_scene, render_frame, render_video, render_gif, explain_diagnostic; each refuses an argument
+// it does not know, naming the accepted ones) and the resources it reads (the language
 // reference, each example source). Written against the ServiceClient port (service-client.ts), so the same tools
 // serve `/mcp` on the service (in-process) and `cmrender mcp` over stdio (HTTP to a running service): an MCP call is
 // a job like any other, with the same limits, keys and rate limits.
@@ -9,7 +10,7 @@ import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LIMITS } from '../contract/limits.js';
-import { compile } from '../lang/index.js';
+import { closestName, compile } from '../lang/index.js';
 import { languageReference } from '../lang/reference.js';
 import { repoRoot } from '../paths.js';
 import type { Answer, JobKindOfTool, ServiceClient } from './service-client.js';
@@ -54,6 +55,23 @@ function refused(what: string, a: Answer): CallToolResult {
   };
 }
 
+/** A refusal that may be 400 invalid_args: its message and one line per problem with the args. */
+function argsRefused(what: string, a: Answer): CallToolResult {
+  const r = refused(what, a);
+  const problems = (a.body?.problems as { message?: string }[] | undefined) ?? [];
+  if (problems.length === 0) return r;
+  return {
+    ...r,
+    content: [
+      text(
+        [r.content[0]!.type === 'text' ? r.content[0]!.text : '', ...problems.map((p) => `- ${p.message ?? ''}`)].join(
+          '\n',
+        ),
+      ),
+    ],
+  };
+}
+
 /** A failed job: isError with its message, code and diagnostics, each code explained. */
 async function failed(client: ServiceClient, view: Record<string, unknown>): Promise<CallToolResult> {
   const diags = (view.diagnostics as Diag[] | undefined) ?? [];
@@ -84,9 +102,10 @@ async function runJob(
   params: Record<string, number>,
   o: Required<Pick<McpOptions, 'waitMs'>>,
   call: CallContext,
+  args?: Record<string, unknown>,
 ): Promise<{ view: Record<string, unknown> } | { result: CallToolResult }> {
-  const q = await client.enqueue(kind, { source, params });
-  if (q.status !== 202 || !q.body) return { result: refused(`POST ${kind} job`, q) };
+  const q = await client.enqueue(kind, args === undefined ? { source, params } : { source, params, args });
+  if (q.status !== 202 || !q.body) return { result: argsRefused(`POST ${kind} job`, q) };
   const id = String(q.body.job_id);
   const where = client.absolute(`/v1/jobs/${id}`);
   const { signal, progress } = call;
@@ -158,6 +177,12 @@ const dims = {
   height: z.number().int().min(LIMITS.height.min).max(LIMITS.height.max).optional().describe('output height in px'),
 };
 const sourceArg = z.string().min(1).max(LIMITS.sourceMaxChars).describe('the .cm source');
+const argsArg = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe(
+    'the scene\'s arguments by parameter name, typed by its declarations (String: a JSON string; Number; Bool; a unit type: "2s", "300px"; Color: "#ff3399"; List: an array; a record: an object); describe_scene gives the signature and JSON Schema',
+  );
 const keepArg = z
   .boolean()
   .optional()
@@ -166,11 +191,36 @@ const keepArg = z
   );
 const clip = {
   source: sourceArg,
+  args: argsArg,
   keep: keepArg,
   duration: z.number().positive().optional().describe("seconds (default: the scene's own duration)"),
   fps: z.number().int().positive().optional().describe('frames per second'),
   ...dims,
 };
+
+/**
+ * A tool's input: an object of exactly these arguments. An unknown one is an error naming it, the closest accepted
+ * one and every accepted one (the SDK's raw shapes would drop it silently: `widht` rendered at the default width).
+ */
+function toolInput<S extends z.ZodRawShape>(shape: S) {
+  const accepted = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (iss) => {
+      switch (iss.code) {
+        case 'unrecognized_keys':
+          return iss.keys
+            .map((k) => {
+              const s = closestName(k, accepted);
+              return `unknown argument '${k}'${s ? ` (did you mean '${s}'?)` : ''}`;
+            })
+            .join('; ')
+            .concat(`; the accepted arguments are ${accepted.join(', ')}`);
+        default:
+          return `the arguments must be an object of ${accepted.join(', ')}`;
+      }
+    },
+  });
+}
 
 /** The params of a request from a tool's arguments (only those given). */
 const paramsOf = (a: Record<string, unknown>, keys: string[]) =>
@@ -217,19 +267,54 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
       title: 'Check a .cm source',
       annotations: { title: 'Check a .cm source', ...READ_ONLY },
       description:
-        'Compiles a .cm source without rendering (POST /v1/check) and answers its diagnostics, each code with its explanation and a right example.',
-      inputSchema: { source: sourceArg },
+        "Compiles a .cm source without rendering (POST /v1/check), with the scene's `args` when given, and answers its diagnostics, each code with its explanation and a right example.",
+      inputSchema: toolInput({ source: sourceArg, args: argsArg }),
     },
-    async ({ source }) => {
-      const r = await client.check(source);
-      if (r.status !== 200 || !r.body) return refused('POST /v1/check', r);
+    async ({ source, args }) => {
+      const r = await client.check(source, args);
+      if (r.status !== 200 || !r.body) return argsRefused('POST /v1/check', r);
       const diags = (r.body.diagnostics as Diag[] | undefined) ?? [];
       const ok = r.body.ok === true;
       const lines = [ok ? 'ok: the source compiles' : 'the source does not compile'];
       if (diags.length) lines.push('', 'Diagnostics:', ...diags.map(diagLine));
       const explained = await explanations(client, diags);
       if (explained.length) lines.push('', 'Explanations:', '', explained.join('\n\n'));
-      return { content: [text(lines.join('\n'))], structuredContent: { ok, diagnostics: diags } };
+      return {
+        content: [text(lines.join('\n'))],
+        structuredContent: { ok, diagnostics: diags, scene: r.body.scene ?? null },
+      };
+    },
+  );
+
+  server.registerTool(
+    'describe_scene',
+    {
+      title: "Describe a scene's parameters",
+      description:
+        "The signature of the scene a render of this source uses (with `args` when given: they choose among scenes): its name, each parameter's name, declared type, default and whether it is required, and the JSON Schema (2020-12) of its `args`, to fill in and pass to render_frame, render_video or render_gif.",
+      inputSchema: toolInput({ source: sourceArg, args: argsArg }),
+    },
+    async ({ source, args }) => {
+      const r = await client.check(source, args);
+      if (r.status !== 200 || !r.body) return argsRefused('POST /v1/check', r);
+      const scene = r.body.scene as {
+        name: string;
+        params: { name: string; type: string; default: unknown; required: boolean }[];
+      } | null;
+      if (!scene) {
+        const diags = (r.body.diagnostics as Diag[] | undefined) ?? [];
+        return {
+          isError: true,
+          content: [text(['no scene renders from this source', ...diags.map(diagLine)].join('\n'))],
+        };
+      }
+      const lines = [
+        `scene ${scene.name}(${scene.params.map((p) => `${p.name}: ${p.type}${p.required ? '' : ` = ${JSON.stringify(p.default)}`}`).join(', ')})`,
+        '',
+        'JSON Schema of args:',
+        JSON.stringify((scene as { schema?: unknown }).schema, null, 2),
+      ];
+      return { content: [text(lines.join('\n'))], structuredContent: { scene } };
     },
   );
 
@@ -240,19 +325,24 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
       annotations: { title: 'Render one frame', ...RENDERS },
       description:
         'Renders one frame of a .cm scene as a PNG (POST /v1/frame) and answers the image and its URL. `at` is the time in seconds (default 0).',
-      inputSchema: {
+      inputSchema: toolInput({
         source: sourceArg,
+        args: argsArg,
         at: z.number().min(0).optional().describe('seconds into the scene'),
         ...dims,
         keep: keepArg,
-      },
+      }),
     },
     async (a, extra) => {
-      const run = await runJob(client, 'frame', a.source, paramsOf(a, ['at', 'width', 'height']), o, {
-        signal: extra.signal,
-        keep: a.keep === true,
-        progress: progressOf(extra),
-      });
+      const run = await runJob(
+        client,
+        'frame',
+        a.source,
+        paramsOf(a, ['at', 'width', 'height']),
+        o,
+        { signal: extra.signal, keep: a.keep === true, progress: progressOf(extra) },
+        a.args,
+      );
       if ('result' in run) return run.result;
       const v = run.view;
       if (v.status !== 'ready') return failed(client, v);
@@ -277,21 +367,29 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
         title,
         annotations: { title, ...RENDERS },
         description: `Renders a ${kind === 'video' ? 'MP4 video' : 'looping GIF'} of a .cm scene (POST ${route}); reports progress while it renders and answers the output's URL, size, frames and type.`,
-        inputSchema: clip,
+        inputSchema: toolInput(clip),
       },
       async (a, extra) => {
         const progress = progressOf(extra);
-        const run = await runJob(client, kind, a.source, paramsOf(a, ['duration', 'fps', 'width', 'height']), o, {
-          signal: extra.signal,
-          keep: a.keep === true,
-          progress,
-        });
+        const run = await runJob(
+          client,
+          kind,
+          a.source,
+          paramsOf(a, ['duration', 'fps', 'width', 'height']),
+          o,
+          {
+            signal: extra.signal,
+            keep: a.keep === true,
+            progress,
+          },
+          a.args,
+        );
         if ('result' in run) return run.result;
         const v = run.view;
         if (v.status !== 'ready') return failed(client, v);
         if (progress) await progress(1, 'done');
         const fps = a.fps ?? (kind === 'gif' ? LIMITS.gif.fps.default : LIMITS.fps.default);
-        const duration = a.duration ?? compile(a.source).program?.durationSeconds;
+        const duration = a.duration ?? compile(a.source, { args: a.args }).program?.durationSeconds;
         const facts = {
           url: client.absolute(String(v.url)),
           mime: v.mime,
@@ -321,7 +419,7 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
       title: 'Explain a diagnostic code',
       annotations: { title: 'Explain a diagnostic code', ...READ_ONLY },
       description: 'The explanation of a diagnostic code (NAM003, PAR100, ...) with a wrong and a right source.',
-      inputSchema: { code: z.string().min(1).max(16).describe('a diagnostic code such as NAM003') },
+      inputSchema: toolInput({ code: z.string().min(1).max(16).describe('a diagnostic code such as NAM003') }),
     },
     async ({ code }) => {
       const r = await client.explain(code);

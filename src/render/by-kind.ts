@@ -29,14 +29,17 @@ export class RendererByKind implements Renderer {
   }
 
   /** A video's frame count, from the renderer that would draw it. */
-  frameCount(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>, signal: AbortSignal): Promise<number> {
+  frameCount(
+    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
+    signal: AbortSignal,
+  ): Promise<number> {
     const r = this.byKind[job.kind];
     if (!r?.frameCount) throw new Error(`no frame count for a ${job.kind}`);
     return r.frameCount(job, signal);
   }
 
   /** The estimate of the renderer that would make the job (admission and the queue's order), if it gives one. */
-  async estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null> {
+  async estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null> {
     return (await this.byKind[job.kind]?.estimate?.(job)) ?? null;
   }
 

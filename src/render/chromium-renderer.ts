@@ -133,7 +133,7 @@ export class ChromiumRenderer implements Renderer {
   }
 
   /** Made in a worker thread (estimate-thread.ts), so a burst of large sources does not hold the HTTP answers. */
-  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null> {
+  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null> {
     return this.estimates.estimate(job);
   }
 
@@ -153,7 +153,7 @@ export class ChromiumRenderer implements Renderer {
 
   /** A video's frame count, from its plan (compiled in an evaluation thread, which goes back to the pool). */
   async frameCount(
-    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>,
+    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
     signal: AbortSignal,
   ): Promise<number> {
     const session = await this.evals.open({ ...job, id: 'frame-count', outPath: '' }, signal);

@@ -79,11 +79,14 @@ export class ChunkedVideos implements Renderer {
     }
   }
 
-  frameCount(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>, signal: AbortSignal): Promise<number> {
+  frameCount(
+    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
+    signal: AbortSignal,
+  ): Promise<number> {
     return this.inner.frameCount!(job, signal);
   }
 
-  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null> {
+  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null> {
     return this.inner.estimate?.(job) ?? Promise.resolve(null);
   }
 

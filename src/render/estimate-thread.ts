@@ -18,7 +18,7 @@ export class EstimateThread {
 
   constructor(private readonly log?: Logger) {}
 
-  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null> {
+  estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null> {
     const worker = this.ensure();
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -32,7 +32,7 @@ export class EstimateThread {
       });
       worker.postMessage({
         id,
-        job: { kind: job.kind, source: job.source, params: job.params, assets: job.assets },
+        job: { kind: job.kind, source: job.source, params: job.params, assets: job.assets, args: job.args },
       } satisfies EstimateRequest);
     });
   }

@@ -3,6 +3,7 @@
 // and a clip evaluates thousands of times; on the main thread that held every HTTP answer of the service. Here the
 // program stays compiled between requests; what goes back is JSON text, sent once per distinct value.
 import { parentPort } from 'node:worker_threads';
+import { CompileCache } from '../lang/index.js';
 import { evaluateAt, prepare, type Plan } from './prepare.js';
 import { JobFailure, type RenderJob } from './renderer-port.js';
 import type { FailureData, EvalAnswer, EvalRequest, PlanData, RemoteFrame } from './eval-protocol.js';
@@ -12,6 +13,8 @@ const BATCH_MS = 20;
 const BATCH_BYTES = 4 << 20;
 
 let plan: Plan | null = null;
+/** the parse and check of the sources this thread prepared lately: jobs of one scene with other args share them */
+const compiled = new CompileCache(8);
 /** the first frame is frame 0 of a clip (prepare evaluates a clip at t = 0) */
 let firstIsFrame0 = false;
 /** the frame index evaluated last, and its JSON: a frame with the same JSON goes back as null (a repeat) */
@@ -29,7 +32,7 @@ function open(job: RenderJob): EvalAnswer {
   plan = null;
   lastSeq = -1;
   try {
-    plan = prepare(job);
+    plan = prepare(job, compiled);
   } catch (err) {
     return { op: 'failed', failure: failureData(err) };
   }

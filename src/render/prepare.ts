@@ -4,6 +4,7 @@
 import {
   compile,
   designFrame,
+  type CompileCache,
   formatJobMessage,
   imagePaths,
   type Program,
@@ -172,9 +173,13 @@ export interface Plan extends PlanInfo {
   warnings: FailureDiagnostic[];
 }
 
-export function prepare(job: RenderJob): Plan {
+/** `cache`: a thread's parse and check of recent sources, shared by jobs of one source that differ only in args. */
+export function prepare(job: RenderJob, cache?: CompileCache): Plan {
   checkParams(job);
-  const compiled = compile(job.source);
+  const compiled = compile(job.source, { args: job.args, cache });
+  // the door refuses such args (400 invalid_args); a caller that did not ask it (the CLI, a stored job) fails here
+  if (compiled.argProblems.length > 0)
+    throw new JobFailure(compiled.argProblems.map((p) => p.message).join('; '), CODE.invalid_args);
   if (!compiled.ok || !compiled.program) throw diagnosticsFailure(compiled.diagnostics);
   const program = compiled.program;
   const at = job.kind === 'frame' ? (job.params.at ?? 0) : 0;

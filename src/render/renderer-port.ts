@@ -46,6 +46,8 @@ export interface RenderJob {
   /** the scene source; for a mesh the SVG document; for vectorize the in-source path of the image (a key of assets) */
   source: string;
   params: RenderParams;
+  /** the rendered scene's arguments (docs/language.md "Scene arguments"); absent: the scene's defaults */
+  args?: Record<string, unknown>;
   /** in-source path (as the scene writes it, e.g. "/img/earth.jpg") -> absolute path of the uploaded file */
   assets: Record<string, string>;
   /** Where the output must be written. The renderer writes it atomically (temporary file + rename). */
@@ -173,9 +175,12 @@ export interface Renderer {
    * The job's estimated work before it is queued; null (or absent) when the renderer cannot say. Asynchronous: making
    * it compiles the source, which must not hold the HTTP event loop (the page renderer asks a worker thread).
    */
-  estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): Promise<WorkEstimate | null>;
+  estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null>;
   /** A video's frame count (it compiles the source), so whoever cuts it in chunks knows where; absent: not a video's. */
-  frameCount?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>, signal: AbortSignal): Promise<number>;
+  frameCount?(
+    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
+    signal: AbortSignal,
+  ): Promise<number>;
   /**
    * What of this renderer's own set-up changes the bytes of a job of `kind` (the GL backend, the H.264 encoder), as a
    * short string; null while it is not started (it is known once a probe frame has drawn). The render cache keeps

@@ -3,7 +3,7 @@
 // measured on sampled frames), the encoder's share by codec, quality and content (output-cost.ts); and the bytes of
 // the output, which admission holds against what the output budget has left. Admission refuses a job whose estimate is over the job limit, and the queue uses it
 // to let short jobs go first (with aging, so a long one is not starved).
-import type { Value } from '../lang/index.js';
+import type { CompileCache, Value } from '../lang/index.js';
 import { prepare, type Plan } from './prepare.js';
 import type { RenderJob, WorkEstimate, CostClass } from './renderer-port.js';
 import type { VideoCodec } from '../contract/outputs.js';
@@ -88,13 +88,16 @@ export function costClass(value: Value): CostClass {
  * The estimate of a job, or null when it cannot be made (the source does not compile, an image is missing, ...):
  * the job is then queued and fails with its own diagnostic, as before.
  */
-export function estimateWork(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets'>): WorkEstimate | null {
+export function estimateWork(
+  job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
+  cache?: CompileCache,
+): WorkEstimate | null {
   const kind = job.kind;
   // a mesh or a vectorize is not drawn by the page: no estimate
   if (kind !== 'frame' && kind !== 'video' && kind !== 'gif') return null;
   let plan;
   try {
-    plan = prepare({ ...job, id: 'estimate', outPath: '' });
+    plan = prepare({ ...job, id: 'estimate', outPath: '' }, cache);
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
 // The standalone runner (service.md "Standalone runner"): one synchronous endpoint, no jobs, no storage.
-// `POST /` {source, kind: frame | video | gif, params, assets?} answers 200 with the file's bytes; a bad request 400
+// `POST /` {source, kind: frame | video | gif, params, args?, assets?} answers 200 with the file's bytes; a bad request 400
 // with the ErrorEnvelope (the service's own schemas and codes); a compile or render failure 500 {error, code}.
 // `GET /healthz` answers `ok\n`. Renders go through the same Renderer as the service's jobs, at most `concurrency`
 // at a time, each bounded by the job time limit; a request can fail, never stop the process.
@@ -29,6 +29,8 @@ import { limitRequestTime } from '../server/http/request-timeout.js';
 import { Gate, tooManyUploads } from '../server/jobs/refusals.js';
 import { sendRefusal } from '../server/http/refusal-reply.js';
 import { badRequest } from '../server/http/http-error.js';
+import { Args } from '../server/http/schemas/args.js';
+import { checkedSceneArgs } from '../server/http/scene-args.js';
 
 export interface RunnerOptions {
   renderer: Renderer;
@@ -68,6 +70,7 @@ export const RunnerRequest = z.object({
   source: Source,
   kind: KIND,
   params: z.unknown().optional(),
+  args: Args,
   assets: RunnerAssets,
 });
 
@@ -129,6 +132,9 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
       throw badRequest(noAlpha ? CODE.no_alpha : CODE.invalid_params, issue?.message ?? 'invalid params');
     }
     const params: RenderParams = { ...parsed.data };
+    const args = req.body.args;
+    // args that do not fit the scene: the service's 400 invalid_args, one entry per problem, before anything renders
+    if (args !== undefined) checkedSceneArgs(source, args);
     const dir = await mkdtemp(join(o.tmpDir, 'run-'));
     try {
       const assets = await writeAssets(dir, req.body.assets ?? {});
@@ -136,7 +142,9 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
       const ext = outputExtOf(kind, params);
       const outPath = join(dir, `${id}.${ext}`);
       try {
-        await queue.add(() => renderWithin(o, { id, kind, source, params, assets, outPath }));
+        await queue.add(() =>
+          renderWithin(o, { id, kind, source, params, ...(args ? { args } : {}), assets, outPath }),
+        );
       } catch (err) {
         const f = failureBody(err, o.timeoutMs);
         if (!(err instanceof JobFailure)) req.log.warn({ err }, 'runner render failed');

@@ -117,7 +117,8 @@ test('check --json prints the envelope, unchanged', () => {
   const r = run(['check', TWO, '--json']);
   assert.equal(r.code, 1);
   const env = JSON.parse(r.out);
-  assert.deepEqual(Object.keys(env), ['schemaVersion', 'ok', 'diagnostics', 'path', 'timing']);
+  // plus `scene` (issue 50): the signature of the scene a render uses, null when none does
+  assert.deepEqual(Object.keys(env), ['schemaVersion', 'ok', 'diagnostics', 'path', 'scene', 'timing']);
   assert.equal(env.ok, false);
   assert.equal(env.diagnostics.length, 2);
   assert.deepEqual(Object.keys(env.diagnostics[1]).slice(0, 6), [

@@ -206,6 +206,14 @@ describe('README against a running service', () => {
         "the receiver's verified delivery",
       );
       assert.match(out, /^ok: examples\/wave\.cm$/m, 'cmrender check');
+      // scene arguments: the signature, both cards ready with their args, the misspelt one refused
+      assert.match(out, /^"scene":\{"name":"title_card"/m, "the title card's signature");
+      assert.match(out, /"scene":"title_card","args":\{"name":"Ana Lima","accent":"#00a6fb"\},"status":"ready"/);
+      assert.match(
+        out,
+        /"scene":"title_card","args":\{"name":"Seán O\\"Brien \\\\ \}","accent":"#ff3399"\},"status":"ready"/,
+      );
+      assert.match(out, /"code":"invalid_args","problems":\[\{"path":"args\.acent"/, 'the misspelt arg');
       // the idempotent POST answered the same job twice
       const ids = [...out.matchAll(/\{"job_id":"([0-9a-f-]+)","status":"pending","kind":"video"\}/g)].map((m) => m[1]);
       assert.ok(ids.length >= 2 && ids.at(-1) === ids.at(-2), `idempotent POSTs: ${ids.join(', ')}`);

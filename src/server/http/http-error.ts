@@ -10,11 +10,12 @@ import {
   type ErrorCode,
 } from '../../contract/error-codes.js';
 import { describeDuration } from '../../contract/describe-duration.js';
+import type { ArgProblem } from '../../lang/index.js';
 
 export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly envelope: { error: string; code: ErrorCode },
+    readonly envelope: { error: string; code: ErrorCode; problems?: ArgProblem[] },
   ) {
     super(envelope.error);
   }
@@ -28,6 +29,16 @@ export function httpError(code: AnswerCode, message?: string): HttpError {
 /** 400 with one of the contract's codes (`missing_source`, `unknown_asset`, ...). */
 export function badRequest(code: CodeOfStatus<400>, message?: string): HttpError {
   return httpError(code, message);
+}
+
+/** 400 `invalid_args` with one entry per problem; `error` is the first problem's sentence (and how many more). */
+export function invalidArgs(problems: ArgProblem[]): HttpError {
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see problems)` : '';
+  const e = new HttpError(statusOf(CODE.invalid_args), {
+    ...envelope(CODE.invalid_args, `${problems[0]?.message ?? 'invalid args'}${more}`),
+    problems: problems.map(({ path, expected, given, message }) => ({ path, expected, given, message })),
+  });
+  return e;
 }
 
 /** The body of every 404: the contract fixes `error`; `code` says the same to a program. */

@@ -6,6 +6,7 @@
 // awaited), so ten identical requests arriving together make one job: the first creates it, the others await it.
 // The key and the request's hash are stored in the job record (the journal), and the index is rebuilt from the
 // records at start, so a restart keeps them.
+import { canonicalJson } from '../../contract/canonical-json.js';
 import { createHash } from 'node:crypto';
 import { CODE } from '../../contract/error-codes.js';
 import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
@@ -98,16 +99,6 @@ export class IdempotencyIndex implements IdempotencyKeys {
 /** The request a key is bound to: the route and its validated body, with object keys in a fixed order. */
 export function requestHash(url: string, body: unknown): string {
   return createHash('sha256').update(url).update('\n').update(canonicalJson(body)).digest('hex');
-}
-
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** The 422 for a key reused with another request, naming how long a key lives here (not the registry's default). */

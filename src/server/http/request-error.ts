@@ -3,14 +3,15 @@
 //
 // - body: 400 with the code of the first rule broken, in the contract's order: not a JSON object (`bad_json`), then
 //   `source` (`missing_source`, `source_too_large`), then a vectorize `image` (`image_too_large`, `invalid_image`),
-//   then `params` (`invalid_params`; `no_alpha`: transparent asked of a codec or format without alpha), then `assets`
+//   then `params` (`invalid_params`; `no_alpha`: transparent asked of a codec or format without alpha), then `args`
+//   when it is not an object (`invalid_args`; what its values must be is the scene's, checked in jobs/submit.ts), then `assets`
 //   (`invalid_assets`), then `webhook` (`bad_webhook`). `error` is the schema's own message, e.g. "params.fps must be an integer from 1 to 60".
 // - headers: the only one checked is Idempotency-Key (400 `bad_idempotency_key`).
 // - path parameters (a job id that is not a UUID, an output name outside ^[A-Za-z0-9._-]+$): 404 not_found, since
 //   such a path names nothing.
 import type { FastifyError, FastifySchemaValidationError } from 'fastify';
 import { CODE } from '../../contract/error-codes.js';
-import { HttpError, badRequest, notFound } from './http-error.js';
+import { HttpError, badRequest, invalidArgs, notFound } from './http-error.js';
 
 /** The request part that failed (Fastify does not export the name of this type). */
 type RequestPart = NonNullable<FastifyError['validationContext']>;
@@ -24,6 +25,7 @@ const BODY_RULES = [
   CODE.invalid_kind,
   CODE.invalid_params,
   CODE.no_alpha,
+  CODE.invalid_args,
   CODE.invalid_assets,
   CODE.bad_webhook,
 ] as const;
@@ -41,6 +43,9 @@ export function requestError(issues: FastifySchemaValidationError[], part: Reque
       first = { rule, message: issue.message ?? 'invalid request body' };
   }
   if (!first || first.rule === CODE.bad_json) return badRequest(CODE.bad_json);
+  // `args` that is not an object: one problem, in the same shape as the scene's own (jobs/submit.ts)
+  if (first.rule === CODE.invalid_args)
+    return invalidArgs([{ path: 'args', expected: 'an object', given: 'another JSON value', message: first.message }]);
   return badRequest(first.rule, first.message);
 }
 
@@ -61,6 +66,7 @@ function ruleOf(issue: FastifySchemaValidationError): BodyRule {
       ? CODE.no_alpha
       : CODE.invalid_params;
   if (field === 'webhook') return CODE.bad_webhook;
+  if (field === 'args') return CODE.invalid_args;
   // the body schemas have no other field: unknown ones are stripped, not checked
   return CODE.invalid_assets;
 }

@@ -199,8 +199,14 @@ export class JobService {
   }
 
   /** The job's estimated work, and the refusal when it cannot finish inside the job limit (work-admission.ts). */
-  estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): Promise<WorkAdmission> {
-    return admitWork(this.o, kind, source, params, assets);
+  estimate(
+    kind: JobKind,
+    source: string,
+    params: JobParams,
+    assets: Record<string, string>,
+    args?: Record<string, unknown>,
+  ): Promise<WorkAdmission> {
+    return admitWork(this.o, kind, source, params, assets, args);
   }
 
   /**

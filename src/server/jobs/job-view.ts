@@ -13,7 +13,12 @@ export interface LiveJobState {
 }
 
 export function jobView(rec: JobRecord, live: LiveJobState): JobView {
-  const base = { job_id: rec.job_id, kind: rec.kind };
+  const base = {
+    job_id: rec.job_id,
+    kind: rec.kind,
+    ...(rec.scene !== undefined ? { scene: rec.scene } : {}),
+    ...(rec.args !== undefined ? { args: rec.args } : {}),
+  };
   if (rec.status === 'pending') {
     const v: JobView = { ...base, status: 'pending', created_at: rec.created_at };
     if (live.queuePosition !== undefined) v.queue_position = live.queuePosition;

@@ -14,6 +14,9 @@ export interface JobExtras {
   cache?: boolean;
   /** the id of the API key the job was made with (http/tenancy.ts) */
   owner?: string;
+  /** the request's scene arguments (checked at the door) and the scene they render */
+  args?: Record<string, unknown>;
+  scene?: string;
   /**
    * Called with the new job's id before its record is stored, so whatever the caller holds for the job (a client's
    * queue place) is bound to it before the job can end: a cache hit ends in create() itself.

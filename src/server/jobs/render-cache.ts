@@ -10,6 +10,7 @@
 //   source without a pin;
 // - the params as stored (the request's, without `cache`), keys sorted, so {"width":160,"fps":10} and
 //   {"fps":10,"width":160} are one key but an omitted default and the same value spelt out are two (a harmless miss);
+// - the scene's args, as canonical JSON (keys sorted at every level), when the request gave any;
 // - the assets by content: the URL path the page loads (contract/asset-path.ts) -> SHA-256 of the bytes (two uploads
 //   of one image are the same input, and so are "/img/a.png" and "/img/./a.png");
 // - with API_KEYS, the owner (the id of the key that made the job): keys are tenants (http/tenancy.ts), so one key's
@@ -25,6 +26,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { newestRunner } from '../../lang/runners.js';
 import { normalizeAssetPath } from '../../contract/asset-path.js';
+import { canonicalJson } from '../../contract/canonical-json.js';
 import type { Renderer } from '../../render/renderer-port.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
@@ -85,6 +87,7 @@ export class RenderCache {
     source: string,
     params: JobParams,
     assets: Record<string, string>,
+    args?: Record<string, unknown>,
     owner?: string,
   ): Promise<string | undefined> {
     const byContent: [string, string][] = [];
@@ -104,6 +107,8 @@ export class RenderCache {
       newestRunner(),
       Object.entries(params ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)),
       byContent.sort(([a], [b]) => (a < b ? -1 : 1)),
+      // a job without args keeps the key it had before args existed
+      ...(args && Object.keys(args).length > 0 ? [canonicalJson(args)] : []),
       // a job made without a key keeps the key it always had
       ...(owner === undefined ? [] : [{ owner }]),
     ]);
@@ -121,7 +126,7 @@ export class RenderCache {
     if (this.o.enabled === false) return undefined;
     // a renderer that does not say what draws (a test's fake) promises nothing: its jobs are never cached
     if (this.o.renderer.setup?.(rec.kind) === undefined) return undefined;
-    rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets, rec.owner);
+    rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets, rec.args, rec.owner);
     if (!rec.cache_key || !read) return undefined;
     return this.servable(rec.cache_key, rec.kind).catch((err) => {
       this.o.log.warn({ err, job_id: rec.job_id }, 'render cache not read: the job renders');

@@ -152,6 +152,7 @@ export class ItemRunner {
           kind: rec.kind,
           source: rec.source,
           params: rec.params,
+          ...(rec.args ? { args: rec.args } : {}),
           assets: files,
           outPath,
           ...(chunk ? { frames: { from: chunk.from, to: chunk.to } } : {}),

@@ -10,6 +10,7 @@ import { sameUrlPaths } from '../../contract/asset-path.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { journalUnwritable, Refused, storageUnavailable, type Refusal } from './refusals.js';
 import { badRequest, httpError } from '../http/http-error.js';
+import { checkedSceneArgs } from '../http/scene-args.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import { storeInline, vectorizeInput, type JobInput } from './vectorize-input.js';
@@ -28,6 +29,8 @@ export interface EnqueueBody {
   source?: string;
   image?: string;
   params?: Record<string, number | boolean>;
+  /** the rendered scene's arguments (frame, video, gif) */
+  args?: Record<string, unknown>;
   assets?: Record<string, string>;
   webhook?: { url: string; secret?: string };
 }
@@ -70,7 +73,13 @@ export interface SubmitDoor {
 export interface Admitting {
   storageRefusal(): Promise<Refusal | null>;
   admission(): Refusal | null;
-  estimate(kind: JobKind, source: string, params: JobParams, assets: Record<string, string>): Promise<WorkAdmission>;
+  estimate(
+    kind: JobKind,
+    source: string,
+    params: JobParams,
+    assets: Record<string, string>,
+    args?: Record<string, unknown>,
+  ): Promise<WorkAdmission>;
   create(
     kind: JobKind,
     source: string,
@@ -101,6 +110,8 @@ export async function submit(jobs: Admitting, door: SubmitDoor, s: Submission): 
 
 async function create(jobs: Admitting, door: SubmitDoor, s: Submission): Promise<string> {
   const { kind, body: b } = s;
+  // the args are checked against the scene they render before anything else is looked up or queued
+  const scene = sceneArgs(kind, b);
   const assetMap = await knownAssets(door.assets, s.sentAssets ?? b.assets, s.owner);
   const webhook = await checkedWebhook(door.webhookPolicy, b.webhook);
   const storage = await jobs.storageRefusal();
@@ -117,7 +128,7 @@ async function create(jobs: Admitting, door: SubmitDoor, s: Submission): Promise
     if (full) throw new Refused(full);
   }
   try {
-    return await admit(jobs, door, s, input, webhook);
+    return await admit(jobs, door, s, input, webhook, scene);
   } finally {
     door.assets.release(reserved);
   }
@@ -130,12 +141,13 @@ async function admit(
   s: Submission,
   input: JobInput,
   webhook: WebhookState | undefined,
+  scene: { args: Record<string, unknown>; scene: string } | undefined,
 ): Promise<string> {
   const { kind, body: b } = s;
   // params.cache says how to answer, not what to draw: the record keeps the params without it
   const { cache, ...params } = (b.params ?? {}) as JobParams & { cache?: boolean };
   const useCache = cache !== false && !NO_CACHE.test(s.cacheControl);
-  const work = await jobs.estimate(kind, input.source, params, input.assets);
+  const work = await jobs.estimate(kind, input.source, params, input.assets, scene?.args);
   if (work.tooLarge) throw badRequest(CODE.output_too_large, work.tooLarge);
   if (work.full) throw new Refused(work.full);
   if (work.refusal) throw badRequest(CODE.too_much_work, work.refusal);
@@ -169,6 +181,7 @@ async function admit(
         webhook,
         idempotency: s.idempotency,
         cache: useCache,
+        ...(scene ?? {}),
         ...(s.owner ? { owner: s.owner } : {}),
         onId: (id) => {
           bound = id;
@@ -191,6 +204,18 @@ async function admit(
     if (isNoSpace(err)) throw new Refused(journalUnwritable());
     throw err;
   }
+}
+
+/**
+ * A scene job's args once they fit the scene they render (else 400 invalid_args, one entry per problem), with that
+ * scene's name; undefined without args (or `{}`: the scene's defaults, as without). The source is parsed only (the
+ * language's describeScene): what it renders is evaluated later, in the estimate's and the job's threads.
+ */
+function sceneArgs(kind: JobKind, b: EnqueueBody): { args: Record<string, unknown>; scene: string } | undefined {
+  if (b.args === undefined || kind === 'mesh' || kind === 'vectorize') return undefined;
+  const d = checkedSceneArgs(b.source ?? '', b.args);
+  if (Object.keys(b.args).length === 0 || !d.scene) return undefined;
+  return { args: b.args, scene: d.scene.name };
 }
 
 /**

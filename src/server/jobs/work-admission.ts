@@ -38,12 +38,13 @@ export async function estimateWork(
   source: string,
   params: JobParams,
   assets: Record<string, string>,
+  args?: Record<string, unknown>,
 ): Promise<WorkEstimate | null> {
   if (!o.renderer.estimate) return null;
   const dir = join(o.scratchDir, `estimate-${randomUUID()}`);
   try {
     const files = await o.assets.localFiles(assets, dir);
-    return await o.renderer.estimate({ kind, source, params, assets: files });
+    return await o.renderer.estimate({ kind, source, params, assets: files, ...(args ? { args } : {}) });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -55,8 +56,9 @@ export async function admitWork(
   source: string,
   params: JobParams,
   assets: Record<string, string>,
+  args?: Record<string, unknown>,
 ): Promise<WorkAdmission> {
-  const e = await estimateWork(o, kind, source, params, assets);
+  const e = await estimateWork(o, kind, source, params, assets, args);
   if (!e) return {};
   const limit = o.jobTimeoutMs / 1000;
   const budget = o.outputs.budget();

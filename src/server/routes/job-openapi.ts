@@ -86,9 +86,16 @@ const BAD_REQUEST: CodeOfStatus<400>[] = [
  * what is drawn has an estimate: too_much_work when it cannot finish inside the job limit, output_too_large when its
  * output would pass the whole output budget
  */
-const DRAWN = [...BAD_REQUEST.slice(0, 7), CODE.too_much_work, CODE.output_too_large, ...BAD_REQUEST.slice(7)];
+const DRAWN = [
+  ...BAD_REQUEST.slice(0, 5),
+  CODE.invalid_args, // a scene's args (the drawn kinds only)
+  ...BAD_REQUEST.slice(5, 7),
+  CODE.too_much_work,
+  CODE.output_too_large,
+  ...BAD_REQUEST.slice(7),
+];
 /** a video or frame may ask for transparency of a codec or format without alpha: no_alpha */
-const WITH_ALPHA = [...DRAWN.slice(0, 5), CODE.no_alpha, ...DRAWN.slice(5)];
+const WITH_ALPHA = [...DRAWN.slice(0, 6), CODE.no_alpha, ...DRAWN.slice(6)];
 const BAD_REQUEST_OF: Record<JobKind, CodeOfStatus<400>[]> = {
   video: WITH_ALPHA,
   frame: WITH_ALPHA,

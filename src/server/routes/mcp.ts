@@ -62,7 +62,7 @@ export function injectedClient(app: FastifyInstance, req: FastifyRequest, jobs: 
     call({ method: 'POST', url, payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
   const origin = `${req.protocol}://${req.host}`;
   return {
-    check: (source) => post('/v1/check', { source }),
+    check: (source, args) => post('/v1/check', args === undefined ? { source } : { source, args }),
     enqueue: (kind, body) => post(ENQUEUE_PATH[kind], body),
     job: (id) => call({ method: 'GET', url: `/v1/jobs/${encodeURIComponent(id)}` }),
     cancel: (id) => call({ method: 'DELETE', url: `/v1/jobs/${encodeURIComponent(id)}` }),

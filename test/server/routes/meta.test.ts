@@ -62,6 +62,7 @@ test("GET /openapi.json: OpenAPI 3.1, the package's version, every route, every 
   }
   // components keep the contract's names, one form each
   assert.deepEqual(Object.keys(doc.components.schemas).sort(), [
+    'ArgProblem',
     'AssetsResponse',
     'CheckRequest',
     'CheckResponse',
@@ -78,6 +79,8 @@ test("GET /openapi.json: OpenAPI 3.1, the package's version, every route, every 
     'JobReady',
     'MeshRequest',
     'RenderRequest',
+    'SceneParam',
+    'SceneSignature',
     'VectorizeRequest',
     'Webhook',
   ]);

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { Source, SvgSource, InlineImage } from './sources.js';
 import { RenderParams, FrameParams, GifParams, MeshParams, VectorizeParams } from './params.js';
 import { Assets } from './assets.js';
+import { Args } from './args.js';
 import { JobKind } from './jobs.js';
 
 const WEBHOOK_URL = 'webhook.url must be an http or https URL of at most 2048 characters';
@@ -41,10 +42,10 @@ export const Webhook = z
   });
 
 export const RenderRequest = z
-  .object({ source: Source, params: RenderParams, assets: Assets, webhook: Webhook.optional() })
+  .object({ source: Source, params: RenderParams, args: Args, assets: Assets, webhook: Webhook.optional() })
   .meta({ id: 'RenderRequest' });
 export const FrameRequest = z
-  .object({ source: Source, params: FrameParams, assets: Assets, webhook: Webhook.optional() })
+  .object({ source: Source, params: FrameParams, args: Args, assets: Assets, webhook: Webhook.optional() })
   .meta({ id: 'FrameRequest' });
 
 const EXAMPLE_SCENE =
@@ -52,7 +53,7 @@ const EXAMPLE_SCENE =
 const EXAMPLE_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><path d="M10 90 L50 10 L90 90 Z"/></svg>';
 export const GifRequest = z
-  .object({ source: Source, params: GifParams, assets: Assets, webhook: Webhook.optional() })
+  .object({ source: Source, params: GifParams, args: Args, assets: Assets, webhook: Webhook.optional() })
   .meta({ id: 'GifRequest', examples: [{ source: EXAMPLE_SCENE, params: { fps: 15, duration: 2, width: 480 } }] });
 export const MeshRequest = z
   .object({ source: SvgSource, params: MeshParams, webhook: Webhook.optional() })

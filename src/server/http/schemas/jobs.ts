@@ -13,6 +13,14 @@ export type JobKind = z.infer<typeof JobKind>;
 const JobBase = {
   job_id: z.uuid(),
   kind: JobKind,
+  scene: z
+    .string()
+    .optional()
+    .meta({ description: 'Added, for a job given `args`: the name of the scene they rendered.' }),
+  args: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .meta({ description: "Added: the `args` the job was given, as sent (absent: the scene's defaults)." }),
 };
 
 export const Diagnostic = z

@@ -41,6 +41,9 @@ export interface JobRecord {
   params: JobParams;
   /** in-source path -> asset key */
   assets: Record<string, string>;
+  /** the request's scene arguments as it sent them (checked at the door), and the scene they render */
+  args?: Record<string, unknown>;
+  scene?: string;
   progress?: number;
   output?: JobOutput;
   message?: string;

@@ -130,8 +130,15 @@ for (const [url, kind] of [
     await expect400(url, JSON.stringify({ source: 'x'.repeat(2 * 1024 * 1024) }), 'body_too_large');
   });
 
-  test(`${url}: unknown fields in the body and in params are ignored`, async () => {
-    await expect202(url, { source: SRC, future: { a: 1 }, params: { someday: true, width: 64 } });
+  test(`${url}: unknown fields in the body are ignored; an unknown params key is refused, naming it`, async () => {
+    await expect202(url, { source: SRC, future: { a: 1 }, params: { width: 64 } });
+    const r = await post(t.app, url, { source: SRC, params: { someday: true, widht: 64 } });
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.json().code, 'invalid_params');
+    assert.match(
+      r.json().error,
+      /^params\.someday is not a parameter of this kind; params\.widht is not a parameter of this kind; did you mean 'width'\? \(known: /,
+    );
   });
 
   test(`${url}: params must be an object`, async () => {
@@ -211,9 +218,16 @@ test('/v1/frame: at is a number of 0 or more', async () => {
     );
 });
 
-test('/v1/frame ignores video params and /v1/render ignores at (unknown fields)', async () => {
-  await expect202('/v1/frame', { source: SRC, params: { fps: 999, duration: -5 } });
-  await expect202('/v1/render', { source: SRC, params: { at: -5 } });
+test("/v1/frame refuses a video's params and /v1/render a frame's at (keys the kind does not have)", async () => {
+  for (const [url, params] of [
+    ['/v1/frame', { fps: 999 }],
+    ['/v1/render', { at: -5 }],
+  ] as const) {
+    const r = await post(t.app, url, { source: SRC, params });
+    assert.equal(r.statusCode, 400, url);
+    assert.equal(r.json().code, 'invalid_params');
+    assert.match(r.json().error, /is not a parameter of this kind/);
+  }
 });
 
 test('POST answers at once: the render has not run when the 202 arrives', async () => {
