@@ -36,9 +36,18 @@ function isOpaque(rgba: Uint8Array, w32: Uint32Array | null): boolean {
   return true;
 }
 
-/** Encodes top-row-first RGBA pixels as a PNG. */
-export function encodePng(rgba: Uint8Array, width: number, height: number, level = 6): Buffer {
-  const f = filtered(rgba, width, height);
+/**
+ * How the picture's bytes are laid out: `bottomUp`, its rows bottom first (a WebGL read back as it is); `opaque`, the
+ * picture is opaque whatever its alpha bytes say (an opaque job's read back: alpha is dropped, colour type 2).
+ */
+export interface PngInput {
+  bottomUp?: boolean;
+  opaque?: boolean;
+}
+
+/** Encodes RGBA pixels (top row first unless `input.bottomUp`) as a PNG. */
+export function encodePng(rgba: Uint8Array, width: number, height: number, level = 6, input: PngInput = {}): Buffer {
+  const f = filtered(rgba, width, height, input);
   f.rows(0, height);
   return f.png(deflateSync(f.raw, { level, memLevel: 9, strategy: constants.Z_DEFAULT_STRATEGY }));
 }
@@ -53,8 +62,14 @@ const deflateAsync = promisify(deflate);
  * of the event loop between them, and deflate runs on libuv's thread pool (a 4K frame takes a second of one core
  * on a loaded machine).
  */
-export async function encodePngAsync(rgba: Uint8Array, width: number, height: number, level = 6): Promise<Buffer> {
-  const f = filtered(rgba, width, height);
+export async function encodePngAsync(
+  rgba: Uint8Array,
+  width: number,
+  height: number,
+  level = 6,
+  input: PngInput = {},
+): Promise<Buffer> {
+  const f = filtered(rgba, width, height, input);
   let last = performance.now();
   for (let y = 0; y < height; y += ROWS_PER_SLICE) {
     f.rows(y, Math.min(height, y + ROWS_PER_SLICE));
@@ -74,13 +89,13 @@ const LO = 0x7f7f7f7f;
  * before alpha is dropped: the same bytes as packing first and filtering after, in one pass. A row equal to the one
  * above (most of a flat 2D frame) is a row of zeros, found by memcmp.
  */
-function filtered(input: Uint8Array, width: number, height: number) {
+function filtered(input: Uint8Array, width: number, height: number, { bottomUp = false, opaque: known }: PngInput) {
   if (input.length !== width * height * 4)
     throw new Error(`encodePng: expected ${width * height * 4} bytes, got ${input.length}`);
   // a view of 32-bit words needs 4-byte alignment: an unaligned picture (rare: a pooled small Buffer) is copied
   const rgba = input.byteOffset % 4 === 0 ? input : new Uint8Array(input);
   const w32 = words(rgba);
-  const opaque = isOpaque(rgba, w32);
+  const opaque = known === true || isOpaque(rgba, w32);
   const bpp = opaque ? 3 : 4;
   const stride = width * bpp;
   const rowBytes = width * 4;
@@ -95,19 +110,21 @@ function filtered(input: Uint8Array, width: number, height: number) {
       for (let y = y0; y < y1; y++) {
         let o = y * (stride + 1);
         raw[o++] = y === 0 ? 0 : 2;
-        const i = y * rowBytes;
-        if (y > 0 && src.compare(src, i - rowBytes, i, i, i + rowBytes) === 0) {
+        // the picture's row y and the one above it (in the picture's own order)
+        const i = (bottomUp ? height - 1 - y : y) * rowBytes;
+        const above = bottomUp ? i + rowBytes : i - rowBytes;
+        if (y > 0 && src.compare(src, above, above + rowBytes, i, i + rowBytes) === 0) {
           raw.fill(0, o, o + stride);
           continue;
         }
         if (!w32) {
-          byteRow(rgba, raw, o, i, y > 0 ? i - rowBytes : -1, width, opaque);
+          byteRow(rgba, raw, o, i, y > 0 ? above : -1, width, opaque);
           continue;
         }
         const p = i >>> 2;
         if (y === 0) diff.set(w32.subarray(p, p + width));
         else
-          for (let x = 0, q = p - width; x < width; x++) {
+          for (let x = 0, q = above >>> 2; x < width; x++) {
             const a = w32[p + x]!;
             const b = w32[q + x]!;
             diff[x] = (((a | HI) >>> 0) - (b & LO)) ^ ((a ^ ~b) & HI);

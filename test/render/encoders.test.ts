@@ -94,6 +94,23 @@ test('encodePng filters four bytes at a time: the IDAT of packing then filtering
   }
 });
 
+test('encodePng of a read back (rows bottom first, alpha bytes of no meaning, opaque): the bytes of the upright opaque picture', () => {
+  const next = prng(11);
+  for (const [w, h] of [
+    [1, 1],
+    [5, 4],
+    [97, 31],
+  ] as const) {
+    const upright = new Uint8Array(w * h * 4).map((_, i) => ((i & 3) === 3 ? 255 : Math.floor(next() * 4) * 60));
+    const read = new Uint8Array(upright.length);
+    for (let y = 0; y < h; y++) read.set(upright.subarray(y * w * 4, (y + 1) * w * 4), (h - 1 - y) * w * 4);
+    for (let i = 3; i < read.length; i += 4) read[i] = Math.floor(next() * 256);
+    const png = encodePng(read, w, h, 6, { bottomUp: true, opaque: true });
+    assert.ok(png.equals(encodePng(upright, w, h)), `${w}x${h}`);
+    assert.equal(png[25], 2, 'colour type RGB');
+  }
+});
+
 test('rgbaToI420 gives exactly what ffmpeg gives (bt709, limited range) on flat 2x2 blocks', () => {
   const colours = [
     [255, 255, 255],

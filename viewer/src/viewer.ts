@@ -417,6 +417,15 @@ export class Viewer {
     return this.pixelCache;
   }
 
+  /**
+   * The whole drawing buffer as read: bottom row first, alpha as drawn. The read itself, not a copy (callers only
+   * read it): a PNG packs the rows bottom-up and, for an opaque job, drops alpha itself, so the page spends nothing
+   * on a flip, an alpha pass and a copy of the picture (about 7 ms of a 1080p frame).
+   */
+  pixelsAsRead(): Uint8Array {
+    return this.readBack(this.whole());
+  }
+
   /** RGBA of the drawing buffer (or a rectangle of it), top row first (a copy of the last read when nothing was drawn since). */
   pixels(rect: Rect = this.whole()): Uint8Array {
     const w = rect.width,
