@@ -7,7 +7,10 @@
 // BENCH_RUNS sets the runs of the light cases (default 7); the heavy ones take at most 3. BENCH_ONLY=<substring or =name>[,...]
 // runs only the cases whose name contains it. The service reads the environment's configuration like `npm start`
 // (METRICS=off, RATE_LIMIT_POSTS, ...), so a setting's cost is measured by running the bench with and without it. `--gl=both` (the default; or BENCH_GL) runs every case on SwiftShader
-// and on egl side by side, in turn run by run; `--gl=egl` or `--gl=swiftshader` one of them.
+// and on egl side by side, in turn run by run; `--gl=egl` or `--gl=swiftshader` one of them. `--against DIR` runs this
+// tree's build against DIR's (a built copy of the project, e.g. main before a change) instead, both as child
+// processes, run by run in turn, with ratios, the stage times of each and the throughput rows
+// (bench/lib/service-against.ts; BENCH_TPUT_FRAMES, BENCH_TPUT_VIDEOS: their job counts, default 100 and 20).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +23,7 @@ import { RendererByKind } from '../src/render/by-kind.js';
 import { ExportRenderer } from '../src/export/export-renderer.js';
 import { defaultChromiumPath } from '../src/render/chromium.js';
 import { STAGES } from '../src/render/stage-times.js';
+import { runAgainst } from './lib/service-against.js';
 import type { Renderer, RenderTimings } from '../src/render/renderer-port.js';
 import { parseGlSetting, type GlSetting } from '../src/contract/hardware.js';
 import { VIDEO_CODECS, type VideoCodec } from '../src/contract/outputs.js';
@@ -231,6 +235,49 @@ const only = process.env.BENCH_ONLY?.split(',').filter(Boolean) ?? [];
 const cases = allCases.filter(
   (c) => !only.length || only.some((o) => (o.startsWith('=') ? c.name === o.slice(1) : c.name.includes(o))),
 );
+
+const againstArg = process.argv.indexOf('--against');
+if (againstArg > 0) {
+  // this tree's build against another's, interleaved in one sitting (bench/lib/service-against.ts); the issue-54
+  // jobs by default (BENCH_ONLY picks others), and the throughput rows: one scene, each job another argument (the
+  // small square's colour), so no two are the same request
+  const colour = (i: number) => `#${(0x100000 + i * 0x10101).toString(16).slice(-6)}`;
+  const withColour = (i: number) => source.replace('#ff3399', colour(i));
+  const issueCases = [
+    '=frame 1920x1080',
+    '=homepage frame 1920x1080',
+    '=video 2 s 30 fps 1920x1080',
+    '=homepage video 2 s 30 fps',
+  ];
+  const picked = only.length ? cases : allCases.filter((c) => issueCases.includes(`=${c.name}`));
+  const tputFrames = Number(process.env.BENCH_TPUT_FRAMES ?? 100);
+  const tputVideos = Number(process.env.BENCH_TPUT_VIDEOS ?? 20);
+  await runAgainst({
+    against: process.argv[againstArg + 1]!,
+    gl: glArg === 'both' ? 'egl' : glArg,
+    runs: RUNS,
+    cases: picked,
+    throughput: [
+      {
+        name: `${tputFrames} frames 1280x720 (docs-api-quick, each its own colour)`,
+        path: '/v1/frame',
+        bodies: Array.from({ length: tputFrames }, (_, i) => ({
+          source: withColour(i),
+          params: { width: 1280, height: 720 },
+        })),
+      },
+      {
+        name: `${tputVideos} videos 3 s 30 fps 1280x720 (docs-api-quick, each its own colour)`,
+        path: '/v1/render',
+        bodies: Array.from({ length: tputVideos }, (_, i) => ({
+          source: withColour(i),
+          params: { width: 1280, height: 720, duration: 3, fps: 30 },
+        })),
+      },
+    ].filter((t) => t.bodies.length > 0),
+  });
+  process.exit(0);
+}
 
 const services: Service[] = [];
 for (const gl of glSettings) services.push(await openService(gl));

@@ -285,13 +285,21 @@ export class ChromiumRenderer implements Renderer {
   private async frame(job: RenderJob, plan: PlanInfo, page: ViewerPage): Promise<StageTimes> {
     const clock = new StageClock();
     const t0 = performance.now();
-    const rgba = await drawFrame(page, plan, job.source, plan.first, null, { ...this.drawOptions, clock });
+    const format = job.params.format ?? 'png';
+    // an opaque PNG takes the picture as the page read it (bottom row first, alpha as drawn): the encoder packs the
+    // rows in its own pass anyway, so the page's flip, alpha pass and copy are saved; the same bytes
+    const asRead = format === 'png' && job.params.transparent !== true;
+    const rgba = await drawFrame(page, plan, job.source, plan.first, null, {
+      ...this.drawOptions,
+      clock,
+      ...(asRead ? { format: 'rgba-as-read' as const } : {}),
+    });
     const t1 = performance.now();
     await mkdir(dirname(job.outPath), { recursive: true });
     const tmp = `${job.outPath}.tmp`;
-    const format = job.params.format ?? 'png';
     if (format === 'png') {
-      const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height));
+      const input = asRead ? { bottomUp: true, opaque: true } : {};
+      const png = await clock.time('encode', () => encodePngAsync(rgba, plan.width, plan.height, 6, input));
       await clock.time('write', () => writeFile(tmp, png));
     } else {
       // ffmpeg writes the file itself: encoding and writing are one stage here

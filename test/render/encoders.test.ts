@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { deflateSync } from 'node:zlib';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { rgbaToI420 } from '../../src/render/rgba-to-i420.js';
 import { VideoEncoder } from '../../src/render/ffmpeg/video.js';
 import { probe } from '../../src/render/ffmpeg/probe.js';
 import { decodeRle } from '../../src/render/page/draw-script.js';
+import { prng } from '../helpers/prng.js';
 
 function pattern(w: number, h: number, alpha = 255): Uint8Array {
   const a = new Uint8Array(w * h * 4);
@@ -46,6 +48,67 @@ test('encodePng round-trips through pngjs: RGB when opaque, RGBA otherwise; same
     assert.ok(encodePng(px, w, h).equals(png));
   }
   assert.throws(() => encodePng(new Uint8Array(10), 2, 2), /expected 16 bytes/);
+});
+
+/** PNG's scanlines the plain way (pack to RGB/RGBA, then None for the first row and Up for the rest), deflated as encodePng does. */
+function plainIdat(px: Uint8Array, w: number, h: number): Buffer {
+  const opaque = px.every((v, i) => (i & 3) !== 3 || v === 255);
+  const bpp = opaque ? 3 : 4;
+  const rows: number[][] = [];
+  for (let y = 0; y < h; y++) {
+    const row: number[] = [];
+    for (let x = 0; x < w; x++) for (let c = 0; c < bpp; c++) row.push(px[(y * w + x) * 4 + c]!);
+    rows.push(row);
+  }
+  const raw: number[] = [];
+  rows.forEach((row, y) => raw.push(y ? 2 : 0, ...row.map((v, i) => (y ? (v - rows[y - 1]![i]!) & 255 : v))));
+  return deflateSync(Buffer.from(raw), { level: 6, memLevel: 9 });
+}
+
+test('encodePng filters four bytes at a time: the IDAT of packing then filtering byte by byte, equal rows and unaligned input too', () => {
+  const next = prng(7);
+  for (const [w, h, withAlpha] of [
+    [1, 1, false],
+    [17, 9, false],
+    [64, 33, true],
+    [301, 7, true],
+  ] as const) {
+    const px = new Uint8Array(w * h * 4).map((_, i) => ((i & 3) === 3 && !withAlpha ? 255 : Math.floor(next() * 256)));
+    // bytes that would borrow from their neighbours in a plain 32-bit subtraction, then rows 2 and 3 repeating row 1
+    // (the memcmp shortcut)
+    if (h > 1) {
+      px.set([0, 255, 0, 255], 0);
+      px.set([1, 0, 255, 255], w * 4);
+    }
+    for (let y = 2; y < Math.min(h, 4); y++) px.copyWithin(y * w * 4, w * 4, 2 * w * 4);
+    const unaligned = Buffer.alloc(px.length + 1)
+      .fill(0)
+      .subarray(1);
+    unaligned.set(px);
+    for (const input of [px, unaligned]) {
+      const png = encodePng(input, w, h);
+      const idatLength = png.readUInt32BE(33);
+      assert.equal(png.toString('latin1', 37, 41), 'IDAT');
+      assert.ok(png.subarray(41, 41 + idatLength).equals(plainIdat(px, w, h)), `${w}x${h}: IDAT differs`);
+    }
+  }
+});
+
+test('encodePng of a read back (rows bottom first, alpha bytes of no meaning, opaque): the bytes of the upright opaque picture', () => {
+  const next = prng(11);
+  for (const [w, h] of [
+    [1, 1],
+    [5, 4],
+    [97, 31],
+  ] as const) {
+    const upright = new Uint8Array(w * h * 4).map((_, i) => ((i & 3) === 3 ? 255 : Math.floor(next() * 4) * 60));
+    const read = new Uint8Array(upright.length);
+    for (let y = 0; y < h; y++) read.set(upright.subarray(y * w * 4, (y + 1) * w * 4), (h - 1 - y) * w * 4);
+    for (let i = 3; i < read.length; i += 4) read[i] = Math.floor(next() * 256);
+    const png = encodePng(read, w, h, 6, { bottomUp: true, opaque: true });
+    assert.ok(png.equals(encodePng(upright, w, h)), `${w}x${h}`);
+    assert.equal(png[25], 2, 'colour type RGB');
+  }
 });
 
 test('rgbaToI420 gives exactly what ffmpeg gives (bt709, limited range) on flat 2x2 blocks', () => {

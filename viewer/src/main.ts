@@ -23,6 +23,7 @@ try {
     load: async () => ({ ok: false, error }),
     draw: async () => ({ ok: false, error }),
     pixels: () => new Uint8Array(0),
+    pixelsAsRead: () => new Uint8Array(0),
     pixelsI420: () => new Uint8Array(0),
     damage: null,
     ready: false,

@@ -71,6 +71,12 @@ export interface CmViewerApi {
   /** RGBA of the canvas (or of a rectangle of it, e.g. `damage`), top row first. Throws RangeError on a bad rectangle. */
   pixels(rect?: Rect): Uint8Array;
   /**
+   * The whole canvas as read back: RGBA, bottom row first, alpha as drawn (an opaque job's is not set to 255). For a
+   * caller that packs the rows itself (the service's PNG): what pixels() is, without the page's flip and alpha pass.
+   * The returned array is the page's own read: do not change it.
+   */
+  pixelsAsRead(): Uint8Array;
+  /**
    * The canvas (or a rectangle of it) as I420 (planar Y, U, V; BT.709 limited range; chroma the mean of each 2x2
    * block), converted in the page by the code Node uses (src/contract/yuv.ts): byte for byte rgbaToI420(pixels()),
    * at 1.5 bytes a pixel. Even sides (and, for a rectangle, even offsets); else RangeError.
@@ -202,6 +208,7 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
     load,
     draw,
     pixels: (rect?: Rect) => viewer.pixels(rect && checkedRect(rect, viewer.width, viewer.height, false)),
+    pixelsAsRead: () => viewer.pixelsAsRead(),
     pixelsI420: (rect?: Rect) => viewer.pixelsI420(checkedRect(rect ?? whole(), viewer.width, viewer.height, true)),
     get damage() {
       return viewer.lastDamage && { ...viewer.lastDamage };

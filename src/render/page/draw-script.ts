@@ -3,12 +3,16 @@
 // half that decodes them. Format: a header word h; h >= 2^31: a run of (h - 2^31) copies of the next word; else
 // h literal words follow.
 
-/** The picture format a frame leaves the page in: RGBA (PNG, GIF) or I420 converted in the page (video). */
-export type PixelFormat = 'rgba' | 'i420';
+/**
+ * The picture format a frame leaves the page in: RGBA (GIF, JPEG, WebP, a transparent PNG), RGBA as read back
+ * ('rgba-as-read': bottom row first, alpha as drawn; an opaque PNG, whose encoder packs the rows itself) or I420
+ * converted in the page (video).
+ */
+export type PixelFormat = 'rgba' | 'rgba-as-read' | 'i420';
 
 /** Bytes of one picture of a format. */
 export function pictureBytes(format: PixelFormat, width: number, height: number): number {
-  return format === 'rgba' ? width * height * 4 : (width * height * 3) / 2;
+  return format === 'i420' ? (width * height * 3) / 2 : width * height * 4;
 }
 
 /**
@@ -32,8 +36,9 @@ window.__cmrDraw = async function (json, format, partial) {
   if (!r.ok) return { error: r.error };
   if (!r.changed) return null;
   const t1 = performance.now();
-  const d = partial ? v.damage : null;
-  const px = format === 'i420' ? v.pixelsI420(d || undefined) : v.pixels(d || undefined);
+  // a picture as read back is always whole
+  const d = partial && format !== 'rgba-as-read' ? v.damage : null;
+  const px = format === 'i420' ? v.pixelsI420(d || undefined) : format === 'rgba-as-read' ? v.pixelsAsRead() : v.pixels(d || undefined);
   const t2 = performance.now();
   // an I420 picture is not always a whole number of words: its buffer is padded to whole words, so the
   // last word is read whole and Node drops the padding

@@ -48,9 +48,13 @@ export class GeometryCache {
     return this.map.size;
   }
 
-  clear(): void {
-    for (const e of this.map.values()) e.geo?.dispose();
-    this.map.clear();
+  /** Releases every geometry, or every one whose key `keep` does not accept. */
+  clear(keep?: (key: string) => boolean): void {
+    for (const [k, e] of this.map) {
+      if (keep?.(k)) continue;
+      e.geo?.dispose();
+      this.map.delete(k);
+    }
     this.created = 0;
   }
 }

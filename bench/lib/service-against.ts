@@ -1,0 +1,200 @@
+// `npm run bench -- --against DIR`: this tree's built service against another build (DIR holds a built copy of the
+// project, e.g. main at an issue's start: its dist/app/server.js is run with its own dist/viewer) in one sitting.
+// Both run as child processes the way `npm start` runs them (the bundle, RENDER_CACHE=off, one GL backend: egl
+// unless --gl says), and every run alternates between them, so a noisy stretch of a shared machine falls on both.
+// Prints per job the medians and their ratio (this tree / DIR), then where the time went in each (the stage times
+// of the service's own job_ready log line: medians over the runs, in ms), then the throughput rows: N jobs of one
+// scene, each with another argument, posted at once, as jobs per minute.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { STAGES } from '../../src/render/stage-times.js';
+
+export interface AgainstCase {
+  name: string;
+  path: string;
+  body: { source: string; params: Record<string, unknown> };
+  heavy?: boolean;
+}
+
+interface Tree {
+  label: string;
+  dir: string;
+  base: string;
+  proc: ChildProcess;
+  dataDir: string;
+  /** job id -> its job_ready log line's numbers */
+  ready: Map<string, Record<string, number>>;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function startTree(label: string, dir: string, gl: string): Promise<Tree> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-bench-against-'));
+  const proc = spawn(process.execPath, [join(dir, 'dist', 'app', 'server.js')], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      RENDER_CACHE: 'off',
+      RENDER_GL: gl,
+      DATA_DIR: dataDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ready = new Map<string, Record<string, number>>();
+  let stderr = '';
+  proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+  const port = await new Promise<number>((res, rej) => {
+    let buf = '';
+    proc.once('exit', (code) => rej(new Error(`${label}: exited ${code} before listening\n${stderr}`)));
+    proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      buf += d;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const text = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        let line: Record<string, unknown>;
+        try {
+          line = JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        // the start's log lines name the address it listens at (PORT=0: the system's choice)
+        const port = /:(\d+)\/?$/.exec(typeof line.address === 'string' ? line.address : '')?.[1];
+        if (port) res(Number(port));
+        if (line.event === 'job_ready' && typeof line.job_id === 'string')
+          ready.set(
+            line.job_id,
+            Object.fromEntries(Object.entries(line).filter((e): e is [string, number] => typeof e[1] === 'number')),
+          );
+      }
+    });
+  });
+  const base = `http://127.0.0.1:${port}`;
+  // the service warms its browser before it answers ready
+  for (let i = 0; i < 600; i++) {
+    const r = await fetch(`${base}/readyz`).catch(() => null);
+    if (r?.ok) break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  return { label, dir, base, proc, dataDir, ready };
+}
+
+async function post(tree: Tree, path: string, body: unknown): Promise<string> {
+  const r = await fetch(tree.base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (r.status !== 202) throw new Error(`${tree.label} ${path}: ${r.status} ${await r.text()}`);
+  return ((await r.json()) as { job_id: string }).job_id;
+}
+
+async function until(tree: Tree, id: string): Promise<void> {
+  for (;;) {
+    const j = (await (await fetch(`${tree.base}/v1/jobs/${id}`)).json()) as { status: string; message?: string };
+    if (j.status === 'ready') return;
+    if (j.status === 'error') throw new Error(`${tree.label}: ${j.message}`);
+    await new Promise((res) => setTimeout(res, 2));
+  }
+}
+
+/** One job, POST to ready (ms), and its stage times once its log line has come. */
+async function job(tree: Tree, c: AgainstCase): Promise<{ ms: number; stages: Record<string, number> }> {
+  const t0 = performance.now();
+  const id = await post(tree, c.path, c.body);
+  await until(tree, id);
+  const ms = performance.now() - t0;
+  for (let i = 0; i < 200 && !tree.ready.has(id); i++) await new Promise((res) => setTimeout(res, 5));
+  return { ms, stages: tree.ready.get(id) ?? {} };
+}
+
+export async function runAgainst(opts: {
+  against: string;
+  gl: string;
+  runs: number;
+  cases: AgainstCase[];
+  throughput: { name: string; path: string; bodies: AgainstCase['body'][] }[];
+}): Promise<void> {
+  const trees = [
+    await startTree('this tree', resolve('.'), opts.gl),
+    await startTree(basename(resolve(opts.against)), resolve(opts.against), opts.gl),
+  ];
+  try {
+    const rows: string[] = [];
+    const stageRows: string[] = [];
+    const keys = [...STAGES.map((s) => `${s}_ms`), 'compile_ms', 'queue_wait_ms', 'render_ms', 'total_ms'];
+    for (const c of opts.cases) {
+      for (const t of trees) await job(t, c); // warm-up
+      const runs = c.heavy ? Math.min(3, opts.runs) : opts.runs;
+      const ms = trees.map(() => [] as number[]);
+      const stages = trees.map(() => [] as Record<string, number>[]);
+      for (let i = 0; i < runs; i++) {
+        // alternate which tree goes first
+        const order = i % 2 ? [1, 0] : [0, 1];
+        for (const k of order) {
+          const r = await job(trees[k]!, c);
+          ms[k]!.push(r.ms);
+          stages[k]!.push(r.stages);
+        }
+      }
+      const med = ms.map((m) => median(m) / 1000);
+      const cells = ms.map(
+        (m, k) => `${med[k]!.toFixed(3)} (${(Math.min(...m) / 1000).toFixed(3)}-${(Math.max(...m) / 1000).toFixed(3)})`,
+      );
+      rows.push(`| ${c.name} | ${runs} | ${cells.join(' | ')} | x${(med[0]! / med[1]!).toFixed(2)} |`);
+      trees.forEach((t, k) => {
+        const cellsOf = keys.map((key) => {
+          const xs = stages[k]!.map((s) => s[key]).filter((v): v is number => v !== undefined);
+          return xs.length ? median(xs).toFixed(0) : '';
+        });
+        stageRows.push(`| ${c.name} | ${t.label} | ${cellsOf.join(' | ')} |`);
+      });
+    }
+    const tputRows: string[] = [];
+    for (const tp of opts.throughput) {
+      const perMin: number[] = [];
+      for (const k of [1, 0]) {
+        const t = trees[k]!;
+        const t0 = performance.now();
+        const ids = await Promise.all(tp.bodies.map((b) => post(t, tp.path, b)));
+        for (const id of ids) await until(t, id);
+        perMin[k] = (tp.bodies.length / (performance.now() - t0)) * 60_000;
+      }
+      tputRows.push(
+        `| ${tp.name} | ${perMin.map((p) => p.toFixed(0)).join(' | ')} | x${(perMin[0]! / perMin[1]!).toFixed(2)} |`,
+      );
+    }
+    const [a, b] = trees.map((t) => t.label);
+    console.log(`\nPOST to ready, ${opts.gl}, seconds: median (min-max); ratio = ${a} / ${b}\n`);
+    console.log(`| job | runs | ${a} | ${b} | ratio |`);
+    console.log('|---|---|---|---|---|');
+    for (const r of rows) console.log(r);
+    console.log(
+      '\nWhere the time went (the job_ready log line, ms, medians over the runs; a video sums over frames)\n',
+    );
+    console.log(`| job | tree | ${keys.map((k) => k.replace(/_ms$/, '')).join(' | ')} |`);
+    console.log(`|---|---|${keys.map(() => '---').join('|')}|`);
+    for (const r of stageRows) console.log(r);
+    if (tputRows.length) {
+      console.log(`\nThroughput: every job posted at once, jobs per minute; ratio = ${a} / ${b}\n`);
+      console.log(`| jobs | ${a} | ${b} | ratio |`);
+      console.log('|---|---|---|---|');
+      for (const r of tputRows) console.log(r);
+    }
+    console.log('');
+  } finally {
+    for (const t of trees) {
+      t.proc.kill('SIGTERM');
+      await new Promise((res) => (t.proc.exitCode !== null ? res(null) : t.proc.once('exit', res)));
+      rmSync(t.dataDir, { recursive: true, force: true });
+    }
+  }
+}
