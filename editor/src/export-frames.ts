@@ -4,7 +4,7 @@
 import * as THREE from 'three';
 import { createPageApi, type CmViewerApi, type DrawError } from '../../viewer/src/page-api.js';
 import type { Program } from '../../src/lang/index.js';
-import { ExportError } from './export-plan.js';
+import { BrowserExportError } from './export-plan.js';
 
 let shared: CmViewerApi | null = null;
 
@@ -29,12 +29,14 @@ export class ExportFrames {
       try {
         shared = createPageApi(document.createElement('canvas'), THREE.REVISION);
       } catch (e) {
-        throw new ExportError(`this browser cannot draw the scene (${e instanceof Error ? e.message : String(e)})`);
+        throw new BrowserExportError(
+          `this browser cannot draw the scene (${e instanceof Error ? e.message : String(e)})`,
+        );
       }
     }
     const urls = Object.fromEntries(Object.entries(assets).map(([p, k]) => [p, `/v1/assets/${k}`]));
     const r = await shared.load({ width: size.width, height: size.height, runner: program.runner, assets: urls });
-    if (!r.ok) throw new ExportError(describe(r.error));
+    if (!r.ok) throw new BrowserExportError(describe(r.error));
     return new ExportFrames(shared, program);
   }
 
@@ -42,9 +44,9 @@ export class ExportFrames {
   async drawAt(t: number): Promise<void> {
     const scene = this.program.sceneAt(t);
     const err = scene.diagnostics.find((d) => d.severity === 'error');
-    if (err) throw new ExportError(`${err.code} ${err.message} (line ${err.line}, at t = ${t} s)`);
+    if (err) throw new BrowserExportError(`${err.code} ${err.message} (line ${err.line}, at t = ${t} s)`);
     const r = await this.api.draw(scene.value, JSON.stringify(scene.value));
-    if (!r.ok) throw new ExportError(describe(r.error));
+    if (!r.ok) throw new BrowserExportError(describe(r.error));
   }
 
   /** RGBA of the frame drawn last, top row first. */

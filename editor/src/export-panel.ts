@@ -3,7 +3,7 @@
 // (streamed into it) or, without a save dialog, shown and offered as a download. Where the browser cannot encode,
 // it says so and offers the server render. `exportToMemory` is the same path for window.cmEditor.export.
 import type { Program } from '../../src/lang/index.js';
-import { ExportError, planExport, type ExportFormat, type ExportRequest } from './export-plan.js';
+import { BrowserExportError, planExport, type ExportFormat, type ExportRequest } from './export-plan.js';
 import { runExport, type ExportProgress } from './export.js';
 import { encodableCodecs } from './export-video.js';
 import { download, pickSaveFile } from './save-file.js';
@@ -54,7 +54,7 @@ export function mountExportPanel(deps: ExportPanelDeps): ExportPanel {
 
   async function run(request: ExportRequest, dest: Destination, signal: AbortSignal, label: string) {
     const now = deps.current();
-    if (!now) throw new ExportError('fix the errors in the source first');
+    if (!now) throw new BrowserExportError('fix the errors in the source first');
     return runExport({
       program: now.program,
       request,
@@ -133,7 +133,7 @@ export function mountExportPanel(deps: ExportPanelDeps): ExportPanel {
     } catch (e) {
       // cancelled: Cancel said so at once, or a newer export owns the status line
       if (ac.signal.aborted) return;
-      else if (e instanceof ExportError) offerServer(format, e.message);
+      else if (e instanceof BrowserExportError) offerServer(format, e.message);
       else say(`${label} export failed: ${e instanceof Error ? e.message : String(e)}`, true);
     } finally {
       end(ac);

@@ -32,8 +32,8 @@ export interface ExportPlan {
 }
 
 /** A request the export refuses, or a failure along the way, in words for the page. */
-export class ExportError extends Error {
-  override name = 'ExportError';
+export class BrowserExportError extends Error {
+  override name = 'BrowserExportError';
 }
 
 const KIND: Record<ExportFormat, OutputKind> = { mp4: 'video', webm: 'video', gif: 'gif', png: 'frame' };
@@ -41,13 +41,13 @@ const KIND: Record<ExportFormat, OutputKind> = { mp4: 'video', webm: 'video', gi
 function within(name: string, v: number | undefined, r: { min: number; max: number }, integer: boolean): void {
   if (v === undefined) return;
   if (!Number.isFinite(v) || v < r.min || v > r.max || (integer && !Number.isInteger(v)))
-    throw new ExportError(`${name} ${v} is outside ${r.min}..${r.max}${integer ? ' (whole numbers)' : ''}`);
+    throw new BrowserExportError(`${name} ${v} is outside ${r.min}..${r.max}${integer ? ' (whole numbers)' : ''}`);
 }
 
-/** The plan of an export of `program`, or an ExportError naming the field out of its range. */
+/** The plan of an export of `program`, or an BrowserExportError naming the field out of its range. */
 export function planExport(program: Program, req: ExportRequest): ExportPlan {
   if (!EXPORT_FORMATS.includes(req.format))
-    throw new ExportError(`format ${JSON.stringify(req.format)} is not one of ${EXPORT_FORMATS.join(', ')}`);
+    throw new BrowserExportError(`format ${JSON.stringify(req.format)} is not one of ${EXPORT_FORMATS.join(', ')}`);
   const kind = KIND[req.format];
   const L = limitsOf(kind);
   within('width', req.width, L.width, true);
@@ -57,7 +57,7 @@ export function planExport(program: Program, req: ExportRequest): ExportPlan {
   if (kind === 'frame') {
     const at = req.at ?? LIMITS.at.default;
     if (!(Number.isFinite(at) && at >= LIMITS.at.min))
-      throw new ExportError(`at ${at} must be a time of at least ${LIMITS.at.min} s`);
+      throw new BrowserExportError(`at ${at} must be a time of at least ${LIMITS.at.min} s`);
     return { format: req.format, ...size, fps: 1, duration: 0, frames: 1, at };
   }
   within('fps', req.fps, L.fps, true);
@@ -65,7 +65,7 @@ export function planExport(program: Program, req: ExportRequest): ExportPlan {
   const fps = req.fps ?? L.fps.default;
   const duration = req.duration ?? program.durationSeconds;
   if (!(Number.isFinite(duration) && duration <= L.duration.max))
-    throw new ExportError(
+    throw new BrowserExportError(
       `the scene's duration (${duration} s) is over the ${L.duration.max} s limit of a ${kind === 'gif' ? 'GIF' : 'video'}; set a duration`,
     );
   return { format: req.format, ...size, fps, duration, frames: Math.max(1, Math.round(duration * fps)), at: 0 };

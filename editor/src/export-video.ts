@@ -13,7 +13,7 @@ import {
   canEncodeVideo,
   type VideoCodec,
 } from 'mediabunny';
-import { ExportError, type ExportPlan } from './export-plan.js';
+import { BrowserExportError, type ExportPlan } from './export-plan.js';
 import type { ExportFrames } from './export-frames.js';
 import type { Destination, ExportResult, Step } from './export-types.js';
 
@@ -52,7 +52,7 @@ export async function encodeVideo(
   const codecs = await encodableCodecs(plan);
   if (codecs.length === 0) {
     const names = VIDEO_CODECS[format].join(', ');
-    throw new ExportError(
+    throw new BrowserExportError(
       typeof VideoEncoder === 'undefined'
         ? 'this browser has no video encoder (WebCodecs): use the server render'
         : `this browser cannot encode ${format.toUpperCase()} (${names}) at ${plan.width}x${plan.height}: use the server render`,
@@ -63,11 +63,11 @@ export async function encodeVideo(
     try {
       return await encodeWith(codec, plan, frames, dest, step, signal);
     } catch (e) {
-      if (signal.aborted || e instanceof ExportError || dest.kind === 'file') throw e;
+      if (signal.aborted || e instanceof BrowserExportError || dest.kind === 'file') throw e;
       last = e;
     }
   }
-  throw new ExportError(`the browser's encoder failed: ${last instanceof Error ? last.message : String(last)}`);
+  throw new BrowserExportError(`the browser's encoder failed: ${last instanceof Error ? last.message : String(last)}`);
 }
 
 async function encodeWith(

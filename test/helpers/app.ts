@@ -13,7 +13,7 @@ import { ExportRenderer } from '../../src/export/export-renderer.js';
 import type { JobStore } from '../../src/server/jobs/store/port.js';
 import type { JobService } from '../../src/server/jobs/job-service.js';
 import { LocalQueue } from '../../src/server/jobs/queue/local.js';
-import type { RenderQueue } from '../../src/server/jobs/queue/fair-order.js';
+import type { FairOrder } from '../../src/server/jobs/queue/fair-order.js';
 import { encodePng } from '../../src/render/png.js';
 import {
   JobFailure,
@@ -208,7 +208,7 @@ export function embeddedJobs(app: FastifyInstance): JobService {
 }
 
 /** The local queue's line of an app started without REDIS_URL, for tests that wait on it or count it. */
-export function embeddedLine(app: FastifyInstance): RenderQueue {
+export function embeddedLine(app: FastifyInstance): FairOrder {
   const queue = embeddedJobs(app).queue;
   if (!(queue instanceof LocalQueue)) throw new Error('not the embedded job service');
   return queue.line;

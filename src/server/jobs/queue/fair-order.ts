@@ -24,7 +24,7 @@ interface Waiting {
   reject: (e: unknown) => void;
 }
 
-export class RenderQueue {
+export class FairOrder {
   private waiting: Waiting[] = [];
   /** entries running now, by id */
   private readonly running = new Map<string, number>();

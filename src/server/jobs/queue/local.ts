@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { RenderQueue } from './fair-order.js';
+import { FairOrder } from './fair-order.js';
 import { settleWithin } from '../settle.js';
 import type { JobRecord, LifecycleStore } from '../store/port.js';
 import type { OutputStore } from '../../storage/output-store.js';
@@ -43,7 +43,7 @@ interface Tracked {
 
 export class LocalQueue implements JobQueue {
   readonly events = new EventEmitter<QueueEvents>();
-  readonly line: RenderQueue;
+  readonly line: FairOrder;
   private readonly admittedIds = new Set<string>();
   private readonly tracked = new Map<string, Tracked>();
   private readonly inHand = new ItemsInHand();
@@ -51,7 +51,7 @@ export class LocalQueue implements JobQueue {
   private closing = false;
 
   constructor(private readonly o: LocalQueueOptions) {
-    this.line = new RenderQueue(o.concurrency, o.now);
+    this.line = new FairOrder(o.concurrency, o.now);
     // nothing runs before consume(): jobs posted while the renderer warms up wait in the line, with their place
     this.line.hold();
   }
