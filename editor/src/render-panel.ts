@@ -153,6 +153,9 @@ export function mountRenderPanel(deps: RenderPanelDeps): RenderPanel {
     link.download = sceneFileName(deps.view.state.doc.toString(), url.slice(url.lastIndexOf('.') + 1));
     link.textContent = `Download ${link.download}`;
     ui.result.replaceChildren(media, link);
+    // the result is below the preview and the panels: bring it into view (Chromium also pauses a muted autoplaying
+    // video while it is off screen)
+    ui.result.scrollIntoView({ block: 'nearest' });
   }
 
   $<HTMLButtonElement>('render-png').onclick = () => void render('frame');

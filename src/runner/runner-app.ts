@@ -26,8 +26,7 @@ import { answerError, answerFrameworkError, answerNotFound } from '../server/htt
 import { capConnections } from '../server/http/connection-cap.js';
 import { serverTimeouts } from '../server/http/server-timeouts.js';
 import { limitRequestTime } from '../server/http/request-timeout.js';
-import { Gate, tooManyUploads } from '../server/jobs/refusals.js';
-import { sendRefusal } from '../server/http/refusal-reply.js';
+import { Gate, Refused, tooManyUploads } from '../server/jobs/refusals.js';
 import { badRequest } from '../server/http/http-error.js';
 import { Args } from '../server/http/schemas/args.js';
 import { checkedSceneArgs } from '../server/http/scene-args.js';
@@ -108,7 +107,10 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
     const length = Number(req.headers['content-length'] ?? NaN);
     if (req.method !== 'POST' || length <= LIMITS.bodyMaxBytes) return;
     // refused before its body is read: the connection closes rather than drain hundreds of megabytes
-    if (!large.tryEnter()) return sendRefusal(reply.header('connection', 'close'), tooManyUploads(large.max));
+    if (!large.tryEnter()) {
+      reply.header('connection', 'close');
+      throw new Refused(tooManyUploads(large.max));
+    }
     let left = false;
     const leave = () => {
       if (!left) large.leave();

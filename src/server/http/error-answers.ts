@@ -1,12 +1,12 @@
 // How failures are answered: always the ErrorEnvelope `{error, code}` (service.md "Every 400 body is the
 // ErrorEnvelope"), with the contract's status and code, never a stack or an internal message. `code` is always
 // there: a client branches on it whatever the status.
-import { isRedisUnavailable, redisUnavailable } from '../jobs/refusals.js';
-import { sendRefusal } from './refusal-reply.js';
+import { isRedisUnavailable, redisUnavailable, Refused } from '../jobs/refusals.js';
+import { ServiceError } from '../../contract/service-error.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CODE, envelope, type ErrorCode } from '../../contract/error-codes.js';
 import type { ErrorEnvelope } from './schemas/error-envelope.js';
-import { HttpError, NOT_FOUND } from './http-error.js';
+import { NOT_FOUND } from './http-error.js';
 import { CORS_HEADERS } from './cors.js';
 
 /** The 400 codes of the framework's own refusals (body and multipart limits). */
@@ -33,13 +33,17 @@ const CLIENT_ERROR_CODES: Record<number, ErrorCode> = {
   415: CODE.unsupported_media_type,
 };
 
-/** The error handler of the app: HttpErrors as they are, framework errors mapped to the contract's codes. */
-export function answerError(err: FastifyError | HttpError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (err instanceof HttpError) return sendEnvelope(reply, err.statusCode, err.envelope);
+/**
+ * The error handler of the app, the one way an error leaves: a ServiceError (HttpError, Refused) at its registered
+ * status with its envelope and, for work the client may retry, `retry-after`; framework errors mapped to the
+ * contract's codes.
+ */
+export function answerError(err: FastifyError | ServiceError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err instanceof ServiceError) return sendServiceError(reply, err);
   const known = FRAMEWORK_400.get(err.code);
   if (known) return sendEnvelope(reply, 400, known);
   // Redis mode: a job route during an outage is a 503 the client may retry, never a 500 or a wait for the outage
-  if (isRedisUnavailable(err)) return sendRefusal(reply, redisUnavailable());
+  if (isRedisUnavailable(err)) return sendServiceError(reply, new Refused(redisUnavailable()));
   const status = err.statusCode ?? 500;
   if (status === 404) return sendEnvelope(reply, 404, NOT_FOUND);
   if (status >= 400 && status < 500)
@@ -62,6 +66,13 @@ export function answerFrameworkError(err: FastifyError, _req: FastifyRequest, re
   reply.headers(CORS_HEADERS);
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendEnvelope(reply, 404, NOT_FOUND);
   return sendEnvelope(reply, 400, envelope(CODE.bad_url));
+}
+
+/** A ServiceError's answer; one the client may retry says when (`retry-after`) and is not to be cached. */
+function sendServiceError(reply: FastifyReply, e: ServiceError): FastifyReply {
+  if (e.retryAfter !== undefined)
+    reply.header('retry-after', String(Math.max(1, Math.ceil(e.retryAfter)))).header('cache-control', 'no-store');
+  return sendEnvelope(reply, e.status, e.envelope as ErrorEnvelope);
 }
 
 /**

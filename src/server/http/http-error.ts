@@ -1,29 +1,23 @@
-// An answer that is not the route's success: an HTTP status and the contract's ErrorEnvelope `{error, code}`.
-// Routes and the request validator throw it; the error handler sends it as it is. The status and the default
-// sentence of each code are the registry's (src/contract/error-codes.ts), so a call site names only the code.
-import {
-  CODE,
-  envelope,
-  statusOf,
-  type AnswerCode,
-  type CodeOfStatus,
-  type ErrorCode,
-} from '../../contract/error-codes.js';
+// The HTTP side's makers of the one error an answer is made from (src/contract/service-error.ts): routes and the
+// request validator throw them, and the app's error handler (error-answers.ts) alone answers them. The status and the
+// default sentence of each code are the registry's (src/contract/error-codes.ts), so a call site names only the code.
+import { CODE, envelope, type AnswerCode, type CodeOfStatus } from '../../contract/error-codes.js';
+import { ServiceError } from '../../contract/service-error.js';
 import { describeDuration } from '../../contract/describe-duration.js';
 import type { ArgProblem } from '../../lang/index.js';
 
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly envelope: { error: string; code: ErrorCode; problems?: ArgProblem[] },
-  ) {
-    super(envelope.error);
-  }
+/** A ServiceError (src/contract/service-error.ts) answered by its registered status; `statusCode` for Fastify. */
+export class HttpError extends ServiceError {
+  // a plain field, not a getter: Fastify writes statusCode on the errors it is handed (a validation error's 400)
+  statusCode: number = this.status;
 }
 
 /** The answer for a code at its registered status: `message` says more than the registry's sentence where given. */
-export function httpError(code: AnswerCode, message?: string): HttpError {
-  return new HttpError(statusOf(code), envelope(code, message));
+export function httpError(code: AnswerCode, message?: string, retryAfter?: number): HttpError {
+  return new HttpError(code, {
+    ...(message === undefined ? {} : { message }),
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  });
 }
 
 /** 400 with one of the contract's codes (`missing_source`, `unknown_asset`, ...). */
@@ -34,11 +28,10 @@ export function badRequest(code: CodeOfStatus<400>, message?: string): HttpError
 /** 400 `invalid_args` with one entry per problem; `error` is the first problem's sentence (and how many more). */
 export function invalidArgs(problems: ArgProblem[]): HttpError {
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see problems)` : '';
-  const e = new HttpError(statusOf(CODE.invalid_args), {
-    ...envelope(CODE.invalid_args, `${problems[0]?.message ?? 'invalid args'}${more}`),
-    problems: problems.map(({ path, expected, given, message }) => ({ path, expected, given, message })),
+  return new HttpError(CODE.invalid_args, {
+    message: `${problems[0]?.message ?? 'invalid args'}${more}`,
+    details: { problems: problems.map(({ path, expected, given, message }) => ({ path, expected, given, message })) },
   });
-  return e;
 }
 
 /** The body of every 404: the contract fixes `error`; `code` says the same to a program. */

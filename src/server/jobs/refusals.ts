@@ -3,6 +3,7 @@
 import { describeDuration } from '../../contract/describe-duration.js';
 import { PROTECT_MS } from '../storage/disk-budget.js';
 import { CODE, messageOf, type CodeOfStatus } from '../../contract/error-codes.js';
+import { ServiceError } from '../../contract/service-error.js';
 
 /** Counts holders of a bounded resource (concurrent uploads); tryEnter() fails instead of waiting. */
 export class Gate {
@@ -30,10 +31,10 @@ export interface Refusal {
   retryAfterSeconds: number;
 }
 
-/** A refusal thrown out of a job's creation (the queue cap, checked where the queue is), answered as a 503. */
-export class Refused extends Error {
+/** A refusal thrown (a job's creation past the queue cap, an upload past the budget...), answered as its 503. */
+export class Refused extends ServiceError {
   constructor(readonly refusal: Refusal) {
-    super(refusal.error);
+    super(refusal.code, { message: refusal.error, retryAfter: refusal.retryAfterSeconds });
   }
 }
 

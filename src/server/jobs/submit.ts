@@ -108,6 +108,9 @@ export async function submit(jobs: Admitting, door: SubmitDoor, s: Submission): 
   }
 }
 
+/** Retry-After of 429 client_queue_full (seconds): when one of the client's jobs ends is not known at the door. */
+const CLIENT_QUEUE_RETRY_S = 5;
+
 async function create(jobs: Admitting, door: SubmitDoor, s: Submission): Promise<string> {
   const { kind, body: b } = s;
   // the args are checked against the scene they render before anything else is looked up or queued
@@ -156,9 +159,11 @@ async function admit(
   if (refusal) throw new Refused(refusal);
   const quota = door.quota;
   if (quota && !quota.take(s.client))
+    // when one of the client's jobs ends is not known here: a poll's pace
     throw httpError(
       CODE.client_queue_full,
       `this client has ${quota.max} jobs waiting or rendering (MAX_QUEUED_JOBS_PER_CLIENT); retry when one has ended`,
+      CLIENT_QUEUE_RETRY_S,
     );
   // the place is bound to the job before it is stored: a job that ends at once (a cache hit ends inside create)
   // gives it back like any other

@@ -12,8 +12,7 @@ import { CODE, envelope } from '../../contract/error-codes.js';
 import { imageSize, imageSizeRefusal } from '../../contract/image-size.js';
 import { AssetUpload, AssetsResponse } from '../http/schemas/assets.js';
 import type { AssetStore } from '../storage/asset-store.js';
-import { Gate, diskFull, storageUnavailable, tooManyUploads, type Refusal } from '../jobs/refusals.js';
-import { sendRefusal } from '../http/refusal-reply.js';
+import { Gate, Refused, diskFull, storageUnavailable, tooManyUploads, type Refusal } from '../jobs/refusals.js';
 import { StorageUnavailable } from '../storage/storage.js';
 import { mayReachAsset } from '../http/tenancy.js';
 import type { DiskSpace } from '../storage/disk-space.js';
@@ -88,7 +87,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
     if (declared > maxBodyBytes) return sendTooLarge(req, reply, maxBodyBytes);
     if (!uploads.tryEnter()) {
       stopReading(req, reply);
-      return sendRefusal(reply, tooManyUploads(uploads.max));
+      throw new Refused(tooManyUploads(uploads.max));
     }
     // a body sent without a length (chunked) is counted as it arrives and cut off the moment it passes the limit
     const body = watchBody(req.raw, maxBodyBytes);
@@ -101,7 +100,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
     try {
       const stored = await Promise.race([parsing, body.passed]);
       if (stored === 'too_large') return sendTooLarge(req, reply, maxBodyBytes);
-      if ('refusal' in stored) return sendRefusal(reply, stored.refusal);
+      if ('refusal' in stored) throw new Refused(stored.refusal);
       // sent as JSON text: the response schema's record would re-shape the map and drop a file named "__proto__"
       return reply.type('application/json; charset=utf-8').send(JSON.stringify({ assets: stored.keys }) as never);
     } catch (err) {
@@ -168,7 +167,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
       // streamed: a client that reads slowly (or not at all) holds a stream's buffer, never the whole asset
       return reply.send(await assets.stream(key, { start, end }));
     } catch (err) {
-      if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
+      if (err instanceof StorageUnavailable) throw new Refused(storageUnavailable());
       throw err;
     }
   });

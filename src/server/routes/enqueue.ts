@@ -6,12 +6,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { FrameRequest, GifRequest, MeshRequest, RenderRequest, VectorizeRequest } from '../http/schemas/enqueue.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import { LIMITS } from '../../contract/limits.js';
-import { CODE } from '../../contract/error-codes.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { EnqueueBody, SubmitDoor } from '../jobs/submit.js';
-import { Refused } from '../jobs/refusals.js';
-import { sendRefusal } from '../http/refusal-reply.js';
-import { HttpError } from '../http/http-error.js';
 import { requestHash } from '../http/idempotency.js';
 import { scopedIdempotencyKey } from '../http/tenancy.js';
 import { enqueueSchema } from './job-openapi.js';
@@ -56,26 +52,19 @@ export const enqueueRoutes: FastifyPluginAsyncZod<EnqueueRoutesOptions> = async 
     app.post(url, { schema: enqueueSchema(kind, body, keyLives), bodyLimit }, async (req, reply) => {
       const sent = req.headers['idempotency-key'];
       const key = sent ? scopedIdempotencyKey(sent, req) : undefined;
-      let jobId: string;
-      try {
-        jobId = await jobs.submit(
-          {
-            kind,
-            body: req.body as EnqueueBody,
-            sentAssets: sentAssets.get(req),
-            cacheControl: String(req.headers['cache-control'] ?? ''),
-            ...(req.apiKeyId ? { owner: req.apiKeyId } : {}),
-            client: req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`,
-            ...(key ? { idempotency: { key, hash: requestHash(url, req.body) } } : {}),
-          },
-          door,
-        );
-      } catch (err) {
-        if (err instanceof Refused) return sendRefusal(reply, err.refusal);
-        // when one of the client's jobs ends is not known here: a poll's pace
-        if (err instanceof HttpError && err.envelope.code === CODE.client_queue_full) reply.header('retry-after', '5');
-        throw err;
-      }
+      // a refusal or a 4xx is a ServiceError thrown out of submit, answered by the app's one error handler
+      const jobId = await jobs.submit(
+        {
+          kind,
+          body: req.body as EnqueueBody,
+          sentAssets: sentAssets.get(req),
+          cacheControl: String(req.headers['cache-control'] ?? ''),
+          ...(req.apiKeyId ? { owner: req.apiKeyId } : {}),
+          client: req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`,
+          ...(key ? { idempotency: { key, hash: requestHash(url, req.body) } } : {}),
+        },
+        door,
+      );
       return reply
         .code(202)
         .header('location', jobPath(jobId))

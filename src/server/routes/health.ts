@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../jobs/job-service.js';
 import { refusalAnswer } from '../http/responses.js';
-import { sendRefusal } from '../http/refusal-reply.js';
 import { CODE } from '../../contract/error-codes.js';
+import { Refused } from '../jobs/refusals.js';
 
 export const healthRoutes: FastifyPluginAsyncZod<{ jobs: JobService }> = async (app, { jobs }) => {
   app.get(
@@ -33,7 +33,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ jobs: JobService }> = async (
       // up but unable to take work (a full disk, a journal that cannot be written, a browser that cannot draw,
       // shutting down): said with a reason
       const down = await jobs.health();
-      if (down) return sendRefusal(reply, down);
+      if (down) throw new Refused(down);
       return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('ok\n');
     },
   );

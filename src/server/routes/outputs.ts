@@ -12,8 +12,7 @@ import { notFoundKept } from '../http/http-error.js';
 import { mayReach } from '../http/tenancy.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
-import { storageUnavailable } from '../jobs/refusals.js';
-import { sendRefusal } from '../http/refusal-reply.js';
+import { Refused, storageUnavailable } from '../jobs/refusals.js';
 import { StorageUnavailable } from '../storage/storage.js';
 
 export interface OutputRoutesOptions {
@@ -58,7 +57,7 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     try {
       found = await outputs.lookup(filename);
     } catch (err) {
-      if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
+      if (err instanceof StorageUnavailable) throw new Refused(storageUnavailable());
       throw err;
     }
     // whose the answer is depends on the key presented: a cache keys it by Authorization (404s included)
@@ -108,7 +107,7 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     try {
       return reply.send(await outputs.read(output.filename, { start, end }));
     } catch (err) {
-      if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
+      if (err instanceof StorageUnavailable) throw new Refused(storageUnavailable());
       throw err;
     }
   });

@@ -11,8 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { EventLoopDelay } from '../metrics/event-loop-delay.js';
 import { z } from 'zod';
 import type { JobService } from '../jobs/job-service.js';
-import { overloaded, starting, type Refusal } from '../jobs/refusals.js';
-import { sendRefusal } from '../http/refusal-reply.js';
+import { Refused, overloaded, starting, type Refusal } from '../jobs/refusals.js';
 import { CODE } from '../../contract/error-codes.js';
 import { refusalAnswer } from '../http/responses.js';
 
@@ -74,7 +73,7 @@ export async function watchReadiness(app: FastifyInstance, o: ReadinessOptions):
     },
     async (_req, reply) => {
       const down = await why();
-      if (down) return sendRefusal(reply, down);
+      if (down) throw new Refused(down);
       return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('ok\n');
     },
   );

@@ -7,8 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../jobs/job-service.js';
 import { failureOf } from '../jobs/job-failure.js';
 import { errorAnswer, fileAnswer, refusalAnswer } from '../http/responses.js';
-import { tooManyTests, type Gate } from '../jobs/refusals.js';
-import { sendRefusal } from '../http/refusal-reply.js';
+import { Refused, tooManyTests, type Gate } from '../jobs/refusals.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 
 /** How the smoke render can fail: a render stage's codes (src/render/failure-reasons.ts). */
@@ -65,7 +64,7 @@ export const smokeTestRoutes: FastifyPluginAsyncZod<SmokeTestRoutesOptions> = as
     async (_req, reply) => {
       // refused rather than queued: a probe that waits behind a long render tells nothing, and every waiting one
       // would hold a socket
-      if (!tests.tryEnter()) return sendRefusal(reply, tooManyTests(tests.max));
+      if (!tests.tryEnter()) throw new Refused(tooManyTests(tests.max));
       const out = join(tmpDir, `test-${randomUUID()}.png`);
       try {
         await mkdir(tmpDir, { recursive: true });
