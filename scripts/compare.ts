@@ -3,7 +3,10 @@
 // ../shared/reference has one (content match), and scores egl against swiftshader (PSNR); prints a table.
 //
 //   npm run compare [-- --only homepage,title] [-- --out compare-out] [-- --gl both|egl|swiftshader|auto]
-//                   [-- --times 0,0.75,1.5]
+//                   [-- --times 0,0.75,1.5 | ref]
+//
+// `--times ref` draws each corpus source at the times its reference frames were drawn (reference/NAME@T.png) and
+// prints, beside the content score, the PSNR against the reference (99: the same pixels).
 //
 // Side-by-side images: compare-out/BACKEND/NAME@T.png = reference | ours | mismatch map (red: unmatched content
 // pixel); every frame drawn is kept as compare-out/BACKEND/NAME@T.ours.png.
@@ -35,7 +38,18 @@ const { values: args } = parseArgs({
 
 /** The reference frames were drawn at 1080x1080 for square scenes and 1920x1080 for the rest (examples/README.md). */
 const SQUARE = new Set(['plinken-svg', 'handdrawn']);
-const TIMES = args.times!.split(',').map(Number);
+const refTimes = args.times === 'ref';
+const TIMES = refTimes ? [] : args.times!.split(',').map(Number);
+/** The times ../shared/reference has a frame of `name` at (`--times ref`). */
+const timesOf = (name: string, own: boolean): number[] =>
+  !refTimes
+    ? TIMES
+    : own
+      ? []
+      : readdirSync(join(shared, 'reference'))
+          .filter((f) => f.startsWith(`${name}@`) && f.endsWith('.png'))
+          .map((f) => Number(f.slice(name.length + 1, -4)))
+          .sort((a, b) => a - b);
 
 const sourcesIn = (dir: string, own: boolean) =>
   readdirSync(dir)
@@ -190,7 +204,7 @@ for (const gl of backends) {
   for (const src of sources) {
     const source = readFileSync(src.path, 'utf8');
     const [width, height] = SQUARE.has(src.name) ? [1080, 1080] : [1920, 1080];
-    for (const at of TIMES) {
+    for (const at of timesOf(src.name, src.own)) {
       const label = `${src.own ? 'own/' : ''}${src.name}@${at.toFixed(src.own ? 2 : 1)}`;
       const file = label.replace('/', '-');
       const row = rows.get(label) ?? { frame: label, scores: {}, ms: {}, psnr: null, note: '' };
@@ -208,7 +222,7 @@ for (const gl of backends) {
           const ref = decode(readFileSync(refPath));
           writeFileSync(join(outDir, gl, `${file}.png`), sideBySide(ref, ours));
           const s = contentScore(ours, ref);
-          row.scores[gl] = s.score.toFixed(4);
+          row.scores[gl] = `${s.score.toFixed(4)} ${psnr(ours, ref).toFixed(1)}dB`;
           if (s.score < SCORE_FLOOR) row.note += `${gl} below ${SCORE_FLOOR} `;
         } else row.scores[gl] = '-';
       } catch (err) {
@@ -242,8 +256,9 @@ for (const r of rows.values())
   );
 const all = [...rows.values()];
 for (const b of backends) {
-  const scores = all.map((r) => Number(r.scores[b])).filter((n) => !Number.isNaN(n));
-  const low = all.filter((r) => r.scores[b] === 'error' || Number(r.scores[b]) < SCORE_FLOOR).length;
+  const scoreOf = (r: Row) => (r.scores[b] ? Number(r.scores[b].split(' ')[0]) : NaN);
+  const scores = all.map(scoreOf).filter((n) => !Number.isNaN(n));
+  const low = all.filter((r) => r.scores[b] === 'error' || scoreOf(r) < SCORE_FLOOR).length;
   console.log(
     `${b}: ${scores.length} frames scored against the reference, ${low} below ${SCORE_FLOOR} or failed, lowest ${Math.min(...scores).toFixed(4)}`,
   );

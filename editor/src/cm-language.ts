@@ -1,5 +1,5 @@
 // The `.cm` mode for CodeMirror 6: a stream parser (StreamLanguage), not a Lezer grammar. Why: src/lang's own
-// parser is the one judge of syntax and reports every error as a diagnostic as you type (lint.ts), so a second,
+// parser is the one judge of syntax and reports every error as a diagnostic as you type (main.ts, diagnostics.ts), so a second,
 // full grammar here would only be a copy to keep in step with language.md. What the editor needs from a mode is
 // token colours, brackets and indentation, and the lexer's rules (language.md §1) give those line by line: words
 // (contextual keywords, §1.4), numbers with unit suffixes, hex colours, "strings", """raw strings""" and comments,

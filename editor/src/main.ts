@@ -206,17 +206,19 @@ ui.share.onclick = async () => {
 // opened by `cmrender open FILE`: the file is the source (at every load), followed as it changes on disk
 const openFile = openedByCli() ? new OpenFile({ setSource, status }) : null;
 
-async function initialSource(): Promise<string> {
+/** The page's first source, and the stored one a share link's source replaces (kept one undo step back). */
+async function initialSource(): Promise<{ source: string; kept?: string }> {
   if (openFile) {
     const text = await openFile.read();
-    if (text !== null) return text;
+    if (text !== null) return { source: text };
     status('The file cmrender open serves cannot be read now; the page shows it when it can.', true);
   }
-  const shared = await sourceOfFragment(location.hash);
-  if (shared !== null) return shared;
   const stored = localStorage.getItem(STORE_SOURCE);
-  if (stored) return stored;
-  return defaultExample();
+  const shared = await sourceOfFragment(location.hash);
+  // any page can open a link to this editor: the work stored here is never lost to it
+  if (shared !== null) return stored && stored !== shared ? { source: shared, kept: stored } : { source: shared };
+  if (stored) return { source: stored };
+  return { source: defaultExample() };
 }
 
 // ---- the test and automation hook
@@ -285,5 +287,10 @@ if (preview.bootError) {
   status(NO_WEBGL, false);
   console.warn(preview.bootError);
 }
-setSource(await initialSource());
+const first = await initialSource();
+// a share link's source comes in as an edit over the stored work: one undo brings that back
+if (first.kept !== undefined) setSource(first.kept);
+setSource(first.source);
+if (first.kept !== undefined)
+  status("This is the link's source: your previous source is one undo away (Ctrl+Z).", false);
 openFile?.follow();

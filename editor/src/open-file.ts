@@ -3,7 +3,11 @@
 // route with the ETag it has (an unchanged file is a 304 with no body). When the file changes on disk the page
 // takes it, even over edits made in the page since (the file is the source of truth; the replacement is an
 // ordinary edit, so undo brings those edits back). Nothing is written back to the file.
+// Only this page may read the file: its URL's `?open=<token>` goes with every read (the route refuses a request
+// without it, and any other origin).
 const ROUTE = '/v1/open/source';
+/** The header the route reads the token from (src/server/routes/open-file.ts's OPEN_TOKEN_HEADER). */
+const TOKEN_HEADER = 'x-cmrender-open-token';
 /** How often the file is asked for while the page is visible: a change shows within about this. */
 const POLL_MS = 400;
 
@@ -20,6 +24,8 @@ export class OpenFile {
   private etag: string | null = null;
   private name = 'the file';
   private timer: ReturnType<typeof setTimeout> | undefined;
+
+  private readonly token = new URLSearchParams(location.search).get('open') ?? '';
 
   constructor(private readonly deps: OpenFileDeps) {}
 
@@ -55,7 +61,8 @@ export class OpenFile {
   /** A new version of the file, or null (unchanged, unreadable, or the service gone). */
   private async fetch(): Promise<{ text: string } | null> {
     try {
-      const headers: Record<string, string> = this.etag ? { 'if-none-match': this.etag } : {};
+      const headers: Record<string, string> = { [TOKEN_HEADER]: this.token };
+      if (this.etag) headers['if-none-match'] = this.etag;
       const res = await fetch(ROUTE, { headers, cache: 'no-store' });
       if (res.status !== 200) return null;
       const etag = res.headers.get('etag');

@@ -134,6 +134,12 @@ export const SERVICE_SETTINGS = z.object({
     min: 1,
     doc: "Time limit to receive a request's headers (at most `REQUEST_TIMEOUT_MS`): a client that sends half its headers and then trickles or waits gets `408` and the connection is closed, so idle sockets cannot use up the process's file descriptors.",
   }),
+  maxConnections: integer({
+    env: 'MAX_CONNECTIONS',
+    default: '0',
+    min: 0,
+    doc: "Connections held at once; past it a new connection is closed as soon as it is accepted. `0`: the process's open-file limit (`ulimit -n`) less 256, which stay for the job journal, outputs, assets, Chromium and Redis (no cap where the limit cannot be read: not Linux, or unlimited), so a flood of idle connections cannot take the files a render needs.",
+  }),
   maxConcurrentUploads: integer({
     env: 'MAX_CONCURRENT_UPLOADS',
     default: '4',
@@ -241,7 +247,7 @@ export const SERVICE_SETTINGS = z.object({
     env: 'READY_MAX_EVENT_LOOP_DELAY_MS',
     default: '1000',
     min: 0,
-    doc: '`GET /readyz` answers 503 `overloaded` while the event loop is delayed longer than this (measured by `@fastify/under-pressure`); other routes keep answering. `0`: not checked.',
+    doc: '`GET /readyz` answers 503 `overloaded` while the event loop is delayed longer than this (the mean delay of 10 ms ticks over each second); other routes keep answering. `0`: not checked.',
   }),
   apiKeys: text({
     env: 'API_KEYS',

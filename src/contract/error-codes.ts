@@ -8,7 +8,7 @@
 import { LIMITS } from './limits.js';
 
 /** The statuses an error answer of ours has. */
-export type ErrorStatus = 400 | 401 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 416 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 406 | 408 | 409 | 413 | 415 | 416 | 422 | 429 | 500 | 503;
 
 export interface ErrorCodeEntry {
   /** The status of an HTTP answer with this code; absent where no answer carries it (only a job ends with it). */
@@ -66,6 +66,10 @@ const REGISTRY = {
   bad_url: { status: 400, message: 'the request URL is malformed' },
   // other 4xx
   unauthorized: { status: 401, message: 'an API key is needed: Authorization: Bearer <key>' },
+  forbidden: {
+    status: 403,
+    message: "refused: cmrender open answers its own page only (its Host, its origin and the URL's token)",
+  },
   // the contract fixes the 404 body: `error` is the code itself
   not_found: { status: 404, message: 'not_found' },
   method_not_allowed: { status: 405, message: 'this method is not allowed on this route' },

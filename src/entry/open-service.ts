@@ -6,8 +6,11 @@
 // temporary directory removed at the stop unless DATA_DIR is set. The URL is known as soon as the server listens;
 // the renderer warms up behind it (`ready`): Chromium launches once the server listens, not beside the start as in
 // `npm start`, since on a busy machine its launch slows the loading of the service's modules, and the URL is what
-// the user waits for (the page's own preview needs no renderer).
+// the user waits for (the page's own preview needs no renderer). It answers its own page only: a request whose Host
+// is not 127.0.0.1 and its port is 403 (http/own-host.ts), and the file is read only with the random token of the
+// URL it prints (`?open=<token>`), from the page's own origin (routes/open-file.ts).
 import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,8 +81,12 @@ export async function startOpenService(opts: OpenServiceOptions): Promise<OpenSe
       logger: opts.log,
       joinSegments,
       warmLater: true,
+      // a page elsewhere must not reach this service by a name it rebinds to 127.0.0.1
+      ownHostOnly: true,
     });
-    await app.register(openFileRoutes, { file: opts.file });
+    // the URL's secret: only the page it opens reads the file (src/server/routes/open-file.ts)
+    const token = randomBytes(24).toString('base64url');
+    await app.register(openFileRoutes, { file: opts.file, token });
     try {
       await app.listen({ port: config.port, host: config.host });
     } catch (e) {
@@ -89,7 +96,7 @@ export async function startOpenService(opts: OpenServiceOptions): Promise<OpenSe
     const ready = app.warmUp();
     ready.catch(() => {});
     return {
-      url: `${boundAddress(app.server)}/?open`,
+      url: `${boundAddress(app.server)}/?open=${token}`,
       ready,
       async close() {
         app.retention.stop();

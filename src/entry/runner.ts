@@ -33,6 +33,7 @@ const app = await buildRunnerApp({
   requestTimeoutMs: config.requestTimeoutMs,
   headersTimeoutMs: config.headersTimeoutMs,
   maxLargeBodies: config.maxConcurrentUploads,
+  maxConnections: config.maxConnections,
 });
 
 // A request may fail; it may not stop the runner. Anything that escapes a handler is logged and the process stays.

@@ -92,8 +92,10 @@ export class ExportRenderer implements Renderer {
     }
     this.release(worker);
     if (!answer.ok) {
-      if (answer.code === null) this.o.log.warn({ job_id: job.id, message: answer.message }, 'export failed');
-      throw answer.code === null
+      // an internal error's text is for the log, not for the client (failure-reasons.ts)
+      if (answer.code === CODE.internal_error)
+        this.o.log.warn({ job_id: job.id, message: answer.message }, 'export failed');
+      throw answer.code === CODE.internal_error
         ? new JobFailure(`${job.kind} failed: internal error`, CODE.internal_error)
         : new JobFailure(answer.message, answer.code);
     }

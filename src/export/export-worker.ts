@@ -4,10 +4,12 @@
 import { parentPort } from 'node:worker_threads';
 import { runExportTask, type ExportTask } from './export-job.js';
 import { isExportError, type ExportErrorCode } from './errors.js';
+import { CODE } from '../contract/error-codes.js';
 
+/** A failure carries its code from where it happened: the export library's, or internal_error for anything else. */
 export type WorkerAnswer =
   | { ok: true; result: Awaited<ReturnType<typeof runExportTask>> }
-  | { ok: false; code: ExportErrorCode | null; message: string };
+  | { ok: false; code: ExportErrorCode | typeof CODE.internal_error; message: string };
 
 parentPort!.on('message', (task: ExportTask) => {
   runExportTask(task).then(
@@ -15,7 +17,7 @@ parentPort!.on('message', (task: ExportTask) => {
     (e: unknown) => {
       const answer: WorkerAnswer = isExportError(e)
         ? { ok: false, code: e.code, message: e.message }
-        : { ok: false, code: null, message: e instanceof Error ? e.message : String(e) };
+        : { ok: false, code: CODE.internal_error, message: e instanceof Error ? e.message : String(e) };
       parentPort!.postMessage(answer);
     },
   );

@@ -3,23 +3,13 @@
 // text.glyph is one node here but hundreds of thousands of triangles there. Counted per use, like EVL008.
 
 import { namedField, positionalField, stripQuotes, type Value } from './value.js';
-import { glyphDetail } from './glyph-detail.js';
+import { glyphVertexBound, glyphsFitInFull, MAX_GLYPH_VERTICES } from './glyph-detail.js';
+
+export { MAX_GLYPH_VERTICES, glyphVertexBound };
 
 /** distinct glyph outlines (character, size, depth) per frame (EVL009): the page extrudes each once, tens of
  * milliseconds apiece at full detail, and draws every character as an instance of its outline */
 export const MAX_GLYPH_OUTLINES = 256;
-/** vertices the frame's glyphs may draw (EVL009), counted as if every character were the font's largest outline at
- * its sampling (glyph-detail.ts): a 16 px page of 4,000 characters counts 23.8 million (it draws about 6), one
- * full-detail character 95,000, so this is about 330 characters of 96 px or more, as the old limit of 256 allowed */
-export const MAX_GLYPH_VERTICES = 32_000_000;
-/** vertices of the largest outline of the font per curve segment and bevel layer (measured: 75,252 at 32 × 9) */
-const VERTICES_PER_SEGMENT_LAYER = 330;
-
-/** what one character of text at `sizePx` may draw, at most */
-export function glyphVertexBound(sizePx: number | null): number {
-  const d = glyphDetail(sizePx);
-  return VERTICES_PER_SEGMENT_LAYER * d.curveSegments * (2 * d.bevelSegments + 1);
-}
 /** points of path(...) per frame (EVL010): each becomes about ten vertices of the extruded, bevelled mesh */
 export const MAX_PATH_POINTS = 10_000;
 /** blobs of metaballs(...) per frame (EVL011): each is raymarched at every pixel (the shader takes 24 per body) */
@@ -33,8 +23,10 @@ export interface DrawingCost {
   shapes: number;
   /** distinct outlines (character, size, depth) the page builds */
   glyphOutlines: number;
-  /** vertices the glyphs draw at most */
+  /** vertices the glyphs draw at most, at the sampling they are built with (glyph-detail.ts) */
   glyphVertices: number;
+  /** vertices the glyphs would draw at most at the reference's sampling (built so when it fits the budget) */
+  glyphVerticesFull: number;
   pathPoints: number;
   metaballs: number;
 }
@@ -47,7 +39,16 @@ export interface DrawingLimitHit {
 
 /** Counts what the value asks the page to build; stops once a limit is passed. */
 export function drawingCost(value: Value): DrawingCost {
-  const c: DrawingCost = { shapes: 0, glyphOutlines: 0, glyphVertices: 0, pathPoints: 0, metaballs: 0 };
+  const c: DrawingCost = {
+    shapes: 0,
+    glyphOutlines: 0,
+    glyphVertices: 0,
+    glyphVerticesFull: 0,
+    pathPoints: 0,
+    metaballs: 0,
+  };
+  /** vertices at the proportional sampling, which the frame's text gets when it does not fit at the full one */
+  let coarse = 0;
   const outlines = new Set<string>();
   /** the depth each text.glyph is extruded with (the outline depends on it), from its extrude(...) */
   const depthOf = new Map<Value, string>();
@@ -66,16 +67,20 @@ export function drawingCost(value: Value): DrawingCost {
           if (t && t.kind === 'string') {
             const size = namedField(v, 'size');
             const sizePx = size && size.kind === 'number' && Number.isFinite(size.value) ? size.value : null;
-            const perChar = glyphVertexBound(sizePx);
+            const full = glyphVertexBound(sizePx, true);
+            const perChar = glyphVertexBound(sizePx, false);
             const key = `${sizePx}|${depthOf.get(v) ?? 'null'}|`;
             for (const ch of stripQuotes(t.raw)) {
-              c.glyphVertices += perChar;
+              c.glyphVerticesFull += full;
+              coarse += perChar;
               if (!outlines.has(key + ch)) {
                 outlines.add(key + ch);
                 c.glyphOutlines++;
               }
-              if (c.glyphVertices > MAX_GLYPH_VERTICES) return c;
+              if (coarse > MAX_GLYPH_VERTICES) break;
             }
+            c.glyphVertices = glyphsFitInFull(c.glyphVerticesFull) ? c.glyphVerticesFull : coarse;
+            if (coarse > MAX_GLYPH_VERTICES) return c;
           }
         } else if (v.name === 'path') {
           const pts = namedField(v, 'points') ?? positionalField(v, 0);
@@ -126,7 +131,7 @@ export function drawingLimitHit(value: Value): DrawingLimitHit | null {
     return {
       code: 'EVL009',
       message: `the frame's glyphs draw more than ${MAX_GLYPH_VERTICES / 1e6} million vertices`,
-      help: 'draw less text per frame, or smaller text (under 96 px a glyph is built with fewer vertices)',
+      help: 'draw less text per frame, or smaller text (in a frame with this much text, a glyph under 96 px is built with fewer vertices)',
     };
   }
   if (c.pathPoints > MAX_PATH_POINTS) {

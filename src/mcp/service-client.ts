@@ -20,6 +20,14 @@ export interface ServiceClient {
   ): Promise<Answer>;
   /** GET /v1/jobs/{id} */
   job(id: string): Promise<Answer>;
+  /** DELETE /v1/jobs/{id}: cancels a job (a tool's call that its client abandoned) */
+  cancel(id: string): Promise<Answer>;
+  /**
+   * Resolves when job `id` may have changed since this call: at its next event in-process (the job service's own
+   * events: no polling), after a poll's pause over HTTP; at the latest after `ms`, at once when `signal` aborts.
+   * Asked before reading the job, so a change between the read and the wait is not missed.
+   */
+  nextChange(id: string, ms: number, signal: AbortSignal): Promise<void>;
   /** GET /v1/diagnostics/{code} */
   explain(code: string): Promise<Answer>;
   /** GET of an output's path (`/v1/outputs/<id>.png`) */
@@ -40,8 +48,25 @@ async function jsonOf(r: Response): Promise<Record<string, unknown> | null> {
   }
 }
 
+/** The pause between two reads of a job over HTTP (the service's events stream is not followed: one request per read). */
+const HTTP_POLL_MS = 200;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+    if (signal.aborted) done();
+  });
+}
+
 /** The service at `baseUrl`, with `Authorization: Bearer <apiKey>` when a key is given. */
-export function httpServiceClient(baseUrl: string, apiKey?: string): ServiceClient {
+export function httpServiceClient(baseUrl: string, apiKey?: string, pollMs = HTTP_POLL_MS): ServiceClient {
   const base = baseUrl.replace(/\/+$/, '');
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   const call = async (method: string, path: string, body?: unknown): Promise<Answer> => {
@@ -56,6 +81,8 @@ export function httpServiceClient(baseUrl: string, apiKey?: string): ServiceClie
     check: (source, args) => call('POST', '/v1/check', args === undefined ? { source } : { source, args }),
     enqueue: (kind, body) => call('POST', ENQUEUE_PATH[kind], body),
     job: (id) => call('GET', `/v1/jobs/${encodeURIComponent(id)}`),
+    cancel: (id) => call('DELETE', `/v1/jobs/${encodeURIComponent(id)}`),
+    nextChange: (_id, ms, signal) => pause(Math.min(ms, pollMs), signal),
     explain: (code) => call('GET', `/v1/diagnostics/${encodeURIComponent(code)}`),
     async download(path) {
       const r = await fetch(base + path, { headers });

@@ -20,8 +20,6 @@ export interface McpOptions {
   version?: string;
   /** where the example sources are (default: the repository's examples/) */
   examplesDir?: string;
-  /** the pause between two polls of a job, in ms (default 200) */
-  pollMs?: number;
   /** how long a tool waits for its job before it gives up, in ms (default 10 minutes) */
   waitMs?: number;
 }
@@ -30,7 +28,6 @@ type Diag = { code?: string; message?: string; line?: number; column?: number; s
 type ProgressSender = (progress: number, message: string) => Promise<void>;
 
 const text = (t: string) => ({ type: 'text' as const, text: t });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One diagnostic as a line an agent reads: `NAM003 at 3:12: unknown identifier 'fgg'`. */
 const diagLine = (d: Diag) =>
@@ -85,41 +82,94 @@ async function failed(client: ServiceClient, view: Record<string, unknown>): Pro
   return { isError: true, content: [text(lines.join('\n'))], structuredContent: { job: view } };
 }
 
-/** Queues a job and polls it to its end, telling `progress` as it goes. */
+/** How a render tool's call is run: the request's abort signal, whether to keep the job when it aborts, progress. */
+interface CallContext {
+  /** aborted when the client goes (its connection closes, it sends notifications/cancelled) */
+  signal: AbortSignal;
+  /** the job outlives an abandoned call (the client found its id in the first progress notification) */
+  keep: boolean;
+  progress?: ProgressSender;
+}
+
+/**
+ * Queues a job and follows it to its end, telling `progress` as it goes (the first notification names the job and
+ * its URL). When the call is abandoned its job is cancelled (its slot is freed), unless it was asked to be kept.
+ */
 async function runJob(
   client: ServiceClient,
   kind: JobKindOfTool,
   source: string,
   params: Record<string, number>,
-  o: Required<Pick<McpOptions, 'pollMs' | 'waitMs'>>,
-  progress?: ProgressSender,
+  o: Required<Pick<McpOptions, 'waitMs'>>,
+  call: CallContext,
   args?: Record<string, unknown>,
 ): Promise<{ view: Record<string, unknown> } | { result: CallToolResult }> {
   const q = await client.enqueue(kind, args === undefined ? { source, params } : { source, params, args });
   if (q.status !== 202 || !q.body) return { result: argsRefused(`POST ${kind} job`, q) };
   const id = String(q.body.job_id);
+  const where = client.absolute(`/v1/jobs/${id}`);
+  const { signal, progress } = call;
   const end = Date.now() + o.waitMs;
   let told = -1;
   for (;;) {
+    if (signal.aborted) return abandoned(client, id, where, call.keep);
+    // asked before the read, so a change while reading wakes the wait below
+    const change = client.nextChange(id, Math.max(0, end - Date.now()), signal);
     const r = await client.job(id);
     const view = r.body;
     if (!view || (r.status !== 200 && r.status !== 500)) return { result: refused(`GET /v1/jobs/${id}`, r) };
     if (view.status !== 'pending') return { view };
+    if (signal.aborted) return abandoned(client, id, where, call.keep);
     const p = typeof view.progress === 'number' ? view.progress : 0;
     if (progress && p > told) {
+      const ahead = typeof view.queue_position === 'number' && view.queue_position > 0;
+      const state = ahead ? `waiting, ${String(view.queue_position)} ahead` : `rendering ${Math.round(p * 100)}%`;
+      // the first names the job, so a client that asked to keep it can find it again after a disconnect
+      await progress(p, told < 0 ? `job ${id} (${where}): ${state}` : state);
       told = p;
-      const where = typeof view.queue_position === 'number' && view.queue_position > 0;
-      await progress(p, where ? `waiting, ${String(view.queue_position)} ahead` : `rendering ${Math.round(p * 100)}%`);
     }
     if (Date.now() > end)
       return {
         result: {
           isError: true,
-          content: [text(`job ${id} still pending; poll ${client.absolute(`/v1/jobs/${id}`)}`)],
+          content: [text(`job ${id} still pending; poll ${where}`)],
         },
       };
-    await sleep(o.pollMs);
+    await change;
   }
+}
+
+/** The client went before its job ended: the job is cancelled unless kept; the answer goes nowhere, but is honest. */
+async function abandoned(
+  client: ServiceClient,
+  id: string,
+  where: string,
+  keep: boolean,
+): Promise<{ result: CallToolResult }> {
+  if (!keep) await client.cancel(id).catch(() => undefined);
+  return {
+    result: {
+      isError: true,
+      content: [text(keep ? `call abandoned; job ${id} goes on: ${where}` : `call abandoned; job ${id} cancelled`)],
+    },
+  };
+}
+
+/** The progress notifications of a call, when its client asked for them (a `progressToken`). */
+function progressOf(extra: {
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; total: number; message: string };
+  }) => Promise<void>;
+}): ProgressSender | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  return (p, message) =>
+    extra.sendNotification({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress: p, total: 1, message },
+    });
 }
 
 const dims = {
@@ -133,9 +183,16 @@ const argsArg = z
   .describe(
     'the scene\'s arguments by parameter name, typed by its declarations (String: a JSON string; Number; Bool; a unit type: "2s", "300px"; Color: "#ff3399"; List: an array; a record: an object); describe_scene gives the signature and JSON Schema',
   );
+const keepArg = z
+  .boolean()
+  .optional()
+  .describe(
+    'keep the job when this call is abandoned (the client disconnects or cancels): its id and URL come in the first progress notification. Default: the job is cancelled',
+  );
 const clip = {
   source: sourceArg,
   args: argsArg,
+  keep: keepArg,
   duration: z.number().positive().optional().describe("seconds (default: the scene's own duration)"),
   fps: z.number().int().positive().optional().describe('frames per second'),
   ...dims,
@@ -186,7 +243,7 @@ function exampleSources(dir: string): { name: string; path: string }[] {
 
 /** A new MCP server whose tools reach the service through `client` (one per request in stateless HTTP). */
 export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}): McpServer {
-  const o = { pollMs: opts.pollMs ?? 200, waitMs: opts.waitMs ?? 600_000 };
+  const o = { waitMs: opts.waitMs ?? 600_000 };
   const server = new McpServer({ name: 'cmrender', version: opts.version ?? packageVersion() });
 
   server.registerTool(
@@ -256,10 +313,19 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
         args: argsArg,
         at: z.number().min(0).optional().describe('seconds into the scene'),
         ...dims,
+        keep: keepArg,
       }),
     },
-    async (a) => {
-      const run = await runJob(client, 'frame', a.source, paramsOf(a, ['at', 'width', 'height']), o, undefined, a.args);
+    async (a, extra) => {
+      const run = await runJob(
+        client,
+        'frame',
+        a.source,
+        paramsOf(a, ['at', 'width', 'height']),
+        o,
+        { signal: extra.signal, keep: a.keep === true, progress: progressOf(extra) },
+        a.args,
+      );
       if ('result' in run) return run.result;
       const v = run.view;
       if (v.status !== 'ready') return failed(client, v);
@@ -286,22 +352,18 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
         inputSchema: toolInput(clip),
       },
       async (a, extra) => {
-        const token = extra._meta?.progressToken;
-        const progress: ProgressSender | undefined =
-          token === undefined
-            ? undefined
-            : (p, message) =>
-                extra.sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken: token, progress: p, total: 1, message },
-                });
+        const progress = progressOf(extra);
         const run = await runJob(
           client,
           kind,
           a.source,
           paramsOf(a, ['duration', 'fps', 'width', 'height']),
           o,
-          progress,
+          {
+            signal: extra.signal,
+            keep: a.keep === true,
+            progress,
+          },
           a.args,
         );
         if ('result' in run) return run.result;

@@ -135,7 +135,7 @@ export function glEnv(backend: GlBackend, env: NodeJS.ProcessEnv = process.env):
   return { ...env, LP_NUM_THREADS: String(defaultLlvmpipeThreads()) };
 }
 
-/** llvmpipe's threads when the operator sets none: every core (measured on 2 cores: bench/gl-backends.ts). */
+/** llvmpipe's threads when the operator sets none: every core (measured on 2 cores with bench/chromium-cpu.ts, issue 34: LP_NUM_THREADS unset, 0 and 1 within the run-to-run spread). */
 export function defaultLlvmpipeThreads(): number {
   return availableParallelism();
 }

@@ -1,5 +1,6 @@
 // The contract between the HTTP side (src/server) and the renderer (src/render).
 import type { StageTimings } from './stage-times.js';
+import type { JobKind } from '../contract/job-kind.js';
 import type { FrameRange } from '../contract/chunks.js';
 import type { FrameFormat, VideoCodec } from '../contract/outputs.js';
 import { CODE, type JobFailureCode } from '../contract/error-codes.js';
@@ -36,8 +37,8 @@ export interface RenderParams {
   colors?: number;
 }
 
-/** What a job makes: drawn by the page (frame, video, gif) or built from geometry in Node (mesh, vectorize). */
-export type RenderKind = 'frame' | 'video' | 'gif' | 'mesh' | 'vectorize';
+/** What a job makes (src/contract/job-kind.ts). */
+export type RenderKind = JobKind;
 
 export interface RenderJob {
   id: string;

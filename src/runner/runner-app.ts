@@ -23,6 +23,7 @@ import { Source } from '../server/http/schemas/sources.js';
 import { acceptJsonBodies } from '../server/http/json-body.js';
 import { requestError } from '../server/http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from '../server/http/error-answers.js';
+import { capConnections } from '../server/http/connection-cap.js';
 import { serverTimeouts } from '../server/http/server-timeouts.js';
 import { limitRequestTime } from '../server/http/request-timeout.js';
 import { Gate, tooManyUploads } from '../server/jobs/refusals.js';
@@ -45,6 +46,8 @@ export interface RunnerOptions {
   headersTimeoutMs?: number;
   /** requests with a large body (inline assets) received or held at once (MAX_CONCURRENT_UPLOADS) */
   maxLargeBodies?: number;
+  /** connections held at once (MAX_CONNECTIONS; 0, the default: the open-file limit less a reserve) */
+  maxConnections?: number;
 }
 
 const KIND = z.enum(['frame', 'video', 'gif'], { error: 'kind must be "frame", "video" or "gif"' });
@@ -93,6 +96,7 @@ export async function buildRunnerApp(o: RunnerOptions): Promise<FastifyInstance>
   }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  capConnections(app.server, o.maxConnections ?? 0, o.log);
   acceptJsonBodies(app);
   app.setErrorHandler(answerError);
   app.setNotFoundHandler(answerNotFound);

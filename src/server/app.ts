@@ -1,6 +1,7 @@
 // buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
 import { idempotencyTtl } from './http/idempotency.js';
 import { serverTimeouts } from './http/server-timeouts.js';
+import { capConnections } from './http/connection-cap.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -23,6 +24,7 @@ import { limitRequestTime } from './http/request-timeout.js';
 import { requestError } from './http/request-error.js';
 import { answerError, answerFrameworkError, answerNotFound } from './http/error-answers.js';
 import { openCors } from './http/cors.js';
+import { answerOwnHostOnly } from './http/own-host.js';
 import { logRequests, requestId } from './http/request-log.js';
 import { enqueueRoutes } from './routes/enqueue.js';
 import { jobStatusRoutes } from './routes/job-status.js';
@@ -71,6 +73,8 @@ export interface BuildOptions {
    * the services' recovery): warmUp awaits it instead of starting the renderer again.
    */
   rendererStarted?: Promise<void>;
+  /** Answer only requests whose Host is the address and port the server bound (`cmrender open`: http/own-host.ts). */
+  ownHostOnly?: boolean;
 }
 
 declare module 'fastify' {
@@ -114,6 +118,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // routes carry zod schemas: they validate requests and serialize answers (fastify-type-provider-zod)
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // a flood of idle connections cannot take the open files the work needs
+  capConnections(app.server, config.maxConnections, log);
 
   let metrics: ServiceMetrics | null = null;
   // a delivery the last run left pending is resumed during openServices (its retry timer may fire while the start
@@ -150,6 +156,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('assetStore', assets);
 
   logRequests(app);
+  // before CORS: a rebound name gets no answer a page could read, not even a preflight's
+  if (opts.ownHostOnly) answerOwnHostOnly(app);
   await openCors(app);
 
   // keys before the limits: a request without a valid key is turned away without spending anyone's budget
@@ -215,7 +223,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     maxBodyBytes: config.uploadMaxBytes,
     keptMs: config.retentionMs,
   });
-  await app.register(mcpRoutes);
+  await app.register(mcpRoutes, { jobs });
   await app.register(pageRoutes, { dir: editorDistDir });
   if (metrics) await app.register(metricsRoutes, { metrics });
 

@@ -65,6 +65,7 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/lang/color.ts',
       'src/lang/runners.ts',
       'src/lang/glyph-detail.ts',
+      'src/lang/drawing-limits.ts',
       'src/contract/yuv.ts',
     ],
   },

@@ -3,11 +3,22 @@
 // page shows the new source and the new colour, even over an edit made in the page; a reload reads the file as it is
 // now. `--browser` runs the system's opener (here a recording `xdg-open` first on PATH, since no desktop browser
 // exists in a test) and, when it fails, says so and keeps serving. SIGTERM exits 0; an unreadable file exits 66, a
-// misuse 2, a port in use 1.
+// misuse 2, a port in use 1. Only the page it printed reads the file: another Host, no token, another origin (a
+// page on another loopback port, in Chromium too) and a symlink swapped in at the path are each refused.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { request, createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -77,6 +88,26 @@ function middlePixel(page: Page): Promise<number[]> {
   });
 }
 
+/** The header the page sends its URL's token in. */
+const TOKEN = 'x-cmrender-open-token';
+const tokenOf = (url: string) => new URL(url).searchParams.get('open')!;
+
+/** A GET with exactly these headers (fetch cannot set Host or Origin): status, headers and body. */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 const near = (px: number[], rgb: number[]) => rgb.every((v, k) => Math.abs(px[k]! - v) <= 8);
 
 test(
@@ -101,8 +132,9 @@ test(
       const urlMs = performance.now() - t0;
       assert.deepEqual(Object.keys(printed).sort(), ['file', 'url']);
       assert.equal(printed.file, file);
-      assert.match(printed.url, /^http:\/\/127\.0\.0\.1:\d+\/\?open$/);
+      assert.match(printed.url, /^http:\/\/127\.0\.0\.1:\d+\/\?open=[\w-]{32}$/);
       const base = new URL(printed.url).origin;
+      const withToken = { [TOKEN]: tokenOf(printed.url) };
 
       // --browser: the opener got the URL; its failure is said and the service keeps serving (the rest of this test)
       await until(
@@ -140,12 +172,32 @@ test(
       assert.deepEqual(errors, []);
 
       // the route serves that one file only: an ETag, 304 for it, nothing under it
-      const r = await fetch(`${base}/v1/open/source?path=../../etc/passwd`);
+      const r = await fetch(`${base}/v1/open/source?path=../../etc/passwd`, { headers: withToken });
       assert.equal(r.status, 200);
       assert.equal(await r.text(), BLUE);
       const etag = r.headers.get('etag')!;
-      assert.equal((await fetch(`${base}/v1/open/source`, { headers: { 'if-none-match': etag } })).status, 304);
-      assert.equal((await fetch(`${base}/v1/open/source/..%2F..%2Fetc%2Fpasswd`)).status, 404);
+      const again = await fetch(`${base}/v1/open/source`, { headers: { ...withToken, 'if-none-match': etag } });
+      assert.equal(again.status, 304);
+      assert.equal((await fetch(`${base}/v1/open/source/..%2F..%2Fetc%2Fpasswd`, { headers: withToken })).status, 404);
+
+      // a page on another loopback port, in the same browser, cannot read the file, even knowing the token
+      const other = createHttpServer((_req, res) => res.end('<!doctype html><title>other</title>'));
+      await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+      t.after(() => other.close());
+      const otherPage = await (await browser.newContext()).newPage();
+      await otherPage.goto(`http://127.0.0.1:${(other.address() as { port: number }).port}/`);
+      const read = await otherPage.evaluate(
+        async ([url, headers]) => {
+          try {
+            const res = await fetch(url, { headers });
+            return `read ${res.status}: ${await res.text()}`;
+          } catch (e) {
+            return `refused: ${(e as Error).message}`;
+          }
+        },
+        [`${base}/v1/open/source`, withToken] as const,
+      );
+      assert.match(read, /^refused: /);
 
       // the renderer warms up behind the URL
       await until('/readyz 200', async () => (await fetch(`${base}/readyz`)).status === 200, WAIT_MS);
@@ -156,6 +208,87 @@ test(
       run.child.kill('SIGTERM');
       assert.deepEqual(await run.exit, { code: 0, signal: null });
       t.diagnostic(`SIGTERM to exit ${Math.round(performance.now() - stopAt)} ms`);
+    } finally {
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+    }
+  },
+);
+
+test(
+  'open: only its own page reads the file: its Host, its token, its origin, the file it was given',
+  LIMIT,
+  async () => {
+    const file = path.join(dir, 'own.cm');
+    const secret = path.join(dir, 'secret.txt');
+    writeFileSync(file, RED);
+    writeFileSync(secret, 'not for any page');
+    const run = startOpen([file, '--json']);
+    try {
+      const { url } = JSON.parse(await run.line) as { url: string };
+      const route = `${new URL(url).origin}/v1/open/source`;
+      const host = new URL(url).host;
+      const token = { [TOKEN]: tokenOf(url) };
+      const ok = await rawGet(route, { ...token, host });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.body, RED);
+      // same-origin only: no CORS header on this route, not even the app's `*`
+      assert.equal(ok.headers['access-control-allow-origin'], undefined);
+      // its own origin, as a browser sends it on a same-origin request that carries one
+      assert.equal((await rawGet(route, { ...token, host, origin: `http://${host}` })).status, 200);
+
+      const refused = async (what: string, headers: Record<string, string>, pattern: RegExp) => {
+        const r = await rawGet(route, headers);
+        assert.equal(r.status, 403, `${what}: ${r.status} ${r.body}`);
+        const body = JSON.parse(r.body) as { code: string; error: string };
+        assert.equal(body.code, 'forbidden', what);
+        assert.match(body.error, pattern, what);
+        assert.equal(r.headers['access-control-allow-origin'], undefined, what);
+        assert.doesNotMatch(r.body, /runner|not for any page/, what);
+      };
+      // a name rebound to 127.0.0.1 (DNS rebinding) is another Host, on every route of the service
+      const port = new URL(url).port;
+      await refused('a foreign Host', { ...token, host: `rebound.example:${port}` }, /Host must be 127\.0\.0\.1:/);
+      await refused('localhost is not its address', { ...token, host: `localhost:${port}` }, /Host must be/);
+      const health = await rawGet(`${new URL(url).origin}/healthz`, { host: `rebound.example:${port}` });
+      assert.equal(health.status, 403);
+      await refused('no token', { host }, /token/);
+      await refused('a wrong token', { host, [TOKEN]: 'x'.repeat(32) }, /token/);
+      await refused('another origin', { ...token, host, origin: 'http://127.0.0.1:1' }, /may not read/);
+
+      // its own /mcp still reaches its routes (the calls it makes inside carry the caller's Host)
+      const mcp = await fetch(`${new URL(url).origin}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'check_source', arguments: { source: RED } },
+        }),
+      });
+      assert.equal(mcp.status, 200);
+      const said = await mcp.text();
+      assert.doesNotMatch(said, /forbidden|"isError":true/);
+      assert.match(said, /"result"/);
+
+      // a symlink swapped in at the path is not followed; a save by rename (a new regular file) is read again
+      rmSync(file);
+      symlinkSync(secret, file);
+      const swapped = await rawGet(route, { ...token, host });
+      assert.equal(swapped.status, 404);
+      assert.doesNotMatch(swapped.body, /not for any page/);
+      writeFileSync(`${file}.new`, BLUE);
+      renameSync(`${file}.new`, file);
+      const saved = await rawGet(route, { ...token, host });
+      assert.equal(saved.status, 200);
+      assert.equal(saved.body, BLUE);
+      await until(
+        '/readyz 200',
+        async () => (await rawGet(`${new URL(url).origin}/readyz`, { host })).status === 200,
+        WAIT_MS,
+      );
+      run.child.kill('SIGTERM');
+      assert.deepEqual(await run.exit, { code: 0, signal: null }, run.stderr());
     } finally {
       if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
     }

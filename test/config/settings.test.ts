@@ -87,6 +87,7 @@ test('the defaults are those the service had before the schema (the hand-written
     diskMinFreeBytes: 100 * 1024 * 1024,
     requestTimeoutMs: 60_000,
     headersTimeoutMs: 10_000,
+    maxConnections: 0,
     maxConcurrentUploads: 4,
     shutdownGraceMs: 10_000,
     webhookAllow: [],
@@ -113,7 +114,7 @@ test('the defaults are those the service had before the schema (the hand-written
     maxQueuedJobsPerClient: 0,
   };
   assert.deepEqual(defaultConfig(), { ...before, renderConcurrency: defaultRenderConcurrency() });
-  assert.equal(CONFIG_DOC.length, 43);
+  assert.equal(CONFIG_DOC.length, 44);
   // the runner is the service's settings on port 8080
   assert.equal(loadConfig({}, RUNNER_SETTINGS).port, 8080);
   assert.equal(loadConfig({ PORT: '9000' }, RUNNER_SETTINGS).port, 9000);
@@ -151,7 +152,7 @@ test('every boolean takes one set of spellings, in any case; anything else names
 
 test('every integer setting: its least value is taken, one less is refused with what it accepts', () => {
   const ints = CONFIG_DOC.filter((e) => e.accepts.startsWith('an integer of at least'));
-  assert.equal(ints.length, 26);
+  assert.equal(ints.length, 27);
   // RENDER_CONCURRENCY=0 is taken only beside REDIS_URL (below)
   const env = { REDIS_URL: 'redis://127.0.0.1:6379' };
   for (const e of ints) {

@@ -178,8 +178,11 @@ const doc = JSON.parse(readFileSync(join(repoRoot, 'openapi', 'openapi.json'), '
 };
 const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
 
-/** Answer codes the OpenAPI document does not describe: the standalone runner's own (it is not this service). */
-const RUNNER_ONLY: readonly ErrorCode[] = [CODE.invalid_kind, CODE.timeout];
+/**
+ * Answer codes the OpenAPI document does not describe: the standalone runner's own (it is not this service), and
+ * `cmrender open`'s refusals of another Host, origin or token (its routes are hidden from the document).
+ */
+const RUNNER_ONLY: readonly ErrorCode[] = [CODE.invalid_kind, CODE.timeout, CODE.forbidden];
 
 test('OpenAPI: each error answer lists its codes as an enum, each registered at that status', () => {
   const listed = new Set<string>();

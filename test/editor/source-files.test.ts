@@ -1,8 +1,10 @@
 // The source as a file and as a link (issue 35), in the real Chromium against the real service: `#source=` links,
-// Open… and a dropped .cm file, Save source (save dialog or download), Copy, and Clear that undo takes back.
+// Open… and a dropped .cm file, Save source (save dialog or download), Copy, and Clear that undo takes back. A share
+// link opened over work stored in the browser (a new tab of the same origin) keeps that work one undo step back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 import { openEditor, closeEditor, setSource, rigForFile, LIMIT, WAIT_MS } from './helpers.js';
 import type { Page } from 'playwright-core';
 
@@ -37,6 +39,51 @@ test(
     await b.evaluate(() => window.cmEditor.setSource(window.cmEditor.source + '\n'));
     assert.equal(await b.evaluate(() => location.hash), '');
     await closeEditor(rig, b);
+  },
+);
+
+test(
+  'a share link (#source= or #s=) never destroys the stored source: it comes in as an edit that undo takes back',
+  LIMIT,
+  async () => {
+    const mine = SOURCE.replace('#102030', '#445566');
+    const page = await openEditor(rig);
+    await setSource(page, mine);
+    // another tab of the same origin opens a link someone sent (or a page opened for them)
+    const links = [
+      `#source=${encodeURIComponent(SOURCE)}`,
+      `#s=${deflateRawSync(Buffer.from(SOURCE.replace('#102030', '#ff3399'))).toString('base64url')}`,
+    ];
+    const tab = await page.context().newPage();
+    try {
+      for (const link of links) {
+        await tab.goto('about:blank');
+        await tab.goto(`${rig.base}/${link}`);
+        await tab.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: WAIT_MS });
+        const shared = await sourceOf(tab);
+        assert.notEqual(shared, mine, link);
+        assert.match((await tab.locator('#preview-status').textContent()) ?? '', /previous source is one undo away/);
+        await tab.locator('.cm-content').click();
+        await tab.keyboard.press('Control+z');
+        await sourceBecomes(tab, mine);
+        // and redo goes back to the link's
+        await tab.keyboard.press('Control+y');
+        await sourceBecomes(tab, shared);
+        await tab.keyboard.press('Control+z');
+        await sourceBecomes(tab, mine);
+        // the undone source is what the browser stores again (the store follows the check, a moment after an edit)
+        await tab.waitForFunction((m) => localStorage.getItem('cmrender.editor.source') === m, mine, {
+          timeout: WAIT_MS,
+        });
+      }
+      // the work is what the browser keeps again: the first tab reloaded shows it
+      await page.reload();
+      await page.waitForFunction(() => window.cmEditor !== undefined, null, { timeout: WAIT_MS });
+      assert.equal(await sourceOf(page), mine);
+    } finally {
+      await tab.close();
+    }
+    await closeEditor(rig, page);
   },
 );
 

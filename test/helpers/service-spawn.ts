@@ -28,15 +28,25 @@ export const LOOPBACK_SERVICE_ENV: Record<string, string> = {
   RENDER_CACHE: 'off',
 };
 
+export interface SpawnOptions {
+  /** the process's open-file limit (`ulimit -n`, set by bash, which then becomes the service: one pid) */
+  maxOpenFiles?: number;
+}
+
 /** Spawns an API, a worker or the runner with `env` over this process's environment (a key set to undefined is removed). */
 export function spawnService(
   role: keyof typeof ENTRY,
   env: Record<string, string | undefined>,
+  o: SpawnOptions = {},
 ): ChildProcessByStdio<null, Readable, Readable> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete childEnv[k];
   builtApp();
-  return spawn(process.execPath, [ENTRY[role]], {
+  const [cmd, args] =
+    o.maxOpenFiles === undefined
+      ? [process.execPath, [ENTRY[role]]]
+      : ['bash', ['-c', `ulimit -n ${o.maxOpenFiles} && exec "$0" "$@"`, process.execPath, ENTRY[role]]];
+  return spawn(cmd, args, {
     cwd: repoRoot,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@
 // stop() (SIGKILL when SIGTERM is not enough), so a failed test leaves nothing running.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { LOOPBACK_SERVICE_ENV, onLogLines, spawnService } from './service-spawn.js';
+import { LOOPBACK_SERVICE_ENV, onLogLines, spawnService, type SpawnOptions } from './service-spawn.js';
 
 export interface StartedProcess {
   proc: ChildProcess;
@@ -19,9 +19,10 @@ export async function startProcess(
   role: 'api' | 'worker',
   env: Record<string, string>,
   timeoutMs = 90_000,
+  spawnOptions: SpawnOptions = {},
 ): Promise<StartedProcess> {
   let url: string | undefined;
-  const proc = spawnService(role, { ...LOOPBACK_SERVICE_ENV, ...env });
+  const proc = spawnService(role, { ...LOOPBACK_SERVICE_ENV, ...env }, spawnOptions);
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));

@@ -51,7 +51,7 @@ test(`text.glyph counts what the page builds: ${MAX_GLYPH_OUTLINES} distinct out
 });
 
 test('text.glyph counts the vertices it draws: characters up to the vertex bound pass, one more is EVL009', () => {
-  const n = Math.floor(MAX_GLYPH_VERTICES / glyphVertexBound(20));
+  const n = Math.floor(MAX_GLYPH_VERTICES / glyphVertexBound(20, false));
   assert.deepEqual(codes(glyphs(n)), []);
   assert.deepEqual(codes(glyphs(n + 1)), ['EVL009']);
   assert.match(check(glyphs(n + 1)).diagnostics[0]!.message, /glyphs draw more than 32 million vertices/);
@@ -59,6 +59,21 @@ test('text.glyph counts the vertices it draws: characters up to the vertex bound
   assert.deepEqual(codes(longTextScene(4000)), []);
   // round 1's bomb (one 62,000-character string) stays refused with its code
   assert.deepEqual(codes(glyphBombScene(62_000)), ['EVL009']);
+});
+
+test("a frame's text is built at the reference's sampling while it fits the vertex budget, in proportion past it", async () => {
+  const { drawingCost } = await import('../../src/lang/drawing-limits.js');
+  const { glyphDetail } = await import('../../src/lang/glyph-detail.js');
+  const { compile } = await import('../../src/lang/index.js');
+  const cost = (src: string) => drawingCost(compile(src).program!.sceneAt(0).value!);
+  // issue 56: small text gets the reference's 32 curve and 4 bevel segments whenever the frame's text fits
+  const fit = Math.floor(MAX_GLYPH_VERTICES / glyphVertexBound(20, true));
+  assert.equal(cost(glyphs(fit)).glyphVertices, fit * glyphVertexBound(20, true));
+  assert.deepEqual(glyphDetail(20, true), { curveSegments: 32, bevelSegments: 4 });
+  // one character more: the frame's text under 96 px is sampled in proportion, and counted so
+  assert.equal(cost(glyphs(fit + 1)).glyphVertices, (fit + 1) * glyphVertexBound(20, false));
+  assert.ok(glyphVertexBound(20, false) < glyphVertexBound(20, true) / 10);
+  assert.deepEqual(codes(glyphs(fit + 1)), []);
 });
 
 test(`path points (mesh vertices): ${MAX_PATH_POINTS} per frame pass, one more is EVL010`, () => {

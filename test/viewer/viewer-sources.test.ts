@@ -85,9 +85,6 @@ test('examples/hello.cm at 1920x1080: centre #ff3399, corner #14213d', opts, asy
   writePng(f, '/tmp/cm-viewer-hello.png');
 });
 
-// Extruded glyphs (homepage@0, title) still differ from the reference along their bevel rings (glyph geometry,
-// viewer/src/meshes): those frames get a looser budget of pixels off by more than 16 per channel.
-const GLYPH_BUDGET: Record<string, number> = { 'homepage@0': 0.012, 'title@0': 0.012 };
 const cases: [string, number, number, number][] = [
   ['docs-api-quick', 0, 1920, 1080],
   ['fixture-wasm-parity', 1.5, 1920, 1080],
@@ -100,6 +97,10 @@ const cases: [string, number, number, number][] = [
   ['plinken-svg', 0, 1080, 1080],
   ['handdrawn', 0, 1080, 1080],
   ['lava-lamp', 0, 1920, 1080],
+  ['image-text', 0.5, 1920, 1080],
+  ['image-text', 1.7, 1920, 1080],
+  ['small-type', 0.5, 1920, 1080],
+  ['small-type', 1.5, 1920, 1080],
 ];
 for (const [name, t, w, h] of cases) {
   test(
@@ -110,12 +111,81 @@ for (const [name, t, w, h] of cases) {
       const ref = readPng(join(referenceDir, `${name}@${t.toFixed(1)}.png`));
       const { mean, bad } = compare(f, ref);
       assert.ok(
-        mean < 1.5 && bad < (GLYPH_BUDGET[`${name}@${t}`] ?? 0.005),
+        mean < 1.5 && bad < 0.005,
         `mean abs diff ${mean.toFixed(3)}, ${(bad * 100).toFixed(3)} % pixels off by > 16/channel`,
       );
     },
   );
 }
+
+// On SwiftShader (the backend the reference frames were drawn on) the extruded-text frames, most under the gallery's
+// camera line, are held tighter than the budget above: at most 0.01 % of pixels may differ, by at most 4 per channel.
+// Not zero because a glyph run is drawn as instances (viewer/src/meshes/glyph-run.ts): the GPU places each vertex
+// with a float32 instance matrix where the reference bakes the whole run's vertices in double precision first, which
+// moves a few edge pixels by one or two levels (measured: 1 to 37 pixels a frame, at most 3 levels).
+const EXACT_ON_SWIFTSHADER: [string, number][] = [
+  ['homepage', 0],
+  ['title', 0],
+  ['title', 1.5],
+  ['handdrawn', 0],
+  ['image-text', 0.5],
+  ['image-text', 1.7],
+  ['small-type', 0.5],
+  ['small-type', 1.5],
+];
+test(
+  'on SwiftShader, extruded text and the camera line draw the reference frame within a few pixels of one or two levels',
+  corpus('examples/image-text.cm, small-type.cm, title.cm, homepage.cm, handdrawn.cm and their reference frames'),
+  async () => {
+    const { launchTestChromium } = await import('../helpers/gl.js');
+    const ssBrowser = await launchTestChromium('swiftshader');
+    try {
+      const ssPage = await openViewer(ssBrowser, 1920, 1080);
+      for (const [name, t] of EXACT_ON_SWIFTSHADER) {
+        const [w, h] = name === 'handdrawn' ? [1080, 1080] : [1920, 1080];
+        const r = await load(ssPage, source(name), w, h);
+        assert.equal(r.ok, true, JSON.stringify(r));
+        const f = await frameAt(ssPage, t);
+        const ref = readPng(join(referenceDir, `${name}@${t.toFixed(1)}.png`));
+        let differ = 0;
+        let most = 0;
+        for (let i = 0; i < f.data.length; i += 4) {
+          let d = 0;
+          for (let c = 0; c < 3; c++) d = Math.max(d, Math.abs(f.data[i + c]! - ref.data[i + c]!));
+          if (d > 0) differ++;
+          most = Math.max(most, d);
+        }
+        assert.ok(
+          differ <= (w * h) / 10_000 && most <= 4,
+          `${name}@${t}: ${differ} pixels differ from the reference, by up to ${most} levels`,
+        );
+      }
+    } finally {
+      await ssBrowser.close();
+    }
+  },
+);
+
+test(
+  'render3d(camera: camera(distance: 2166)) draws the same bytes as no camera; another camera is honoured',
+  opts,
+  async () => {
+    const scene = (camera: string) =>
+      `runner "0.0.3";\nuse std.shapes.*;\nuse std.mesh3d.*;\nuse std.text;\nuse std.lighting.*;\nuse std.scene3d.*;\n` +
+      `scene s() -> Frame {\n  let bg = rect(width: 1920px, height: 1080px, fill: #fbf8f3);\n` +
+      `  let word = extrude(text.glyph("Camera 60", size: 60px), depth: 20px).material(fill: #e07a5f).rotate(y: 20deg);\n` +
+      `  compose [bg, render3d(compose [word], lights: [ambient(0.7), directional(from: vec3(1, 1, 3), intensity: 0.8)]${camera})]\n}\n`;
+    const draw = async (camera: string) => {
+      const r = await load(page, scene(camera), 1920, 1080);
+      assert.equal(r.ok, true, JSON.stringify(r));
+      return Buffer.from((await frameAt(page, 0)).data);
+    };
+    const none = await draw('');
+    assert.ok(none.equals(await draw(', camera: camera(distance: 2166)')), 'the gallery line is the fixed camera');
+    assert.ok(none.equals(await draw(', camera: camera(distance: 2165px, fov: 28deg)')), 'within a pixel');
+    assert.ok(!none.equals(await draw(', camera: camera(distance: 3000)')), 'a camera farther back draws smaller');
+  },
+);
 
 test(
   '§10 oracles: homepage C extent and colour, bouncing ball extent, title ink extent',

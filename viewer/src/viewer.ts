@@ -12,6 +12,7 @@ import { GeometryCache } from './build/cache.js';
 import { ImageStore } from './build/assets.js';
 import { buildTopLayers } from './build/builder.js';
 import { frameContext, type BloomSettings, type BuildContext } from './build/context.js';
+import { chosenCamera } from './build/camera.js';
 import { i420Bytes, i420Converter } from '../../src/contract/yuv.js';
 import { damage, screenBounds, type Box, type Rect, type Shown } from './damage.js';
 
@@ -199,10 +200,8 @@ export class Viewer {
     scene.add(root);
     for (const l of ctx.lights) scene.add(l);
 
-    // camera: the reference camera unless render3d(camera:) says otherwise (ours: honoured)
     const cam = this.camera;
-    const fov = ctx.camera?.fovDeg ?? FOV;
-    const z = ctx.camera?.distancePx != null ? ctx.camera.distancePx * frame.p2w : CAM_Z;
+    const { fovDeg: fov, z } = chosenCamera(ctx.camera, frame);
     if (cam.fov !== fov || cam.aspect !== frame.aspect || cam.position.z !== z) {
       cam.fov = fov;
       cam.aspect = frame.aspect;

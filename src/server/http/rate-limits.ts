@@ -1,7 +1,8 @@
 // Per-client limits on POSTs under /v1/ (RATE_LIMIT_POSTS per RATE_LIMIT_WINDOW_MS; 0: off, the default), through
 // @fastify/rate-limit: counted per API key when the request presents one (http/api-keys.ts), else per client
-// address; in Redis mode the counts live in Redis, so every API process shares them. Past the limit: 429
-// `rate_limited` in the ErrorEnvelope with `Retry-After`.
+// address; in Redis mode the counts live in Redis, so every API process shares them, else in this process
+// (rate-limit-store.ts). Each request is counted on its own, so each call of a JSON-RPC batch to /mcp is one POST.
+// Past the limit: 429 `rate_limited` in the ErrorEnvelope with `Retry-After`.
 //
 // Every counted answer carries the IETF header fields (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy:
 // "posts";q=<limit>;w=<window s>` and `RateLimit: "posts";r=<remaining>;t=<seconds to reset>`, made from what the
@@ -15,6 +16,7 @@ import type { Redis } from 'ioredis';
 import { CODE } from '../../contract/error-codes.js';
 import { httpError } from './http-error.js';
 import { isApiRoute } from './api-keys.js';
+import { LocalWindowStore } from './rate-limit-store.js';
 
 export interface RateLimitOptions {
   /** POSTs per window; 0: no limit */
@@ -38,7 +40,8 @@ export async function limitPosts(app: FastifyInstance, o: RateLimitOptions): Pro
     // only POSTs under /v1/ spend the budget: polls, downloads and pages are free
     allowList: (req) => !counted(req),
     keyGenerator: (req) => (req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`),
-    ...(o.redis ? { redis: o.redis, nameSpace: 'cmrender-ratelimit:' } : {}),
+    // without Redis, our store: each request reads its own count (rate-limit-store.ts)
+    ...(o.redis ? { redis: o.redis, nameSpace: 'cmrender-ratelimit:' } : { store: LocalWindowStore }),
     // a Redis that does not answer must not stop the service taking work
     skipOnError: true,
     errorResponseBuilder: (_req, ctx) =>

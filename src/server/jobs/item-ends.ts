@@ -7,7 +7,7 @@ import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { CODE } from '../../contract/error-codes.js';
 import type { RenderOutcome } from '../../render/renderer-port.js';
-import type { JobKind } from '../http/schemas/jobs.js';
+import type { JobKind } from '../../contract/job-kind.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
 import type { JobRecord, LifecycleStore } from './store/port.js';

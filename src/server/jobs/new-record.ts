@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JobRecord, JobParams, WebhookState } from './store/port.js';
 import type { WorkAdmission } from './work-admission.js';
-import type { JobKind } from '../http/schemas/jobs.js';
+import type { JobKind } from '../../contract/job-kind.js';
 
 /** What a client may attach to a new job besides its body (webhooks, idempotency). */
 export interface JobExtras {

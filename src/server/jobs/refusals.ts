@@ -148,7 +148,7 @@ export function starting(): Refusal {
   };
 }
 
-/** The event loop is saturated (@fastify/under-pressure's measure): this process answers late. */
+/** The event loop is saturated (metrics/event-loop-delay.ts's measure): this process answers late. */
 export function overloaded(what: string): Refusal {
   return { code: CODE.overloaded, error: `the service is overloaded (${what}); retry shortly`, retryAfterSeconds: 5 };
 }

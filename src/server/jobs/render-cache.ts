@@ -13,6 +13,8 @@
 // - the scene's args, as canonical JSON (keys sorted at every level), when the request gave any;
 // - the assets by content: the URL path the page loads (contract/asset-path.ts) -> SHA-256 of the bytes (two uploads
 //   of one image are the same input, and so are "/img/a.png" and "/img/./a.png");
+// - with API_KEYS, the owner (the id of the key that made the job): keys are tenants (http/tenancy.ts), so one key's
+//   job never comes back `cached: true` from another's, which would tell it what another tenant rendered;
 // and, checked beside the key rather than in it, the renderer's setup that drew the output (GL backend, H.264
 // encoder: Renderer.setup), which an API that renders nothing itself does not know: it trusts its workers' entry
 // (a fleet whose workers would pick different GL backends under RENDER_GL=auto should name one).
@@ -29,7 +31,7 @@ import type { Renderer } from '../../render/renderer-port.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
-import type { JobKind } from '../http/schemas/jobs.js';
+import type { JobKind } from '../../contract/job-kind.js';
 import type { JobOutput, JobParams, JobRecord, JobStore } from './store/port.js';
 
 const CACHE_FORMAT = 1;
@@ -86,6 +88,7 @@ export class RenderCache {
     params: JobParams,
     assets: Record<string, string>,
     args?: Record<string, unknown>,
+    owner?: string,
   ): Promise<string | undefined> {
     const byContent: [string, string][] = [];
     // many paths may name one key: each distinct key's hash is looked up once
@@ -106,6 +109,8 @@ export class RenderCache {
       byContent.sort(([a], [b]) => (a < b ? -1 : 1)),
       // a job without args keeps the key it had before args existed
       ...(args && Object.keys(args).length > 0 ? [canonicalJson(args)] : []),
+      // a job made without a key keeps the key it always had
+      ...(owner === undefined ? [] : [{ owner }]),
     ]);
     return createHash('sha256').update(canonical).digest('hex');
   }
@@ -121,7 +126,7 @@ export class RenderCache {
     if (this.o.enabled === false) return undefined;
     // a renderer that does not say what draws (a test's fake) promises nothing: its jobs are never cached
     if (this.o.renderer.setup?.(rec.kind) === undefined) return undefined;
-    rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets, rec.args);
+    rec.cache_key = await this.keyOf(rec.kind, rec.source, rec.params, rec.assets, rec.args, rec.owner);
     if (!rec.cache_key || !read) return undefined;
     return this.servable(rec.cache_key, rec.kind).catch((err) => {
       this.o.log.warn({ err, job_id: rec.job_id }, 'render cache not read: the job renders');

@@ -12,8 +12,8 @@ import { journalUnwritable, Refused, storageUnavailable, type Refusal } from './
 import { badRequest, httpError } from '../http/http-error.js';
 import { checkedSceneArgs } from '../http/scene-args.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
-import type { JobKind } from '../http/schemas/jobs.js';
-import { vectorizeInput } from './vectorize-input.js';
+import type { JobKind } from '../../contract/job-kind.js';
+import { storeInline, vectorizeInput, type JobInput } from './vectorize-input.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import { StorageUnavailable } from '../storage/storage.js';
 import { WebhookRefused, type WebhookPolicy } from '../webhooks/address-policy.js';
@@ -112,15 +112,38 @@ async function create(jobs: Admitting, door: SubmitDoor, s: Submission): Promise
   const { kind, body: b } = s;
   // the args are checked against the scene they render before anything else is looked up or queued
   const scene = sceneArgs(kind, b);
-  const assetMap = await knownAssets(door.assets, s.sentAssets ?? b.assets);
+  const assetMap = await knownAssets(door.assets, s.sentAssets ?? b.assets, s.owner);
   const webhook = await checkedWebhook(door.webhookPolicy, b.webhook);
   const storage = await jobs.storageRefusal();
   if (storage) throw new Refused(storage);
   const early = jobs.admission();
   if (early) throw new Refused(early);
-  // vectorize: the image is checked by its bytes and an inline one is stored as an asset (the journal keeps keys)
-  const input =
+  // vectorize: the image is checked by its bytes; an inline one is stored as an asset (the journal keeps keys), and
+  // counts against ASSETS_MAX_BYTES from here, though it lands only once the job is admitted
+  const input: JobInput =
     kind === 'vectorize' ? await vectorizeInput(door.assets, b, assetMap) : { source: b.source!, assets: assetMap };
+  const reserved = input.inline?.length ?? 0;
+  if (input.inline) {
+    const full = door.assets.reserve(reserved);
+    if (full) throw new Refused(full);
+  }
+  try {
+    return await admit(jobs, door, s, input, webhook, scene);
+  } finally {
+    door.assets.release(reserved);
+  }
+}
+
+/** The rest of the sequence, once the input is known: the estimate, the caps, then the job's creation. */
+async function admit(
+  jobs: Admitting,
+  door: SubmitDoor,
+  s: Submission,
+  input: JobInput,
+  webhook: WebhookState | undefined,
+  scene: { args: Record<string, unknown>; scene: string } | undefined,
+): Promise<string> {
+  const { kind, body: b } = s;
   // params.cache says how to answer, not what to draw: the record keeps the params without it
   const { cache, ...params } = (b.params ?? {}) as JobParams & { cache?: boolean };
   const useCache = cache !== false && !NO_CACHE.test(s.cacheControl);
@@ -140,12 +163,20 @@ async function create(jobs: Admitting, door: SubmitDoor, s: Submission): Promise
   // the place is bound to the job before it is stored: a job that ends at once (a cache hit ends inside create)
   // gives it back like any other
   let bound: string | undefined;
+  let assets: Record<string, string> | undefined;
   try {
+    // admitted: an inline image is stored now (the render cache keys it by its stored hash), and the queue cap is
+    // asked again after that await, so it stays exact
+    if (input.inline) {
+      assets = await storeInline(door.assets, input, s.owner);
+      const late = jobs.admission();
+      if (late) throw new Refused(late);
+    } else assets = input.assets;
     const rec = await jobs.create(
       kind,
       input.source,
       params,
-      input.assets,
+      assets,
       {
         webhook,
         idempotency: s.idempotency,
@@ -165,6 +196,10 @@ async function create(jobs: Admitting, door: SubmitDoor, s: Submission): Promise
       if (bound === undefined) quota.giveBack(s.client);
       else quota.release(bound);
     }
+    // no job was made: the image stored for it goes again
+    if (bound === undefined && input.inline && assets) {
+      for (const key of Object.values(assets)) await door.assets.remove(key).catch(() => {});
+    }
     // the journal could not take the record: nothing was queued, the client may retry once space returns
     if (isNoSpace(err)) throw new Refused(journalUnwritable());
     throw err;
@@ -183,10 +218,14 @@ function sceneArgs(kind: JobKind, b: EnqueueBody): { args: Record<string, unknow
   return { args: b.args, scene: d.scene.name };
 }
 
-/** The request's asset map, once every key is known to the asset store (else 400 unknown_asset). */
+/**
+ * The request's asset map, once every key is known to the asset store (else 400 unknown_asset) and, for a request
+ * made with an API key, none is another key's upload (else 400 invalid_assets: keys are tenants, http/tenancy.ts).
+ */
 async function knownAssets(
   assets: AssetStore,
   map: Record<string, string> | undefined,
+  owner: string | undefined,
 ): Promise<Record<string, string>> {
   const out: [string, string][] = [];
   // two paths the page loads as one URL: the picture drawn would depend on the map's order, so neither is guessed
@@ -207,6 +246,12 @@ async function knownAssets(
       throw badRequest(
         CODE.unknown_asset,
         `assets["${path}"]: unknown asset key "${key}" (upload the file with POST /v1/assets)`,
+      );
+    const belongs = owner === undefined ? undefined : await assets.ownerOf(key);
+    if (belongs !== undefined && belongs !== owner)
+      throw badRequest(
+        CODE.invalid_assets,
+        `assets["${path}"]: asset key "${key}" is not an upload of this API key (upload the file with it)`,
       );
     out.push([path, key]);
   }

@@ -1,7 +1,9 @@
 // The input of POST /v1/vectorize, checked at the door: the image is an uploaded asset named by the in-source path
 // `source`, or inline base64 `image`. Either way its bytes must say PNG or JPEG (else 400 not_an_image), and the job
 // records an asset key, never the image: an inline image is stored in the asset store (expiring like any upload), so
-// the journal stays small and a restarted service finds the image again.
+// the journal stays small and a restarted service finds the image again. It is stored like an upload, within
+// ASSETS_MAX_BYTES, but only once its job is admitted (jobs/submit.ts reserves its bytes at the door and calls
+// storeInline() last): a refused POST leaves nothing on disk.
 import { sniffImage } from '../../contract/mime.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { AssetStore } from '../storage/asset-store.js';
@@ -15,16 +17,23 @@ export interface VectorizeBody {
   image?: string;
 }
 
+/** A job's input: its source and asset map, and an inline image still to be stored (storeInline). */
+export interface JobInput {
+  source: string;
+  assets: Record<string, string>;
+  /** an inline image's bytes, checked and not yet stored */
+  inline?: Buffer;
+}
+
 export async function vectorizeInput(
   assets: AssetStore,
   body: VectorizeBody,
   assetMap: Record<string, string>,
-): Promise<{ source: string; assets: Record<string, string> }> {
+): Promise<JobInput> {
   if (body.image !== undefined) {
     const bytes = Buffer.from(body.image, 'base64');
     traceable(bytes, 'image');
-    const key = await assets.save(bytes);
-    return { source: INLINE_IMAGE_PATH, assets: { [INLINE_IMAGE_PATH]: key } };
+    return { source: INLINE_IMAGE_PATH, assets: {}, inline: bytes };
   }
   const source = body.source!;
   const key = assetMap[source];
@@ -35,6 +44,16 @@ export async function vectorizeInput(
     );
   traceable((await assets.read(key, 4096)) ?? Buffer.alloc(0), `assets["${source}"]`);
   return { source, assets: { [source]: key } };
+}
+
+/** The input's asset map once its inline image, if any, is stored, its API key's (the job is admitted by then). */
+export async function storeInline(
+  assets: AssetStore,
+  input: JobInput,
+  owner: string | undefined,
+): Promise<Record<string, string>> {
+  if (!input.inline) return input.assets;
+  return { [INLINE_IMAGE_PATH]: await assets.save(input.inline, owner) };
 }
 
 /** PNG or JPEG by its bytes (what the tracer decodes), else 400 not_an_image. */

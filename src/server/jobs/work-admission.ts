@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Renderer, WorkEstimate } from '../../render/renderer-port.js';
-import type { JobKind } from '../http/schemas/jobs.js';
+import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams } from './store/port.js';
 import type { OutputStore } from '../storage/output-store.js';

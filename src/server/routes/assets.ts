@@ -15,6 +15,7 @@ import type { AssetStore } from '../storage/asset-store.js';
 import { Gate, diskFull, storageUnavailable, tooManyUploads, type Refusal } from '../jobs/refusals.js';
 import { sendRefusal } from '../http/refusal-reply.js';
 import { StorageUnavailable } from '../storage/storage.js';
+import { mayReachAsset } from '../http/tenancy.js';
 import type { DiskSpace } from '../storage/disk-space.js';
 import { isNoSpace } from '../../contract/no-space.js';
 import { HttpError, NOT_FOUND, badRequest, httpError } from '../http/http-error.js';
@@ -136,7 +137,8 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetRoutesOptions> = async (
   app.get('/v1/assets/:key', { schema: getSchema }, async (req, reply) => {
     const { key } = req.params;
     try {
-      const found = await assets.head(key);
+      // keys are tenants: another key's upload is answered as though it did not exist
+      const found = (await mayReachAsset(assets, key, req)) ? await assets.head(key) : undefined;
       if (!found) return reply.code(404).send(NOT_FOUND);
       const size = found.bytes;
       reply
@@ -246,7 +248,7 @@ async function upload(
   // file names are keys, never properties: "__proto__" or "constructor" is a name like any other
   const saved: [string, string][] = [];
   try {
-    for (const f of files) saved.push([f.name, await assets.save(f.bytes)]);
+    for (const f of files) saved.push([f.name, await assets.save(f.bytes, req.apiKeyId ?? undefined)]);
   } catch (err) {
     // all or nothing: what this upload stored goes again (on a bucket that went away, it may not be reachable either)
     for (const [, key] of saved) await assets.remove(key).catch(() => {});

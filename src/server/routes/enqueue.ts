@@ -4,7 +4,7 @@
 // admission sequence decides (jobs/submit.ts). What the document says of these routes is routes/job-openapi.ts's.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { FrameRequest, GifRequest, MeshRequest, RenderRequest, VectorizeRequest } from '../http/schemas/enqueue.js';
-import type { JobKind } from '../http/schemas/jobs.js';
+import type { JobKind } from '../../contract/job-kind.js';
 import { LIMITS } from '../../contract/limits.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { JobService } from '../jobs/job-service.js';

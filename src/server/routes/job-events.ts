@@ -4,7 +4,8 @@
 //   event: end        data: the final job view (status ready or error), then the stream closes
 //
 // An ended job gets its `end` event at once. A comment line every 15 s keeps proxies from closing an idle stream.
-// The reply is hijacked (Fastify does not send a streaming answer's hooks), so the CORS headers are written here.
+// The reply is hijacked (Fastify does not send a streaming answer's hooks): the headers the hooks set are handed on
+// (http/hijacked-headers.ts: x-request-id) and the CORS headers are written here.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -12,6 +13,7 @@ import { JobIdParams } from '../http/schemas/jobs.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { JobRecord } from '../jobs/store/port.js';
 import { CORS_HEADERS } from '../http/cors.js';
+import { hijackKeepingHeaders } from '../http/hijacked-headers.js';
 import { mayReach } from '../http/tenancy.js';
 import { NOT_FOUND } from '../http/http-error.js';
 import { notFoundAnswer } from '../http/responses.js';
@@ -59,7 +61,8 @@ export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = asyn
       const id = req.params.id;
       const first = await jobs.get(id);
       if (!first || !mayReach(first.owner, req)) return reply.code(404).send(NOT_FOUND);
-      reply.hijack();
+      // with the x-request-id the hooks set (and the CORS headers, written below too)
+      hijackKeepingHeaders(reply);
       const res: ServerResponse = reply.raw;
       res.writeHead(200, {
         ...CORS_HEADERS,

@@ -1,5 +1,7 @@
 // GET/HEAD /v1/outputs/{filename}: ETag, cache headers, single Range requests (206). The output store decides which
-// names are outputs; nothing outside it can be read.
+// names are outputs; nothing outside it can be read. An output with an owner (a job made with an API key) is that
+// key's alone (http/tenancy.ts), so a shared cache must not keep it for others: `cache-control: private` and
+// `vary: authorization`; one without an owner is public.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { OUTPUT_MIME } from '../../contract/mime.js';
@@ -21,6 +23,8 @@ export interface OutputRoutesOptions {
 }
 
 const CACHE_CONTROL = OUTPUT_CACHE_CONTROL;
+/** An owned output's: the same lifetime, for the client's own cache only. */
+const PRIVATE_CACHE_CONTROL = CACHE_CONTROL.replace(/^public\b/, 'private');
 /** the media types of the outputs a job can have */
 const OUTPUT_TYPES = Object.values(OUTPUT_MIME);
 
@@ -29,7 +33,7 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     summary: 'Download an output',
     tags: ['outputs'],
     operationId: 'getOutput',
-    description: `Streams the file inline with \`etag\`, \`content-length\` and \`cache-control: ${CACHE_CONTROL}\`. HEAD and single \`Range\` requests are supported.`,
+    description: `Streams the file inline with \`etag\`, \`content-length\` and \`cache-control: ${CACHE_CONTROL}\`; an output of a job made with an API key is its key's alone and is answered \`cache-control: ${PRIVATE_CACHE_CONTROL}\` with \`vary: authorization\`, so no shared cache serves it to another client. HEAD and single \`Range\` requests are supported.`,
     params: OutputParams,
     headers: OutputRequestHeaders,
     response: {
@@ -55,6 +59,8 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
       if (err instanceof StorageUnavailable) return sendRefusal(reply, storageUnavailable());
       throw err;
     }
+    // whose the answer is depends on the key presented: a cache keys it by Authorization (404s included)
+    if (found?.owner !== undefined) reply.header('vary', 'authorization');
     if (!found || !mayReach(found.owner, req)) return reply.code(404).send(NOT_FOUND);
     const { output, size } = found;
     if (presigned) {
@@ -66,7 +72,7 @@ export const outputRoutes: FastifyPluginAsyncZod<OutputRoutesOptions> = async (a
     reply
       .header('content-type', output.mime)
       .header('etag', etag)
-      .header('cache-control', CACHE_CONTROL)
+      .header('cache-control', found.owner === undefined ? CACHE_CONTROL : PRIVATE_CACHE_CONTROL)
       .header('accept-ranges', 'bytes')
       .header('last-modified', new Date(output.written_at).toUTCString())
       .header('content-disposition', `inline; filename="${filename}"`);

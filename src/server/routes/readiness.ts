@@ -4,11 +4,11 @@
 // Job POSTs are not refused while the renderer warms up: /healthz answering means a POST is accepted, and the job
 // waits in the queue (pending, with its place) until the renderer is ready.
 //
-// The event loop's delay is @fastify/under-pressure's measure. Its own answer (503 on every route under pressure) is
-// not used: a render that holds the loop for a while must not turn polls and downloads away, so its pressure handler
-// lets every request through and only /readyz reads isUnderPressure(); the load balancer sends new work elsewhere.
+// The event loop's delay is metrics/event-loop-delay.ts's measure (under-pressure's, without its memory read). Only
+// /readyz reads it: a render that holds the loop for a while must not turn polls and downloads away; the load
+// balancer sends new work elsewhere.
 import type { FastifyInstance } from 'fastify';
-import underPressure from '@fastify/under-pressure';
+import { EventLoopDelay } from '../metrics/event-loop-delay.js';
 import { z } from 'zod';
 import type { JobService } from '../jobs/job-service.js';
 import { overloaded, starting, type Refusal } from '../jobs/refusals.js';
@@ -26,12 +26,11 @@ export interface ReadinessOptions {
 
 export async function watchReadiness(app: FastifyInstance, o: ReadinessOptions): Promise<void> {
   const checkLoop = o.maxEventLoopDelayMs > 0;
-  if (checkLoop)
-    await app.register(underPressure, {
-      maxEventLoopDelay: o.maxEventLoopDelayMs,
-      // measured, never answered for: see the head of this file
-      pressureHandler: () => undefined,
-    });
+  const loop = new EventLoopDelay((err) => app.log.warn({ err }, 'event loop delay sample skipped'));
+  if (checkLoop) {
+    loop.start();
+    app.addHook('onClose', async () => loop.stop());
+  }
 
   const why = async (): Promise<Refusal | null> => {
     // a shutdown is said first: it is the reason that will not pass
@@ -39,9 +38,9 @@ export async function watchReadiness(app: FastifyInstance, o: ReadinessOptions):
     if (down?.code === CODE.shutting_down) return down;
     if (!o.warm()) return starting();
     if (down) return down;
-    if (checkLoop && app.isUnderPressure()) {
-      // a loop held through a whole sample has no measure of its delay (under-pressure says Infinity)
-      const ms = app.memoryUsage().eventLoopDelay;
+    const ms = loop.ms;
+    if (checkLoop && ms > o.maxEventLoopDelayMs) {
+      // a loop held through a whole sample has no measure of its delay (Infinity)
       const delay = Number.isFinite(ms) ? `${Math.round(ms)} ms` : `over ${o.maxEventLoopDelayMs} ms`;
       return overloaded(`event loop delay ${delay}, limit ${o.maxEventLoopDelayMs} ms`);
     }

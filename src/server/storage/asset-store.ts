@@ -2,6 +2,8 @@
 // expiring with retention. A render reads them as local files, downloaded into its job's scratch. Beside each one,
 // `asset_<32 hex>.sha256` keeps the SHA-256 of its bytes computed at the upload (the render cache keys assets by
 // content): a job's admission reads those 64 characters instead of reading and hashing up to 25 MiB per path.
+// With API_KEYS an upload is its key's alone: `asset_<32 hex>.owner` beside it holds the id of the key that uploaded it
+// (http/tenancy.ts), so another key's request neither reads it nor renders with it.
 import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -12,7 +14,10 @@ import { assetsFull, type Refusal } from '../jobs/refusals.js';
 
 /** The key of an asset's SHA-256 beside it (not an asset key: ASSET_KEY_RE refuses it, so no route serves it). */
 const hashKey = (key: string) => `${key}.sha256`;
-const isHash = (name: string) => name.endsWith('.sha256');
+/** The key of the id of the API key an asset belongs to (absent: an upload made without keys, open to all). */
+const ownerKey = (key: string) => `${key}.owner`;
+/** What lies beside an asset (its hash, its owner): not counted by the budget, never served. */
+const isBeside = (name: string) => name.endsWith('.sha256') || name.endsWith('.owner');
 /** What sniffImage reads of a file (an SVG's XML declaration, comments and doctype before its <svg element). */
 const SNIFF_BYTES = 4096;
 const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -52,7 +57,7 @@ export class AssetStore {
       // a partial upload left by a crash or a full disk
       if (name.endsWith('.tmp')) {
         if (!opts.shared) await this.files.remove(name);
-      } else if (!isHash(name)) this.bytes += (await this.files.stat(name))?.bytes ?? 0;
+      } else if (!isBeside(name)) this.bytes += (await this.files.stat(name))?.bytes ?? 0;
     }
   }
 
@@ -75,6 +80,7 @@ export class AssetStore {
     const st = await this.files.stat(key);
     await this.files.remove(key);
     await this.files.remove(hashKey(key));
+    await this.files.remove(ownerKey(key));
     if (st) this.bytes = Math.max(0, this.bytes - st.bytes);
   }
 
@@ -158,15 +164,29 @@ export class AssetStore {
     return (await this.files.stat(key)) !== undefined;
   }
 
-  async save(bytes: Buffer): Promise<string> {
+  /**
+   * The id of the API key an asset belongs to, or undefined when it belongs to nobody (uploaded without keys) or
+   * does not exist.
+   */
+  async ownerOf(key: string): Promise<string | undefined> {
+    if (!ASSET_KEY_RE.test(key) || !(await this.files.stat(ownerKey(key)))) return undefined;
+    const chunks: Buffer[] = [];
+    for await (const c of await this.files.get(ownerKey(key))) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** Stores an image; `owner`, the id of the API key that uploads it, makes it that key's alone. */
+  async save(bytes: Buffer, owner?: string): Promise<string> {
     const key = `asset_${randomBytes(16).toString('hex')}`;
-    // the hash lands first: an asset is never seen without it (a hash without its asset goes with the retention)
+    // the hash and the owner land first: an asset is never seen without them (they go with the retention if alone)
     this.reads.hashed++;
     await this.files.put(hashKey(key), Buffer.from(sha256Of(bytes)));
     try {
+      if (owner !== undefined) await this.files.put(ownerKey(key), Buffer.from(owner, 'utf8'));
       await this.files.put(key, bytes);
     } catch (err) {
       await this.files.remove(hashKey(key)).catch(() => {});
+      await this.files.remove(ownerKey(key)).catch(() => {});
       throw err;
     }
     this.bytes += bytes.length;
@@ -178,7 +198,7 @@ export class AssetStore {
       const st = await this.files.stat(name);
       if (st && st.mtimeMs + keepMs <= now) {
         await this.files.remove(name);
-        if (!name.endsWith('.tmp') && !isHash(name)) this.bytes = Math.max(0, this.bytes - st.bytes);
+        if (!name.endsWith('.tmp') && !isBeside(name)) this.bytes = Math.max(0, this.bytes - st.bytes);
       }
     }
   }

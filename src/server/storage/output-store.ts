@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { OUTPUT_MIME } from '../../contract/mime.js';
 import { outputExtOf, type FormatParams } from '../../contract/outputs.js';
 import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
-import type { JobKind } from '../http/schemas/jobs.js';
+import type { JobKind } from '../../contract/job-kind.js';
 import type { JobOutput, JobStore } from '../jobs/store/port.js';
 import { storageFull, type Refusal } from '../jobs/refusals.js';
 import { PROTECT_MS, planEviction, type OutputFile, type OutputRef } from './disk-budget.js';

@@ -32,7 +32,7 @@ test(
   'finding 2: a 62 KB text.glyph frame and one just past the glyph vertex bound end at once with EVL009, never "Invalid array length"',
   { timeout: 60_000 },
   async () => {
-    for (const n of [62_000, Math.floor(MAX_GLYPH_VERTICES / glyphVertexBound(20)) + 1]) {
+    for (const n of [62_000, Math.floor(MAX_GLYPH_VERTICES / glyphVertexBound(20, false)) + 1]) {
       const r = await post(t.app, '/v1/frame', { source: glyphScene('x'.repeat(n)) });
       assert.equal(r.statusCode, 202, r.body);
       const e = await waitJob(t.app, r.json().job_id, 30_000);

@@ -145,7 +145,7 @@ test(
 test('an event loop held past READY_MAX_EVENT_LOOP_DELAY_MS: /readyz 503 overloaded while polls still answer', async () => {
   const t = await startApp({ renderer: new FakeRenderer(), config: { readyMaxEventLoopDelayMs: 200 } });
   apps.push(t);
-  // under-pressure's measure is the mean delay over a sample (a second of 10 ms ticks): one long hold late in a
+  // the measure (metrics/event-loop-delay.ts) is the mean delay over a sample (a second of 10 ms ticks): one long hold late in a
   // sample is averaged with the ticks before it and can stay under the limit (seen: a 1.5 s hold read as 200). So the
   // loop is held in 600 ms blocks, each well past the limit, with one turn between them for the sampler and for
   // /readyz, until a whole sample is held (a busy block: the fact under test, not a wait); bounded

@@ -4,6 +4,8 @@ import type * as THREE from 'three';
 import type { GeometryCache } from './cache.js';
 import type { ImageStore } from './assets.js';
 import type { DesignFrame } from './frame.js';
+import { drawingCost } from '../../../src/lang/drawing-limits.js';
+import { glyphsFitInFull } from '../../../src/lang/glyph-detail.js';
 
 export interface BloomSettings {
   strength: number;
@@ -19,6 +21,8 @@ export interface BuildContext {
   p2w: number;
   aspect: number;
   frameWidthPx: number;
+  /** whether this frame's text is built at the reference's sampling (src/lang/glyph-detail.ts: it fits the budget) */
+  glyphsFull: boolean;
   runner: string;
   font: unknown | null; // opentype.js Font once loaded
   geometries: GeometryCache;
@@ -52,6 +56,7 @@ export function frameContext(frame: DesignFrame, deps: BuildDeps): { ctx: BuildC
     p2w: frame.p2w,
     aspect: frame.aspect,
     frameWidthPx: frame.widthPx,
+    glyphsFull: glyphsFitInFull(frame.layers.reduce((n, layer) => n + drawingCost(layer).glyphVerticesFull, 0)),
     ...deps,
     lights: [],
     bloom: null,

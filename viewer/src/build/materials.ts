@@ -4,6 +4,7 @@ import type { ConstructedV, Val } from './value.js';
 import { args, imagePath, isNode, isNum, num } from './read.js';
 import { toColor } from './color.js';
 import type { ImageStore } from './assets.js';
+import { PEN_ATTRIBUTE, PEN_SHIFT_ATTRIBUTE } from '../meshes/index.js';
 
 export interface MaterialSpec {
   fill: Val | undefined;
@@ -68,6 +69,8 @@ export function makeStandardMaterial(
     m.transparent = true;
     m.opacity = spec.opacity;
   }
+  const patches: ShaderPatch[] = [];
+  if (m.map && meshesOf(subtree).some((mesh) => mesh.userData.cmGlyphRun)) patches.push(RUN_UV);
   if (spec.gradient) {
     const box = new THREE.Box3();
     for (const mesh of meshesOf(subtree)) {
@@ -77,13 +80,52 @@ export function makeStandardMaterial(
     }
     const yMin = box.isEmpty() ? 0 : box.min.y,
       yMax = box.isEmpty() ? 0 : box.max.y;
-    if (yMax - yMin >= 1e-6) applyGradient(m, yMin, yMax, spec.gradient.top, spec.gradient.bottom);
+    if (yMax - yMin >= 1e-6) patches.push(gradientPatch(m, yMin, yMax, spec.gradient.top, spec.gradient.bottom));
+  }
+  if (patches.length > 0) {
+    const key = patches.map((p) => p.key).join('+');
+    m.customProgramCacheKey = () => key;
+    m.onBeforeCompile = (shader) => {
+      for (const p of patches) p.apply(shader);
+    };
   }
   return m;
 }
 
+/** A change to the standard material's shaders, and the key of the programs it makes. */
+interface ShaderPatch {
+  key: string;
+  apply(shader: THREE.WebGLProgramParametersWithUniforms): void;
+}
+
+/**
+ * An image on a glyph run drawn as instances (meshes/glyph-run.ts): u gains the instance's pen where the whole run's
+ * extrusion takes u from x, so the image spans the run as on the reference's one geometry. Only instanced draws have
+ * the attributes; any other mesh under the same material keeps three.js's UVs.
+ */
+const RUN_UV: ShaderPatch = {
+  key: 'cm-run-uv',
+  apply(shader) {
+    shader.vertexShader = shader.vertexShader
+      .replace(
+        '#include <common>',
+        `#include <common>\n#ifdef USE_INSTANCING\nattribute float ${PEN_SHIFT_ATTRIBUTE};\nattribute float ${PEN_ATTRIBUTE};\n#endif`,
+      )
+      .replace(
+        '#include <uv_vertex>',
+        `#include <uv_vertex>\n#if defined( USE_INSTANCING ) && defined( USE_MAP )\n\tvMapUv = ( mapTransform * vec3( MAP_UV + vec2( ${PEN_SHIFT_ATTRIBUTE} * ${PEN_ATTRIBUTE}, 0.0 ), 1 ) ).xy;\n#endif`,
+      );
+  },
+};
+
 /** Emissive ramp: total emissive radiance × mix(bottom, top, s) with s the local y normalised to the box. */
-function applyGradient(m: THREE.MeshStandardMaterial, yMin: number, yMax: number, top: number, bottom: number): void {
+function gradientPatch(
+  m: THREE.MeshStandardMaterial,
+  yMin: number,
+  yMax: number,
+  top: number,
+  bottom: number,
+): ShaderPatch {
   const uniforms = {
     cmYMin: { value: yMin },
     cmYMax: { value: yMax },
@@ -91,20 +133,22 @@ function applyGradient(m: THREE.MeshStandardMaterial, yMin: number, yMax: number
     cmBottom: { value: bottom },
   };
   m.userData.cmGradient = uniforms;
-  m.customProgramCacheKey = () => GRADIENT_KEY;
-  m.onBeforeCompile = (shader) => {
-    Object.assign(shader.uniforms, uniforms);
-    shader.vertexShader = shader.vertexShader
-      .replace('#include <common>', '#include <common>\nvarying float vCmY;')
-      .replace('#include <begin_vertex>', '#include <begin_vertex>\nvCmY = position.y;');
-    shader.fragmentShader = shader.fragmentShader
-      .replace(
-        '#include <common>',
-        '#include <common>\nvarying float vCmY;\nuniform float cmYMin;\nuniform float cmYMax;\nuniform float cmTop;\nuniform float cmBottom;',
-      )
-      .replace(
-        '#include <emissivemap_fragment>',
-        '#include <emissivemap_fragment>\n{ float cmS = clamp((vCmY - cmYMin) / max(1e-4, cmYMax - cmYMin), 0.0, 1.0);\n  totalEmissiveRadiance *= mix(cmBottom, cmTop, cmS); }',
-      );
+  return {
+    key: GRADIENT_KEY,
+    apply(shader) {
+      Object.assign(shader.uniforms, uniforms);
+      shader.vertexShader = shader.vertexShader
+        .replace('#include <common>', '#include <common>\nvarying float vCmY;')
+        .replace('#include <begin_vertex>', '#include <begin_vertex>\nvCmY = position.y;');
+      shader.fragmentShader = shader.fragmentShader
+        .replace(
+          '#include <common>',
+          '#include <common>\nvarying float vCmY;\nuniform float cmYMin;\nuniform float cmYMax;\nuniform float cmTop;\nuniform float cmBottom;',
+        )
+        .replace(
+          '#include <emissivemap_fragment>',
+          '#include <emissivemap_fragment>\n{ float cmS = clamp((vCmY - cmYMin) / max(1e-4, cmYMax - cmYMin), 0.0, 1.0);\n  totalEmissiveRadiance *= mix(cmBottom, cmTop, cmS); }',
+        );
+    },
   };
 }

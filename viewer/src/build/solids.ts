@@ -11,6 +11,7 @@ import {
   instanceMatrix,
   runPlacement,
   runRadius,
+  runInstancesGeometry,
   pathGeometry,
   svgGeometry,
   traceToSvg,
@@ -37,7 +38,7 @@ function glyphRun(font: never, o: Parameters<typeof glyphGeometry>[1], ctx: Buil
   const outlines = new Map<string, THREE.BufferGeometry | null>();
   for (const { ch } of layout) {
     if (outlines.has(ch)) continue;
-    const key = `glyph-outline|${ch}|${o.sizePx}|${o.depthPx}|${o.p2w}`;
+    const key = `glyph-outline|${ch}|${o.sizePx}|${o.depthPx}|${o.p2w}|${o.fullDetail}`;
     outlines.set(
       ch,
       ctx.geometries.get(key, () => glyphOutline(font, ch, o)),
@@ -56,7 +57,11 @@ function glyphRun(font: never, o: Parameters<typeof glyphGeometry>[1], ctx: Buil
   const material = whiteStandard(ctx);
   const m = new THREE.Matrix4();
   for (const [ch, list] of pens) {
-    const mesh = new THREE.InstancedMesh(outlineOf(ch)!, material, list.length);
+    // cached like the outline, so a seek reuses it; its key carries the text, which fixes the pens
+    const key = `glyph-instances|${ch}|${o.sizePx}|${o.depthPx}|${o.p2w}|${o.fullDetail}|${o.text}`;
+    const geometry = ctx.geometries.get(key, () => runInstancesGeometry(outlineOf(ch)!, list));
+    const mesh = new THREE.InstancedMesh(geometry, material, list.length);
+    mesh.userData.cmGlyphRun = true;
     for (let i = 0; i < list.length; i++) mesh.setMatrixAt(i, instanceMatrix(placement, list[i]!, m));
     mesh.instanceMatrix.needsUpdate = true;
     mesh.computeBoundingBox();
@@ -84,7 +89,15 @@ export function buildExtrude(node: ConstructedV, ctx: BuildContext): THREE.Objec
     const sv = g.named.get('size');
     const sizePx = sv && sv.kind === 'number' && Number.isFinite(sv.value) ? sv.value : null;
     const font = ctx.font as never;
-    const o = { text, sizePx, depthPx, p2w: ctx.p2w, frameWidthPx: ctx.frameWidthPx, runner: ctx.runner };
+    const o = {
+      text,
+      sizePx,
+      depthPx,
+      p2w: ctx.p2w,
+      frameWidthPx: ctx.frameWidthPx,
+      runner: ctx.runner,
+      fullDetail: ctx.glyphsFull,
+    };
     if (!runnerAtLeast(ctx.runner, '0.0.2')) {
       // 0.0.1 draws the first character alone, with its own curve sampling
       const key = `glyph|${text}|${sizePx}|${depthPx}|${ctx.p2w}|${ctx.frameWidthPx}|${ctx.runner}`;

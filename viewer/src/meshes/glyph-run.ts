@@ -12,7 +12,7 @@ import { glyphExtrudeOptions, toShapePath, glyphCommands } from './glyph.js';
 import { glyphDetail } from '../../../src/lang/glyph-detail.js';
 
 /** Options an outline depends on (the text and frame width do not change its shape). */
-export type OutlineOptions = Pick<GlyphOptions, 'sizePx' | 'depthPx' | 'p2w'>;
+export type OutlineOptions = Pick<GlyphOptions, 'sizePx' | 'depthPx' | 'p2w' | 'fullDetail'>;
 
 /** One character at its pen position (em units, left to right from 0, no kerning: §5.6.1). */
 export interface PlacedChar {
@@ -37,14 +37,60 @@ export function sizedWorldPerEm(font: Font, o: OutlineOptions): number | null {
 }
 
 /**
- * One character's extruded outline at pen 0, in em units (x, y) and world units (z), sampled for its size
- * (src/lang/glyph-detail.ts: text under 96 px is sampled in proportion); null for no outline.
+ * One character's extruded outline at pen 0, in em units (x, y) and world units (z), sampled as
+ * src/lang/glyph-detail.ts says (the reference's sampling, or in proportion to a size under 96 px); null for none.
  */
 export function glyphOutline(font: Font, ch: string, o: OutlineOptions): THREE.BufferGeometry | null {
   const shapes = toShapePath(glyphCommands(font, ch, 0)).toShapes(false);
   if (shapes.length === 0) return null;
-  const detail = glyphDetail(o.sizePx);
-  return new THREE.ExtrudeGeometry(shapes, glyphExtrudeOptions(o.depthPx, o.p2w, sizedWorldPerEm(font, o), detail));
+  const detail = glyphDetail(o.sizePx, o.fullDetail ?? true);
+  const flags: number[] = [];
+  const geo = new THREE.ExtrudeGeometry(shapes, {
+    ...glyphExtrudeOptions(o.depthPx, o.p2w, sizedWorldPerEm(font, o), detail),
+    UVGenerator: penShiftRecorder(flags),
+  });
+  if (flags.length === geo.getAttribute('position').count)
+    geo.setAttribute(PEN_SHIFT_ATTRIBUTE, new THREE.Float32BufferAttribute(flags, 1));
+  return geo;
+}
+
+/**
+ * Texture coordinates of a run drawn as instances. The whole run's one extrusion (the reference's) takes its UVs
+ * from each vertex's place in the run, in em units: the caps (x, y), a side wall (x, 1 - z) where it runs along x
+ * and (y, 1 - z) where it runs along y (three.js's world UV generator). An outline extruded at pen 0 has the same
+ * UVs less the pen on every u taken from x; PEN_SHIFT_ATTRIBUTE marks those vertices (1) and PEN_ATTRIBUTE gives
+ * each instance its pen, so the shader (build/materials.ts) adds shift × pen to u and an image spans the run.
+ */
+export const PEN_SHIFT_ATTRIBUTE = 'cmPenShift';
+export const PEN_ATTRIBUTE = 'cmPen';
+
+/** The world UV generator's UVs, recording per vertex (in the order ExtrudeGeometry adds them) whether u is x. */
+function penShiftRecorder(flags: number[]): THREE.UVGenerator {
+  return {
+    generateTopUV(_g, v, a, b, c) {
+      flags.push(1, 1, 1);
+      return [a, b, c].map((i) => new THREE.Vector2(v[i * 3]!, v[i * 3 + 1]!));
+    },
+    generateSideWallUV(_g, v, a, b, c, d) {
+      const alongX = Math.abs(v[a * 3 + 1]! - v[b * 3 + 1]!) < Math.abs(v[a * 3]! - v[b * 3]!);
+      const f = alongX ? 1 : 0;
+      flags.push(f, f, f, f, f, f); // ExtrudeGeometry adds a wall's four UVs as two triangles: a b d, b c d
+      return [a, b, c, d].map((i) => new THREE.Vector2(v[i * 3 + (alongX ? 0 : 1)]!, 1 - v[i * 3 + 2]!));
+    },
+  };
+}
+
+/**
+ * One distinct character's outline as the geometry of its instances in a run: the outline's own attributes (shared,
+ * not copied) and each instance's pen (em units), in the order of the instance matrices.
+ */
+export function runInstancesGeometry(outline: THREE.BufferGeometry, pens: readonly number[]): THREE.BufferGeometry {
+  const g = new THREE.BufferGeometry();
+  g.setIndex(outline.index);
+  for (const [name, attribute] of Object.entries(outline.attributes)) g.setAttribute(name, attribute);
+  for (const group of outline.groups) g.addGroup(group.start, group.count, group.materialIndex);
+  g.setAttribute(PEN_ATTRIBUTE, new THREE.InstancedBufferAttribute(new Float32Array(pens), 1));
+  return g;
 }
 
 /** Where the run sits: world per em, and the centre (after that scale) that is moved to the origin (Q10). */

@@ -2,7 +2,17 @@
 export type * from './types.js';
 export { parseFont } from './font.js';
 export { glyphGeometry } from './glyph.js';
-export { glyphLayout, glyphOutline, instanceMatrix, runPlacement, runRadius, type PlacedChar } from './glyph-run.js';
+export {
+  glyphLayout,
+  glyphOutline,
+  instanceMatrix,
+  runPlacement,
+  runRadius,
+  runInstancesGeometry,
+  PEN_ATTRIBUTE,
+  PEN_SHIFT_ATTRIBUTE,
+  type PlacedChar,
+} from './glyph-run.js';
 export { pathGeometry } from './path.js';
 export {
   metaballsObject,

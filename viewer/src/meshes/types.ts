@@ -10,6 +10,8 @@ export interface GlyphOptions {
   p2w: number; // world units per design px
   frameWidthPx: number; // design frame width (for the 82 % auto-fit rule)
   runner: string; // resolved runner version ("0.0.1" uses only the first character)
+  /** a run's outlines at the reference's sampling whatever the size (src/lang/glyph-detail.ts); default true */
+  fullDetail?: boolean;
 }
 
 export interface SvgOptions {

@@ -1,11 +1,13 @@
 // The job as clients see it (GET /v1/jobs/{id}, webhooks, events): one view per status, so a client branches on
-// `status` alone. The job rooms take JobKind and JobView from here, the one definition of the public shape.
+// `status` alone. The job rooms take JobView from here, the one definition of the public shape (the kinds of job
+// are the contract's, src/contract/job-kind.ts).
 import { z } from 'zod';
 import { UUID_RE } from '../../../contract/limits.js';
 import { OUTPUT_MIME, type OutputMime } from '../../../contract/mime.js';
 import { codeList, JOB_FAILURE_CODES } from '../../../contract/error-codes.js';
+import { JOB_KINDS } from '../../../contract/job-kind.js';
 
-export const JobKind = z.enum(['video', 'frame', 'gif', 'mesh', 'vectorize']);
+export const JobKind = z.enum(JOB_KINDS);
 export type JobKind = z.infer<typeof JobKind>;
 
 const JobBase = {

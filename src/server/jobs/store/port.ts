@@ -1,7 +1,7 @@
 // The store port: a job's record (every field of a job in one plain, JSON-serialisable record) and the interfaces
 // the job service writes it through (JobStore; LifecycleStore, whose start and end must not race). Adapters: memory.ts
 // (and locally(), for any store one process holds), journal.ts (the durable journal), redis.ts (Redis mode).
-import type { JobKind } from '../../http/schemas/jobs.js';
+import type { JobKind } from '../../../contract/job-kind.js';
 import { createHash } from 'node:crypto';
 
 export type JobStatus = 'pending' | 'ready' | 'error';
@@ -35,7 +35,7 @@ export interface JobRecord {
   created_at: number;
   started_at?: number;
   completed_at?: number;
-  /** the scene; '' once the job has ended (ended-record.ts), when source_sha256 says which it was */
+  /** the scene; '' once the job has ended (storedForm below), when source_sha256 says which it was */
   source: string;
   source_sha256?: string;
   params: JobParams;
