@@ -83,6 +83,6 @@ test('an unknown tool argument is an error naming it and the accepted ones', asy
     /unknown argument 'widht' \(did you mean 'width'\?\); the accepted arguments are source, args, at, width, height/,
   );
   const g = await errorOf('render_gif', { source: CARD, colours: 8 });
-  assert.match(g, /unknown argument 'colours'; the accepted arguments are source, args, duration, fps, width, height/);
+  assert.match(g, /unknown argument 'colours'; the accepted arguments are source, args, keep, duration, fps, width, height/);
   assert.match(await errorOf('explain_diagnostic', { code: 'NAM003', verbose: true }), /unknown argument 'verbose'/);
 });
