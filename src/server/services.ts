@@ -25,6 +25,7 @@ import type { Redis } from 'ioredis';
 import type { Backend } from './backend.js';
 import { BatchService } from './jobs/batches/batch-service.js';
 import { FileBatchStore, MemoryBatchStore } from './jobs/batches/batch-store.js';
+import { BatchWebhooks } from './jobs/batches/batch-webhook.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -162,15 +163,28 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   } else if (config.outputMaxBytes !== undefined && (await backend.sharedCount!.outputBytes()) === 0)
     // the shared byte count starts from the storage when Redis has none (a new Redis, or one that lost its data)
     await outputs.enforceBudget();
+  const batchView: { of?: BatchService } = {};
   const batches = new BatchService({
     jobs,
     store: backend.batches,
     outputs,
+    webhooks: opts.worker
+      ? undefined
+      : new BatchWebhooks({
+          store: backend.batches,
+          policy: new WebhookPolicy(config.webhookAllow),
+          retryDelaysMs: config.webhookRetryMs,
+          timeoutMs: config.webhookTimeoutMs,
+          view: (rec) => batchView.of!.view(rec),
+          log,
+          now,
+        }),
     maxRows: config.batchMaxRows,
     retentionMs: config.retentionMs,
     log,
     now,
   });
+  batchView.of = batches;
   if (!opts.worker) await batches.init(idempotency instanceof IdempotencyIndex ? idempotency : undefined);
   if (!opts.worker) retention.start();
   return {
@@ -187,6 +201,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     bullmq: backend.bullmq,
     async close() {
       retention.stop();
+      batches.close();
       await jobs.close();
       await webhooks.close();
       await backend.close();

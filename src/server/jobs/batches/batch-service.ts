@@ -15,6 +15,7 @@ import type { IdempotencyKeys } from '../../http/idempotency.js';
 import type { BatchView } from '../../http/schemas/batches.js';
 import { admitBatch, type BatchSubmission } from './submit-batch.js';
 import type { BatchRecord, BatchStore } from './batch-store.js';
+import type { BatchWebhooks } from './batch-webhook.js';
 
 export interface BatchServiceOptions {
   jobs: JobService;
@@ -25,9 +26,14 @@ export interface BatchServiceOptions {
   maxRows: number;
   /** how long records live (RETENTION_MS): a batch goes with its rows' records */
   retentionMs: number;
+  /** the batch webhooks (batch-webhook.ts's); absent: none are delivered from this process (a render worker) */
+  webhooks?: BatchWebhooks;
   log: Logger;
   now: () => number;
 }
+
+/** How soon after a followed row's change its batch is looked at (with REDIS_URL its rows end in the workers). */
+const END_CHECK_MS = 250;
 
 /** What the batch service tells listeners: `ended` (record, view) once per batch, in the process that saw it end. */
 export interface BatchEvents {
@@ -40,6 +46,8 @@ export class BatchService {
   private readonly batchOf = new Map<string, string>();
   /** each batch's end check in progress: checks of one batch run one after another, so it ends once */
   private readonly checking = new Map<string, Promise<void>>();
+  /** the end checks a row's change asked for, one per batch at a time */
+  private readonly soon = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly o: BatchServiceOptions) {
     this.events.setMaxListeners(0);
@@ -47,6 +55,19 @@ export class BatchService {
       const id = rec.batch_id ?? this.batchOf.get(rec.job_id);
       if (id !== undefined) void this.checkEnd(id).catch((err) => o.log.error({ err, batch_id: id }, 'batch end'));
     });
+    // with REDIS_URL a row ends in a worker: this process hears of it as a change (the queue's events), and looks
+    // at the batch shortly after (once per batch however many rows moved meanwhile)
+    o.jobs.events.on('changed', (jobId) => {
+      const id = this.batchOf.get(jobId);
+      if (id === undefined || this.soon.has(id)) return;
+      const t = setTimeout(() => {
+        this.soon.delete(id);
+        void this.checkEnd(id).catch((err) => o.log.error({ err, batch_id: id }, 'batch end'));
+      }, END_CHECK_MS);
+      t.unref();
+      this.soon.set(id, t);
+    });
+    this.events.on('ended', (rec) => o.webhooks?.ended(rec));
   }
 
   get jobs(): JobService {
@@ -74,7 +95,7 @@ export class BatchService {
       if (rec.ended_at === undefined) {
         for (const r of rec.rows) this.batchOf.set(r.job_id, rec.batch_id);
         await this.checkEnd(rec.batch_id);
-      }
+      } else this.o.webhooks?.ended(rec);
     }
   }
 
@@ -152,6 +173,13 @@ export class BatchService {
       progress: frames > 0 ? Math.min(1, done / frames) : 1,
       rows,
     };
+  }
+
+  /** Stops the end checks and the webhook deliveries of this process (a pending delivery resumes at the next start). */
+  close(): void {
+    for (const t of this.soon.values()) clearTimeout(t);
+    this.soon.clear();
+    this.o.webhooks?.close();
   }
 
   /** Cancels every row still pending (each ends `cancelled`); rows already ended keep their outputs. */
