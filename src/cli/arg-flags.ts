@@ -28,7 +28,7 @@ function nameValue(flag: string, s: string): [string, string] {
 const NUMBERS = new Set(['Number', 'Int', 'Float']);
 
 /** A `--arg` string as the JSON its parameter's declared type takes (see the top of this file). */
-function typed(type: string | undefined, v: string): unknown {
+export function typedArg(type: string | undefined, v: string): unknown {
   if (type === undefined) return v;
   if (NUMBERS.has(type)) return v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
   if (type === 'Bool') return v === 'true' ? true : v === 'false' ? false : v;
@@ -86,6 +86,6 @@ export function argsFromFlags(flags: readonly ArgFlag[], source: string): Record
   }
   // the scene these names render, and the declared type of each --arg it names
   const scene = describeScene(source, args).scene;
-  for (const [k, v] of raw) args[k] = typed(scene?.params.find((p) => p.name === k)?.type, v);
+  for (const [k, v] of raw) args[k] = typedArg(scene?.params.find((p) => p.name === k)?.type, v);
   return args;
 }
