@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { describeScene } from '../lang/index.js';
-import { typedArg } from './arg-flags.js';
+import { describeScene, typedArg } from '../lang/index.js';
 import { ArgsFileError } from './arg-flags.js';
 import { UsageError } from './flags.js';
 
