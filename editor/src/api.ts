@@ -158,3 +158,43 @@ export async function uploadImages(files: readonly File[]): Promise<Record<strin
   if (r.status !== 200) throw new Error(await errorText(r));
   return ((await r.json()) as { assets: Record<string, string> }).assets;
 }
+
+/** A batch's view as GET /v1/batches/{id} answers it (the fields the Batch tab shows). */
+export interface BatchView {
+  batch_id: string;
+  status: 'pending' | 'ready' | 'error';
+  count: number;
+  counts: { pending: number; ready: number; error: number };
+  progress: number;
+  rows: { job_id: string; name: string; status: 'pending' | 'ready' | 'error'; url?: string; code?: string | null }[];
+}
+
+/**
+ * POSTs a batch (POST /v1/batches: one job per row, admitted whole) and follows its view until every row has ended,
+ * telling each view on the way; the final view, or the service's refusal in words.
+ */
+export async function runBatch(
+  body: {
+    kind: Kind;
+    source: string;
+    params: Record<string, number | string>;
+    assets: Record<string, string>;
+    rows: { name: string; args: Record<string, unknown> }[];
+  },
+  onView: (v: BatchView) => void,
+  signal?: AbortSignal,
+): Promise<{ view: BatchView } | { error: string }> {
+  const headers = { 'content-type': 'application/json' };
+  const r = await keyedFetch('/v1/batches', { method: 'POST', headers, body: JSON.stringify(body), signal });
+  if (r.status !== 202) return { error: await errorText(r) };
+  const { batch_id } = (await r.json()) as { batch_id: string };
+  for (let wait = 100; ; wait = Math.min(500, wait * 1.5)) {
+    const v = await keyedFetch(`/v1/batches/${batch_id}`, { signal });
+    if (v.status !== 200) return { error: await errorText(v) };
+    const view = (await v.json()) as BatchView;
+    onView(view);
+    if (view.status !== 'pending') return { view };
+    await sleep(wait);
+    signal?.throwIfAborted();
+  }
+}

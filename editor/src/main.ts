@@ -18,6 +18,7 @@ import { mountParamsPanel } from './params-panel.js';
 import { Playback, type GoodScene } from './playback.js';
 import { mountRenderPanel } from './render-panel.js';
 import { mountExportPanel } from './export-panel.js';
+import { mountBatchPanel } from './batch-panel.js';
 import type { ExportRequest } from './export-plan.js';
 import { Uploads } from './assets.js';
 import { defaultExample, mountExamples, showExampleOf } from './examples.js';
@@ -186,6 +187,13 @@ document.addEventListener('keydown', (e) => {
     e.preventDefault();
     void panel.render('frame');
   }
+});
+
+mountBatchPanel({
+  source: () => view.state.doc.toString(),
+  assets: assetsUsedBy,
+  fields: () => panel.fields(),
+  time: () => playback.t,
 });
 
 const exporter = mountExportPanel({

@@ -4,7 +4,7 @@
 // a Bool as true/false, a List or a record as JSON, anything else (String, unit types, Color) as the string itself;
 // the language then binds the args and reports what does not fit (docs/cli.md).
 import { readFileSync } from 'node:fs';
-import { describeScene } from '../lang/index.js';
+import { describeScene, typedArg } from '../lang/index.js';
 import { UsageError } from './flags.js';
 
 /** One argument flag as typed, in order. */
@@ -23,23 +23,6 @@ function nameValue(flag: string, s: string): [string, string] {
   const eq = s.indexOf('=');
   if (eq <= 0) throw new UsageError(`${flag} wants NAME=VALUE (e.g. ${flag} name=Ana), got '${s}'`);
   return [s.slice(0, eq), s.slice(eq + 1)];
-}
-
-const NUMBERS = new Set(['Number', 'Int', 'Float']);
-
-/** A `--arg` string as the JSON its parameter's declared type takes (see the top of this file). */
-function typed(type: string | undefined, v: string): unknown {
-  if (type === undefined) return v;
-  if (NUMBERS.has(type)) return v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
-  if (type === 'Bool') return v === 'true' ? true : v === 'false' ? false : v;
-  if (type.startsWith('List<') || type.startsWith('{')) {
-    try {
-      return JSON.parse(v) as unknown;
-    } catch {
-      return v;
-    }
-  }
-  return v;
 }
 
 /**
@@ -86,6 +69,6 @@ export function argsFromFlags(flags: readonly ArgFlag[], source: string): Record
   }
   // the scene these names render, and the declared type of each --arg it names
   const scene = describeScene(source, args).scene;
-  for (const [k, v] of raw) args[k] = typed(scene?.params.find((p) => p.name === k)?.type, v);
+  for (const [k, v] of raw) args[k] = typedArg(scene?.params.find((p) => p.name === k)?.type, v);
   return args;
 }

@@ -72,6 +72,9 @@ export function explainUnreachable(client: ServiceClient, url: string): ServiceC
     explain: explained(client.explain),
     download: explained(client.download),
     cancel: explained(client.cancel),
+    batch: explained(client.batch),
+    batchView: explained(client.batchView),
+    cancelBatch: explained(client.cancelBatch),
     nextChange: client.nextChange,
     absolute: client.absolute,
   };

@@ -17,6 +17,7 @@ import { createProgress, formatSeconds, type ProgressSink } from './progress.js'
 import { numberFlag, parseFlags, UsageError } from './flags.js';
 import { ARG_FLAGS, ArgsFileError, argsFromFlags, type ArgFlag } from './arg-flags.js';
 import { RENDER_USAGE } from './usage.js';
+import { renderRows } from './render-rows.js';
 
 export interface CommandIo {
   out: (s: string) => void;
@@ -51,6 +52,7 @@ const FLAGS = {
   '--arg': 'repeat',
   '--arg-json': 'repeat',
   '--args': 'repeat',
+  '--rows': 'string',
 } as const;
 
 export interface RenderRequest {
@@ -58,6 +60,8 @@ export interface RenderRequest {
   job: RenderJob;
   /** the scene's argument flags in order, bound once the source is read (arg-flags.ts) */
   argFlags: ArgFlag[];
+  /** --rows FILE: one render per row, -o holding `{name}` (render-rows.ts) */
+  rows?: string;
 }
 
 /** Arguments → the job to render; a UsageError for anything a user typed wrong. */
@@ -122,10 +126,16 @@ export function parseRenderArgs(argv: readonly string[]): RenderRequest {
     assets[a.slice(0, eq)] = resolve(a.slice(eq + 1));
   }
   const file = f.positional[0]!;
+  const rows = f.values.get('--rows');
+  if (rows !== undefined && !out.includes('{name}'))
+    throw new UsageError("with --rows, -o names each row's file with {name}: -o 'out/{name}.mp4'");
+  if (rows === undefined && out.includes('{name}'))
+    throw new UsageError('-o holds {name}: that is for --rows FILE.csv|FILE.jsonl');
   return {
     file,
     job: { id: 'cli', kind, source: '', params, assets, outPath: resolve(out) },
     argFlags: argFlagsInOrder(argv),
+    ...(rows !== undefined ? { rows } : {}),
   };
 }
 
@@ -211,6 +221,8 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     io.err(`error: ${e.message}`);
     return 2;
   }
+  if (req.rows !== undefined)
+    return renderRows({ file, job, rowsPath: req.rows, outPattern: job.outPath, settings, usage: RENDER_USAGE }, io);
   try {
     total = prepare(job).frames;
   } catch (e) {

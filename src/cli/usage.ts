@@ -5,7 +5,7 @@ const ARGS = '[--arg NAME=VALUE]... [--arg-json NAME=JSON]... [--args FILE.json]
 export const CHECK_USAGE = `cmrender check FILE|- [--json] [--strict] ${ARGS}`;
 export const EVAL_USAGE = `cmrender eval FILE --at SECONDS [--json] ${ARGS}`;
 export const SCHEMA_USAGE = `cmrender schema FILE|- ${ARGS}`;
-export const RENDER_USAGE = `cmrender render FILE -o OUT.png|.jpg|.webp|.mp4|.webm|.mov|.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--codec C] [--quality Q] [--asset /img/x.jpg=./x.jpg]... ${ARGS}`;
+export const RENDER_USAGE = `cmrender render FILE -o OUT.png|.jpg|.webp|.mp4|.webm|.mov|.gif [--at S] [--duration S] [--fps N] [--width W] [--height H] [--codec C] [--quality Q] [--asset /img/x.jpg=./x.jpg]... ${ARGS} [--rows ROWS.csv|.jsonl -o 'out/{name}.mp4']`;
 export const MESH_USAGE = 'cmrender mesh DRAWING.svg -o OUT.glb [--depth N] [--size N] [--round N]';
 export const VECTORIZE_USAGE =
   'cmrender vectorize SKETCH.png|.jpg -o OUT.svg [--stroke-width N] [--threshold 0..1] [--simplify N] [--bridge N] [--stitch N] [--max-dim N]';

@@ -272,6 +272,12 @@ export const SERVICE_SETTINGS = z.object({
     min: 1000,
     doc: 'The window of `RATE_LIMIT_POSTS`.',
   }),
+  batchMaxRows: integer({
+    env: 'BATCH_MAX_ROWS',
+    min: 1,
+    default: '1000',
+    doc: 'Rows one `POST /v1/batches` may hold; past it `400` `too_many_rows` and no job is made.',
+  }),
   maxQueuedJobsPerClient: integer({
     env: 'MAX_QUEUED_JOBS_PER_CLIENT',
     min: 0,

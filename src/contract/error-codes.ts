@@ -50,6 +50,11 @@ const REGISTRY = {
   bad_webhook: { status: 400, message: 'webhook.url must be an http or https URL whose host resolves' },
   webhook_not_allowed: { status: 400, message: 'webhook.url resolves to an address this service may not call' },
   bad_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 255 visible ASCII characters' },
+  invalid_rows: {
+    status: 400,
+    message: 'rows must be a non-empty array of {args?, name?, params?} whose names are unique in the batch',
+  },
+  too_many_rows: { status: 400, message: 'a batch has more rows than BATCH_MAX_ROWS allows' },
   too_much_work: { status: 400, message: 'the job could not finish inside the job time limit (JOB_TIMEOUT_MS)' },
   output_too_large: {
     status: 400,
@@ -76,6 +81,10 @@ const REGISTRY = {
   not_acceptable: { status: 406, message: 'no answer of an acceptable type' },
   request_timeout: { status: 408, message: 'the request was not received within REQUEST_TIMEOUT_MS' },
   job_ended: { status: 409, message: 'the job has already ended' },
+  batch_pending: {
+    status: 409,
+    message: 'the batch has rows still pending: its archive is made once every row has ended',
+  },
   upload_too_large: { status: 413, message: 'the upload is larger than UPLOAD_MAX_BYTES' },
   unsupported_media_type: { status: 415, message: 'this content-type is not read here' },
   range_not_satisfiable: { status: 416, message: 'range_not_satisfiable' },

@@ -11,6 +11,7 @@ import { parse } from './parser.js';
 import { newestRunner, runnerError } from './runners.js';
 import { toSeconds, unitDimension } from './units.js';
 import { NIL, type Value } from './value.js';
+export { typedArg } from './arg-text.js';
 import { argsSchema, bindArgs, signatureOf, type ArgProblem, type SceneSignature } from './scene-args.js';
 
 export type { Diagnostic, Envelope, Severity } from './diagnostics.js';

@@ -28,6 +28,12 @@ export interface ServiceClient {
    * Asked before reading the job, so a change between the read and the wait is not missed.
    */
   nextChange(id: string, ms: number, signal: AbortSignal): Promise<void>;
+  /** POST /v1/batches */
+  batch(body: Record<string, unknown>): Promise<Answer>;
+  /** GET /v1/batches/{id} */
+  batchView(id: string): Promise<Answer>;
+  /** DELETE /v1/batches/{id}: cancels a batch's pending rows (a render_batch call its client abandoned) */
+  cancelBatch(id: string): Promise<Answer>;
   /** GET /v1/diagnostics/{code} */
   explain(code: string): Promise<Answer>;
   /** GET of an output's path (`/v1/outputs/<id>.png`) */
@@ -83,6 +89,9 @@ export function httpServiceClient(baseUrl: string, apiKey?: string, pollMs = HTT
     job: (id) => call('GET', `/v1/jobs/${encodeURIComponent(id)}`),
     cancel: (id) => call('DELETE', `/v1/jobs/${encodeURIComponent(id)}`),
     nextChange: (_id, ms, signal) => pause(Math.min(ms, pollMs), signal),
+    batch: (body) => call('POST', '/v1/batches', body),
+    batchView: (id) => call('GET', `/v1/batches/${encodeURIComponent(id)}`),
+    cancelBatch: (id) => call('DELETE', `/v1/batches/${encodeURIComponent(id)}`),
     explain: (code) => call('GET', `/v1/diagnostics/${encodeURIComponent(code)}`),
     async download(path) {
       const r = await fetch(base + path, { headers });

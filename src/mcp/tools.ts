@@ -1,5 +1,5 @@
 // The MCP server of cmrender (Model Context Protocol, @modelcontextprotocol/sdk): the tools an agent calls
-// (check_source, describe_scene, render_frame, render_video, render_gif, explain_diagnostic; each refuses an argument
+// (check_source, describe_scene, render_frame, render_video, render_gif, render_batch, explain_diagnostic; each refuses an argument
 // it does not know, naming the accepted ones) and the resources it reads (the language
 // reference, each example source). Written against the ServiceClient port (service-client.ts), so the same tools
 // serve `/mcp` on the service (in-process) and `cmrender mcp` over stdio (HTTP to a running service): an MCP call is
@@ -13,7 +13,7 @@ import { LIMITS } from '../contract/limits.js';
 import { closestName, compile } from '../lang/index.js';
 import { languageReference } from '../lang/reference.js';
 import { repoRoot } from '../paths.js';
-import type { Answer, JobKindOfTool, ServiceClient } from './service-client.js';
+import { pause, type Answer, type JobKindOfTool, type ServiceClient } from './service-client.js';
 
 export interface McpOptions {
   /** the server's version (default: package.json's) */
@@ -412,6 +412,98 @@ export function cmrenderMcpServer(client: ServiceClient, opts: McpOptions = {}):
     );
   clipTool('video', 'render_video', 'Render a video (MP4)', '/v1/render');
   clipTool('gif', 'render_gif', 'Render a GIF', '/v1/gif');
+
+  server.registerTool(
+    'render_batch',
+    {
+      title: 'Render a scene once per row (a batch)',
+      description:
+        "Renders one .cm scene once per row of args (POST /v1/batches): every row a job, admitted whole or not at all (a bad row is refused naming rows[i]). Reports progress (the first notification names the batch and its URL) and answers the batch's view (each row's status and output URL) and the URL of a ZIP of every output.",
+      inputSchema: toolInput({
+        kind: z.enum(['frame', 'video', 'gif']).describe('frame (PNG), video (MP4) or gif'),
+        source: sourceArg,
+        rows: z
+          .array(
+            z.strictObject({
+              args: argsArg,
+              name: z
+                .string()
+                .optional()
+                .describe("the row's file name in the archive (letters, digits, . _ -); default its index"),
+            }),
+          )
+          .min(1)
+          .describe("one entry per render: the scene's args for it, and its name"),
+        keep: keepArg,
+        at: z.number().min(0).optional().describe('frame: seconds into the scene'),
+        duration: clip.duration,
+        fps: clip.fps,
+        ...dims,
+      }),
+    },
+    async (a, extra) => {
+      const progress = progressOf(extra);
+      const keys = a.kind === 'frame' ? ['at', 'width', 'height'] : ['duration', 'fps', 'width', 'height'];
+      const q = await client.batch({ kind: a.kind, source: a.source, params: paramsOf(a, keys), rows: a.rows });
+      if (q.status !== 202 || !q.body) return argsRefused('POST /v1/batches', q);
+      const id = String(q.body.batch_id);
+      const where = client.absolute(`/v1/batches/${id}`);
+      const archive = `${where}/archive`;
+      const end = Date.now() + o.waitMs;
+      let told = '';
+      for (;;) {
+        if (extra.signal.aborted) {
+          if (a.keep !== true) await client.cancelBatch(id).catch(() => undefined);
+          return {
+            isError: true,
+            content: [
+              text(
+                a.keep === true
+                  ? `call abandoned; batch ${id} goes on: ${where}`
+                  : `call abandoned; batch ${id} cancelled`,
+              ),
+            ],
+          };
+        }
+        const r = await client.batchView(id);
+        const view = r.body as {
+          status: string;
+          count: number;
+          progress: number;
+          counts: { pending: number; ready: number; error: number };
+          rows: { name: string; status: string; url?: string; code?: string | null }[];
+        } | null;
+        if (r.status !== 200 || !view) return refused(`GET /v1/batches/${id}`, r);
+        if (view.status !== 'pending') {
+          if (progress) await progress(1, 'done');
+          const rows = view.rows.map((row) => ({ ...row, ...(row.url ? { url: client.absolute(row.url) } : {}) }));
+          const failedRows = rows.filter((row) => row.status === 'error');
+          return {
+            ...(view.status === 'error' ? { isError: true } : {}),
+            content: [
+              text(
+                [
+                  `batch ${id}: ${view.status}, ${view.counts.ready} of ${view.count} rows ready`,
+                  `view: ${where}`,
+                  `archive (ZIP of every ready row's output and manifest.json): ${archive}`,
+                  ...rows.filter((row) => row.url).map((row) => `${row.name}: ${row.url}`),
+                  ...failedRows.map((row) => `${row.name}: error ${String(row.code)}`),
+                ].join('\n'),
+              ),
+            ],
+            structuredContent: { batch: { ...view, rows }, url: where, archive },
+          };
+        }
+        const state = `${view.counts.ready + view.counts.error} of ${view.count} rows ended, ${Math.round(view.progress * 100)}%`;
+        if (progress && state !== told) {
+          await progress(view.progress, told === '' ? `batch ${id} (${where}): ${state}` : state);
+          told = state;
+        }
+        if (Date.now() > end) return { isError: true, content: [text(`batch ${id} still pending; poll ${where}`)] };
+        await pause(250, extra.signal);
+      }
+    },
+  );
 
   server.registerTool(
     'explain_diagnostic',

@@ -29,6 +29,7 @@ import { logRequests, requestId } from './http/request-log.js';
 import { enqueueRoutes } from './routes/enqueue.js';
 import { jobStatusRoutes } from './routes/job-status.js';
 import { jobEventRoutes } from './routes/job-events.js';
+import { batchRoutes } from './routes/batches.js';
 import { outputRoutes } from './routes/outputs.js';
 import { healthRoutes } from './routes/health.js';
 import { apiDocumentRoutes } from './routes/api-documents.js';
@@ -185,17 +186,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await watchReadiness(app, { jobs, warm: () => warm, maxEventLoopDelayMs: config.readyMaxEventLoopDelayMs });
   if (metrics) countRefusedJobs(app, metrics);
 
-  await app.register(enqueueRoutes, {
-    jobs,
-    quota:
-      config.maxQueuedJobsPerClient > 0 && !config.redisUrl
-        ? new ClientQuota(config.maxQueuedJobsPerClient, jobs.events)
-        : null,
-    assets,
-    webhookPolicy: services.webhookPolicy,
-    idempotency: services.idempotency,
-    idempotencyTtlMs: idempotencyTtl(config.retentionMs),
-  });
+  // one client's places, whether its jobs came one by one or as a batch's rows
+  const quota =
+    config.maxQueuedJobsPerClient > 0 && !config.redisUrl
+      ? new ClientQuota(config.maxQueuedJobsPerClient, jobs.events)
+      : null;
+  const door = { quota, assets, webhookPolicy: services.webhookPolicy, idempotency: services.idempotency };
+  await app.register(enqueueRoutes, { jobs, ...door, idempotencyTtlMs: idempotencyTtl(config.retentionMs) });
+  await app.register(batchRoutes, { batches: services.batches, ...door });
   await app.register(jobStatusRoutes, { jobs, keptMs: config.retentionMs });
   await app.register(jobEventRoutes, { jobs, keptMs: config.retentionMs });
   await app.register(outputRoutes, {

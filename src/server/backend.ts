@@ -8,6 +8,7 @@ import type { JobQueue } from './jobs/queue/port.js';
 import type { BullmqQueue } from './jobs/queue/bullmq.js';
 import type { OutputStore } from './storage/output-store.js';
 import type { IdempotencyKeys } from './http/idempotency.js';
+import type { BatchStore } from './jobs/batches/batch-store.js';
 
 /** Where a mode keeps its records and work: the journal and the local queue, or Redis and BullMQ (redis/redis-backend.ts). */
 export interface Backend {
@@ -21,6 +22,8 @@ export interface Backend {
   redis?: Redis;
   link?: { up(): boolean; ping(): Promise<boolean> };
   idempotency: (now: () => number) => IdempotencyKeys;
+  /** where batch records are kept (jobs/batches/batch-store.ts) */
+  batches: BatchStore;
   claimAttempt?: (id: string, n: number, holdMs: number) => Promise<boolean>;
   sharedCount?: RedisJobStore;
   close(): Promise<void>;

@@ -54,6 +54,7 @@ const SERVERS = [{ url: '/', description: 'The instance serving this document (n
 const TAGS = [
   { name: 'render', description: 'Queue a render job: a source in, a job id out (202).' },
   { name: 'jobs', description: 'Follow, poll and cancel a job.' },
+  { name: 'batches', description: 'Render one scene once per row: one id to follow, one archive to download.' },
   { name: 'outputs', description: 'Download what a ready job made.' },
   { name: 'assets', description: 'Upload the images a source uses.' },
   { name: 'export', description: 'Turn files into other files: SVG to glTF meshes, images to SVG.' },

@@ -23,6 +23,9 @@ import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/i
 import type { BullmqQueue } from './jobs/queue/bullmq.js';
 import type { Redis } from 'ioredis';
 import type { Backend } from './backend.js';
+import { BatchService } from './jobs/batches/batch-service.js';
+import { FileBatchStore, MemoryBatchStore } from './jobs/batches/batch-store.js';
+import { BatchWebhooks } from './jobs/batches/batch-webhook.js';
 
 export interface ServiceOptions {
   config: Config;
@@ -51,6 +54,8 @@ export interface Services {
   retention: Retention;
   webhookPolicy: WebhookPolicy;
   idempotency: IdempotencyKeys;
+  /** batches (POST /v1/batches): each row a job of `jobs` */
+  batches: BatchService;
   disk: DiskSpace;
   /** the webhook deliveries this process makes (the metrics read their load) */
   webhooks: WebhookDispatcher;
@@ -158,9 +163,33 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   } else if (config.outputMaxBytes !== undefined && (await backend.sharedCount!.outputBytes()) === 0)
     // the shared byte count starts from the storage when Redis has none (a new Redis, or one that lost its data)
     await outputs.enforceBudget();
+  const batchView: { of?: BatchService } = {};
+  const batches = new BatchService({
+    jobs,
+    store: backend.batches,
+    outputs,
+    webhooks: opts.worker
+      ? undefined
+      : new BatchWebhooks({
+          store: backend.batches,
+          policy: new WebhookPolicy(config.webhookAllow),
+          retryDelaysMs: config.webhookRetryMs,
+          timeoutMs: config.webhookTimeoutMs,
+          view: (rec) => batchView.of!.view(rec),
+          log,
+          now,
+        }),
+    maxRows: config.batchMaxRows,
+    retentionMs: config.retentionMs,
+    log,
+    now,
+  });
+  batchView.of = batches;
+  if (!opts.worker) await batches.init(idempotency instanceof IdempotencyIndex ? idempotency : undefined);
   if (!opts.worker) retention.start();
   return {
     jobs,
+    batches,
     outputs,
     assets,
     retention,
@@ -172,6 +201,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     bullmq: backend.bullmq,
     async close() {
       retention.stop();
+      batches.close();
       await jobs.close();
       await webhooks.close();
       await backend.close();
@@ -189,6 +219,8 @@ async function localBackend(opts: ServiceOptions, now: () => number): Promise<Ba
     plain,
     queue: (outputs) => new LocalQueue({ store, outputs, concurrency: config.renderConcurrency, log, now }),
     idempotency: (n) => new IdempotencyIndex(n, idempotencyTtl(config.retentionMs)),
+    // beside the journal; a service given its job store (tests) keeps its batches in memory too
+    batches: opts.store ? new MemoryBatchStore() : new FileBatchStore(config.dataDir),
     async close() {
       await journal?.close();
     },

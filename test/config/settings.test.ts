@@ -111,10 +111,11 @@ test('the defaults are those the service had before the schema (the hand-written
     apiKeysReads: false,
     rateLimitPosts: 0,
     rateLimitWindowMs: 60_000,
+    batchMaxRows: 1000,
     maxQueuedJobsPerClient: 0,
   };
   assert.deepEqual(defaultConfig(), { ...before, renderConcurrency: defaultRenderConcurrency() });
-  assert.equal(CONFIG_DOC.length, 44);
+  assert.equal(CONFIG_DOC.length, 45);
   // the runner is the service's settings on port 8080
   assert.equal(loadConfig({}, RUNNER_SETTINGS).port, 8080);
   assert.equal(loadConfig({ PORT: '9000' }, RUNNER_SETTINGS).port, 9000);
@@ -152,7 +153,7 @@ test('every boolean takes one set of spellings, in any case; anything else names
 
 test('every integer setting: its least value is taken, one less is refused with what it accepts', () => {
   const ints = CONFIG_DOC.filter((e) => e.accepts.startsWith('an integer of at least'));
-  assert.equal(ints.length, 27);
+  assert.equal(ints.length, 28);
   // RENDER_CONCURRENCY=0 is taken only beside REDIS_URL (below)
   const env = { REDIS_URL: 'redis://127.0.0.1:6379' };
   for (const e of ints) {

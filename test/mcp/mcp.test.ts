@@ -15,7 +15,15 @@ import { diagnosticDoc } from '../../src/lang/diagnostic-docs.js';
 
 const HELLO = ownExample('hello.cm');
 const BROKEN = HELLO.replace('compose [bg, square]', 'compose [bg, sqare]');
-const TOOLS = ['check_source', 'describe_scene', 'explain_diagnostic', 'render_frame', 'render_gif', 'render_video'];
+const TOOLS = [
+  'check_source',
+  'describe_scene',
+  'explain_diagnostic',
+  'render_batch',
+  'render_frame',
+  'render_gif',
+  'render_video',
+];
 
 let t: TestApp;
 let base: string;

@@ -61,6 +61,11 @@ export class IdempotencyIndex implements IdempotencyKeys {
     }
   }
 
+  /** Remembers a key another record kept (a batch's, at start), as seed() does for job records. */
+  remember(key: string, hash: string, at: number, id: string): void {
+    if (this.now() - at < this.ttlMs) this.entries.set(key, { hash, at, jobId: Promise.resolve(id) });
+  }
+
   /**
    * The job for this key: the one an earlier request with the same hash made (replayed: true), or the one `create`
    * makes now. A failed creation (400, 503) frees the key, so the client may retry with it. A key lives as long as

@@ -26,6 +26,7 @@ const BODY_RULES = [
   CODE.invalid_params,
   CODE.no_alpha,
   CODE.invalid_args,
+  CODE.invalid_rows,
   CODE.invalid_assets,
   CODE.bad_webhook,
 ] as const;
@@ -36,17 +37,32 @@ export function requestError(issues: FastifySchemaValidationError[], part: Reque
   // the only header a route checks is Idempotency-Key
   if (part === 'headers') return badRequest(CODE.bad_idempotency_key);
   if (part !== 'body') return badRequest(CODE.bad_request, `${part}: ${issues[0]?.message ?? 'invalid'}`);
-  let first: { rule: BodyRule; message: string } | undefined;
+  let first: { rule: BodyRule; message: string; path: string } | undefined;
   for (const issue of issues) {
     const rule = ruleOf(issue);
     if (!first || BODY_RULES.indexOf(rule) < BODY_RULES.indexOf(first.rule))
-      first = { rule, message: issue.message ?? 'invalid request body' };
+      first = { rule, message: rowNamed(issue), path: issue.instancePath };
   }
   if (!first || first.rule === CODE.bad_json) return badRequest(CODE.bad_json);
   // `args` that is not an object: one problem, in the same shape as the scene's own (jobs/submit.ts)
   if (first.rule === CODE.invalid_args)
-    return invalidArgs([{ path: 'args', expected: 'an object', given: 'another JSON value', message: first.message }]);
+    return invalidArgs([
+      { path: argsPath(first.path), expected: 'an object', given: 'another JSON value', message: first.message },
+    ]);
   return badRequest(first.rule, first.message);
+}
+
+/** The issue's sentence; about a batch's row, it names the row first (`rows[3]: ...`). */
+function rowNamed(issue: FastifySchemaValidationError): string {
+  const message = issue.message ?? 'invalid request body';
+  const m = /^\/rows\/(\d+)/.exec(issue.instancePath);
+  return m ? `rows[${m[1]}]: ${message}` : message;
+}
+
+/** Where `args` sits in the body: a job's, or a batch row's (`rows[3].args`). */
+function argsPath(instancePath: string): string {
+  const m = /^\/rows\/(\d+)/.exec(instancePath);
+  return m ? `rows[${m[1]}].args` : 'args';
 }
 
 /** The rule an issue breaks, from the body field it is about (the provider reports the issue path as instancePath). */
@@ -67,6 +83,11 @@ function ruleOf(issue: FastifySchemaValidationError): BodyRule {
       : CODE.invalid_params;
   if (field === 'webhook') return CODE.bad_webhook;
   if (field === 'args') return CODE.invalid_args;
+  // a batch's row (POST /v1/batches): its params and args as a job's, anything else about the rows their own code
+  if (field === 'rows') {
+    const sub = issue.instancePath.split('/')[3];
+    return sub === 'params' ? CODE.invalid_params : sub === 'args' ? CODE.invalid_args : CODE.invalid_rows;
+  }
   // the body schemas have no other field: unknown ones are stripped, not checked
   return CODE.invalid_assets;
 }

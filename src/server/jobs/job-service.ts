@@ -178,6 +178,16 @@ export class JobService {
     return this.checks.admission();
   }
 
+  /**
+   * Places left in the queue now under MAX_QUEUED_JOBS (Infinity without a cap), and the cap: a batch is admitted
+   * only when all of its rows fit (jobs/batches/submit-batch.ts).
+   */
+  async room(): Promise<{ left: number; queued: number; cap: number }> {
+    const cap = this.o.maxQueuedJobs ?? Infinity;
+    const queued = this.o.admittedNow?.() ?? (await this.o.queue.admitted());
+    return { left: cap - queued, queued, cap };
+  }
+
   /** Why no job can be stored now (the journal cannot be written, the disk is full), or null. */
   storageRefusal(): Promise<Refusal | null> {
     return this.checks.storageRefusal();

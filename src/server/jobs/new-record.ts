@@ -17,6 +17,8 @@ export interface JobExtras {
   /** the request's scene arguments (checked at the door) and the scene they render */
   args?: Record<string, unknown>;
   scene?: string;
+  /** the batch the job is a row of */
+  batch_id?: string;
   /**
    * Called with the new job's id before its record is stored, so whatever the caller holds for the job (a client's
    * queue place) is bound to it before the job can end: a cache hit ends in create() itself.

@@ -22,7 +22,7 @@ import type { JobParams, JobRecord, WebhookState } from './store/port.js';
 import type { WorkAdmission } from './work-admission.js';
 
 /** Cache-Control directives that ask for a fresh render (RFC 9111: no-cache; no-store is taken the same way). */
-const NO_CACHE = /(^|[\s,])no-(cache|store)\b/i;
+export const NO_CACHE = /(^|[\s,])no-(cache|store)\b/i;
 
 /** An enqueueing request's body once its schema passed (each kind's body is a subset of this). */
 export interface EnqueueBody {
@@ -109,7 +109,7 @@ export async function submit(jobs: Admitting, door: SubmitDoor, s: Submission): 
 }
 
 /** Retry-After of 429 client_queue_full (seconds): when one of the client's jobs ends is not known at the door. */
-const CLIENT_QUEUE_RETRY_S = 5;
+export const CLIENT_QUEUE_RETRY_S = 5;
 
 async function create(jobs: Admitting, door: SubmitDoor, s: Submission): Promise<string> {
   const { kind, body: b } = s;
@@ -227,7 +227,7 @@ function sceneArgs(kind: JobKind, b: EnqueueBody): { args: Record<string, unknow
  * The request's asset map, once every key is known to the asset store (else 400 unknown_asset) and, for a request
  * made with an API key, none is another key's upload (else 400 invalid_assets: keys are tenants, http/tenancy.ts).
  */
-async function knownAssets(
+export async function knownAssets(
   assets: AssetStore,
   map: Record<string, string> | undefined,
   owner: string | undefined,
@@ -265,7 +265,7 @@ async function knownAssets(
 }
 
 /** The webhook to store, once its host resolves to addresses this service may call (else 400 with the reason's code). */
-async function checkedWebhook(
+export async function checkedWebhook(
   policy: WebhookPolicy,
   hook: { url: string; secret?: string } | undefined,
 ): Promise<WebhookState | undefined> {

@@ -1,6 +1,7 @@
 // The Redis mode's backend (REDIS_URL): job records in Redis, the queue on BullMQ, idempotency keys shared by every
 // API process. services.ts loads this module only when REDIS_URL is set, so an embedded service never loads BullMQ
 // and ioredis (about a quarter of a second of its start).
+import { RedisBatchStore } from '../jobs/batches/batch-store.js';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/settings.js';
 import type { Renderer } from '../../render/renderer-port.js';
@@ -61,6 +62,7 @@ export async function redisBackend(
     plain: store,
     queue: () => bullmq,
     runStore: runRedis ? new RedisJobStore(runRedis, config.retentionMs, now) : undefined,
+    batches: new RedisBatchStore(redis, config.retentionMs),
     bullmq,
     redis,
     link: {

@@ -67,6 +67,9 @@ export function injectedClient(app: FastifyInstance, req: FastifyRequest, jobs: 
     job: (id) => call({ method: 'GET', url: `/v1/jobs/${encodeURIComponent(id)}` }),
     cancel: (id) => call({ method: 'DELETE', url: `/v1/jobs/${encodeURIComponent(id)}` }),
     nextChange: (id, ms, signal) => nextChange(jobs, id, ms, signal),
+    batch: (body) => post('/v1/batches', body),
+    batchView: (id) => call({ method: 'GET', url: `/v1/batches/${encodeURIComponent(id)}` }),
+    cancelBatch: (id) => call({ method: 'DELETE', url: `/v1/batches/${encodeURIComponent(id)}` }),
     explain: (code) => call({ method: 'GET', url: `/v1/diagnostics/${encodeURIComponent(code)}` }),
     async download(path) {
       const r = await app.inject({ method: 'GET', url: path, remoteAddress: req.ip, headers });

@@ -8,7 +8,10 @@
 // arrival order (recovered jobs, renderers that cannot estimate). A job may have several entries (a video's chunks,
 // which share its id and estimate until it begins); each time one of its chunks is done, the chunks left are
 // restamped as one chunk's work arriving now (restamp), so a job posted meanwhile goes between two chunks unless it is
-// longer than a chunk; its join is added `first`, ahead of every waiting job, as it ends a job begun.
+// longer than a chunk; its join is added `first`, ahead of every waiting job, as it ends a job begun. The rows of a
+// batch (a `group`) line up the same way: each time one of them starts, the rows left are restamped as arriving now,
+// so a batch of a thousand rows that has waited long does not hold another client's job posted meanwhile behind all
+// of them: that job goes in after the rows already rendering.
 
 /** seconds of estimated work forgiven per second waited */
 export const AGING_PER_SECOND = 1;
@@ -20,6 +23,7 @@ interface Waiting {
   since: number;
   seq: number;
   first: boolean;
+  group?: string;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
@@ -41,9 +45,9 @@ export class FairOrder {
 
   /**
    * Runs task when a slot frees up and the policy picks it; resolves/rejects with the task. costSeconds: its
-   * estimate; first: ahead of every waiting entry.
+   * estimate; first: ahead of every waiting entry; group: the batch the entry is a row of.
    */
-  add<T>(id: string, task: () => Promise<T>, costSeconds = 0, first = false): Promise<T> {
+  add<T>(id: string, task: () => Promise<T>, costSeconds = 0, first = false, group?: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({
         id,
@@ -52,6 +56,7 @@ export class FairOrder {
         since: this.now(),
         seq: this.seq++,
         first,
+        ...(group !== undefined ? { group } : {}),
         resolve: resolve as (v: unknown) => void,
         reject,
       });
@@ -81,6 +86,10 @@ export class FairOrder {
     while (!this.held && this.runningCount < this.concurrency && this.waiting.length) {
       const next = this.ordered()[0]!;
       this.waiting.splice(this.waiting.indexOf(next), 1);
+      if (next.group !== undefined) {
+        const now = this.now();
+        for (const w of this.waiting) if (w.group === next.group) w.since = now;
+      }
       this.running.set(next.id, (this.running.get(next.id) ?? 0) + 1);
       this.runningCount++;
       Promise.resolve()

@@ -124,13 +124,13 @@ export class LocalQueue implements JobQueue {
       cost,
       begun: false,
     });
-    for (const item of chunks) this.add(item, cost);
+    for (const item of chunks) this.add(item, cost, false, rec.batch_id);
     this.events.emit('queue');
   }
 
-  private add(item: WorkItem, cost: number, first = false): void {
+  private add(item: WorkItem, cost: number, first = false, group?: string): void {
     void this.line
-      .add(item.id, () => this.runItem(item), cost, first)
+      .add(item.id, () => this.runItem(item), cost, first, group)
       .catch((err) => this.o.log.error({ err, job_id: item.id }, 'job runner crashed'));
   }
 

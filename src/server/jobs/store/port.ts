@@ -67,6 +67,8 @@ export interface JobRecord {
   cache_key?: string;
   /** ready at once from the render cache: its output is a copy of an identical job's */
   cached?: boolean;
+  /** the batch the job is a row of (POST /v1/batches): the fair order lines a batch's rows up as one client's */
+  batch_id?: string;
   /** the id of the API key that made the job (http/tenancy.ts); another key's requests do not reach it */
   owner?: string;
 }

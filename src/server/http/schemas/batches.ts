@@ -1,0 +1,121 @@
+// A batch (POST /v1/batches): one scene rendered once per row, each row a job of its own with its `args`, its
+// `params` over the batch's, and a `name` for its file in the archive; the batch's view (GET /v1/batches/{id}) and its
+// rows. A row's params are checked against its kind's params schema once merged over the batch's (jobs/batches/
+// submit-batch.ts), so a refusal names the row; how many rows a batch may hold is BATCH_MAX_ROWS (the config's).
+import { z } from 'zod';
+import { UUID_RE } from '../../../contract/limits.js';
+import { Source } from './sources.js';
+import { Assets } from './assets.js';
+import { Args } from './args.js';
+import { Webhook } from './enqueue.js';
+import { FrameParams, GifParams, RenderParams } from './params.js';
+
+/** The kinds a batch renders: the scene kinds (a mesh or a vectorized drawing takes no args). */
+export const BATCH_KINDS = ['frame', 'video', 'gif'] as const;
+export const BatchKind = z.enum(BATCH_KINDS, { error: 'kind must be "frame", "video" or "gif"' });
+export type BatchKind = z.infer<typeof BatchKind>;
+
+/** Each batch kind's params schema (the one its single-job POST takes). */
+export const BATCH_PARAMS = { frame: FrameParams, video: RenderParams, gif: GifParams } as const;
+
+/** A row's name: its file in the archive is `<name>.<ext>`. */
+export const ROW_NAME_RE = /^[A-Za-z0-9._-]{1,100}$/;
+const ROW_NAME = 'a row name must be 1 to 100 letters, digits, ".", "_" or "-"';
+
+const LooseParams = z
+  .record(z.string(), z.union([z.number(), z.boolean(), z.string()]), { error: 'params must be an object' })
+  .optional()
+  .meta({
+    description:
+      "The params of the batch's kind, as its single-job POST takes them (`/v1/frame`, `/v1/render`, `/v1/gif`); checked per row once the row's own are laid over them.",
+  });
+
+export const BatchRowRequest = z
+  .object({
+    args: Args,
+    name: z
+      .string({ error: ROW_NAME })
+      .regex(ROW_NAME_RE, { error: ROW_NAME })
+      .refine((n) => n !== '.' && n !== '..' && n !== 'manifest', { error: ROW_NAME })
+      .optional()
+      .meta({
+        description:
+          "The row's file in the archive (`<name>.<ext>`), unique in the batch; default the row's index, zero-padded (`007`).",
+      }),
+    params: LooseParams,
+  })
+  .meta({ id: 'BatchRowRequest' });
+
+export const BatchRequest = z
+  .object({
+    kind: BatchKind,
+    source: Source,
+    params: LooseParams,
+    assets: Assets,
+    webhook: Webhook.optional(),
+    rows: z
+      .array(BatchRowRequest, { error: 'rows must be an array of {args?, name?, params?}' })
+      .min(1, { error: 'rows must hold at least one row' })
+      .meta({ description: 'One job per row; at most `BATCH_MAX_ROWS` (default 1000).' }),
+  })
+  .meta({
+    id: 'BatchRequest',
+    examples: [
+      {
+        kind: 'frame',
+        source:
+          'runner "0.0.3";\nuse std.shapes.*;\nscene card(fill: Color = #ff6a00) -> Frame { rect(width: 64px, height: 36px, fill: fill) }\n',
+        params: { width: 64, height: 36 },
+        rows: [
+          { args: { fill: '#ff0000' }, name: 'red' },
+          { args: { fill: '#00ff00' }, name: 'green' },
+        ],
+      },
+    ],
+  });
+export type BatchRequest = z.infer<typeof BatchRequest>;
+
+export const BatchCreated = z
+  .object({
+    batch_id: z.uuid(),
+    status: z.literal('pending'),
+    kind: BatchKind,
+    count: z.number().int(),
+    jobs: z.array(z.object({ job_id: z.uuid(), name: z.string() })),
+  })
+  .meta({ id: 'BatchCreated' });
+
+export const BatchRowView = z
+  .object({
+    job_id: z.uuid(),
+    name: z.string(),
+    status: z.enum(['pending', 'ready', 'error']),
+    url: z.string().optional().meta({ description: "A ready row's output: `/v1/outputs/<job_id>.<ext>`." }),
+    code: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "A row ended in error: its job's `code` (`cancelled` when the batch was cancelled)." }),
+  })
+  .meta({ id: 'BatchRow' });
+
+export const BatchView = z
+  .object({
+    batch_id: z.uuid(),
+    kind: BatchKind,
+    status: z.enum(['pending', 'ready', 'error']).meta({
+      description:
+        '`pending` while any row is pending; then `ready` when every row is ready, `error` when any row ended in error.',
+    }),
+    created_at: z.number().int(),
+    count: z.number().int(),
+    counts: z.object({ pending: z.number().int(), ready: z.number().int(), error: z.number().int() }),
+    progress: z.number().min(0).max(1).meta({ description: 'Frames done over the frames of every row.' }),
+    rows: z.array(BatchRowView),
+  })
+  .meta({ id: 'Batch' });
+export type BatchView = z.infer<typeof BatchView>;
+
+export const BatchIdParams = z.object({
+  id: z.string().regex(UUID_RE).meta({ format: 'uuid', description: 'The `batch_id` of a 202 answer.' }),
+});

@@ -1,0 +1,183 @@
+// The admission of a batch (POST /v1/batches), all or nothing: every row is checked (its name, its params laid over
+// the batch's against its kind's schema, its args against the scene's signature) and the whole batch priced (each
+// distinct row's estimate, the queue's room under MAX_QUEUED_JOBS, the client's places under
+// MAX_QUEUED_JOBS_PER_CLIENT) before any job exists; a refusal names the row. Then each row becomes a job by the
+// job service's one create(), carrying the batch's id (the fair order lines the rows up as one client's, so another
+// client's job is not held behind them). Only a refusal that comes between two creations (another API process
+// filling the queue meanwhile, in Redis mode) can leave rows made: those are cancelled at once and the refusal
+// answered. It knows nothing of HTTP but the errors it throws.
+import { randomUUID } from 'node:crypto';
+import { canonicalJson } from '../../../contract/canonical-json.js';
+import { CODE } from '../../../contract/error-codes.js';
+import { badRequest, httpError, HttpError, invalidArgs } from '../../http/http-error.js';
+import type { ArgProblem } from '../../../lang/index.js';
+import { checkedSceneArgs } from '../../http/scene-args.js';
+import { BATCH_PARAMS, type BatchKind, type BatchRequest } from '../../http/schemas/batches.js';
+import { queueFull, Refused } from '../refusals.js';
+import { checkedWebhook, CLIENT_QUEUE_RETRY_S, knownAssets, NO_CACHE, type SubmitDoor } from '../submit.js';
+import type { JobParams } from '../store/port.js';
+import type { WorkAdmission } from '../work-admission.js';
+import type { JobService } from '../job-service.js';
+import type { BatchRecord, BatchRow } from './batch-store.js';
+
+/** A batch request as the route read it: the validated body and what HTTP knows of its sender. */
+export interface BatchSubmission {
+  body: BatchRequest;
+  sentAssets?: Record<string, string>;
+  cacheControl: string;
+  owner?: string;
+  client: string;
+  idempotency?: { key: string; hash: string };
+}
+
+/** A row once checked: what its job is made of. */
+interface CheckedRow {
+  name: string;
+  params: JobParams;
+  args?: Record<string, unknown>;
+  scene?: string;
+  work?: WorkAdmission;
+}
+
+/** The default name of row i of n: its index, zero-padded to the width of the last one (at least 3 digits). */
+export function defaultRowName(i: number, n: number): string {
+  return String(i).padStart(Math.max(3, String(n - 1).length), '0');
+}
+
+/** Checks and prices the whole batch, then makes its jobs; the batch's record (not yet stored). */
+export async function admitBatch(
+  jobs: JobService,
+  door: SubmitDoor,
+  s: BatchSubmission,
+  maxRows: number,
+  now: number,
+): Promise<BatchRecord> {
+  const b = s.body;
+  const kind = b.kind;
+  if (b.rows.length > maxRows)
+    throw badRequest(
+      CODE.too_many_rows,
+      `the batch has ${b.rows.length} rows; at most ${maxRows} (BATCH_MAX_ROWS): split it in several batches`,
+    );
+  const rows = checkedRows(kind, b);
+  const assets = await knownAssets(door.assets, s.sentAssets ?? b.assets, s.owner);
+  const webhook = await checkedWebhook(door.webhookPolicy, b.webhook);
+  const storage = await jobs.storageRefusal();
+  if (storage) throw new Refused(storage);
+  const early = jobs.admission();
+  if (early) throw new Refused(early);
+  // each distinct row is estimated once: a thousand rows of one template often repeat their params and args
+  const estimates = new Map<string, Promise<WorkAdmission>>();
+  for (const [i, row] of rows.entries()) {
+    const key = canonicalJson({ p: row.params, a: row.args ?? null });
+    let work = estimates.get(key);
+    if (!work) {
+      work = jobs.estimate(kind, b.source, row.params, assets, row.args);
+      estimates.set(key, work);
+    }
+    row.work = await work;
+    if (row.work.tooLarge) throw badRequest(CODE.output_too_large, `rows[${i}]: ${row.work.tooLarge}`);
+    if (row.work.full) throw new Refused(row.work.full);
+    if (row.work.refusal) throw badRequest(CODE.too_much_work, `rows[${i}]: ${row.work.refusal}`);
+  }
+  // the queue takes the batch whole or not at all
+  const room = await jobs.room();
+  if (room.left < rows.length) throw new Refused(queueFull(room.queued, room.cap));
+  const late = jobs.admission();
+  if (late) throw new Refused(late);
+  const quota = door.quota;
+  let taken = 0;
+  if (quota) {
+    while (taken < rows.length && quota.take(s.client)) taken++;
+    if (taken < rows.length) {
+      for (; taken > 0; taken--) quota.giveBack(s.client);
+      throw httpError(
+        CODE.client_queue_full,
+        `the batch's ${rows.length} rows do not fit in this client's ${quota.max} places (MAX_QUEUED_JOBS_PER_CLIENT); retry when some of its jobs have ended, or send a smaller batch`,
+        CLIENT_QUEUE_RETRY_S,
+      );
+    }
+  }
+  const batchId = randomUUID();
+  const useCache = (b.params as { cache?: boolean } | undefined)?.cache !== false && !NO_CACHE.test(s.cacheControl);
+  const made: BatchRow[] = [];
+  try {
+    for (const row of rows) {
+      let bound = false;
+      const { cache, ...params } = row.params as JobParams & { cache?: boolean };
+      const rec = await jobs.create(
+        kind,
+        b.source,
+        params,
+        assets,
+        {
+          cache: useCache && cache !== false,
+          batch_id: batchId,
+          ...(row.args && row.scene ? { args: row.args, scene: row.scene } : {}),
+          ...(s.owner ? { owner: s.owner } : {}),
+          onId: (id) => {
+            bound = true;
+            if (quota) {
+              quota.bind(s.client, id);
+              taken--;
+            }
+          },
+        },
+        row.work,
+      );
+      if (!bound) throw new Error('the job was not made');
+      made.push({ job_id: rec.job_id, name: row.name, ...(row.args ? { args: row.args } : {}) });
+    }
+  } catch (err) {
+    // the places not yet bound to a job go back; the rows already made are cancelled (their places go back as they end)
+    if (quota) for (; taken > 0; taken--) quota.giveBack(s.client);
+    for (const r of made) await jobs.cancel(r.job_id).catch(() => {});
+    throw err;
+  }
+  return {
+    batch_id: batchId,
+    kind,
+    created_at: now,
+    rows: made,
+    ...(s.owner ? { owner: s.owner } : {}),
+    ...(s.idempotency ? { idempotency: s.idempotency } : {}),
+    ...(webhook ? { webhook } : {}),
+  };
+}
+
+/** Every row's name, params and args, checked before anything else is looked up; the first bad row is refused. */
+function checkedRows(kind: BatchKind, b: BatchRequest): CheckedRow[] {
+  const schema = BATCH_PARAMS[kind];
+  const base = schema.safeParse(b.params ?? {});
+  if (!base.success) throw badRequest(CODE.invalid_params, base.error.issues[0]?.message);
+  const names = new Map<string, number>();
+  return b.rows.map((row, i) => {
+    const name = row.name ?? defaultRowName(i, b.rows.length);
+    const twice = names.get(name);
+    if (twice !== undefined)
+      throw badRequest(
+        CODE.invalid_rows,
+        `rows[${i}]: the name "${name}" is rows[${twice}]'s too; names are unique in a batch`,
+      );
+    names.set(name, i);
+    const merged = schema.safeParse({ ...(b.params ?? {}), ...(row.params ?? {}) });
+    if (!merged.success) throw badRequest(CODE.invalid_params, `rows[${i}]: ${merged.error.issues[0]?.message}`);
+    const params = (merged.data ?? {}) as JobParams;
+    if (row.args === undefined || Object.keys(row.args).length === 0) return { name, params };
+    try {
+      const d = checkedSceneArgs(b.source, row.args);
+      return { name, params, args: row.args, ...(d.scene ? { scene: d.scene.name } : {}) };
+    } catch (err) {
+      const problems = err instanceof HttpError ? (err.details?.problems as ArgProblem[] | undefined) : undefined;
+      if (problems)
+        throw invalidArgs(
+          problems.map((p) => ({
+            ...p,
+            path: `rows[${i}].${p.path}`,
+            message: `rows[${i}]: ${p.message}`,
+          })),
+        );
+      throw err;
+    }
+  });
+}
