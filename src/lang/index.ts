@@ -12,7 +12,8 @@ import { newestRunner, runnerError } from './runners.js';
 import { toSeconds, unitDimension } from './units.js';
 import { NIL, type Value } from './value.js';
 export { typedArg } from './arg-text.js';
-import { argsSchema, bindArgs, signatureOf, type ArgProblem, type SceneSignature } from './scene-args.js';
+import { bindArgs, signatureOf, type ArgProblem, type SceneSignature } from './scene-args.js';
+import { argsSchema } from './scene-args-schema.js';
 
 export type { Diagnostic, Envelope, Severity } from './diagnostics.js';
 export { formatJobMessage, formatHuman } from './diagnostics.js';

@@ -2,13 +2,11 @@
 // render, and the binding of a JSON `args` object to that scene's parameters by their declared types. Values are
 // data, never source text: a string argument becomes a string value holding exactly its characters, and a unit or
 // colour value is read by the language's own lexer as ONE literal (a leading `-` allowed), never as an expression.
-// The JSON Schema (2020-12) of a scene's args is built here from zod (already the value schema's library), so the
-// editor, the CLI and the service describe one signature alike.
+// The JSON Schema (2020-12) of a scene's args is scene-args-schema.ts's.
 
-import { z } from 'zod';
 import type { Expr, Param, TopDecl, Type } from './ast.js';
 import { levenshtein } from './checker.js';
-import { lex, numberValue, type Token } from './lexer.js';
+import { oneColor, oneNumber } from './literal-text.js';
 import { NUMBER_TYPES, UNIT_SUFFIXES, suffixDimension, unitTag, type Dimension } from './units.js';
 import type { Value } from './value.js';
 
@@ -47,7 +45,7 @@ export interface ArgProblem {
   message: string;
 }
 
-type Callable = Extract<TopDecl, { d: 'callable' }>;
+export type Callable = Extract<TopDecl, { d: 'callable' }>;
 
 // ---- the declared types ----
 
@@ -90,7 +88,7 @@ export function refusedType(t: Type): string | null {
 const ONE_PAIR = (raw: string) => raw.slice(1, -1);
 
 /** A default written as a plain literal, as the JSON `args` would give it; null otherwise. */
-function literalJson(e: Expr, src: string): Json {
+export function literalJson(e: Expr, src: string): Json {
   switch (e.k) {
     case 'string':
       return e.triple ? null : ONE_PAIR(e.raw);
@@ -205,62 +203,7 @@ function describe(v: unknown): string {
   return typeof v;
 }
 
-const DIMENSION_UNITS = (dim: Dimension) => UNIT_SUFFIXES.filter((u) => suffixDimension(u) === dim);
-
-/** Reads `text` as one number literal (optionally negative) by the language's lexer; null when it is anything else. */
-function oneNumber(text: string): { value: number; suffix: string } | null {
-  const toks = lex(text);
-  let i = 0;
-  let sign = 1;
-  if (toks[0]?.kind === 'punct' && toks[0].text === '-' && toks[0].end === toks[1]?.start) {
-    sign = -1;
-    i = 1;
-  }
-  const t = toks[i];
-  if (!t || t.kind !== 'number' || toks[i + 1]?.kind !== 'eof' || t.start !== i || t.end !== text.length) return null;
-  const value = sign * numberValue(t.digits!);
-  return Number.isFinite(value) ? { value, suffix: t.unit! } : null;
-}
-
-const HEX = /^[0-9a-fA-F]+$/;
-const HEX_LENGTHS = new Set([3, 4, 6, 8]);
-
-/** Reads `text` as one colour literal: `#rgb[a]`, `#rrggbb[aa]`, or oklch/oklab/srgb of three number literals. */
-function oneColor(text: string): Value | null {
-  const toks = lex(text);
-  const last = toks[toks.length - 1]!;
-  if (toks.some((t) => t.kind === 'error') || last.kind !== 'eof') return null;
-  const body = toks.slice(0, -1);
-  if (body.length === 1 && body[0]!.kind === 'hex') {
-    const digits = body[0]!.text.slice(1);
-    if (!HEX.test(digits) || !HEX_LENGTHS.has(digits.length) || body[0]!.start !== 0 || body[0]!.end !== text.length)
-      return null;
-    return { kind: 'color', form: 'hex', digits };
-  }
-  const head = body[0];
-  if (!head || head.kind !== 'ident' || !['oklch', 'oklab', 'srgb'].includes(head.text)) return null;
-  const nums: Value[] = [];
-  let i = 1;
-  const punct = (t: Token | undefined, p: string) => t?.kind === 'punct' && t.text === p;
-  if (!punct(body[i++], '(')) return null;
-  for (let k = 0; k < 3; k++) {
-    let sign = 1;
-    if (punct(body[i], '-')) {
-      sign = -1;
-      i++;
-    }
-    const n = body[i++];
-    if (!n || n.kind !== 'number') return null;
-    nums.push({ kind: 'number', value: sign * numberValue(n.digits!), unit: unitTag(n.unit!) });
-    if (k < 2 && !punct(body[i++], ',')) return null;
-  }
-  if (punct(body[i], ',')) i++;
-  if (!punct(body[i++], ')') || i !== body.length) return null;
-  const [a, b, c] = nums as [Value, Value, Value];
-  if (head.text === 'oklch') return { kind: 'color', form: 'oklch', l: a, c: b, h: c };
-  if (head.text === 'oklab') return { kind: 'color', form: 'oklab', l: a, a: b, b: c };
-  return { kind: 'color', form: 'srgb', r: a, g: b, b: c };
-}
+export const DIMENSION_UNITS = (dim: Dimension) => UNIT_SUFFIXES.filter((u) => suffixDimension(u) === dim);
 
 const COLOR_FORMS = '"#ff3399", "#ff339980" or "oklch(0.7, 0.1, 200)"';
 
@@ -359,7 +302,7 @@ function convert(t: Type, v: unknown, path: string, out: ArgProblem[]): Value | 
   return { kind: 'number', value: n.value, unit: unitTag(n.suffix) };
 }
 
-const EXAMPLE: Record<Dimension, string> = {
+export const EXAMPLE: Record<Dimension, string> = {
   Time: '2s',
   Frequency: '2hz',
   Angle: '30deg',
@@ -474,53 +417,4 @@ export function bindArgs(decls: readonly TopDecl[], src: string, args: unknown):
     if (v !== null) values.set(p.name, v);
   }
   return { decl, signature, values, problems };
-}
-
-// ---- JSON Schema ----
-
-function unitPattern(dim: Dimension): string {
-  const units = DIMENSION_UNITS(dim); // letters and %: nothing to escape
-  return `^-?[0-9][0-9_]*(\\.[0-9][0-9_]*)?(${units.join('|')})$`;
-}
-const NUM = '-?[0-9][0-9_]*(\\.[0-9][0-9_]*)?[a-z%]*';
-const COLOR_PATTERN = `^(#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})|(oklch|oklab|srgb)\\(\\s*${NUM}\\s*,\\s*${NUM}\\s*,\\s*${NUM}\\s*,?\\s*\\))$`;
-
-/** The zod type of a declared type's JSON (null: cannot be passed). */
-function zodOf(t: Type): z.ZodType | null {
-  if (refusedType(t)) return null;
-  if (t.t === 'record') {
-    const shape: Record<string, z.ZodType> = {};
-    for (const f of t.fields) shape[f.name] = zodOf(f.type)!;
-    return z.strictObject(shape);
-  }
-  if (t.t !== 'simple') return null;
-  const name = t.name;
-  if (name === 'List') return z.array(zodOf(t.args[0]!)!).max(MAX_ARG_LIST);
-  if (name === 'String') return z.string().max(MAX_ARG_STRING);
-  if (name === 'Bool') return z.boolean();
-  if (name === 'Color') return z.string().regex(new RegExp(COLOR_PATTERN));
-  const dim = NUMBER_TYPES.get(name);
-  if (dim === null) return name === 'Int' ? z.int() : z.number();
-  if (dim === undefined) return null;
-  return z
-    .string()
-    .regex(new RegExp(unitPattern(dim)))
-    .meta({ description: `a ${dim} literal, e.g. "${EXAMPLE[dim]}"` });
-}
-
-/** The JSON Schema (2020-12) of a scene's `args`: types, unit patterns, defaults, required. */
-export function argsSchema(decl: Callable, src: string): Record<string, unknown> {
-  const shape: Record<string, z.ZodType> = {};
-  for (const p of decl.params) {
-    const zt = zodOf(p.type);
-    if (!zt) continue; // a type that cannot be passed is not an argument (additionalProperties refuses it)
-    const typed = zt.meta({ description: `${p.name}: ${typeText(p.type)}` });
-    if (!p.default) shape[p.name] = typed;
-    else {
-      const d = literalJson(p.default, src);
-      shape[p.name] = d === null ? typed.optional() : typed.default(d as never);
-    }
-  }
-  const schema = z.strictObject(shape).meta({ title: `args of scene ${decl.name}` });
-  return z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
 }
