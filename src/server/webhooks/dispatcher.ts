@@ -21,6 +21,7 @@ import type { JobRecord, JobStore } from '../jobs/store/port.js';
 import { jobView } from '../jobs/job-view.js';
 import { postPinned } from './pinned-post.js';
 import { deliveryHeaders } from './signature.js';
+import { recordAttempt } from './attempt-state.js';
 
 export interface WebhookDispatcherOptions {
   store: JobStore;
@@ -178,14 +179,7 @@ export class WebhookDispatcher {
     if (stop.aborted) return;
     const fresh = await this.o.store.get(id);
     if (!fresh?.webhook) return;
-    const now = this.o.now();
-    const w = fresh.webhook;
-    w.attempts = n;
-    delete w.next_at;
-    const delay = gone ? undefined : this.o.retryDelaysMs[n - 1];
-    if (ok) w.delivered_at = now;
-    else if (delay === undefined) w.gave_up_at = now;
-    else w.next_at = now + delay;
+    const delay = recordAttempt(fresh.webhook, n, { ok, gone }, this.o.retryDelaysMs, this.o.now());
     // counted before the write: a reader that sees the record's new state sees the attempt counted too
     this.o.onAttempt?.(ok ? 'delivered' : delay === undefined ? 'gave_up' : 'failed');
     await this.o.store.put(fresh);

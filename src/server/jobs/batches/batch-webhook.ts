@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { WebhookPolicy } from '../../webhooks/address-policy.js';
 import { postPinned } from '../../webhooks/pinned-post.js';
 import { deliveryHeaders } from '../../webhooks/signature.js';
+import { recordAttempt } from '../../webhooks/attempt-state.js';
 import type { BatchRecord, BatchStore } from './batch-store.js';
 import type { BatchView } from '../../http/schemas/batches.js';
 
@@ -90,14 +91,7 @@ export class BatchWebhooks {
     if (this.stop.signal.aborted) return;
     const fresh = await this.o.store.get(id);
     if (!fresh?.webhook) return;
-    const now = this.o.now();
-    const w = fresh.webhook;
-    w.attempts = n;
-    delete w.next_at;
-    const delay = gone ? undefined : this.o.retryDelaysMs[n - 1];
-    if (ok) w.delivered_at = now;
-    else if (delay === undefined) w.gave_up_at = now;
-    else w.next_at = now + delay;
+    const delay = recordAttempt(fresh.webhook, n, { ok, gone }, this.o.retryDelaysMs, this.o.now());
     await this.o.store.put(fresh);
     const log = { batch_id: id, event: 'batch_webhook_attempt', attempt: n, outcome };
     if (ok) this.o.log.info(log, 'batch webhook delivered');
