@@ -1,5 +1,5 @@
 // The queue port: what the one job service (job-service.ts) asks of whatever holds its work, and nothing that only
-// one adapter means. Two adapters implement it, and test/server/jobs/queue-conformance.test.ts runs the same cases
+// one adapter means. Two adapters implement it, and test/server/jobs/queue/queue-conformance.test.ts runs the same cases
 // against both: the local queue (local.ts: one process, the fair order of fair-order.ts, the journal's recovery) and
 // the BullMQ queue (bullmq.ts: Redis, shared by API processes and render workers). Either hands each item it runs to
 // the one item runner (run-item.ts) with an ItemHandle. What one adapter alone does (the local queue's recovery, its

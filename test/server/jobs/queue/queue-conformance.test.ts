@@ -11,21 +11,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { TestRedis } from '../../helpers/redis.js';
-import { silentLog } from '../../helpers/app.js';
-import { until } from '../../helpers/until.js';
-import { defaultConfig } from '../../../src/config/settings.js';
-import { dataStores } from '../../../src/server/storage/data-stores.js';
-import { MemoryJobStore, locally } from '../../../src/server/jobs/store/memory.js';
-import { RedisJobStore } from '../../../src/server/jobs/store/redis.js';
-import type { JobRecord, LifecycleStore } from '../../../src/server/jobs/store/port.js';
-import { LocalQueue } from '../../../src/server/jobs/queue/local.js';
-import { BullmqQueue } from '../../../src/server/jobs/queue/bullmq.js';
-import { connect } from '../../../src/server/redis/connection.js';
-import type { ItemOutcome, JobQueue, RunItem, StopReason } from '../../../src/server/jobs/queue/port.js';
-import type { ChunkResult, WorkItem } from '../../../src/server/jobs/work-items.js';
-import { endJob } from '../../../src/server/jobs/end-job.js';
-import { LIMITS } from '../../../src/contract/limits.js';
+import { TestRedis } from '../../../helpers/redis.js';
+import { silentLog } from '../../../helpers/app.js';
+import { until } from '../../../helpers/until.js';
+import { defaultConfig } from '../../../../src/config/settings.js';
+import { dataStores } from '../../../../src/server/storage/data-stores.js';
+import { MemoryJobStore, locally } from '../../../../src/server/jobs/store/memory.js';
+import { RedisJobStore } from '../../../../src/server/jobs/store/redis.js';
+import type { JobRecord, LifecycleStore } from '../../../../src/server/jobs/store/port.js';
+import { LocalQueue } from '../../../../src/server/jobs/queue/local.js';
+import { BullmqQueue } from '../../../../src/server/jobs/queue/bullmq.js';
+import { connect } from '../../../../src/server/redis/connection.js';
+import type { ItemOutcome, JobQueue, RunItem, StopReason } from '../../../../src/server/jobs/queue/port.js';
+import type { ChunkResult, WorkItem } from '../../../../src/server/jobs/work-items.js';
+import { endJob } from '../../../../src/server/jobs/end-job.js';
+import { LIMITS } from '../../../../src/contract/limits.js';
 
 /** One adapter under test: its shared store, and "processes" (queues) opened on it, as services.ts composes them. */
 interface Adapter {

@@ -7,13 +7,13 @@ import { mkdtempSync, readFileSync, appendFileSync, writeFileSync, statSync, exi
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../../../src/paths.js';
-import { JournalJobStore, crc32, encodeLine, decodeLine, replay } from '../../../src/server/jobs/store/journal.js';
-import { storedForm, type JobRecord } from '../../../src/server/jobs/store/port.js';
-import { until } from '../../helpers/until.js';
+import { repoRoot } from '../../../../src/paths.js';
+import { JournalJobStore, crc32, encodeLine, decodeLine, replay } from '../../../../src/server/jobs/store/journal.js';
+import { storedForm, type JobRecord } from '../../../../src/server/jobs/store/port.js';
+import { until } from '../../../helpers/until.js';
 
 // by the repository, not this module's own place: the tests may run transpiled (scripts/lib/compile-tests.ts)
-const here = join(repoRoot, 'test', 'server', 'durability');
+const here = join(repoRoot, 'test', 'server', 'jobs', 'store');
 const tmp = () => mkdtempSync(join(tmpdir(), 'cmrender-journal-'));
 
 function rec(i: number, extra: Partial<JobRecord> = {}): JobRecord {

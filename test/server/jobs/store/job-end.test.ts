@@ -3,11 +3,11 @@
 // win: DELETE answered "cancelled" and the job then ended ready with its output served. Now exactly one wins.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestRedis } from '../../helpers/redis.js';
-import { RedisJobStore } from '../../../src/server/jobs/store/redis.js';
-import { connect } from '../../../src/server/redis/connection.js';
-import { endJob } from '../../../src/server/jobs/end-job.js';
-import type { JobRecord } from '../../../src/server/jobs/store/port.js';
+import { TestRedis } from '../../../helpers/redis.js';
+import { RedisJobStore } from '../../../../src/server/jobs/store/redis.js';
+import { connect } from '../../../../src/server/redis/connection.js';
+import { endJob } from '../../../../src/server/jobs/end-job.js';
+import type { JobRecord } from '../../../../src/server/jobs/store/port.js';
 import type { Redis } from 'ioredis';
 
 let redis: TestRedis;

@@ -3,12 +3,12 @@
 // lost. The real BullMQ queue over a real Redis.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestRedis } from '../../helpers/redis.js';
-import { silentLog } from '../../helpers/app.js';
-import { RedisJobStore } from '../../../src/server/jobs/store/redis.js';
-import { BullmqQueue } from '../../../src/server/jobs/queue/bullmq.js';
-import { connect } from '../../../src/server/redis/connection.js';
-import type { JobRecord } from '../../../src/server/jobs/store/port.js';
+import { TestRedis } from '../../../helpers/redis.js';
+import { silentLog } from '../../../helpers/app.js';
+import { RedisJobStore } from '../../../../src/server/jobs/store/redis.js';
+import { BullmqQueue } from '../../../../src/server/jobs/queue/bullmq.js';
+import { connect } from '../../../../src/server/redis/connection.js';
+import type { JobRecord } from '../../../../src/server/jobs/store/port.js';
 import type { Redis } from 'ioredis';
 
 let redis: TestRedis;

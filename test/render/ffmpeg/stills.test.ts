@@ -8,11 +8,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { realRenderer } from '../helpers/app.js';
-import { SPIN, decodeFrames, psnr } from '../helpers/video.js';
-import { probe } from '../../src/render/ffmpeg/probe.js';
-import type { RenderJob } from '../../src/render/renderer-port.js';
-import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
+import { realRenderer } from '../../helpers/app.js';
+import { SPIN, decodeFrames, psnr } from '../../helpers/video.js';
+import { probe } from '../../../src/render/ffmpeg/probe.js';
+import type { RenderJob } from '../../../src/render/renderer-port.js';
+import type { ChromiumRenderer } from '../../../src/render/chromium-renderer.js';
 
 let renderer: ChromiumRenderer;
 let dir: string;

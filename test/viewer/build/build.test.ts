@@ -2,13 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as THREE from 'three';
-import { designFrame, VH } from '../../viewer/src/build/frame.js';
-import { buildTopLayers } from '../../viewer/src/build/builder.js';
-import { GeometryCache } from '../../viewer/src/build/cache.js';
-import { ImageStore } from '../../viewer/src/build/assets.js';
-import { frameContext } from '../../viewer/src/build/context.js';
-import { fitBox } from '../../viewer/src/viewer.js';
-import { node, n, hex, compose, arr } from './helper.js';
+import { designFrame, VH } from '../../../viewer/src/build/frame.js';
+import { buildTopLayers } from '../../../viewer/src/build/builder.js';
+import { GeometryCache } from '../../../viewer/src/build/cache.js';
+import { ImageStore } from '../../../viewer/src/build/assets.js';
+import { frameContext } from '../../../viewer/src/build/context.js';
+import { fitBox } from '../../../viewer/src/viewer.js';
+import { node, n, hex, compose, arr } from '../helper.js';
 
 function ctxFor(value: any, runner = '0.0.13') {
   const frame = designFrame(value);

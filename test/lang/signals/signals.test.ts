@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile, type Value } from '../../src/lang/index.js';
-import { evalDiags, evalExpr, numberOf } from './helpers.js';
+import { compile, type Value } from '../../../src/lang/index.js';
+import { evalDiags, evalExpr, numberOf } from '../helpers.js';
 
 const N = (value: number, unit: string | null = null): Value => ({ kind: 'number', value, unit }) as Value;
 const NIL: Value = { kind: 'nil' };
