@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { examplesDir, hasCorpus, ownExamplesDir } from '../test/helpers/shared.js';
 import { TestRedis } from '../test/helpers/redis.js';
 import { startProcess, type StartedProcess } from '../test/helpers/started-process.js';
-import { postJson, pollJob } from '../test/helpers/job-http.js';
+import { postJson, pollJob } from '../test/helpers/job-client.js';
 import { TestS3 } from '../test/helpers/s3.js';
 
 const scene = await readFile(

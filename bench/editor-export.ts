@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../src/paths.js';
-import { post, waitJob } from '../test/helpers/app.js';
+import { post, waitJob } from '../test/helpers/job-client.js';
 import { openEditor, setSource, startRig } from '../test/editor/helpers.js';
 
 const arg = (name: string) => {

@@ -3,7 +3,8 @@
 // job service are timed), in interleaved blocks of 50 jobs; min, 25th percentile and median of the blocks' ms per job.
 // On a machine shared with other work the low percentiles say the most. Compare the difference with a real job's time
 // (npm run bench: a 1920x1080 frame takes 0.15 s or more).
-import { startApp, FakeRenderer, post, type TestApp } from '../test/helpers/app.js';
+import { startApp, FakeRenderer, type TestApp } from '../test/helpers/app.js';
+import { post } from '../test/helpers/job-client.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 40);

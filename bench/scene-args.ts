@@ -6,7 +6,8 @@
 // thread's CompileCache shared (src/lang/index.ts: the parse and check of one source, kept by its text).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { post, realRenderer, startApp } from '../test/helpers/app.js';
+import { realRenderer, startApp } from '../test/helpers/app.js';
+import { post } from '../test/helpers/job-client.js';
 import { repoRoot } from '../src/paths.js';
 
 const SOURCE = readFileSync(join(repoRoot, 'examples', 'title-card.cm'), 'utf8');

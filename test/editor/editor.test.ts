@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodePng } from '../../src/render/png.js';
-import { runJob } from '../helpers/app.js';
+import { runJob } from '../helpers/job-client.js';
 import { MOVING } from '../helpers/video.js';
 import { exampleSources } from '../../scripts/build-editor.js';
 import {

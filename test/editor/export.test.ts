@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { ownExample, runJob } from '../helpers/app.js';
+import { ownExample } from '../helpers/app.js';
+import { runJob } from '../helpers/job-client.js';
 import { decodeFrames, psnr } from '../helpers/video.js';
 import { openEditor, closeEditor, setSource, startRig, WAIT_MS, type EditorRig } from './helpers.js';
 

@@ -6,11 +6,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { startApp, realRenderer, runJob, ownExample } from '../helpers/app.js';
+import { startApp, realRenderer, ownExample } from '../helpers/app.js';
+import { runJob } from '../helpers/job-client.js';
 import { rectGraph } from '../helpers/rect-graph.js';
 import { onLogLines, spawnService } from '../helpers/service-spawn.js';
 import { until } from '../helpers/until.js';
-import { pollJob } from '../helpers/job-http.js';
+import { pollJob } from '../helpers/job-client.js';
 
 test('main.ts: listens, renders a frame over HTTP, logs job lines with timings, exits 0 on SIGTERM', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-main-'));

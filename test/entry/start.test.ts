@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ownExample } from '../helpers/app.js';
-import { pollJob } from '../helpers/job-http.js';
+import { pollJob } from '../helpers/job-client.js';
 import { onLogLines, spawnService } from '../helpers/service-spawn.js';
 import { TestRedis } from '../helpers/redis.js';
 import { loadConfig } from '../../src/config/settings.js';

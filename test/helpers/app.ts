@@ -25,7 +25,6 @@ import {
 
 import { repoRoot, sharedDir, ownExamplesDir, hasCorpus, corpusSkip } from './shared.js';
 import { testGl } from './gl.js';
-import { until } from './until.js';
 export { repoRoot, sharedDir, hasCorpus, corpusSkip };
 /** A source of the corpus (../shared/examples): only in tests that skip with corpusSkip(…) when it is absent. */
 export const example = (name: string) => readFileSync(join(sharedDir, 'examples', name), 'utf8');
@@ -149,36 +148,6 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
   const promise = new Promise<void>((r) => (open = r));
   return { promise, open };
-}
-
-export async function post(app: FastifyInstance, url: string, payload: unknown) {
-  return app.inject({
-    method: 'POST',
-    url,
-    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
-    headers: { 'content-type': 'application/json' },
-  });
-}
-
-/** Polls GET /v1/jobs/{id} until the job leaves `pending`; returns the last response. */
-export async function waitJob(app: FastifyInstance, id: string, timeoutMs = 60_000) {
-  let r: Awaited<ReturnType<FastifyInstance['inject']>> | undefined;
-  await until(
-    () => `job ${id} to leave pending (last answer: ${r ? `${r.statusCode} ${r.body.slice(0, 300)}` : 'none'})`,
-    async () => {
-      r = await app.inject({ url: `/v1/jobs/${id}` });
-      return r.statusCode === 404 || r.json().status !== 'pending';
-    },
-    timeoutMs,
-  );
-  return r!;
-}
-
-/** POSTs a job and waits for it. */
-export async function runJob(app: FastifyInstance, url: string, body: unknown) {
-  const r = await post(app, url, body);
-  if (r.statusCode !== 202) throw new Error(`POST ${url} answered ${r.statusCode}: ${r.body}`);
-  return waitJob(app, r.json().job_id);
 }
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -11,7 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { FakeRenderer, gate, ownExample, repoRoot, runJob, startApp, waitJob, type TestApp } from '../helpers/app.js';
+import { FakeRenderer, gate, ownExample, repoRoot, startApp, type TestApp } from '../helpers/app.js';
+import { runJob, waitJob } from '../helpers/job-client.js';
 import { until } from '../helpers/until.js';
 
 const HELLO = ownExample('hello.cm');

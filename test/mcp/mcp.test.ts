@@ -10,7 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FakeRenderer, ownExample, realRenderer, repoRoot, runJob, startApp, type TestApp } from '../helpers/app.js';
+import { FakeRenderer, ownExample, realRenderer, repoRoot, startApp, type TestApp } from '../helpers/app.js';
+import { runJob } from '../helpers/job-client.js';
 import { diagnosticDoc } from '../../src/lang/diagnostic-docs.js';
 
 const HELLO = ownExample('hello.cm');

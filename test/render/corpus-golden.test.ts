@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { realRenderer, runJob, multipart, ownExampleImage, repoRoot, type TestApp } from '../helpers/app.js';
+import { realRenderer, multipart, ownExampleImage, repoRoot, type TestApp } from '../helpers/app.js';
+import { runJob } from '../helpers/job-client.js';
 import { ownCorpusDir, ownExamplesDir } from '../helpers/shared.js';
 import {
   BACKENDS,

@@ -6,7 +6,8 @@
 // process that hangs (stopped with SIGSTOP, as a wedged driver would leave it): the probe gives up, the browser goes.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { realRenderer, runJob, startApp, type TestApp } from '../helpers/app.js';
+import { realRenderer, startApp, type TestApp } from '../helpers/app.js';
+import { runJob } from '../helpers/job-client.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 import { until } from '../helpers/until.js';
 import { descendants } from '../server/durability/helpers/service.js';

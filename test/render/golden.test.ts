@@ -13,7 +13,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   realRenderer,
-  runJob,
   example,
   exampleImage,
   multipart,
@@ -22,6 +21,7 @@ import {
   corpusSkip,
   type TestApp,
 } from '../helpers/app.js';
+import { runJob } from '../helpers/job-client.js';
 import { RUNNERS } from '../../src/lang/runners.js';
 import {
   BACKENDS,

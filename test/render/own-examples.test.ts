@@ -6,15 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import {
-  startApp,
-  realRenderer,
-  runJob,
-  multipart,
-  ownExample,
-  ownExampleImage,
-  type TestApp,
-} from '../helpers/app.js';
+import { startApp, realRenderer, multipart, ownExample, ownExampleImage, type TestApp } from '../helpers/app.js';
+import { runJob } from '../helpers/job-client.js';
 import { ownExamplesDir } from '../helpers/shared.js';
 import { compile } from '../../src/lang/index.js';
 

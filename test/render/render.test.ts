@@ -8,9 +8,6 @@ import { PNG } from 'pngjs';
 import {
   startApp,
   realRenderer,
-  runJob,
-  post,
-  waitJob,
   example,
   ownExample,
   ownExampleImage,
@@ -19,6 +16,7 @@ import {
   multipart,
   type TestApp,
 } from '../helpers/app.js';
+import { runJob, post, waitJob } from '../helpers/job-client.js';
 import { ownExamplesDir } from '../helpers/shared.js';
 import { LAYERED, MOVING, SPIN, decodeFrames, psnr } from '../helpers/video.js';
 import { probe } from '../../src/render/ffmpeg/probe.js';

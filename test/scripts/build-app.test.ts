@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { buildApp } from '../../scripts/build-app.js';
 import { buildViewer } from '../../scripts/build-viewer.js';
 import { repoRoot, ownExamplesDir } from '../helpers/shared.js';
-import { pollJob, PNG_SIGNATURE } from '../helpers/job-http.js';
+import { pollJob, PNG_SIGNATURE } from '../helpers/job-client.js';
 
 const image = mkdtempSync(join(tmpdir(), 'cmrender-image-'));
 after(() => rmSync(image, { recursive: true, force: true }));

@@ -3,7 +3,8 @@
 // poll, download.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, FakeRenderer, post, waitJob, type TestApp } from '../helpers/app.js';
+import { startApp, FakeRenderer, type TestApp } from '../helpers/app.js';
+import { post, waitJob } from '../helpers/job-client.js';
 
 let t: TestApp;
 after(async () => {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lint, loadConfig } from '@redocly/openapi-core';
-import { startApp, FakeRenderer, post, repoRoot, runJob, type TestApp } from '../helpers/app.js';
+import { startApp, FakeRenderer, repoRoot, type TestApp } from '../helpers/app.js';
+import { post, runJob } from '../helpers/job-client.js';
 
 type Media = { schema?: { $ref?: string }; example?: unknown; examples?: unknown };
 type Operation = {

@@ -3,7 +3,8 @@
 // short jobs go first without starving a long one (shortest estimate first, with aging).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { embeddedLine, startApp, FakeRenderer, gate, post, waitJob } from '../../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, gate } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import { MOVING } from '../../helpers/video.js';
 import { EVAL_NS_PER_NODE, EVAL_NS_PER_STEP, estimateWork } from '../../../src/render/work-estimate.js';
 import { prepare } from '../../../src/render/prepare.js';

@@ -9,7 +9,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { embeddedJobs, startApp, FakeRenderer, gate, multipart, post, waitJob } from '../../helpers/app.js';
+import { embeddedJobs, startApp, FakeRenderer, gate, multipart } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import { encodePng } from '../../../src/render/png.js';
 import { until } from '../../helpers/until.js';
 

@@ -8,7 +8,8 @@ import { createServer, type Server } from 'node:http';
 import { readdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { PNG } from 'pngjs';
-import { startApp, realRenderer, post, waitJob, multipart, type TestApp } from '../../helpers/app.js';
+import { startApp, realRenderer, multipart, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import type { ChromiumRenderer } from '../../../src/render/chromium-renderer.js';
 
 let t: TestApp;

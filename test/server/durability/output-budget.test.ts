@@ -11,16 +11,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import {
-  FakeRenderer,
-  fullRenderer,
-  multipart,
-  post,
-  runJob,
-  startApp,
-  waitJob,
-  type TestApp,
-} from '../../helpers/app.js';
+import { FakeRenderer, fullRenderer, multipart, startApp, type TestApp } from '../../helpers/app.js';
+import { post, runJob, waitJob } from '../../helpers/job-client.js';
 import { prng } from '../../helpers/prng.js';
 import { encodePng } from '../../../src/render/png.js';
 import { estimateWork } from '../../../src/render/work-estimate.js';

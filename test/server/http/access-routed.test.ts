@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { once } from 'node:events';
 import { startApp, FakeRenderer, gate, type TestApp } from '../../helpers/app.js';
+import { waitJob } from '../../helpers/job-client.js';
 import { ApiKeys } from '../../../src/server/http/api-keys.js';
 import type { Config } from '../../../src/config/settings.js';
-import { until } from '../../helpers/until.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];
@@ -79,19 +79,6 @@ function held() {
   return { renderer, open: g.open };
 }
 
-/** Polls the job with a key until it leaves pending. */
-async function waitJob(app: FastifyInstance, id: string, headers: Record<string, string>) {
-  let r: Awaited<ReturnType<FastifyInstance['inject']>> | undefined;
-  await until(
-    `job ${id} to leave pending`,
-    async () => {
-      r = await app.inject({ url: `/v1/jobs/${id}`, headers });
-      return r.statusCode === 404 || r.json().status !== 'pending';
-    },
-    60_000,
-  );
-  return r!;
-}
 const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
 
 test('a percent-encoded path or an absolute-form target is asked for a key like /v1/frame (no key: 401)', async () => {
@@ -129,7 +116,7 @@ test('API_KEYS_READS=on: an encoded path reads no job, no output and cancels not
     assert.equal(r.status, 401, `${method} ${target}: ${r.status} ${r.body}`);
   }
   gateR.open();
-  const done = await waitJob(app, id, bearer('k-alice'));
+  const done = await waitJob(app, id, { headers: bearer('k-alice') });
   assert.equal(done.json().status, 'ready', 'the DELETEs without a key cancelled nothing');
   const url = done.json().url as string;
   assert.equal((await raw(port, 'GET', url.replace('/v1/', '/%761/'))).status, 401);
@@ -198,7 +185,7 @@ test("keys are tenants: bob's key gets 404 for alice's job, its events, its outp
   assert.equal(bobCancel.json().code, 'not_found');
   assert.equal((await as('k-alice', 'GET', `/v1/jobs/${id}`)).json().status, 'pending', "bob's DELETE stopped nothing");
   g.open();
-  const done = await waitJob(app, id, bearer('k-alice'));
+  const done = await waitJob(app, id, { headers: bearer('k-alice') });
   assert.equal(done.json().status, 'ready');
   const url = done.json().url as string;
   assert.equal((await as('k-bob', 'GET', url)).statusCode, 404);
@@ -230,7 +217,7 @@ test('keys are tenants but reads without a key stay open when API_KEYS_READS is 
   const { app, g } = await tenants();
   const id = (await post(app, 'k-alice')).json().job_id as string;
   g.open();
-  const done = await waitJob(app, id, bearer('k-alice'));
+  const done = await waitJob(app, id, { headers: bearer('k-alice') });
   assert.equal((await app.inject({ url: `/v1/jobs/${id}` })).statusCode, 200);
   assert.equal((await app.inject({ url: done.json().url })).statusCode, 200);
 });

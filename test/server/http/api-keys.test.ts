@@ -10,7 +10,8 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { startApp, FakeRenderer, gate, waitJob, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, gate, type TestApp } from '../../helpers/app.js';
+import { waitJob } from '../../helpers/job-client.js';
 import { parseExposition, valueOf } from '../../helpers/prometheus.js';
 import type { Config } from '../../../src/config/settings.js';
 

@@ -1,7 +1,8 @@
 // Location on every 202, Retry-After on a pending job's GET (from its queue position and progress).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, FakeRenderer, gate, post, waitJob, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, gate, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import type { WorkEstimate } from '../../../src/render/renderer-port.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';

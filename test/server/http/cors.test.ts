@@ -2,7 +2,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { startApp, FakeRenderer, JobFailure, multipart, post, runJob, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, JobFailure, multipart, type TestApp } from '../../helpers/app.js';
+import { post, runJob } from '../../helpers/job-client.js';
 import { encodePng } from '../../../src/render/png.js';
 import { CODE } from '../../../src/contract/error-codes.js';
 

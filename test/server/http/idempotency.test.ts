@@ -7,7 +7,8 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { startApp, FakeRenderer, waitJob, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, type TestApp } from '../../helpers/app.js';
+import { waitJob } from '../../helpers/job-client.js';
 import { MemoryJobStore } from '../../../src/server/jobs/store/memory.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';

@@ -5,7 +5,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { startApp, FakeRenderer, ownExample, post, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, ownExample, type TestApp } from '../../helpers/app.js';
+import { post } from '../../helpers/job-client.js';
 import { LocalWindowStore } from '../../../src/server/http/rate-limit-store.js';
 
 const HELLO = ownExample('hello.cm');

@@ -6,8 +6,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { exportRenderer, multipart, startApp, waitJob, type TestApp } from '../../helpers/app.js';
-import { until } from '../../helpers/until.js';
+import { exportRenderer, multipart, startApp, type TestApp } from '../../helpers/app.js';
+import { waitJob } from '../../helpers/job-client.js';
 import { encodePng } from '../../../src/render/png.js';
 import type { Config } from '../../../src/config/settings.js';
 
@@ -22,7 +22,7 @@ async function app(config: Partial<Config>): Promise<FastifyInstance> {
 }
 
 const KEYS = { apiKeys: 'key-a, key-b' };
-const as = (key?: string) => (key ? { authorization: `Bearer ${key}` } : {});
+const as = (key?: string): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 const SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="6"/></svg>';
 
 /** A small black square on white: a PNG the tracer reads. */
@@ -57,16 +57,11 @@ async function upload(a: FastifyInstance, key?: string): Promise<string> {
 async function meshJob(a: FastifyInstance, key?: string) {
   const r = await postJob(a, '/v1/mesh', { source: SVG }, key);
   assert.equal(r.statusCode, 202, r.body);
-  const url = `/v1/jobs/${r.json().job_id}`;
-  let job: { status: string; url: string; cached?: boolean } | undefined;
-  await until(`${url} to end`, async () => {
-    const polled = await a.inject({ url, headers: as(key) });
-    assert.equal(polled.statusCode, 200, polled.body);
-    job = polled.json();
-    return job!.status !== 'pending';
-  });
-  assert.equal(job!.status, 'ready', JSON.stringify(job));
-  return job!;
+  const polled = await waitJob(a, r.json().job_id, { headers: as(key) });
+  assert.equal(polled.statusCode, 200, polled.body);
+  const job = polled.json() as { status: string; url: string; cached?: boolean };
+  assert.equal(job.status, 'ready', JSON.stringify(job));
+  return job;
 }
 
 test("with API_KEYS an asset is its key's alone: another key reads 404 and its job naming it is 400 invalid_assets", async () => {

@@ -7,7 +7,8 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, FakeRenderer, gate, post, waitJob, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, gate, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];

@@ -5,7 +5,8 @@
 // order in which items ended, the records' times), never on how fast the machine is.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ownExample, post, realRenderer, startApp, waitJob, type TestApp } from '../../helpers/app.js';
+import { ownExample, realRenderer, startApp, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { LIMITS } from '../../../src/contract/limits.js';
 import type { PartName } from '../../../src/server/jobs/work-items.js';

@@ -10,7 +10,7 @@ import { readdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { forEachBackend } from '../../helpers/backends.js';
-import { getJson, jobView, pollJob, postJson, PNG_SIGNATURE } from '../../helpers/job-http.js';
+import { getJson, jobView, pollJob, postJson, PNG_SIGNATURE } from '../../helpers/job-client.js';
 import { ownExample } from '../../helpers/app.js';
 import { until } from '../../helpers/until.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';

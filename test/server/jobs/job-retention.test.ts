@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachBackend } from '../../helpers/backends.js';
-import { getJson, jobView, pollJob, postJson, PNG_SIGNATURE } from '../../helpers/job-http.js';
+import { getJson, jobView, pollJob, postJson, PNG_SIGNATURE } from '../../helpers/job-client.js';
 import { ownExample } from '../../helpers/app.js';
 import { until } from '../../helpers/until.js';
 import { stepHeavy } from '../../helpers/step-heavy.js';

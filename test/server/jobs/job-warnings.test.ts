@@ -3,7 +3,8 @@
 // source's view has no `warnings`. The real renderer: the warnings come from admission's estimate of the job.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, realRenderer, post, runJob, type TestApp } from '../../helpers/app.js';
+import { startApp, realRenderer, type TestApp } from '../../helpers/app.js';
+import { post, runJob } from '../../helpers/job-client.js';
 
 let t: TestApp;
 before(async () => {

@@ -4,16 +4,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  embeddedLine,
-  startApp,
-  FakeRenderer,
-  JobFailure,
-  gate,
-  post,
-  waitJob,
-  type TestApp,
-} from '../../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, JobFailure, gate, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import { MemoryJobStore } from '../../../src/server/jobs/store/memory.js';
 import { CODE } from '../../../src/contract/error-codes.js';
 

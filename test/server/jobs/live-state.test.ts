@@ -7,7 +7,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { FakeRenderer, gate, post, startApp, type TestApp } from '../../helpers/app.js';
+import { FakeRenderer, gate, startApp, type TestApp } from '../../helpers/app.js';
+import { post } from '../../helpers/job-client.js';
 import { MemoryJobStore } from '../../../src/server/jobs/store/memory.js';
 import type { JobRecord } from '../../../src/server/jobs/store/port.js';
 

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, FakeRenderer, JobFailure, waitJob, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, JobFailure, type TestApp } from '../../helpers/app.js';
+import { waitJob } from '../../helpers/job-client.js';
 import { until } from '../../helpers/until.js';
 import { replay } from '../../../src/server/jobs/store/journal.js';
 

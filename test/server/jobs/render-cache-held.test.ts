@@ -9,7 +9,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { PNG } from 'pngjs';
-import { multipart, post, realRenderer, startApp, waitJob, type TestApp } from '../../helpers/app.js';
+import { multipart, realRenderer, startApp, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import { encodePng } from '../../../src/render/png.js';
 
 const renderer = realRenderer();

@@ -8,7 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { multipart, ownExampleImage, post, realRenderer, startApp, waitJob, type TestApp } from '../../helpers/app.js';
+import { multipart, ownExampleImage, realRenderer, startApp, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import { TestS3 } from '../../helpers/s3.js';
 import { encodePng } from '../../../src/render/png.js';
 

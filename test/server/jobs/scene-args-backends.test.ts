@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { forEachBackend } from '../../helpers/backends.js';
-import { pollJob, postJson } from '../../helpers/job-http.js';
+import { pollJob, postJson } from '../../helpers/job-client.js';
 import { LIMITS } from '../../../src/contract/limits.js';
 
 /** A full-frame rectangle of `accent`, which has no default: the scene renders only with args. */

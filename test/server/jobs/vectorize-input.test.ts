@@ -6,7 +6,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startApp, FakeRenderer, gate, post, waitJob, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, gate, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 
 const apps: TestApp[] = [];
 after(async () => {

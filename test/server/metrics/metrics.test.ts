@@ -3,7 +3,8 @@
 // happened. METRICS=off: no route.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, realRenderer, FakeRenderer, post, runJob, ownExample, type TestApp } from '../../helpers/app.js';
+import { startApp, realRenderer, FakeRenderer, ownExample, type TestApp } from '../../helpers/app.js';
+import { post, runJob } from '../../helpers/job-client.js';
 import { parseExposition, valueOf, type Sample } from '../../helpers/prometheus.js';
 import { until } from '../../helpers/until.js';
 

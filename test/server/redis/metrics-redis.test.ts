@@ -3,7 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestRedis } from '../../helpers/redis.js';
-import { startApp, FakeRenderer, post, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, type TestApp } from '../../helpers/app.js';
+import { post } from '../../helpers/job-client.js';
 import { parseExposition, valueOf } from '../../helpers/prometheus.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';

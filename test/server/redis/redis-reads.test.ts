@@ -7,7 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { TestRedis } from '../../helpers/redis.js';
-import { startApp, FakeRenderer, post, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, type TestApp } from '../../helpers/app.js';
+import { post } from '../../helpers/job-client.js';
 import { until } from '../../helpers/until.js';
 
 let redis: TestRedis;

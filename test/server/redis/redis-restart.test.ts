@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestRedis } from '../../helpers/redis.js';
 import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
-import { postJson, pollJob } from '../../helpers/job-http.js';
+import { postJson, pollJob } from '../../helpers/job-client.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { until } from '../../helpers/until.js';
 

@@ -15,8 +15,9 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { TestRedis, freePort } from '../../helpers/redis.js';
 import { TestS3 } from '../../helpers/s3.js';
 import { startProcess, type StartedProcess } from '../../helpers/started-process.js';
-import { postJson, pollJob } from '../../helpers/job-http.js';
-import { startApp, realRenderer, runJob, ownExampleImage, type TestApp } from '../../helpers/app.js';
+import { postJson, pollJob } from '../../helpers/job-client.js';
+import { startApp, realRenderer, ownExampleImage, type TestApp } from '../../helpers/app.js';
+import { runJob } from '../../helpers/job-client.js';
 import { LONG_SLIDE } from '../../helpers/video.js';
 import { probe } from '../../../src/render/ffmpeg/probe.js';
 

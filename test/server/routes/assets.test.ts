@@ -3,7 +3,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { embeddedLine, startApp, FakeRenderer, multipart, post, type TestApp } from '../../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, multipart, type TestApp } from '../../helpers/app.js';
+import { post } from '../../helpers/job-client.js';
 import { encodePng } from '../../../src/render/png.js';
 import { sniffImage } from '../../../src/contract/mime.js';
 

@@ -16,6 +16,7 @@ import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
 import { FakeRenderer, gate, silentLog } from '../../helpers/app.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 import { until } from '../../helpers/until.js';
+import { waitBatch } from '../../helpers/job-client.js';
 
 const dirs: string[] = [];
 after(async () => {
@@ -48,19 +49,6 @@ const post = (app: FastifyInstance, b: unknown, headers: Record<string, string> 
     headers: { 'content-type': 'application/json', ...headers },
     payload: JSON.stringify(b),
   });
-
-async function ended(app: FastifyInstance, id: string): Promise<any> {
-  let view: any;
-  await until(
-    () => `batch ${id} to end (${JSON.stringify(view?.counts)})`,
-    async () => {
-      view = (await app.inject({ url: `/v1/batches/${id}` })).json();
-      return view.status !== 'pending';
-    },
-    30_000,
-  );
-  return view;
-}
 
 async function accepted(app: FastifyInstance): Promise<number> {
   const text = (await app.inject({ url: '/metrics' })).body;
@@ -128,7 +116,7 @@ test('a batch the queue or the client places cannot take whole is refused and ma
     const one = await post(app, body(1));
     assert.equal(one.statusCode, 429, one.body);
     hold.open();
-    await ended(app, edge.json().batch_id);
+    await waitBatch(app, edge.json().batch_id, 30_000);
   } finally {
     hold.open();
     await app.close();
@@ -142,7 +130,7 @@ test('a batch survives a restart: its view, archive and Idempotency-Key; rows pe
   const done = await post(first, body(3), { 'idempotency-key': 'restart-1' });
   assert.equal(done.statusCode, 202, done.body);
   const doneId = done.json().batch_id;
-  const view = await ended(first, doneId);
+  const view = await waitBatch(first, doneId, 30_000);
   await first.close();
 
   const hold = gate();
@@ -165,7 +153,7 @@ test('a batch survives a restart: its view, archive and Idempotency-Key; rows pe
 
   const third = await start(dataDir, new FakeRenderer());
   try {
-    const after = await ended(third, openId);
+    const after = await waitBatch(third, openId, 30_000);
     assert.equal(after.count, 4);
     assert.equal(after.counts.pending, 0);
     assert.ok(after.counts.ready >= 3, JSON.stringify(after.counts));

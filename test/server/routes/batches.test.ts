@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import yauzl from 'yauzl';
-import { fullRenderer, startApp, waitJob, type TestApp } from '../../helpers/app.js';
+import { fullRenderer, startApp, type TestApp } from '../../helpers/app.js';
+import { waitBatch, waitJob } from '../../helpers/job-client.js';
 import { until } from '../../helpers/until.js';
 
 const MAX_ROWS = 200;
@@ -47,19 +48,6 @@ async function accepted(): Promise<number> {
     (n, m) => n + Number(m[1]),
     0,
   );
-}
-
-async function waitBatch(id: string, timeoutMs = 120_000): Promise<any> {
-  let view: any;
-  await until(
-    () => `batch ${id} to end (last: ${JSON.stringify(view?.counts)})`,
-    async () => {
-      view = (await t.app.inject({ url: `/v1/batches/${id}` })).json();
-      return view.status !== 'pending';
-    },
-    timeoutMs,
-  );
-  return view;
 }
 
 function centre(png: PNG): [number, number, number] {
@@ -109,7 +97,7 @@ test('a 20-row frame batch: every row ready, each PNG its row colour, the archiv
   colourBatch = created.batch_id;
   const early = await t.app.inject({ url: `/v1/batches/${created.batch_id}/archive` });
   if (early.statusCode !== 200) assert.equal(early.json().code, 'batch_pending');
-  const view = await waitBatch(created.batch_id);
+  const view = await waitBatch(t.app, created.batch_id);
   assert.equal(view.status, 'ready', JSON.stringify(view));
   assert.deepEqual(view.counts, { pending: 0, ready: 20, error: 0 });
   assert.equal(view.progress, 1);
@@ -203,7 +191,7 @@ test('an Idempotency-Key answers the same batch; another key reaches none of it 
   const mismatch = await postBatch({ ...body, rows: [{}] }, headers);
   assert.equal(mismatch.statusCode, 422, mismatch.body);
   const id = first.json().batch_id;
-  await waitBatch(id);
+  await waitBatch(t.app, id);
   for (const url of [`/v1/batches/${id}`, `/v1/batches/${id}/archive`, `/v1/batches/${id}/events`]) {
     const other = await t.app.inject({ url, headers: { authorization: 'Bearer key-b' } });
     assert.equal(other.statusCode, 404, url);
@@ -240,7 +228,7 @@ test('a 10-row video batch cancelled mid-way: rows ended keep their outputs, the
     headers: { authorization: A.authorization },
   });
   assert.equal(del.statusCode, 200, del.body);
-  const after = await waitBatch(id);
+  const after = await waitBatch(t.app, id);
   assert.equal(after.status, 'error');
   const ready = after.rows.filter((x: any) => x.status === 'ready');
   const cancelled = after.rows.filter((x: any) => x.code === 'cancelled');
@@ -269,7 +257,7 @@ test("another key's single frame POSTed behind a 200-row batch ends before the b
   const done = (await waitJob(t.app, single.json().job_id)).json();
   assert.equal(done.status, 'ready');
   await t.app.inject({ method: 'DELETE', url: `/v1/batches/${id}`, headers: { authorization: A.authorization } });
-  const view = await waitBatch(id);
+  const view = await waitBatch(t.app, id);
   const ends: number[] = [];
   for (const row of view.rows.filter((x: any) => x.status === 'ready'))
     ends.push((await t.app.inject({ url: `/v1/jobs/${row.job_id}` })).json().completed_at);

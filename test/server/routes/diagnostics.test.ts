@@ -2,7 +2,8 @@
 // `not_found` for an unknown one; the `docs` link of a /v1/check diagnostic leads to its explanation.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, FakeRenderer, post, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, type TestApp } from '../../helpers/app.js';
+import { post } from '../../helpers/job-client.js';
 import { DIAGNOSTIC_DOCS } from '../../../src/lang/diagnostic-docs.js';
 
 let t: TestApp;

@@ -5,16 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  startApp,
-  exportRenderer,
-  post,
-  waitJob,
-  runJob,
-  multipart,
-  ownExample,
-  type TestApp,
-} from '../../helpers/app.js';
+import { startApp, exportRenderer, multipart, ownExample, type TestApp } from '../../helpers/app.js';
+import { post, waitJob, runJob } from '../../helpers/job-client.js';
 import {
   validate,
   errorsOf,

@@ -7,16 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { readdir, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  startApp,
-  realRenderer,
-  post,
-  waitJob,
-  runJob,
-  silentLog,
-  FakeRenderer,
-  type TestApp,
-} from '../../helpers/app.js';
+import { startApp, realRenderer, silentLog, FakeRenderer, type TestApp } from '../../helpers/app.js';
+import { post, waitJob, runJob } from '../../helpers/job-client.js';
 import { MOVING } from '../../helpers/video.js';
 import { ChromiumRenderer } from '../../../src/render/chromium-renderer.js';
 import { LIMITS } from '../../../src/contract/limits.js';

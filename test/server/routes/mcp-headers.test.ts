@@ -5,7 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { startApp, FakeRenderer, ownExample, post, UUID_V4, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, ownExample, UUID_V4, type TestApp } from '../../helpers/app.js';
+import { post } from '../../helpers/job-client.js';
 
 const ORIGIN = 'http://agent.example';
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

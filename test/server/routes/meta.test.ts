@@ -3,7 +3,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startApp, FakeRenderer, post, repoRoot, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, repoRoot, type TestApp } from '../../helpers/app.js';
+import { post } from '../../helpers/job-client.js';
 
 let t: TestApp;
 const fake = new FakeRenderer();

@@ -4,7 +4,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { embeddedLine, startApp, FakeRenderer, gate, post, runJob, type TestApp } from '../../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, gate, type TestApp } from '../../helpers/app.js';
+import { post, runJob } from '../../helpers/job-client.js';
 
 let t: TestApp;
 const fake = new FakeRenderer();

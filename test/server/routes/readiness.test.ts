@@ -10,16 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../../src/server/app.js';
 import { defaultConfig } from '../../../src/config/settings.js';
-import {
-  embeddedJobs,
-  FakeRenderer,
-  gate,
-  post,
-  silentLog,
-  startApp,
-  waitJob,
-  type TestApp,
-} from '../../helpers/app.js';
+import { embeddedJobs, FakeRenderer, gate, silentLog, startApp, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];

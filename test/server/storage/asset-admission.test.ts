@@ -7,7 +7,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { multipart, post, realRenderer, startApp, waitJob, type TestApp } from '../../helpers/app.js';
+import { multipart, realRenderer, startApp, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import { TestS3 } from '../../helpers/s3.js';
 import { prng } from '../../helpers/prng.js';
 import { encodePng } from '../../../src/render/png.js';

@@ -7,7 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { FakeRenderer, multipart, ownExampleImage, post, runJob, startApp, type TestApp } from '../../helpers/app.js';
+import { FakeRenderer, multipart, ownExampleImage, startApp, type TestApp } from '../../helpers/app.js';
+import { post, runJob } from '../../helpers/job-client.js';
 import { TestS3 } from '../../helpers/s3.js';
 
 /** Generous against a loaded machine; the deadline below is 2 s and a hung request used to have no bound at all. */

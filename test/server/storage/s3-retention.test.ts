@@ -4,7 +4,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { FakeRenderer, multipart, ownExampleImage, runJob, startApp, type TestApp } from '../../helpers/app.js';
+import { FakeRenderer, multipart, ownExampleImage, startApp, type TestApp } from '../../helpers/app.js';
+import { runJob } from '../../helpers/job-client.js';
 import { TestS3 } from '../../helpers/s3.js';
 
 let s3: TestS3;

@@ -9,17 +9,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import {
-  fullRenderer,
-  multipart,
-  ownExample,
-  ownExampleImage,
-  post,
-  runJob,
-  startApp,
-  waitJob,
-  type TestApp,
-} from '../../helpers/app.js';
+import { fullRenderer, multipart, ownExample, ownExampleImage, startApp, type TestApp } from '../../helpers/app.js';
+import { post, runJob, waitJob } from '../../helpers/job-client.js';
 import { TestS3 } from '../../helpers/s3.js';
 import { MOVING } from '../../helpers/video.js';
 

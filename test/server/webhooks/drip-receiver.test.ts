@@ -6,7 +6,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startApp, FakeRenderer, post, waitJob, type TestApp } from '../../helpers/app.js';
+import { startApp, FakeRenderer, type TestApp } from '../../helpers/app.js';
+import { post, waitJob } from '../../helpers/job-client.js';
 import { parseExposition, valueOf } from '../../helpers/prometheus.js';
 import { until } from '../../helpers/until.js';
 

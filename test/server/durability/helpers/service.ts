@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { repoRoot } from '../../../../src/paths.js';
 import { LOOPBACK_SERVICE_ENV, spawnService } from '../../../helpers/service-spawn.js';
 import { until } from '../../../helpers/until.js';
+import { followEnd } from '../../../helpers/job-client.js';
 
 export { repoRoot };
 
@@ -127,13 +128,13 @@ export class ServiceProcess {
     timeoutMs = 60_000,
     pred: (a: Answer) => boolean = (a) => a.status === 404 || a.body?.status !== 'pending',
   ): Promise<Answer> {
-    let a: Answer | undefined;
-    await until(
-      () => `job ${id} to be done (last answer: ${a ? `${a.status} ${a.text}` : 'none'}):\n${this.log.slice(-3000)}`,
-      async () => pred((a = await this.job(id))),
+    return followEnd<Answer>({
+      what: `job ${id} to be done`,
+      read: () => this.job(id),
+      ended: pred,
+      describe: (a) => `${a.status} ${a.text}; its log:\n${this.log.slice(-3000)}`,
       timeoutMs,
-    );
-    return a!;
+    });
   }
 
   /** Sends a signal and waits for the exit (bounded; SIGKILL after timeoutMs). */

@@ -3,7 +3,8 @@
 // output's name and MIME type following the codec or the format.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, FakeRenderer, waitJob, type TestApp } from '../../../helpers/app.js';
+import { startApp, FakeRenderer, type TestApp } from '../../../helpers/app.js';
+import { waitJob } from '../../../helpers/job-client.js';
 import { QUALITY, GIF_COLORS, GIF_LOOP, VIDEO_CODECS } from '../../../../src/contract/outputs.js';
 
 let t: TestApp;

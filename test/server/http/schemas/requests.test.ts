@@ -1,7 +1,8 @@
 // POST /v1/render and /v1/frame: every 400 rule of service.md "Requests", at and past its edge, and the 202 shape.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { embeddedLine, startApp, FakeRenderer, post, UUID_V4, type TestApp } from '../../../helpers/app.js';
+import { embeddedLine, startApp, FakeRenderer, UUID_V4, type TestApp } from '../../../helpers/app.js';
+import { post } from '../../../helpers/job-client.js';
 import { until } from '../../../helpers/until.js';
 
 let t: TestApp;
