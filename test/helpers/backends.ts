@@ -18,6 +18,8 @@ export interface Backend {
   apis: [string, string];
   /** the DATA_DIR every process of the backend shares (outputs, segments, scratch) */
   dataDir: string;
+  /** the Redis every process of the Redis backend shares (absent on the embedded one) */
+  redisUrl?: string;
   /** Stops the API processes (SIGTERM) and starts them again on the same data; apis says where they are now. */
   restartApis(): Promise<void>;
   close(): Promise<void>;
@@ -74,6 +76,7 @@ async function onRedis(settings: Record<string, string>): Promise<Backend> {
     name: 'redis',
     apis: [apis[0].url!, apis[1].url!],
     dataDir,
+    redisUrl: redis.url,
     async restartApis() {
       await Promise.all(apis.map((p) => p.stop()));
       apis = await startApis();
@@ -93,10 +96,16 @@ const OPEN: Record<BackendName, (settings: Record<string, string>) => Promise<Ba
 /**
  * Runs `cases` once per backend, each in a describe block titled with the backend, over a service started on
  * `settings` before its cases and stopped after them. `cases` gets the backend as a getter's target: read `b.apis`
- * inside a test (it is opened in before(), and a restart moves it).
+ * inside a test (it is opened in before(), and a restart moves it). `names` narrows the backends, for a case whose
+ * other backend is tested in this process on an injected clock.
  */
-export function forEachBackend(title: string, settings: Record<string, string>, cases: (b: Backend) => void): void {
-  for (const name of ['embedded', 'redis'] as const) {
+export function forEachBackend(
+  title: string,
+  settings: Record<string, string>,
+  cases: (b: Backend) => void,
+  names: readonly BackendName[] = ['embedded', 'redis'],
+): void {
+  for (const name of names) {
     const holder = {} as { b?: Backend };
     const b = new Proxy({} as Backend, {
       get: (_, key) => (key === 'name' ? name : (holder.b as unknown as Record<string | symbol, unknown>)?.[key]),

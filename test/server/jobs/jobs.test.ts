@@ -2,10 +2,13 @@
 // concurrency, the job time limit and retention. A fake renderer: these tests are about HTTP shape and lifecycle.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedLine, startApp, FakeRenderer, JobFailure, gate, type TestApp } from '../../helpers/app.js';
-import { post, waitJob } from '../../helpers/job-client.js';
+import { post, runJob, waitJob, PNG_SIGNATURE } from '../../helpers/job-client.js';
+import { until } from '../../helpers/until.js';
 import { MemoryJobStore } from '../../../src/server/jobs/store/memory.js';
 import { CODE } from '../../../src/contract/error-codes.js';
 
@@ -240,6 +243,60 @@ test('retention: 24 h after the output was written the job answers 404 and the f
   assert.equal((await t.app.inject({ url: ok.url })).statusCode, 404);
   assert.equal(existsSync(file), false);
   assert.equal((await t.app.inject({ url: `/v1/jobs/${bad.job_id}` })).statusCode, 404);
+});
+
+test("retention counts from the output's writing: a frame that waited behind another job for longer than twice RETENTION_MS is kept, ends ready and downloads", async () => {
+  // on the injected clock: the sweep runs at the instant that matters instead of the test waiting for it
+  const retentionMs = 4_000;
+  let clock = Date.now();
+  const { t, fake } = await fresh({ retentionMs }, () => clock);
+  const hold = gate();
+  fake.behaviour = (job) => (job.params.width === 99 ? hold.promise : undefined);
+  try {
+    assert.equal((await post(t.app, '/v1/frame', { source: SRC, params: { width: 99 } })).statusCode, 202);
+    await until('the first job renders', () => fake.calls.length === 1);
+    const waiting = (await post(t.app, '/v1/frame', { source: SRC })).json();
+    clock += 2 * retentionMs + 1_000;
+    await t.app.retention.sweep();
+    const still = await t.app.inject({ url: `/v1/jobs/${waiting.job_id}` });
+    assert.deepEqual([still.statusCode, still.json().status], [200, 'pending'], 'nothing of a waiting job expires');
+    hold.open();
+    const done = (await waitJob(t.app, waiting.job_id)).json();
+    assert.equal(done.status, 'ready', JSON.stringify(done));
+    assert.ok(done.completed_at - done.created_at > 2 * retentionMs, JSON.stringify(done));
+    await t.app.retention.sweep();
+    const file = await t.app.inject({ url: done.url });
+    assert.equal(file.statusCode, 200);
+    assert.deepEqual([...file.rawPayload.subarray(0, 8)], PNG_SIGNATURE);
+  } finally {
+    hold.open();
+  }
+});
+
+test('retention across a restart: an output that ran out while the service was down is gone at its start, job and file', async () => {
+  // the service's own data directory, kept across its two lives (startApp's close removes only its scratch one)
+  const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-retention-'));
+  let clock = Date.now();
+  let second: TestApp | undefined;
+  try {
+    const first = await startApp({ renderer: new FakeRenderer(), now: () => clock, config: { dataDir } });
+    const done = (await runJob(first.app, '/v1/frame', { source: SRC })).json();
+    await first.close();
+    assert.equal(done.status, 'ready', JSON.stringify(done));
+    const file = join(dataDir, 'outputs', `${done.job_id}.png`);
+    assert.ok(existsSync(file));
+    // the day passes while nothing runs; the next start sweeps before it answers
+    clock = done.completed_at + 24 * 3600_000;
+    second = await startApp({ renderer: new FakeRenderer(), now: () => clock, config: { dataDir } });
+    const job = await second.app.inject({ url: `/v1/jobs/${done.job_id}` });
+    assert.equal(job.statusCode, 404, job.body);
+    assert.equal(job.json().error, 'not_found');
+    assert.equal((await second.app.inject({ url: done.url })).statusCode, 404);
+    assert.equal(existsSync(file), false);
+  } finally {
+    await second?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
 });
 
 test('closing the service interrupts the rendering job (error, saying so) and leaves waiting jobs pending', async () => {
