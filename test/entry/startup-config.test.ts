@@ -7,20 +7,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/shared.js';
+import { runServiceToEnd } from '../helpers/service-spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmrender-startup-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs a built entry point (dist/app) or the CLI with `env` over a clean data dir; it must end on its own. */
-function run(args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, args, {
-    encoding: 'utf8',
-    cwd: dir,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), ...env },
-    timeout: 30_000,
-  });
-}
-const app = (name: string) => join(repoRoot, 'dist', 'app', `${name}.js`);
+const ENV = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(dir, 'data') };
+
+/** Runs a built entry point (dist/app) with `env` over a clean data dir; it must end on its own. */
+const run = (role: 'api' | 'worker' | 'runner', env: Record<string, string>) =>
+  runServiceToEnd(role, { ...ENV, ...env }, { cwd: dir });
 
 /** The fatal JSON line of an entry point's refused start. */
 function fatalLine(stdout: string): { level: number; msg: string; event: string } {
@@ -33,7 +29,7 @@ function fatalLine(stdout: string): { level: number; msg: string; event: string 
 }
 
 test('the service with a bad boolean: exit 2, one fatal line naming RENDER_CACHE, its value and the spellings', () => {
-  const r = run([app('server')], { RENDER_CACHE: 'maybe' });
+  const r = run('api', { RENDER_CACHE: 'maybe' });
   assert.equal(r.status, 2, r.stderr);
   const line = fatalLine(r.stdout);
   assert.equal(line.level, 60);
@@ -46,7 +42,7 @@ test('the service with a bad boolean: exit 2, one fatal line naming RENDER_CACHE
 });
 
 test('a worker with a number past its edge: exit 2, naming STALLED_INTERVAL_MS', () => {
-  const r = run([app('worker')], { STALLED_INTERVAL_MS: '499', REDIS_URL: 'redis://127.0.0.1:1' });
+  const r = run('worker', { STALLED_INTERVAL_MS: '499', REDIS_URL: 'redis://127.0.0.1:1' });
   assert.equal(r.status, 2, r.stderr);
   assert.equal(
     fatalLine(r.stdout).msg,
@@ -55,7 +51,7 @@ test('a worker with a number past its edge: exit 2, naming STALLED_INTERVAL_MS',
 });
 
 test('the runner with a bad word: exit 2, naming RENDER_GL and its words', () => {
-  const r = run([app('runner')], { RENDER_GL: 'vulkan' });
+  const r = run('runner', { RENDER_GL: 'vulkan' });
   assert.equal(r.status, 2, r.stderr);
   assert.equal(
     fatalLine(r.stdout).msg,
@@ -66,9 +62,16 @@ test('the runner with a bad word: exit 2, naming RENDER_GL and its words', () =>
 test('cmrender render with a bad RENDER_GL: exit 2 and the error before anything is drawn', () => {
   const scene = join(dir, 'scene.cm');
   writeFileSync(scene, 'use std.shapes.*;\nscene s() -> Frame {\n  rect(width: 10px height: 10px)\n}\n');
-  const r = run([join(repoRoot, 'bin', 'cmrender.js'), 'render', scene, '-o', join(dir, 'out.png')], {
-    RENDER_GL: 'vulkan',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [join(repoRoot, 'bin', 'cmrender.js'), 'render', scene, '-o', join(dir, 'out.png')],
+    {
+      encoding: 'utf8',
+      cwd: dir,
+      env: { ...process.env, ...ENV, RENDER_GL: 'vulkan' },
+      timeout: 30_000,
+    },
+  );
   assert.equal(r.status, 2, r.stderr);
   assert.equal(r.stderr, 'error: RENDER_GL must be one of auto, egl, swiftshader, got "vulkan"\n');
 });

@@ -4,10 +4,12 @@
 // half the CPU (no transpiling), which a suite that starts the service some hundred times feels. npm test builds it
 // first; a test run alone on a stale dist/ says so instead of testing old code. What waits for it to be ready stays
 // with the caller (StartedProcess: its ready log line; ServiceProcess: /healthz and ready(); the runner's test: its
-// runner_listening line).
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+// runner_listening line). runServiceToEnd runs one to its exit (a start that must be refused); `root` runs another
+// folder's build (the Docker image's layout). Only the README's test starts the service another way: it runs the
+// README's own commands.
+import { spawn, spawnSync, type ChildProcessByStdio, type SpawnSyncReturns } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { repoRoot } from '../../src/paths.js';
 import { builtApp } from './built.js';
 
@@ -31,6 +33,22 @@ export const LOOPBACK_SERVICE_ENV: Record<string, string> = {
 export interface SpawnOptions {
   /** the process's open-file limit (`ulimit -n`, set by bash, which then becomes the service: one pid) */
   maxOpenFiles?: number;
+  /**
+   * the folder whose dist/app/ is run, and its working directory (default: this repository, whose build is checked
+   * first): the Docker image's layout copied by test/scripts/build-app.test.ts
+   */
+  root?: string;
+  /** the working directory, when not `root` */
+  cwd?: string;
+}
+
+const entryOf = (role: keyof typeof ENTRY, root?: string) =>
+  root === undefined ? ENTRY[role] : join(root, relative(repoRoot, ENTRY[role]));
+
+function childEnvOf(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete childEnv[k];
+  return childEnv;
 }
 
 /** Spawns an API, a worker or the runner with `env` over this process's environment (a key set to undefined is removed). */
@@ -39,17 +57,34 @@ export function spawnService(
   env: Record<string, string | undefined>,
   o: SpawnOptions = {},
 ): ChildProcessByStdio<null, Readable, Readable> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete childEnv[k];
-  builtApp();
+  if (o.root === undefined) builtApp();
+  const entry = entryOf(role, o.root);
   const [cmd, args] =
     o.maxOpenFiles === undefined
-      ? [process.execPath, [ENTRY[role]]]
-      : ['bash', ['-c', `ulimit -n ${o.maxOpenFiles} && exec "$0" "$@"`, process.execPath, ENTRY[role]]];
+      ? [process.execPath, [entry]]
+      : ['bash', ['-c', `ulimit -n ${o.maxOpenFiles} && exec "$0" "$@"`, process.execPath, entry]];
   return spawn(cmd, args, {
-    cwd: repoRoot,
-    env: childEnv,
+    cwd: o.cwd ?? o.root ?? repoRoot,
+    env: childEnvOf(env),
     stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * Runs an API, a worker or the runner to its end (a start that must be refused), at most timeoutMs: its exit status
+ * and output.
+ */
+export function runServiceToEnd(
+  role: keyof typeof ENTRY,
+  env: Record<string, string | undefined>,
+  o: SpawnOptions & { timeoutMs?: number } = {},
+): SpawnSyncReturns<string> {
+  if (o.root === undefined) builtApp();
+  return spawnSync(process.execPath, [entryOf(role, o.root)], {
+    cwd: o.cwd ?? o.root ?? repoRoot,
+    env: childEnvOf(env),
+    encoding: 'utf8',
+    timeout: o.timeoutMs ?? 30_000,
   });
 }
 

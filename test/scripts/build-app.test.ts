@@ -2,7 +2,7 @@
 // folder with package.json, bin/, dist/ and node_modules, and no src/. Run with plain `node`: no tsx loader.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { buildApp } from '../../scripts/build-app.js';
 import { buildViewer } from '../../scripts/build-viewer.js';
 import { repoRoot, ownExamplesDir } from '../helpers/shared.js';
 import { pollJob, PNG_SIGNATURE } from '../helpers/job-client.js';
+import { spawnService } from '../helpers/service-spawn.js';
 
 const image = mkdtempSync(join(tmpdir(), 'cmrender-image-'));
 after(() => rmSync(image, { recursive: true, force: true }));
@@ -45,11 +46,12 @@ test('compiled CLI: `cmrender check -` reads standard input; ok exits 0, an erro
 
 test('compiled server: `node dist/app/server.js` listens, renders a PNG, exits 0 on SIGTERM', async () => {
   const dataDir = join(image, 'data');
-  const child = spawn(process.execPath, [join(image, 'dist', 'app', 'server.js')], {
-    cwd: image,
-    env: { ...process.env, NODE_OPTIONS: '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // the image's own build, with no tsx loader from the test's environment
+  const child = spawnService(
+    'api',
+    { NODE_OPTIONS: '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    { root: image },
+  );
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const exited = once(child, 'exit');
