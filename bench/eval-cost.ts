@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, sleep } from '../test/server/durability/helpers/service.js';
+import { ServiceProcess, sleep } from '../test/helpers/service-process.js';
 import { EstimateThread } from '../src/render/estimate-thread.js';
 import { stepHeavy } from '../test/helpers/step-heavy.js';
 

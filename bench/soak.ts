@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess } from '../test/server/durability/helpers/service.js';
+import { ServiceProcess } from '../test/helpers/service-process.js';
 
 const FRAMES = Number(process.env.SOAK_FRAMES ?? 300);
 const VIDEOS = Number(process.env.SOAK_VIDEOS ?? 30);

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, descendants, sleep } from '../test/server/durability/helpers/service.js';
+import { ServiceProcess, descendants, sleep } from '../test/helpers/service-process.js';
 import { prng } from '../test/helpers/prng.js';
 
 const REQUESTS = Number(process.env.LOAD_REQUESTS ?? 500);

@@ -7,7 +7,7 @@
 // page on another loopback port, in Chromium too) and a symlink swapped in at the path are each refused.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -25,13 +25,12 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchTestChromium } from '../helpers/gl.js';
 import { builtEditor, builtViewer } from '../helpers/built.js';
-import { repoRoot } from '../helpers/shared.js';
 import { until } from '../helpers/until.js';
+import { runServiceToEnd, spawnService } from '../helpers/service-spawn.js';
 
 const LIMIT = { timeout: 300_000 };
 /** a bounded wait for what the service or the page will do (a loaded machine is many times slower than usual) */
 const WAIT_MS = 120_000;
-const BIN = path.join(repoRoot, 'bin', 'cmrender.js');
 
 const dir = mkdtempSync(path.join(tmpdir(), 'cmrender-open-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,10 +55,7 @@ interface Running {
 }
 
 function startOpen(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [BIN, 'open', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnService('open', env, { args, cwd: process.cwd() });
   let out = '';
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
@@ -309,7 +305,7 @@ test('open: an unreadable file exits 66, a misuse 2, nothing on stdout', () => {
     [['a.cm', '--bogus'], 2, /unknown open flag '--bogus'/],
   ];
   for (const [args, status, msg] of cases) {
-    const r = spawnSync(process.execPath, [BIN, 'open', ...args], { encoding: 'utf8' });
+    const r = runServiceToEnd('open', {}, { args, cwd: process.cwd() });
     assert.equal(r.status, status, `${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.stdout, '', args.join(' '));
     assert.match(r.stderr, msg, args.join(' '));

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, MOVING, SQUARE } from '../server/durability/helpers/service.js';
+import { ServiceProcess, MOVING, SQUARE } from '../helpers/service-process.js';
 import { until } from '../helpers/until.js';
 
 const live = new Set<ServiceProcess>();

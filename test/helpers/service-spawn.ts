@@ -1,5 +1,6 @@
 // The one way the tests start the service's own processes: the compiled entry points `npm start` (api), `npm run
-// worker` (worker) and `npm run runner` (runner, the standalone synchronous runner) run, dist/app/*.js, as a child,
+// worker` (worker) and `npm run runner` (runner, the standalone synchronous runner) run, dist/app/*.js, and
+// `cmrender open FILE` (open: the service in the CLI's process), as a child,
 // stdout and stderr piped for its log. The bundle, not tsx over src/: it is what users run, and it starts in about
 // half the CPU (no transpiling), which a suite that starts the service some hundred times feels. npm test builds it
 // first; a test run alone on a stale dist/ says so instead of testing old code. What waits for it to be ready stays
@@ -17,6 +18,8 @@ const ENTRY = {
   api: join(repoRoot, 'dist', 'app', 'server.js'),
   worker: join(repoRoot, 'dist', 'app', 'worker.js'),
   runner: join(repoRoot, 'dist', 'app', 'runner.js'),
+  // `cmrender open FILE` serves the editor and the service from the CLI's process; bin/ picks the build or the sources
+  open: join(repoRoot, 'bin', 'cmrender.js'),
 };
 
 /**
@@ -40,10 +43,17 @@ export interface SpawnOptions {
   root?: string;
   /** the working directory, when not `root` */
   cwd?: string;
+  /** arguments after the entry point (`open`: the file and the flags) */
+  args?: string[];
 }
 
-const entryOf = (role: keyof typeof ENTRY, root?: string) =>
-  root === undefined ? ENTRY[role] : join(root, relative(repoRoot, ENTRY[role]));
+/** node's arguments for a role: its entry point (another root's, given one), then `open`'s command and args. */
+function argvOf(role: keyof typeof ENTRY, o: SpawnOptions): string[] {
+  // bin/ checks its own build (it falls back to the sources); the entry points of dist/app are checked here
+  if (o.root === undefined && role !== 'open') builtApp();
+  const entry = o.root === undefined ? ENTRY[role] : join(o.root, relative(repoRoot, ENTRY[role]));
+  return [entry, ...(role === 'open' ? ['open'] : []), ...(o.args ?? [])];
+}
 
 function childEnvOf(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
@@ -51,18 +61,17 @@ function childEnvOf(env: Record<string, string | undefined>): NodeJS.ProcessEnv 
   return childEnv;
 }
 
-/** Spawns an API, a worker or the runner with `env` over this process's environment (a key set to undefined is removed). */
+/** Spawns an API, a worker, the runner or `cmrender open` with `env` over this process's environment (a key set to undefined is removed). */
 export function spawnService(
   role: keyof typeof ENTRY,
   env: Record<string, string | undefined>,
   o: SpawnOptions = {},
 ): ChildProcessByStdio<null, Readable, Readable> {
-  if (o.root === undefined) builtApp();
-  const entry = entryOf(role, o.root);
+  const entry = argvOf(role, o);
   const [cmd, args] =
     o.maxOpenFiles === undefined
-      ? [process.execPath, [entry]]
-      : ['bash', ['-c', `ulimit -n ${o.maxOpenFiles} && exec "$0" "$@"`, process.execPath, entry]];
+      ? [process.execPath, entry]
+      : ['bash', ['-c', `ulimit -n ${o.maxOpenFiles} && exec "$0" "$@"`, process.execPath, ...entry]];
   return spawn(cmd, args, {
     cwd: o.cwd ?? o.root ?? repoRoot,
     env: childEnvOf(env),
@@ -71,7 +80,7 @@ export function spawnService(
 }
 
 /**
- * Runs an API, a worker or the runner to its end (a start that must be refused), at most timeoutMs: its exit status
+ * Runs an API, a worker, the runner or `cmrender open` to its end (a start that must be refused), at most timeoutMs: its exit status
  * and output.
  */
 export function runServiceToEnd(
@@ -79,8 +88,7 @@ export function runServiceToEnd(
   env: Record<string, string | undefined>,
   o: SpawnOptions & { timeoutMs?: number } = {},
 ): SpawnSyncReturns<string> {
-  if (o.root === undefined) builtApp();
-  return spawnSync(process.execPath, [entryOf(role, o.root)], {
+  return spawnSync(process.execPath, argvOf(role, o), {
     cwd: o.cwd ?? o.root ?? repoRoot,
     env: childEnvOf(env),
     encoding: 'utf8',

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { BROWSER_UI_FEATURES_OFF, browserPid, closeChromium, launchChromium } from '../../src/render/chromium.js';
-import { descendants } from '../server/durability/helpers/service.js';
+import { descendants } from '../helpers/service-process.js';
 
 let browser: Browser;
 before(async () => {

@@ -10,7 +10,7 @@ import { realRenderer, startApp, type TestApp } from '../helpers/app.js';
 import { runJob } from '../helpers/job-client.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 import { until } from '../helpers/until.js';
-import { descendants } from '../server/durability/helpers/service.js';
+import { descendants } from '../helpers/service-process.js';
 
 const NO_EGL = '__EGL_VENDOR_LIBRARY_FILENAMES';
 const FRAME = {

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { ServiceProcess } from '../server/durability/helpers/service.js';
+import { ServiceProcess } from '../helpers/service-process.js';
 import { spawnService } from '../helpers/service-spawn.js';
 import { decodeFrames, psnr, SPIN } from '../helpers/video.js';
 import { nvencProblem } from '../../src/render/ffmpeg/nvenc.js';

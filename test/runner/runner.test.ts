@@ -16,7 +16,7 @@ import { examplesDir } from '../helpers/shared.js';
 import { LONG_SLIDE } from '../helpers/video.js';
 import { spawnService } from '../helpers/service-spawn.js';
 import { until } from '../helpers/until.js';
-import { ffmpegProcesses } from '../server/durability/helpers/service.js';
+import { ffmpegProcesses } from '../helpers/service-process.js';
 
 const HEADERS_MS = 2_000;
 const LARGE_BODIES = 2;

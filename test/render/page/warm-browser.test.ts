@@ -10,7 +10,7 @@ import type { ViewerPage } from '../../../src/render/page/viewer-page.js';
 import { JobFailure } from '../../../src/render/renderer-port.js';
 import { defaultChromiumPath } from '../../../src/render/chromium.js';
 import { silentLog } from '../../helpers/app.js';
-import { descendants } from '../../server/durability/helpers/service.js';
+import { descendants } from '../../helpers/service-process.js';
 import { until } from '../../helpers/until.js';
 
 const renderers = () => descendants(process.pid).filter((p) => p.cmdline.includes('--type=renderer'));

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess } from './helpers/service.js';
+import { ServiceProcess } from '../../helpers/service-process.js';
 import { until } from '../../helpers/until.js';
 import { encodePng } from '../../../src/render/png.js';
 

@@ -19,7 +19,7 @@ import {
   rendererProcesses,
   ffmpegProcesses,
   gpuProcesses,
-} from './helpers/service.js';
+} from '../../helpers/service-process.js';
 
 /**
  * The job limit: long enough that a crash is noticed inside it on a loaded machine (a job's first frame there can

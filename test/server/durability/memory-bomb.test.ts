@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, SQUARE } from './helpers/service.js';
+import { ServiceProcess, SQUARE } from '../../helpers/service-process.js';
 
 /** The API's peak RSS may grow this much over its peak after one ordinary frame (d7952b0: +2,000 MB and more). */
 const BOUND_MB = 150;

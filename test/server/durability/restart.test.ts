@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, SQUARE, MOVING, sleep } from './helpers/service.js';
+import { ServiceProcess, SQUARE, MOVING, sleep } from '../../helpers/service-process.js';
 import { until } from '../../helpers/until.js';
 import { INTERRUPTED_MESSAGE } from '../../../src/server/durability/recovery.js';
 

@@ -12,7 +12,14 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceProcess, SQUARE, MOVING, sleep, rendererProcesses, ffmpegProcesses } from './helpers/service.js';
+import {
+  ServiceProcess,
+  SQUARE,
+  MOVING,
+  sleep,
+  rendererProcesses,
+  ffmpegProcesses,
+} from '../../helpers/service-process.js';
 import { until } from '../../helpers/until.js';
 import { rectGraph } from '../../helpers/rect-graph.js';
 

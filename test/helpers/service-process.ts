@@ -3,10 +3,10 @@
 // Everything is bounded: start, requests and waits time out; stop() always ends the child.
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { repoRoot } from '../../../../src/paths.js';
-import { LOOPBACK_SERVICE_ENV, spawnService } from '../../../helpers/service-spawn.js';
-import { until } from '../../../helpers/until.js';
-import { followEnd } from '../../../helpers/job-client.js';
+import { repoRoot } from '../../src/paths.js';
+import { LOOPBACK_SERVICE_ENV, spawnService } from './service-spawn.js';
+import { until } from './until.js';
+import { followEnd } from './job-client.js';
 
 export { repoRoot };
 
