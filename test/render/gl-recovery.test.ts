@@ -10,6 +10,7 @@ import { realRenderer, startApp, type TestApp } from '../helpers/app.js';
 import { runJob } from '../helpers/job-client.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 import { until } from '../helpers/until.js';
+import { killBrowser } from '../helpers/kill-browser.js';
 import { descendants } from '../helpers/service-process.js';
 
 const NO_EGL = '__EGL_VENDOR_LIBRARY_FILENAMES';
@@ -80,7 +81,7 @@ test('a relaunch that cannot draw: /healthz 503 renderer_unavailable, jobs fail 
 
   process.env[NO_EGL] = '/nonexistent/egl-vendor.json';
   const launches = renderer.browser.launches;
-  await renderer.browser.crashForTest();
+  killBrowser(renderer.browser);
   await until('the renderer to report its fault', () => renderer.fault() !== null, 90_000);
   assert.equal(renderer.browser.launches, launches, 'no browser that cannot draw counts as launched');
 

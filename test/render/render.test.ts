@@ -24,6 +24,7 @@ import { encodePng } from '../../src/render/png.js';
 import { compile, designFrame, colorToSrgb8 } from '../../src/lang/index.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 import { until } from '../helpers/until.js';
+import { killBrowser } from '../helpers/kill-browser.js';
 
 let t: TestApp;
 let renderer: ChromiumRenderer;
@@ -344,7 +345,7 @@ test('a job never pays a browser launch; when Chromium dies it is relaunched and
   const a = (await runJob(t.app, '/v1/frame', { source: QUICK, params: { width: 320 } })).json();
   assert.equal(a.status, 'ready');
   assert.equal(renderer.browser.launches, launches, 'no launch for a job on a warm service');
-  await renderer.browser.crashForTest();
+  killBrowser(renderer.browser);
   await until('the browser relaunched', () => renderer.browser.launches !== launches, 5_000);
   assert.equal(renderer.browser.launches, launches + 1);
   const b = (await runJob(t.app, '/v1/frame', { source: QUICK, params: { width: 320 } })).json();

@@ -1,13 +1,14 @@
-// One warm Chromium, launched once at start and relaunched if it dies, with a small pool of pages that already
-// have the drawing page loaded, each behind the fence (fence.ts).
-import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
+// The page pool of the warm browser: a small pool of pages that already have the drawing page loaded, each behind
+// the fence (fence.ts), warmed at start and kept warm for jobs. The browser under it, its relaunch on a crash and the
+// recovery when pages lose their GL are live-browser.ts's.
+import type { Browser, BrowserContext } from 'playwright-core';
 import type { Logger } from 'pino';
-import { browserPid, closeChromium, launchChromium, launchForGl } from '../chromium.js';
 import { settlesWithin, TookTooLong, within } from '../settles-within.js';
-import { drawsOn, drawsOnKeeping, type GlBackend, type GlProbe, type GlSetting } from '../gl-backend.js';
+import type { GlProbe, GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
 import { ViewerPage } from './viewer-page.js';
+import { CLOSE_WAIT_MS, LiveBrowser, PAGE_CONTEXT } from './live-browser.js';
 import { JobFailure } from '../renderer-port.js';
 import { CODE } from '../../contract/error-codes.js';
 
@@ -29,38 +30,48 @@ export interface WarmBrowserOptions {
 }
 
 export class WarmBrowser {
-  private browser: Browser | null = null;
-  private launching: Promise<Browser> | null = null;
+  private readonly live: LiveBrowser;
   private idle: ViewerPage[] = [];
   private warming: Promise<void> | null = null;
   private nextPage: Promise<ViewerPage> | null = null;
   private files = new Map<string, PageFile>();
   private closing = false;
-  launches = 0;
   /** viewer pages that crashed (each is replaced) */
   pageCrashes = 0;
-  /** the GL backend the first launch's probe frame was drawn by; later launches (after a crash) keep it */
-  gl: GlProbe | null = null;
-  /** why the browser cannot draw now (recover() found its GL gone even after relaunches), else null */
-  fault: string | null = null;
-  private recovering: Promise<void> | null = null;
-  private retryTimer: NodeJS.Timeout | null = null;
   /**
    * Counts recoveries: a page that began warming before the latest one started may hold a GPU channel to the
    * process that died (it came up while that process went away), so the warming loop does not keep it.
    */
   private generation = 0;
-  /** the context the latest launch's probe frame was drawn in, kept for the next page to warm (launch()) */
-  private probed: BrowserContext | null = null;
   /** how many idle pages the warming loop keeps: startPages, grown by acquire() up to poolSize */
   private wanted: number;
   private readonly poolSize: number;
   private readonly warmMs: number;
+  private readonly viewerDir?: string;
+  private readonly log: Logger;
 
-  constructor(private readonly o: WarmBrowserOptions) {
-    this.poolSize = o.poolSize ?? 1;
-    this.warmMs = o.warmMs ?? PAGE_WARM_MS;
-    this.wanted = Math.min(o.startPages ?? this.poolSize, this.poolSize);
+  constructor({ chromiumPath, viewerDir, log, poolSize, startPages, gl, warmMs }: WarmBrowserOptions) {
+    this.poolSize = poolSize ?? 1;
+    this.warmMs = warmMs ?? PAGE_WARM_MS;
+    this.wanted = Math.min(startPages ?? this.poolSize, this.poolSize);
+    this.viewerDir = viewerDir;
+    this.log = log;
+    this.live = new LiveBrowser(
+      { chromiumPath, gl, log },
+      {
+        gone: (b) => {
+          this.idle = this.idle.filter((p) => p.context.browser() !== b);
+        },
+        lostGl: () => {
+          this.generation++;
+          const dropped = this.idle;
+          this.idle = [];
+          // not waited for: a page of a GPU process that hangs does not close, and its browser may be about to go
+          void Promise.all(dropped.map((p) => p.close()));
+        },
+        refill: () => this.refill(),
+      },
+    );
   }
 
   /**
@@ -68,153 +79,36 @@ export class WarmBrowser {
    * meanwhile takes the page on its way, acquire()), so a start does not wait for pages no job needs yet.
    */
   async start(): Promise<void> {
-    this.files = readPageFiles(this.o.viewerDir);
-    await this.getBrowser();
+    this.files = readPageFiles(this.viewerDir);
+    await this.live.get();
     const pool = this.refill();
     // refill() has set nextPage synchronously when a page is missing; the race also takes the pool's failure
     await Promise.race([pool, this.nextPage ?? pool]);
   }
 
-  /**
-   * The first launch picks the GL backend (launchForGl); a relaunch keeps it and checks with a probe frame that it
-   * still draws on it (a relaunch on a machine whose EGL went away would quietly fall back to SwiftShader), within
-   * PROBE_MS (gl-backend.ts). A relaunch that cannot draw in RELAUNCH_TRIES browsers sets `fault` and is tried again
-   * every RECOVER_RETRY_MS.
-   */
-  private async launch(): Promise<Browser> {
-    if (!this.gl) {
-      const first = await launchForGl(this.o.gl ?? 'auto', this.o.chromiumPath, this.probeKeeping);
-      for (const why of first.tried) this.o.log.warn({ gl_setting: this.o.gl ?? 'auto' }, `GL backend skipped: ${why}`);
-      this.gl = first.gl;
-      return first.browser;
-    }
-    const backend = this.gl.backend;
-    for (let attempt = 1; ; attempt++) {
-      const b = await launchChromium(backend, this.o.chromiumPath);
-      const { problem } = await this.probeKeeping(b, backend);
-      if (!problem) return b;
-      // its GPU process may be the part that hangs: a graceful close would wait on it
-      await closeChromium(b, CLOSE_WAIT_MS);
-      if (attempt >= RELAUNCH_TRIES) throw new Error(`the browser cannot draw on ${backend}: ${problem}`);
-      this.o.log.warn({ problem, attempt }, 'a relaunched browser cannot draw; launching another');
-    }
+  /** browsers launched, relaunches included */
+  get launches(): number {
+    return this.live.launches;
   }
 
-  /**
-   * A launch's probe frame, drawn in a context made as a drawing page's: when the backend drew it, that context
-   * becomes the first page warmed (warmPage), so a launch makes one context and one renderer process, not two.
-   */
-  private readonly probeKeeping = async (b: Browser, backend: GlBackend) => {
-    const judged = await drawsOnKeeping(b, backend, PAGE_CONTEXT);
-    if (judged.context) {
-      void this.probed?.close().catch(() => {});
-      this.probed = judged.context;
-    }
-    return judged;
-  };
-
-  /** Says why the browser cannot draw, and tries again later (a relaunch, then the pool). */
-  private setFault(reason: string): void {
-    if (this.fault !== reason) this.o.log.error({ fault: reason }, 'the renderer cannot draw');
-    this.fault = reason;
-    if (this.closing || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      if (this.closing) return;
-      void this.recover().catch(() => {});
-    }, RECOVER_RETRY_MS);
-    this.retryTimer.unref();
+  /** the GL backend the first launch's probe frame was drawn by */
+  get gl(): GlProbe | null {
+    return this.live.gl;
   }
 
-  private async getBrowser(): Promise<Browser> {
-    if (this.browser?.isConnected()) return this.browser;
-    this.launching ??= (async () => {
-      const t0 = Date.now();
-      let b: Browser;
-      try {
-        b = await this.launch();
-      } catch (err) {
-        // the first launch's failure stops the start (GlUnavailable); a relaunch's is a fault to report and retry
-        if (this.launches > 0) this.setFault((err as Error).message);
-        throw err;
-      }
-      if (this.fault) this.o.log.info('the renderer draws again');
-      this.fault = null;
-      const gl = this.gl!;
-      this.launches++;
-      this.o.log.info(
-        {
-          ms: Date.now() - t0,
-          version: b.version(),
-          launches: this.launches,
-          gl_backend: gl.backend,
-          gl_renderer: gl.renderer,
-        },
-        'chromium launched',
-      );
-      b.on('disconnected', () => {
-        if (this.browser === b) this.browser = null;
-        this.idle = this.idle.filter((p) => p.context.browser() !== b);
-        if (!this.closing) {
-          this.o.log.warn('chromium disconnected; relaunching');
-          void this.getBrowser()
-            .then(() => this.refill())
-            .catch((err) => this.o.log.error({ err }, 'chromium relaunch failed'));
-        }
-      });
-      this.browser = b;
-      return b;
-    })().finally(() => {
-      this.launching = null;
-    });
-    return this.launching;
+  /** why the browser cannot draw now, else null */
+  get fault(): string | null {
+    return this.live.fault;
   }
 
-  /**
-   * After a page lost its GL under a job (the GPU process was killed or crashed, a driver reset): every idle page
-   * goes, and so does every page still warming, a probe frame checks that the browser still draws (Chromium starts
-   * a new GPU process), and when it does not the browser is relaunched; `relaunch` relaunches it without asking
-   * (a fresh page of this browser lost its GL too). A relaunch that cannot draw either leaves `fault` set (health
-   * checks report it) and is tried again every RECOVER_RETRY_MS. Concurrent callers share one recovery.
-   */
+  /** the running browser's process id */
+  get pid(): number | undefined {
+    return this.live.pid;
+  }
+
+  /** After a page lost its GL under a job: the pool's pages go and the browser is checked or relaunched (live-browser.ts). */
   recover(how: { relaunch?: boolean } = {}): Promise<void> {
-    this.recovering ??= (async () => {
-      try {
-        this.generation++;
-        const dropped = this.idle;
-        this.idle = [];
-        // not waited for: a page of a GPU process that hangs does not close, and its browser may be about to go
-        void Promise.all(dropped.map((p) => p.close()));
-        const b = this.browser?.isConnected() ? this.browser : null;
-        if (b) {
-          const problem = how.relaunch
-            ? 'a fresh page lost its GL too'
-            : (await drawsOn(b, this.gl?.backend ?? 'swiftshader')).problem;
-          if (problem) {
-            this.o.log.warn({ problem }, 'the browser cannot draw; relaunching it');
-            this.browser = null;
-            await closeChromium(b, CLOSE_WAIT_MS);
-          }
-        }
-        await this.getBrowser();
-        await this.refill();
-      } catch (err) {
-        this.o.log.warn({ err }, 'recovering the renderer failed');
-      } finally {
-        this.recovering = null;
-      }
-    })();
-    return this.recovering;
-  }
-
-  /**
-   * Kills the browser process, as the OOM killer would (tests use it to check the relaunch). Not CDP's Browser.crash:
-   * under load that left a browser stuck in its crash handler, neither dead nor answering.
-   */
-  async crashForTest(): Promise<void> {
-    const b = this.browser;
-    const pid = b && browserPid(b);
-    if (pid) process.kill(pid, 'SIGKILL');
+    return this.live.recover(how);
   }
 
   /**
@@ -222,7 +116,7 @@ export class WarmBrowser {
    * process never answers fails the wait instead of holding the pool, and is closed whenever it does come.
    */
   private async newPage(): Promise<ViewerPage> {
-    const browser = await this.getBrowser();
+    const browser = await this.live.get();
     const held: Warming = {};
     const warm = this.warmPage(browser, held);
     // a browser killed under a page on its way can leave Playwright's step waiting for ever (seen: newPage while the
@@ -248,8 +142,7 @@ export class WarmBrowser {
   /** newPage()'s steps; `held` has the context as soon as it exists, so a wait cut short can close it. */
   private async warmPage(browser: Browser, held: Warming): Promise<ViewerPage> {
     // the launch's probe context when it is this browser's (its page already drew a frame), else a new one
-    const probed = this.probed?.browser() === browser ? this.probed : null;
-    this.probed = null;
+    const probed = this.live.takeProbed(browser);
     const context = probed ?? (await browser.newContext(PAGE_CONTEXT));
     held.context = context;
     if (held.abandoned) {
@@ -262,12 +155,12 @@ export class WarmBrowser {
       if (await answerPageRequest(route, this.files, vp.assets)) vp.servedAssets = true;
     });
     await context.routeWebSocket(/.*/, (ws) => ws.close());
-    page.on('pageerror', (err) => this.o.log.debug({ err: err.message }, 'viewer page error'));
+    page.on('pageerror', (err) => this.log.debug({ err: err.message }, 'viewer page error'));
     page.on('crash', () => {
       // a dead page in the warm pool would fail the next job: drop it and warm a fresh one
       vp.crashed = true;
       this.pageCrashes++;
-      this.o.log.warn('viewer page crashed; replacing it');
+      this.log.warn('viewer page crashed; replacing it');
       if (this.idle.includes(vp)) {
         this.idle = this.idle.filter((p) => p !== vp);
         void vp
@@ -318,10 +211,10 @@ export class WarmBrowser {
    * each take as long as both.
    */
   async acquire(): Promise<ViewerPage> {
-    await this.recovering;
-    if (this.fault)
+    await this.live.recovering;
+    if (this.live.fault)
       throw new JobFailure(
-        `render failed: the renderer cannot draw now (${this.fault}); retry later`,
+        `render failed: the renderer cannot draw now (${this.live.fault}); retry later`,
         CODE.renderer_unavailable,
       );
     for (let waited = false; ; waited = true) {
@@ -385,31 +278,20 @@ export class WarmBrowser {
   }
 
   get connected(): boolean {
-    return !!this.browser?.isConnected();
+    return this.live.connected;
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.live.stop();
     // a page that never comes up (a hung renderer or GPU process) must not hold the close: closing the browser
     // below ends whatever still waits on it
-    await settlesWithin(Promise.allSettled([this.recovering, this.warming]), CLOSE_WAIT_MS);
+    await settlesWithin(Promise.allSettled([this.live.recovering, this.warming]), CLOSE_WAIT_MS);
     await settlesWithin(Promise.allSettled(this.idle.map((p) => p.close())), CLOSE_WAIT_MS);
     this.idle = [];
-    const b = this.browser ?? (await this.launching?.catch(() => null));
-    this.browser = null;
-    if (b) await closeChromium(b, CLOSE_WAIT_MS);
+    await this.live.close();
   }
 }
-
-/** every drawing page's context: no service worker, no download, the viewport the page starts at */
-const PAGE_CONTEXT: BrowserContextOptions = {
-  serviceWorkers: 'block',
-  viewport: { width: 640, height: 360 },
-  deviceScaleFactor: 1,
-  javaScriptEnabled: true,
-  acceptDownloads: false,
-};
 
 /** the browser a page was warming in disconnected (killed, crashed) before the page came up */
 class BrowserGone extends Error {}
@@ -420,12 +302,6 @@ interface Warming {
   abandoned?: boolean;
 }
 
-/** browsers a relaunch starts before it reports a fault: a GPU process that fails or hangs once at its start is not a GL gone for good */
-const RELAUNCH_TRIES = 2;
-
-/** how long close() waits for a recovery, a page on its way or Chromium's own shutdown before it cuts them short */
-const CLOSE_WAIT_MS = 5_000;
-
 /**
  * how long warming a page may take (context, page, the drawing page's load and script) before it counts as failed:
  * about a second on a loaded machine
@@ -434,8 +310,6 @@ const PAGE_WARM_MS = 60_000;
 
 /** how long an idle page may take to answer before it counts as dead */
 const PAGE_CHECK_MS = 5_000;
-/** how often a browser that could not be made to draw is tried again */
-const RECOVER_RETRY_MS = 10_000;
 /** true unless the page's canvas has a WebGL2 context that was lost (getContext gives back the canvas's own) */
 const CONTEXT_ALIVE = `(() => { const c = document.querySelector('canvas'); const gl = c && c.getContext('webgl2'); return !gl || !gl.isContextLost(); })()`;
 

@@ -12,6 +12,7 @@ import { defaultChromiumPath } from '../../../src/render/chromium.js';
 import { silentLog } from '../../helpers/app.js';
 import { descendants } from '../../helpers/service-process.js';
 import { until } from '../../helpers/until.js';
+import { killBrowser } from '../../helpers/kill-browser.js';
 
 const renderers = () => descendants(process.pid).filter((p) => p.cmdline.includes('--type=renderer'));
 
@@ -136,7 +137,7 @@ async function crashWhileWarming(
   await until('the warming page’s renderer to be stopped', () => hung.stopped.size >= 1, 30_000);
   hung.stopWatching();
   const launches = wb.launches;
-  await wb.crashForTest();
+  killBrowser(wb);
   const q = await next();
   assert.equal(wb.launches, launches + 1);
   assert.equal(await q.page.evaluate('1 + 1'), 2);

@@ -7,6 +7,7 @@ import { startApp, realRenderer, FakeRenderer, ownExample, type TestApp } from '
 import { post, runJob } from '../../helpers/job-client.js';
 import { parseExposition, valueOf, type Sample } from '../../helpers/prometheus.js';
 import { until } from '../../helpers/until.js';
+import { killBrowser } from '../../helpers/kill-browser.js';
 
 let t: TestApp;
 const renderer = realRenderer();
@@ -101,7 +102,7 @@ test('a frame, a video and a refused POST move the counters by exactly what happ
 
 test('a Chromium crash: the next job relaunches it and cmrender_chromium_launches_total moves by one', async () => {
   const before = await scrape();
-  await renderer.browser.crashForTest();
+  killBrowser(renderer.browser);
   const frame = await runJob(t.app, '/v1/frame', {
     source: ownExample('hello.cm'),
     params: { width: 160, height: 90 },
