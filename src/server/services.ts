@@ -20,7 +20,6 @@ import { DiskSpace } from './storage/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { configuredDispatcher, type WebhookDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
 import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/idempotency.js';
-import type { BullmqQueue } from './jobs/queue/bullmq.js';
 import type { Redis } from 'ioredis';
 import type { Backend } from './backend.js';
 import { BatchService } from './jobs/batches/batch-service.js';
@@ -62,7 +61,7 @@ export interface Services {
   /** With REDIS_URL: the connection (the rate limits keep their counts there) */
   redis?: Redis;
   /** With REDIS_URL: the shared queue (its own Prometheus export, a worker's items in hand) */
-  bullmq?: BullmqQueue;
+  bullmq?: Backend['bullmq'];
   /** Stops the sweeps, interrupts the jobs in hand and closes the journal this opened (not the renderer). */
   close(): Promise<void>;
 }
@@ -88,20 +87,22 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
       ).redisBackend(opts, now, renders, (id, message) => late.jobs?.runner.failed(id, message) ?? Promise.resolve())
     : await localBackend(opts, now);
   const store = backend.plain;
-  const { outputs, assets } = dataStores(config, store, log, now, backend.sharedCount);
+  const { outputs, assets, answers } = dataStores(config, store, log, now, backend.sharedCount);
   const segments = openStorage(config, 'segments');
   const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);
+  // what one adapter alone means comes with the backend's wiring, not on the port: the local queue's recovery, count
+  // and render slots, BullMQ's lost entries, the journal's writability, a bucket's probe
   const queue = backend.queue(outputs);
-  // what one adapter alone means is wired here, not put on the port: the local queue's recovery, count and render
-  // slots; BullMQ's lost entries
-  const local = queue instanceof LocalQueue ? queue : undefined;
-  const bullmq = backend.bullmq;
   const jobs = new JobService({
     store: backend.store,
-    queue,
-    ...(local ? { admittedNow: () => local.admittedNow(), renderSlots: (task) => local.direct(task) } : {}),
-    ...(bullmq ? { lost: (rec) => bullmq.lost(rec) } : {}),
+    queue: queue.queue,
+    admittedNow: queue.admittedNow,
+    renderSlots: queue.renderSlots,
+    lost: queue.lost,
+    storeWritable: backend.storeWritable,
+    storageAnswers: answers,
+    endedCountedInProcess: backend.endedCountedInProcess,
     runStore: backend.runStore,
     link: backend.link,
     renderer: opts.renderer,
@@ -122,8 +123,18 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   });
   late.jobs = jobs;
   // an ended job no longer counts against MAX_QUEUED_JOBS, from the moment its record ends
-  if (local) jobs.events.on('ended', (rec) => local.ended(rec.job_id));
-  const retention = new Retention({ store, outputs, assets, cache, retentionMs: config.retentionMs, log, now });
+  const ended = queue.ended;
+  if (ended) jobs.events.on('ended', (rec) => ended(rec.job_id));
+  const retention = new Retention({
+    store,
+    outputs,
+    assets,
+    cache,
+    retentionMs: config.retentionMs,
+    keepPending: backend.keepPending,
+    log,
+    now,
+  });
   // the jobs this process ends have their webhook delivered from here (in Redis mode each attempt is claimed there
   // first, so a delivery several processes resume is still made once per attempt)
   const webhooks = configuredDispatcher(config, {
@@ -152,12 +163,12 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     await segments.init({ shared: true });
   }
   // the journal's pending jobs queued again (rendered once jobs.resume() is called), before the ended ones are counted
-  await local?.recover();
+  await queue.recover?.();
   await jobs.init();
   // after recovery: a job that recovery ended in error has its webhook delivered too
   await webhooks.resume();
   if (!shared) {
-    if (idempotency instanceof IdempotencyIndex) idempotency.seed(await store.list());
+    idempotency.seed?.(await store.list());
     await retention.sweep();
     await outputs.enforceBudget();
   } else if (config.outputMaxBytes !== undefined && (await backend.sharedCount!.outputBytes()) === 0)
@@ -185,7 +196,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     now,
   });
   batchView.of = batches;
-  if (!opts.worker) await batches.init(idempotency instanceof IdempotencyIndex ? idempotency : undefined);
+  if (!opts.worker) await batches.init(idempotency.keys);
   if (!opts.worker) retention.start();
   return {
     jobs,
@@ -194,7 +205,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     assets,
     retention,
     webhookPolicy: new WebhookPolicy(config.webhookAllow),
-    idempotency,
+    idempotency: idempotency.keys,
     disk,
     webhooks,
     redis: backend.redis,
@@ -217,8 +228,22 @@ async function localBackend(opts: ServiceOptions, now: () => number): Promise<Ba
   return {
     store,
     plain,
-    queue: (outputs) => new LocalQueue({ store, outputs, concurrency: config.renderConcurrency, log, now }),
-    idempotency: (n) => new IdempotencyIndex(n, idempotencyTtl(config.retentionMs)),
+    queue: (outputs) => {
+      const local = new LocalQueue({ store, outputs, concurrency: config.renderConcurrency, log, now });
+      return {
+        queue: local,
+        admittedNow: () => local.admittedNow(),
+        renderSlots: (task) => local.direct(task),
+        ended: (id) => local.ended(id),
+        recover: () => local.recover(),
+      };
+    },
+    idempotency: (n) => {
+      const index = new IdempotencyIndex(n, idempotencyTtl(config.retentionMs));
+      return { keys: index, seed: (records) => index.seed(records) };
+    },
+    ...(journal ? { storeWritable: () => journal.writable() } : {}),
+    endedCountedInProcess: true,
     // beside the journal; a service given its job store (tests) keeps its batches in memory too
     batches: opts.store ? new MemoryBatchStore() : new FileBatchStore(config.dataDir),
     async close() {

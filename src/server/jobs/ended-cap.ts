@@ -11,6 +11,11 @@ export interface EndedCapOptions {
   outputs: OutputStore;
   /** MAX_ENDED_JOBS */
   max: number;
+  /**
+   * the store counts ended jobs in this process only (locally(): the embedded service), so seed() rebuilds that
+   * count from the records at start; Redis keeps its count shared and lasting
+   */
+  countedInProcess: boolean;
   log: Logger;
   now: () => number;
 }
@@ -28,7 +33,7 @@ export class EndedCap {
 
   /** At start: the ended records a store keeps in this process's memory are counted, oldest-ended first. */
   async seed(): Promise<void> {
-    if (!this.o.store.endedInMemory) return;
+    if (!this.o.countedInProcess) return;
     const ended = (await this.o.store.list())
       .filter((r) => r.status !== 'pending')
       .sort((a, b) => (a.completed_at ?? a.created_at) - (b.completed_at ?? b.created_at));

@@ -38,6 +38,10 @@ export interface JobHealthOptions {
   link?: StoreLink;
   /** the local queue's admitted count, read without asking (BullMQ: none; its cap is counted at admit) */
   admittedNow?: () => number;
+  /** the journal: whether a change can be written now (one that failed for space tries again first) */
+  storeWritable?: () => Promise<boolean>;
+  /** a bucket (STORAGE_URL s3://): whether it answers within a second; a directory has no such check */
+  storageAnswers?: () => Promise<boolean>;
   /** true once the service stops (SIGTERM or close): no new job is admitted */
   stopping: () => boolean;
 }
@@ -56,7 +60,7 @@ export class JobHealth {
 
   /** Why no job can be stored now (the journal cannot be written, the disk is full), or null. */
   async storageRefusal(): Promise<Refusal | null> {
-    if (this.o.store.writable && !(await this.o.store.writable())) return journalUnwritable();
+    if (this.o.storeWritable && !(await this.o.storeWritable())) return journalUnwritable();
     // the output budget as every process has filled it (admission() and health() read it next)
     await this.o.outputs.refreshCount();
     const disk = this.o.disk;
@@ -82,6 +86,6 @@ export class JobHealth {
     const down = await this.health();
     if (down) return down;
     if (this.o.link && !(await this.o.link.ping())) return redisUnavailable();
-    return (await this.o.outputs.reachable()) ? null : storageUnavailable();
+    return !this.o.storageAnswers || (await this.o.storageAnswers()) ? null : storageUnavailable();
   }
 }

@@ -73,6 +73,13 @@ export interface JobServiceOptions {
   admittedNow?: () => number;
   renderSlots?: <T>(task: () => Promise<T>) => Promise<T>;
   lost?: (rec: JobRecord) => Promise<JobEnd | undefined>;
+  /**
+   * Likewise for the stores (JobHealth, EndedCap): the journal's writability, a bucket's probe, and whether the
+   * ended-job count lives in this process (locally()), to be rebuilt from the records at start.
+   */
+  storeWritable?: () => Promise<boolean>;
+  storageAnswers?: () => Promise<boolean>;
+  endedCountedInProcess?: boolean;
   log: Logger;
   now: () => number;
 }
@@ -119,7 +126,14 @@ export class JobService {
     });
     this.checks = new JobHealth({ ...o, stopping: () => this.stopping });
     if (o.maxEndedJobs !== undefined)
-      this.endedCap = new EndedCap({ store: o.store, outputs: o.outputs, max: o.maxEndedJobs, log: o.log, now: o.now });
+      this.endedCap = new EndedCap({
+        store: o.store,
+        outputs: o.outputs,
+        max: o.maxEndedJobs,
+        countedInProcess: o.endedCountedInProcess ?? false,
+        log: o.log,
+        now: o.now,
+      });
     this.runner = new ItemRunner({
       store: o.runStore ?? o.store,
       renderer: o.renderer,

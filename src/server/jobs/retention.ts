@@ -14,6 +14,11 @@ export interface RetentionOptions {
   /** the render cache, whose entries go with the outputs they name */
   cache?: RenderCache;
   retentionMs: number;
+  /**
+   * Redis: pending records expire on their own, so those of live jobs are kept alive every `everyMs`
+   * (RedisJobStore.keepPending); the journal's never expire
+   */
+  keepPending?: { everyMs: number; run(): Promise<void> };
   log: Logger;
   now: () => number;
 }
@@ -34,11 +39,11 @@ export class Retention {
       SWEEP_EVERY_MS,
     );
     this.timer.unref();
-    const { store } = this.o;
-    if (store.keepPending && store.keepPendingEveryMs) {
-      const keep = () => void store.keepPending!().catch((e) => this.o.log.warn({ err: e }, 'keeping pending failed'));
+    const keeping = this.o.keepPending;
+    if (keeping) {
+      const keep = () => void keeping.run().catch((e) => this.o.log.warn({ err: e }, 'keeping pending failed'));
       keep();
-      this.keeper = setInterval(keep, store.keepPendingEveryMs);
+      this.keeper = setInterval(keep, keeping.everyMs);
       this.keeper.unref();
     }
   }

@@ -60,7 +60,7 @@ export async function redisBackend(
   return {
     store,
     plain: store,
-    queue: () => bullmq,
+    queue: () => ({ queue: bullmq, lost: (rec) => bullmq.lost(rec) }),
     runStore: runRedis ? new RedisJobStore(runRedis, config.retentionMs, now) : undefined,
     batches: new RedisBatchStore(redis, config.retentionMs),
     bullmq,
@@ -81,9 +81,12 @@ export async function redisBackend(
       },
     },
     // every API process answers one key with one job
-    idempotency: () => new RedisIdempotency(redis, idempotencyTtl(config.retentionMs)),
+    idempotency: () => ({ keys: new RedisIdempotency(redis, idempotencyTtl(config.retentionMs)) }),
     claimAttempt: (id, n, holdMs) => store.claimWebhookAttempt(id, n, holdMs),
     sharedCount: store,
+    keepPending: { everyMs: store.keepPendingEveryMs, run: () => store.keepPending() },
+    // the count of ended jobs is a sorted set every process shares
+    endedCountedInProcess: false,
     async close() {
       redis.disconnect();
       runRedis?.disconnect();

@@ -1,7 +1,8 @@
 // The stores every process keeps, built one way for the embedded service, a cluster API process and a render worker:
 // outputs (with the output byte budget), uploaded assets and chunk segments, each in its own area of the storage
 // STORAGE_URL names (file: DATA_DIR/<area>, s3://bucket/prefix: objects under prefix/<area>/). This is the one place
-// that knows which storage is in use.
+// that knows which storage is in use, so it hands what a bucket alone can do (a presigned URL of an output, whether the
+// bucket answers) to the code that uses it.
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -10,6 +11,7 @@ import type { JobStore } from '../jobs/store/port.js';
 import { OutputStore, type SharedByteCount } from './output-store.js';
 import { AssetStore } from './asset-store.js';
 import { DiskStorage, type Storage } from './storage.js';
+import type { S3Storage } from './s3-storage.js';
 
 /** The S3 driver, loaded only when STORAGE_URL names a bucket: the AWS SDK costs a default start 0.3 to 0.7 s. */
 let s3Driver: typeof import('./s3-storage.js') | undefined;
@@ -29,8 +31,13 @@ export type Area = 'outputs' | 'assets' | 'segments' | 'cache';
 const clients = new Map<string, S3Client>();
 
 export function openStorage(config: StorageConfig, area: Area): Storage {
+  return openBucket(config, area) ?? new DiskStorage(join(config.dataDir, area));
+}
+
+/** The area in the bucket STORAGE_URL names, or undefined when it names the disk (file:). */
+function openBucket(config: StorageConfig, area: Area): S3Storage | undefined {
   const url = config.storageUrl || 'file:';
-  if (url === 'file:') return new DiskStorage(join(config.dataDir, area));
+  if (url === 'file:') return undefined;
   if (!s3Driver) throw new Error('loadStorage() was not called before opening an s3:// storage');
   const { S3Storage, parseS3Url, s3Client } = s3Driver;
   const at = parseS3Url(url);
@@ -62,17 +69,27 @@ export function dataStores(
   now: () => number,
   /** with REDIS_URL: the output bytes counted once across processes */
   sharedCount?: SharedByteCount,
-): { outputs: OutputStore; assets: AssetStore } {
+): DataStores {
+  const bucket = openBucket(config, 'outputs');
   return {
     outputs: new OutputStore({
-      files: openStorage(config, 'outputs'),
+      files: bucket ?? new DiskStorage(join(config.dataDir, 'outputs')),
       store,
       maxBytes: config.outputMaxBytes,
       retentionMs: config.retentionMs,
       log,
       now,
       sharedCount,
+      ...(bucket ? { presign: (key: string, seconds: number) => bucket.publicUrl(key, seconds) } : {}),
     }),
     assets: new AssetStore(openStorage(config, 'assets'), config.assetsMaxBytes, config.retentionMs),
+    ...(bucket ? { answers: () => bucket.reachable() } : {}),
   };
+}
+
+export interface DataStores {
+  outputs: OutputStore;
+  assets: AssetStore;
+  /** with a bucket: whether it answers a listing within a second (/readyz); a directory has no such check */
+  answers?: () => Promise<boolean>;
 }

@@ -42,6 +42,8 @@ export interface OutputStoreOptions {
    * it an API process that renders nothing never learnt that the workers had filled the budget.
    */
   sharedCount?: SharedByteCount;
+  /** with a bucket: a URL any client can GET a key's bytes from for `seconds` (S3Storage.publicUrl) */
+  presign?: (key: string, seconds: number) => Promise<string>;
 }
 
 /** A byte count kept outside the process, shared by every process that writes to the same storage. */
@@ -214,11 +216,11 @@ export class OutputStore {
    * kept, or undefined where the storage has none (a directory).
    */
   async publicUrl(output: JobOutput): Promise<string | undefined> {
-    if (!this.files.publicUrl) return undefined;
+    if (!this.o.presign) return undefined;
     const left = output.written_at + (this.o.retentionMs ?? 24 * 3600_000) - this.o.now();
     // +1: the signature's own time is whole seconds, floored; the URL must not end before the output does
     const seconds = Math.min(PRESIGN_MAX_SECONDS, Math.max(1, Math.ceil(left / 1000) + 1));
-    return this.files.publicUrl(output.filename, seconds);
+    return this.o.presign(output.filename, seconds);
   }
 
   /** Bytes stored now and the budget (OUTPUT_MAX_BYTES; undefined: no cap), for the metrics. */
@@ -230,11 +232,6 @@ export class OutputStore {
   budget(): { max: number; left: number } | undefined {
     const max = this.o.maxBytes;
     return max === undefined ? undefined : { max, left: Math.max(0, max - this.bytes) };
-  }
-
-  /** Whether the storage answers now (a bucket: a listing within a second; a directory: always). */
-  async reachable(): Promise<boolean> {
-    return (await this.files.reachable?.()) ?? true;
   }
 
   /** The storage_full refusal while the outputs fill the budget, else null. */

@@ -4,11 +4,13 @@
 // store has not: they work on *scratch* files, and two explicit steps cross over: download(key) gives a local copy to
 // read, upload(key, file) commits a finished local file. A directory store's scratch file for a key is the key's own
 // file (its "download" is the file itself and its "upload" nothing more than the renderer's own rename), so the
-// default deployment writes nothing twice.
+// default deployment writes nothing twice. The port holds what both stores mean; what a bucket alone has (a presigned
+// URL, a reachability probe) is handed by the wiring (data-stores.ts) to the code that uses it.
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import { PARTIAL_SUFFIXES } from '../../render/renderer-port.js';
 
 export interface StoredEntry {
   bytes: number;
@@ -48,8 +50,6 @@ export interface Storage {
    * headers are stored with an object (what a presigned URL answers with); a file has none.
    */
   upload(key: string, localPath: string, headers?: ObjectHeaders): Promise<void>;
-  /** A URL any client can GET the key's bytes from for `seconds`, where the storage has such URLs (a bucket). */
-  publicUrl?(key: string, seconds: number): Promise<string>;
   /** A local file with the bytes of key: the key's own file, or a copy downloaded into dir (the caller's scratch). */
   download(key: string, dir: string): Promise<string>;
   /** The bytes of a key, or a byte range of them (both ends inclusive). */
@@ -59,12 +59,13 @@ export interface Storage {
   stat(key: string): Promise<StoredEntry | undefined>;
   /** Removes a key (and everything under key/); no error when it is absent. */
   remove(key: string): Promise<void>;
-  /** Removes the local scratch files of a key (a failed render's leftovers), never the stored bytes. */
+  /**
+   * Removes what a failed render of key left locally: the partial files beside its scratch file (PARTIAL_SUFFIXES)
+   * and, where the scratch file is a copy of a remote object, that copy; never the stored bytes.
+   */
   dropScratch(key: string): Promise<void>;
   /** The keys at the root (or under prefix/), in no particular order. */
   list(prefix?: string): Promise<string[]>;
-  /** Whether a remote store answers now, within a second (/readyz); a local directory has no such check. */
-  reachable?(): Promise<boolean>;
 }
 
 /** A directory on a disk every process sees (DATA_DIR, or a shared volume in cluster mode). */
@@ -147,8 +148,11 @@ export class DiskStorage implements Storage {
     await rm(this.fileOf(key), { force: true, recursive: true });
   }
 
-  /** A directory store's scratch files are its partial files, which the owners remove by their keys. */
-  async dropScratch(): Promise<void> {}
+  /** A directory's scratch file is the key's own (stored) file: only the partial files beside it go. */
+  async dropScratch(key: string): Promise<void> {
+    const p = this.fileOf(key);
+    await Promise.all(PARTIAL_SUFFIXES.map((s) => rm(`${p}${s}`, { force: true })));
+  }
 
   async list(prefix?: string): Promise<string[]> {
     const names = await readdir(prefix ? this.fileOf(prefix) : this.root).catch(() => [] as string[]);

@@ -2,16 +2,19 @@
 // directory on disk (file:) and an S3-compatible bucket (s3://, a real s3rver on a loopback port, test/helpers/s3.ts),
 // each opened as the service opens it (openStorage). Each case is what the port promises the output and asset stores:
 // put and get whole and by byte range, stat, copy, list at the root and under a prefix, remove (with everything under
-// the key), a scratch file committed by upload and fetched back by download, and a missing key answered, not thrown.
+// the key), a scratch file committed by upload and fetched back by download, a failed render's partial files dropped
+// (dropScratch) without the stored bytes, and a missing key answered, not thrown. Only the port's members are tested
+// here: what a bucket alone has (presigned URLs, its probe) is tested in s3.test.ts and hung-bucket.test.ts.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { TestS3 } from '../../helpers/s3.js';
 import { loadStorage, openStorage, type StorageConfig } from '../../../src/server/storage/data-stores.js';
 import type { Storage } from '../../../src/server/storage/storage.js';
+import { PARTIAL_SUFFIXES } from '../../../src/render/renderer-port.js';
 
 let s3: TestS3;
 let dir: string;
@@ -111,10 +114,19 @@ for (const [name, open] of ADAPTERS) {
       const into = await mkdtemp(join(dir, `dl-${name}-`));
       const local = await st.download('u.bin', into);
       assert.ok((await readFile(local)).equals(BYTES));
-      // dropScratch takes a failed render's local leftovers (a bucket's scratch copy; a directory's partial files
-      // are its owners' to remove by key), never the stored bytes
-      await st.dropScratch('u.bin');
-      assert.ok((await bytesOf(await st.get('u.bin'))).equals(BYTES));
+    });
+
+    test("dropScratch takes the partial files a failed render left beside a key's scratch file, never the stored bytes", async () => {
+      await st.put('f.bin', BYTES);
+      const partials = PARTIAL_SUFFIXES.map(async (s) => {
+        const p = `${await st.scratchPath('f.bin')}${s}`;
+        await writeFile(p, 'partial');
+        return p;
+      });
+      const left = await Promise.all(partials);
+      await st.dropScratch('f.bin');
+      for (const p of left) await assert.rejects(access(p), `${p} is gone`);
+      assert.ok((await bytesOf(await st.get('f.bin'))).equals(BYTES));
     });
 
     test('get of a missing key rejects; stat answers undefined', async () => {

@@ -1,5 +1,6 @@
 // The stores one process holds: records in memory (tests, the OpenAPI writer), and locally(), which makes any store
-// this process alone writes (memory, the journal) a LifecycleStore by chaining each job's check and write.
+// this process alone writes (memory, the journal) a LifecycleStore by chaining each job's check and write. Its count
+// of ended jobs lives in this process, so the service rebuilds it from the records at start (EndedCap's seed).
 import { storedForm, type JobRecord, type JobStore, type LifecycleStore } from './port.js';
 
 /** A store held by one process as a LifecycleStore: each job's check and write are chained, so none interleave. */
@@ -28,14 +29,12 @@ export function locally(store: JobStore): LifecycleStore {
     put: (rec) => serial(rec.job_id, () => store.put(rec)),
     delete: (id) => store.delete(id),
     list: () => store.list(),
-    ...(store.writable ? { writable: () => store.writable!() } : {}),
     markStarted: async (rec, at) => {
       const won = await ifPending(rec, () => store.put({ ...rec, started_at: at }));
       if (won) rec.started_at = at;
       return won;
     },
     endIfPending: (rec) => ifPending(rec, () => store.put(rec)),
-    endedInMemory: true,
     async keepEnded(id, _endedAt, cap) {
       ended.delete(id);
       ended.add(id);

@@ -1,6 +1,8 @@
 // The store port: a job's record (every field of a job in one plain, JSON-serialisable record) and the interfaces
 // the job service writes it through (JobStore; LifecycleStore, whose start and end must not race). Adapters: memory.ts
-// (and locally(), for any store one process holds), journal.ts (the durable journal), redis.ts (Redis mode).
+// (and locally(), for any store one process holds), journal.ts (the durable journal), redis.ts (Redis mode). The
+// interfaces hold what every adapter means; what one alone has (the journal's writability, Redis's keeping of pending
+// records) is wired by its backend (services.ts, redis/redis-backend.ts) to the code that uses it.
 import type { JobKind } from '../../../contract/job-kind.js';
 import { createHash } from 'node:crypto';
 
@@ -90,14 +92,6 @@ export interface JobStore {
   put(rec: JobRecord): Promise<void>;
   delete(id: string): Promise<void>;
   list(): Promise<JobRecord[]>;
-  /** Whether a change can be written now (a store that failed for space tries again first); absent: always. */
-  writable?(): Promise<boolean>;
-  /**
-   * A store whose pending records expire on their own (Redis) keeps those of live jobs alive; retention calls it
-   * every keepPendingEveryMs. Absent: pending records never expire.
-   */
-  keepPending?(): Promise<void>;
-  readonly keepPendingEveryMs?: number;
 }
 
 /**
@@ -118,8 +112,6 @@ export interface LifecycleStore extends JobStore {
    * and outputs must go.
    */
   keepEnded(id: string, endedAt: number, cap: number): Promise<string[]>;
-  /** true: that count lives in this process only, and is rebuilt from the records at start */
-  readonly endedInMemory: boolean;
 }
 
 /**

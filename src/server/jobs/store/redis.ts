@@ -281,8 +281,6 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
     await this.redis.eval(SET_PROGRESS, 2, progressKey(id), jobKey(id), part, String(done), String(this.pendingTtlMs));
   }
 
-  readonly endedInMemory = false;
-
   async keepEnded(id: string, endedAt: number, cap: number): Promise<string[]> {
     if (!Number.isFinite(cap)) return [];
     return (await this.redis.eval(KEEP_ENDED, 1, ENDED_KEY, id, String(endedAt), String(cap))) as string[];
