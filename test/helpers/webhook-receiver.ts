@@ -1,4 +1,7 @@
-// A webhook receiver for tests: node:http on 127.0.0.1, recording every POST, answering what the test says.
+// A webhook receiver for tests: node:http on 127.0.0.1, recording every POST, answering what the test says, and the
+// receiver's check of the deprecated X-CMRender-Signature.
+import { timingSafeEqual } from 'node:crypto';
+import { signWebhook } from '../../src/server/webhooks/signature.js';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { until } from './until.js';
@@ -51,4 +54,11 @@ export async function startReceiver(status: (n: number) => number = () => 204, p
         server.close(() => r());
       }),
   };
+}
+
+/** The receiver's side of the deprecated scheme: the hex HMAC of `timestamp.body` checked in constant time. */
+export function verifyWebhook(secret: string, timestamp: string, body: string, signature: string): boolean {
+  const want = Buffer.from(signWebhook(secret, Number(timestamp), body), 'hex');
+  const got = Buffer.from(signature, 'hex');
+  return got.length === want.length && timingSafeEqual(got, want);
 }

@@ -15,7 +15,7 @@
 //   X-CMRender-Signature: <hex HMAC-SHA256(secret as UTF-8, timestamp + "." + body)>
 //
 // Without a secret the signature headers are left out (id and timestamps are still sent).
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-cmrender-signature';
 export const TIMESTAMP_HEADER = 'x-cmrender-timestamp';
@@ -27,13 +27,6 @@ const WHSEC = 'whsec_';
 /** The deprecated X-CMRender-Signature: hex HMAC of `timestamp.body` with the secret's UTF-8 bytes. */
 export function signWebhook(secret: string, timestamp: number, body: string): string {
   return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
-}
-
-/** The receiver's side of the deprecated scheme (used by the tests). */
-export function verifyWebhook(secret: string, timestamp: string, body: string, signature: string): boolean {
-  const want = Buffer.from(signWebhook(secret, Number(timestamp), body), 'hex');
-  const got = Buffer.from(signature, 'hex');
-  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 /** The HMAC key a secret stands for under Standard Webhooks. */

@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/server/app.js';
 import { defaultConfig, type Config } from '../../../src/config/settings.js';
-import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
 import { FakeRenderer, gate, silentLog } from '../../helpers/app.js';
-import { startReceiver } from '../../helpers/webhook-receiver.js';
+import { startReceiver, verifyWebhook } from '../../helpers/webhook-receiver.js';
 import { until } from '../../helpers/until.js';
 import { waitBatch } from '../../helpers/job-client.js';
 

@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, JobFailure, type TestApp } from '../../helpers/app.js';
 import { post, waitJob } from '../../helpers/job-client.js';
-import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
+import { startReceiver, type Receiver, verifyWebhook } from '../../helpers/webhook-receiver.js';
 import { parseExposition, valueOf } from '../../helpers/prometheus.js';
 import { until } from '../../helpers/until.js';
-import { verifyWebhook } from '../../../src/server/webhooks/signature.js';
 import type { Config } from '../../../src/config/settings.js';
 import { CODE } from '../../../src/contract/error-codes.js';
 
