@@ -36,7 +36,15 @@ export class ExportRenderer implements Renderer {
   /** the first thread, loading while the service starts: readiness does not wait for it, the first job does */
   private warming: Promise<void> | null = null;
 
-  constructor(private readonly o: ExportRendererOptions) {}
+  private readonly log: Logger;
+  private readonly maxIdle?: number;
+  private readonly memoryMb?: number;
+
+  constructor({ log, maxIdle, memoryMb }: ExportRendererOptions) {
+    this.log = log;
+    this.maxIdle = maxIdle;
+    this.memoryMb = memoryMb;
+  }
 
   /** Geometry in Node: no GL, no encoder; the same code gives the same bytes wherever it runs. */
   setup(): string {
@@ -49,7 +57,7 @@ export class ExportRenderer implements Renderer {
     this.warming = this.spawn()
       .then(
         (w) => void this.release(w),
-        (err) => this.o.log.warn({ err }, 'export worker warm-up failed (the first job starts one)'),
+        (err) => this.log.warn({ err }, 'export worker warm-up failed (the first job starts one)'),
       )
       .finally(() => (this.warming = null));
   }
@@ -84,7 +92,7 @@ export class ExportRenderer implements Renderer {
       this.drop(worker);
       await rm(`${job.outPath}.tmp`, { force: true });
       if (hooks.signal.aborted) throw err;
-      this.o.log.warn({ err, job_id: job.id }, 'export worker stopped');
+      this.log.warn({ err, job_id: job.id }, 'export worker stopped');
       throw new JobFailure(
         `${job.kind} failed: the export worker stopped (${err instanceof Error ? err.message : String(err)})`,
         CODE.internal_error,
@@ -94,7 +102,7 @@ export class ExportRenderer implements Renderer {
     if (!answer.ok) {
       // an internal error's text is for the log, not for the client (failure-reasons.ts)
       if (answer.code === CODE.internal_error)
-        this.o.log.warn({ job_id: job.id, message: answer.message }, 'export failed');
+        this.log.warn({ job_id: job.id, message: answer.message }, 'export failed');
       throw answer.code === CODE.internal_error
         ? new JobFailure(`${job.kind} failed: internal error`, CODE.internal_error)
         : new JobFailure(answer.message, answer.code);
@@ -136,7 +144,7 @@ export class ExportRenderer implements Renderer {
   }
 
   private release(worker: Worker): void {
-    if (!this.closed && this.idle.length < (this.o.maxIdle ?? 1)) this.idle.push(worker);
+    if (!this.closed && this.idle.length < (this.maxIdle ?? 1)) this.idle.push(worker);
     else this.drop(worker);
   }
 
@@ -148,7 +156,7 @@ export class ExportRenderer implements Renderer {
 
   /** A new thread, resolved once it has loaded the library. */
   private spawn(): Promise<Worker> {
-    const worker = workerThread(this.o.memoryMb ?? 2048);
+    const worker = workerThread(this.memoryMb ?? 2048);
     this.all.add(worker);
     return new Promise<Worker>((resolve, reject) => {
       const fail = (e: Error) => {
@@ -161,7 +169,7 @@ export class ExportRenderer implements Renderer {
         worker.removeAllListeners('error');
         worker.removeAllListeners('exit');
         // an idle thread that dies (it should not) leaves the pool instead of taking the process down
-        worker.on('error', (e) => this.o.log.warn({ err: e }, 'idle export worker failed'));
+        worker.on('error', (e) => this.log.warn({ err: e }, 'idle export worker failed'));
         worker.on('exit', () => this.drop(worker));
         resolve(worker);
       });

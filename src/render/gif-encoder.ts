@@ -40,13 +40,13 @@ export class GifWriter {
   private pass1: GifPalettePass | null = null;
   private pass2: GifEncodePass | null = null;
 
-  constructor(private readonly o: GifWriterOptions) {
+  constructor(private readonly options: GifWriterOptions) {
     // named by the renderer contract, so the output store can find and remove them after a crash
     const [tmp, frames, palette] = PARTIAL_SUFFIXES;
-    this.framesPath = `${o.outPath}${frames}`;
-    this.palettePath = `${o.outPath}${palette}`;
-    this.tmpPath = `${o.outPath}${tmp}`;
-    this.frameBytes = o.width * o.height * 4;
+    this.framesPath = `${options.outPath}${frames}`;
+    this.palettePath = `${options.outPath}${palette}`;
+    this.tmpPath = `${options.outPath}${tmp}`;
+    this.frameBytes = options.width * options.height * 4;
   }
 
   /** The temporary files this writer may create (for tests and cleanup). */
@@ -58,7 +58,7 @@ export class GifWriter {
   async add(rgba: Uint8Array, count: number): Promise<void> {
     if (rgba.length !== this.frameBytes) throw new Error(`frame has ${rgba.length} bytes, expected ${this.frameBytes}`);
     this.raw ??= await open(this.framesPath, 'w');
-    this.pass1 ??= new GifPalettePass(this.o, this.palettePath);
+    this.pass1 ??= new GifPalettePass(this.options, this.palettePath);
     // compress while ffmpeg reads the frames: the two overlap
     const packed = deflate(rgba, { level: 1 });
     // the palette's histogram weighs each frame, so a picture shown longer counts more
@@ -79,7 +79,7 @@ export class GifWriter {
     this.raw = null;
     await this.pass1.finish();
     this.pass1 = null;
-    const pass2 = (this.pass2 = new GifEncodePass(this.o, this.palettePath, this.tmpPath));
+    const pass2 = (this.pass2 = new GifEncodePass(this.options, this.palettePath, this.tmpPath));
     const frames = await open(this.framesPath, 'r');
     try {
       let done = 0;
@@ -101,7 +101,7 @@ export class GifWriter {
     }
     await pass2.finish();
     this.pass2 = null;
-    await rename(this.tmpPath, this.o.outPath);
+    await rename(this.tmpPath, this.options.outPath);
     await this.removeTemporaries();
   }
 

@@ -21,30 +21,44 @@ export interface EndedCapOptions {
 }
 
 export class EndedCap {
-  constructor(private readonly o: EndedCapOptions) {}
+  private readonly store: LifecycleStore;
+  private readonly outputs: OutputStore;
+  private readonly max: number;
+  private readonly countedInProcess: boolean;
+  private readonly log: Logger;
+  private readonly now: () => number;
+
+  constructor({ store, outputs, max, countedInProcess, log, now }: EndedCapOptions) {
+    this.store = store;
+    this.outputs = outputs;
+    this.max = max;
+    this.countedInProcess = countedInProcess;
+    this.log = log;
+    this.now = now;
+  }
 
   /** Counts an ended job against the cap, and evicts what it pushes past it (in the background: an end never waits). */
   count(rec: JobRecord): void {
-    void this.o.store
-      .keepEnded(rec.job_id, rec.completed_at ?? this.o.now(), this.o.max)
+    void this.store
+      .keepEnded(rec.job_id, rec.completed_at ?? this.now(), this.max)
       .then((gone) => Promise.all(gone.map((id) => this.evict(id))))
-      .catch((err) => this.o.log.warn({ err, job_id: rec.job_id }, 'evicting a record failed'));
+      .catch((err) => this.log.warn({ err, job_id: rec.job_id }, 'evicting a record failed'));
   }
 
   /** At start: the ended records a store keeps in this process's memory are counted, oldest-ended first. */
   async seed(): Promise<void> {
-    if (!this.o.countedInProcess) return;
-    const ended = (await this.o.store.list())
+    if (!this.countedInProcess) return;
+    const ended = (await this.store.list())
       .filter((r) => r.status !== 'pending')
       .sort((a, b) => (a.completed_at ?? a.created_at) - (b.completed_at ?? b.created_at));
     for (const r of ended) this.count(r);
   }
 
   private async evict(id: string): Promise<void> {
-    const rec = await this.o.store.get(id);
+    const rec = await this.store.get(id);
     if (!rec || rec.status === 'pending') return;
-    await this.o.store.delete(id);
-    if (rec.output) await this.o.outputs.remove(rec.output);
-    this.o.log.info({ job_id: id, event: 'job_evicted' }, 'ended job record evicted (MAX_ENDED_JOBS)');
+    await this.store.delete(id);
+    if (rec.output) await this.outputs.remove(rec.output);
+    this.log.info({ job_id: id, event: 'job_evicted' }, 'ended job record evicted (MAX_ENDED_JOBS)');
   }
 }

@@ -47,35 +47,65 @@ export interface JobHealthOptions {
 }
 
 export class JobHealth {
-  constructor(private readonly o: JobHealthOptions) {}
+  private readonly renderer: Renderer;
+  private readonly outputs: OutputStore;
+  private readonly maxQueuedJobs?: number;
+  private readonly disk?: DiskSpace;
+  private readonly link?: StoreLink;
+  private readonly admittedNow?: () => number;
+  private readonly storeWritable?: () => Promise<boolean>;
+  private readonly storageAnswers?: () => Promise<boolean>;
+  private readonly stopping: () => boolean;
+
+  constructor({
+    renderer,
+    outputs,
+    maxQueuedJobs,
+    disk,
+    link,
+    admittedNow,
+    storeWritable,
+    storageAnswers,
+    stopping,
+  }: JobHealthOptions) {
+    this.renderer = renderer;
+    this.outputs = outputs;
+    this.maxQueuedJobs = maxQueuedJobs;
+    this.disk = disk;
+    this.link = link;
+    this.admittedNow = admittedNow;
+    this.storeWritable = storeWritable;
+    this.storageAnswers = storageAnswers;
+    this.stopping = stopping;
+  }
 
   /** Why a new job would be refused now (503), or null when it is welcome. */
   admission(): Refusal | null {
-    if (this.o.stopping()) return shuttingDown();
-    const cap = this.o.maxQueuedJobs;
-    const queued = this.o.admittedNow?.();
+    if (this.stopping()) return shuttingDown();
+    const cap = this.maxQueuedJobs;
+    const queued = this.admittedNow?.();
     if (cap !== undefined && queued !== undefined && queued >= cap) return queueFull(queued, cap);
-    return this.o.outputs.refusal();
+    return this.outputs.refusal();
   }
 
   /** Why no job can be stored now (the journal cannot be written, the disk is full), or null. */
   async storageRefusal(): Promise<Refusal | null> {
-    if (this.o.storeWritable && !(await this.o.storeWritable())) return journalUnwritable();
+    if (this.storeWritable && !(await this.storeWritable())) return journalUnwritable();
     // the output budget as every process has filled it (admission() and health() read it next)
-    await this.o.outputs.refreshCount();
-    const disk = this.o.disk;
+    await this.outputs.refreshCount();
+    const disk = this.disk;
     if (disk && (await disk.short())) return diskFull(await disk.free(), disk.minFreeBytes);
     return null;
   }
 
   /** Why the service cannot take work now (/healthz answers 503 with it), or null. A full queue is not counted. */
   async health(): Promise<Refusal | null> {
-    if (this.o.stopping()) return shuttingDown();
-    if (this.o.link && !this.o.link.up()) return redisUnavailable();
+    if (this.stopping()) return shuttingDown();
+    if (this.link && !this.link.up()) return redisUnavailable();
     // a process that renders reports its own renderer; one that renders nothing has none started
-    const fault = this.o.renderer.fault?.();
+    const fault = this.renderer.fault?.();
     if (fault) return rendererUnavailable(fault);
-    return (await this.storageRefusal()) ?? this.o.outputs.refusal();
+    return (await this.storageRefusal()) ?? this.outputs.refusal();
   }
 
   /**
@@ -85,7 +115,7 @@ export class JobHealth {
   async ready(): Promise<Refusal | null> {
     const down = await this.health();
     if (down) return down;
-    if (this.o.link && !(await this.o.link.ping())) return redisUnavailable();
-    return !this.o.storageAnswers || (await this.o.storageAnswers()) ? null : storageUnavailable();
+    if (this.link && !(await this.link.ping())) return redisUnavailable();
+    return !this.storageAnswers || (await this.storageAnswers()) ? null : storageUnavailable();
   }
 }

@@ -30,18 +30,36 @@ export class Retention {
   private timer?: NodeJS.Timeout;
   private keeper?: NodeJS.Timeout;
 
-  constructor(private readonly o: RetentionOptions) {}
+  private readonly store: JobStore;
+  private readonly outputs: OutputStore;
+  private readonly assets: AssetStore;
+  private readonly cache?: RenderCache;
+  private readonly retentionMs: number;
+  private readonly keepPending?: { everyMs: number; run(): Promise<void> };
+  private readonly log: Logger;
+  private readonly now: () => number;
+
+  constructor({ store, outputs, assets, cache, retentionMs, keepPending, log, now }: RetentionOptions) {
+    this.store = store;
+    this.outputs = outputs;
+    this.assets = assets;
+    this.cache = cache;
+    this.retentionMs = retentionMs;
+    this.keepPending = keepPending;
+    this.log = log;
+    this.now = now;
+  }
 
   /** Sweeps every minute, and keeps pending records alive in a store that expires them, until stop(). */
   start(): void {
     this.timer = setInterval(
-      () => void this.sweep().catch((e) => this.o.log.warn({ err: e }, 'retention sweep failed')),
+      () => void this.sweep().catch((e) => this.log.warn({ err: e }, 'retention sweep failed')),
       SWEEP_EVERY_MS,
     );
     this.timer.unref();
-    const keeping = this.o.keepPending;
+    const keeping = this.keepPending;
     if (keeping) {
-      const keep = () => void keeping.run().catch((e) => this.o.log.warn({ err: e }, 'keeping pending failed'));
+      const keep = () => void keeping.run().catch((e) => this.log.warn({ err: e }, 'keeping pending failed'));
       keep();
       this.keeper = setInterval(keep, keeping.everyMs);
       this.keeper.unref();
@@ -55,14 +73,14 @@ export class Retention {
 
   /** Deletes outputs and records past retention, stray output files, and expired assets. */
   async sweep(): Promise<void> {
-    const now = this.o.now();
-    const keep = this.o.retentionMs;
+    const now = this.now();
+    const keep = this.retentionMs;
     // output names still held by a job: a ready job's file, or the file a pending job is writing
     const held = new Set<string>();
-    for (const rec of await this.o.store.list()) {
+    for (const rec of await this.store.list()) {
       if (rec.status === 'ready' && rec.output) {
         if (rec.output.written_at + keep <= now) {
-          await this.o.outputs.remove(rec.output);
+          await this.outputs.remove(rec.output);
           await this.expire(rec.job_id);
         } else held.add(rec.output.filename);
       } else if (rec.status === 'error' && (rec.completed_at ?? rec.created_at) + keep <= now) {
@@ -71,13 +89,13 @@ export class Retention {
         held.add(OutputStore.nameOf(rec.job_id, rec.kind, rec.params));
       }
     }
-    await this.o.outputs.removeStrays(held, now - keep);
-    await this.o.assets.sweep(now, keep);
-    await this.o.cache?.sweep();
+    await this.outputs.removeStrays(held, now - keep);
+    await this.assets.sweep(now, keep);
+    await this.cache?.sweep();
   }
 
   private async expire(id: string): Promise<void> {
-    await this.o.store.delete(id);
-    this.o.log.info({ job_id: id, event: 'job_expired' }, 'job expired');
+    await this.store.delete(id);
+    this.log.info({ job_id: id, event: 'job_expired' }, 'job expired');
   }
 }

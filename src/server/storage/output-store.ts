@@ -69,8 +69,23 @@ export class OutputStore {
   /** the files (shared by every process with REDIS_URL) */
   private readonly files: Storage;
 
-  constructor(private readonly o: OutputStoreOptions) {
-    this.files = o.files;
+  private readonly store: JobStore;
+  private readonly maxBytes?: number;
+  private readonly retentionMs?: number;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly sharedCount?: SharedByteCount;
+  private readonly presign?: (key: string, seconds: number) => Promise<string>;
+
+  constructor({ files, store, maxBytes, retentionMs, log, now, sharedCount, presign }: OutputStoreOptions) {
+    this.store = store;
+    this.maxBytes = maxBytes;
+    this.retentionMs = retentionMs;
+    this.log = log;
+    this.now = now;
+    this.sharedCount = sharedCount;
+    this.presign = presign;
+    this.files = files;
   }
 
   /** shared: other processes render into the same scratch (a cluster on one DATA_DIR) */
@@ -113,7 +128,7 @@ export class OutputStore {
       sha256,
       width: size.width,
       height: size.height,
-      written_at: this.o.now(),
+      written_at: this.now(),
     });
   }
 
@@ -127,13 +142,13 @@ export class OutputStore {
     // extension is the copied output's)
     const filename = OutputStore.nameOf(id, kind, params);
     await this.files.copy(of.filename, filename);
-    return this.counted({ ...of, filename, written_at: this.o.now() });
+    return this.counted({ ...of, filename, written_at: this.now() });
   }
 
   private async counted(output: JobOutput): Promise<JobOutput> {
-    this.bytes = this.o.sharedCount ? await this.o.sharedCount.addOutputBytes(output.bytes) : this.bytes + output.bytes;
-    if (this.o.maxBytes !== undefined && this.bytes > this.o.maxBytes)
-      await this.enforceBudget().catch((e) => this.o.log.warn({ err: e }, 'disk budget enforcement failed'));
+    this.bytes = this.sharedCount ? await this.sharedCount.addOutputBytes(output.bytes) : this.bytes + output.bytes;
+    if (this.maxBytes !== undefined && this.bytes > this.maxBytes)
+      await this.enforceBudget().catch((e) => this.log.warn({ err: e }, 'disk budget enforcement failed'));
     return output;
   }
 
@@ -150,7 +165,7 @@ export class OutputStore {
       await this.files.remove(name);
     } catch (err) {
       // an output that was never uploaded is not in the store; one that was goes with retention's stray sweep
-      this.o.log.warn({ err, job_id: id, event: 'discard_failed' }, "could not remove a failed job's output");
+      this.log.warn({ err, job_id: id, event: 'discard_failed' }, "could not remove a failed job's output");
     }
   }
 
@@ -165,7 +180,7 @@ export class OutputStore {
       await this.files.remove(name);
       n++;
     }
-    if (n) this.o.log.info({ files: n, event: 'partials_removed' }, 'partial output files of an earlier run removed');
+    if (n) this.log.info({ files: n, event: 'partials_removed' }, 'partial output files of an earlier run removed');
     return n;
   }
 
@@ -173,12 +188,12 @@ export class OutputStore {
   async remove(output: JobOutput): Promise<void> {
     await this.files.remove(output.filename);
     this.bytes = Math.max(0, this.bytes - output.bytes);
-    if (this.o.sharedCount) this.bytes = Math.max(0, await this.o.sharedCount.addOutputBytes(-output.bytes));
+    if (this.sharedCount) this.bytes = Math.max(0, await this.sharedCount.addOutputBytes(-output.bytes));
   }
 
   /** Reads the count every process shares (with REDIS_URL), so refusal() answers for all of them; else nothing. */
   async refreshCount(): Promise<void> {
-    if (this.o.sharedCount) this.bytes = Math.max(0, await this.o.sharedCount.outputBytes());
+    if (this.sharedCount) this.bytes = Math.max(0, await this.sharedCount.outputBytes());
   }
 
   /** Deletes every entry no job holds that was last modified before `cutoff` (left by a crash or a killed render). */
@@ -199,7 +214,7 @@ export class OutputStore {
     if (!OUTPUT_FILENAME_RE.test(filename) || filename.startsWith('.')) return undefined;
     const dot = filename.indexOf('.');
     if (dot < 0) return undefined;
-    const rec = await this.o.store.get(filename.slice(0, dot));
+    const rec = await this.store.get(filename.slice(0, dot));
     if (!rec || rec.status !== 'ready' || rec.output?.filename !== filename) return undefined;
     const st = await this.files.stat(filename);
     if (!st?.isFile) return undefined;
@@ -216,27 +231,27 @@ export class OutputStore {
    * kept, or undefined where the storage has none (a directory).
    */
   async publicUrl(output: JobOutput): Promise<string | undefined> {
-    if (!this.o.presign) return undefined;
-    const left = output.written_at + (this.o.retentionMs ?? 24 * 3600_000) - this.o.now();
+    if (!this.presign) return undefined;
+    const left = output.written_at + (this.retentionMs ?? 24 * 3600_000) - this.now();
     // +1: the signature's own time is whole seconds, floored; the URL must not end before the output does
     const seconds = Math.min(PRESIGN_MAX_SECONDS, Math.max(1, Math.ceil(left / 1000) + 1));
-    return this.o.presign(output.filename, seconds);
+    return this.presign(output.filename, seconds);
   }
 
   /** Bytes stored now and the budget (OUTPUT_MAX_BYTES; undefined: no cap), for the metrics. */
   usage(): { bytes: number; budgetBytes: number | undefined } {
-    return { bytes: this.bytes, budgetBytes: this.o.maxBytes };
+    return { bytes: this.bytes, budgetBytes: this.maxBytes };
   }
 
   /** The output budget (OUTPUT_MAX_BYTES) and what of it is not held by a stored output; undefined: no budget. */
   budget(): { max: number; left: number } | undefined {
-    const max = this.o.maxBytes;
+    const max = this.maxBytes;
     return max === undefined ? undefined : { max, left: Math.max(0, max - this.bytes) };
   }
 
   /** The storage_full refusal while the outputs fill the budget, else null. */
   refusal(): Refusal | null {
-    const budget = this.o.maxBytes;
+    const budget = this.maxBytes;
     return budget !== undefined && this.bytes >= budget ? storageFull(this.bytes, budget) : null;
   }
 
@@ -253,15 +268,15 @@ export class OutputStore {
       const st = await this.files.stat(name);
       if (st?.isFile) files.push({ name, bytes: st.bytes, mtimeMs: st.mtimeMs });
     }
-    const budget = this.o.maxBytes;
+    const budget = this.maxBytes;
     const total = files.reduce((n, f) => n + f.bytes, 0);
     if (budget === undefined || total + reserve <= budget) {
       this.bytes = total;
-      await this.o.sharedCount?.setOutputBytes(total);
+      await this.sharedCount?.setOutputBytes(total);
       return;
     }
     const refs: OutputRef[] = [];
-    for (const rec of await this.o.store.list()) {
+    for (const rec of await this.store.list()) {
       if (rec.status === 'ready' && rec.output)
         refs.push({ filename: rec.output.filename, job_id: rec.job_id, at: rec.output.written_at });
       else if (rec.status === 'pending')
@@ -272,16 +287,16 @@ export class OutputStore {
           rendering: true,
         });
     }
-    const plan = planEviction(files, refs, Math.max(0, budget - reserve), this.o.now());
+    const plan = planEviction(files, refs, Math.max(0, budget - reserve), this.now());
     for (const name of plan.evict) await this.files.remove(name);
     for (const id of plan.jobs) {
-      await this.o.store.delete(id);
-      this.o.log.info({ job_id: id, event: 'job_evicted' }, 'output evicted by the disk budget');
+      await this.store.delete(id);
+      this.log.info({ job_id: id, event: 'job_evicted' }, 'output evicted by the disk budget');
     }
     this.bytes = plan.after;
-    await this.o.sharedCount?.setOutputBytes(plan.after);
+    await this.sharedCount?.setOutputBytes(plan.after);
     if (plan.after > budget)
-      this.o.log.warn(
+      this.log.warn(
         { bytes: plan.after, budget, event: 'storage_full' },
         `outputs over budget and all held by jobs younger than ${describeDuration(PROTECT_MS)}: new jobs are refused`,
       );

@@ -144,10 +144,10 @@ export class JournalJobStore implements JobStore {
   readonly path: string;
 
   private constructor(
-    private readonly o: Required<JournalStoreOptions>,
+    private readonly options: Required<JournalStoreOptions>,
     replayed: ReplayResult,
   ) {
-    this.path = join(o.dir, o.file);
+    this.path = join(options.dir, options.file);
     this.map = replayed.records;
     this.st.dropped = replayed.dropped;
     this.st.replayed = replayed.lines;
@@ -279,7 +279,7 @@ export class JournalJobStore implements JobStore {
         try {
           const buf = Buffer.concat(batch.map((p) => p.buf));
           await this.writeAll(buf);
-          if (this.o.fsync) await this.fh!.datasync();
+          if (this.options.fsync) await this.fh!.datasync();
           this.journalBytes += buf.length;
           this.st.batches++;
           for (const p of batch) p.resolve();
@@ -289,7 +289,10 @@ export class JournalJobStore implements JobStore {
           this.queue = [];
           return;
         }
-        if (this.journalBytes > this.o.compactMinBytes && this.journalBytes > this.o.compactRatio * this.liveBytes) {
+        if (
+          this.journalBytes > this.options.compactMinBytes &&
+          this.journalBytes > this.options.compactRatio * this.liveBytes
+        ) {
           await this.compactNow().catch((e) => {
             this.failed = e instanceof Error ? e : new Error(String(e));
           });
@@ -328,7 +331,7 @@ export class JournalJobStore implements JobStore {
     await this.fh?.close();
     this.fh = null;
     await rename(tmp, this.path);
-    await syncDir(this.o.dir);
+    await syncDir(this.options.dir);
     this.fh = await open(this.path, 'a', 0o600);
     this.journalBytes = buf.length;
     this.liveBytes = buf.length;
