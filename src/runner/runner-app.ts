@@ -29,7 +29,7 @@ import { limitRequestTime } from '../server/http/request-timeout.js';
 import { Gate, Refused, tooManyUploads } from '../server/jobs/refusals.js';
 import { badRequest } from '../server/http/http-error.js';
 import { Args } from '../server/http/schemas/args.js';
-import { checkedSceneArgs } from '../server/http/scene-args.js';
+import { checkedSceneArgs } from '../server/jobs/scene-args.js';
 
 export interface RunnerOptions {
   renderer: Renderer;

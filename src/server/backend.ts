@@ -7,7 +7,7 @@ import type { RedisJobStore } from './jobs/store/redis.js';
 import type { JobQueue } from './jobs/queue/port.js';
 import type { BullmqQueue } from './jobs/queue/bullmq.js';
 import type { OutputStore } from './storage/output-store.js';
-import type { IdempotencyKeys } from './http/idempotency.js';
+import type { IdempotencyKeys } from './jobs/idempotency.js';
 import type { BatchStore } from './jobs/batches/batch-store.js';
 
 /** Where a mode keeps its records and work: the journal and the local queue, or Redis and BullMQ (redis/redis-backend.ts). */

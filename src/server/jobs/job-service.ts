@@ -16,7 +16,7 @@ import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView, type LiveJobState } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
 import type { JoinSegments } from '../../render/segment-join.js';
-import type { JobView } from '../http/schemas/jobs.js';
+import type { JobView } from '../../contract/job-view.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
@@ -221,7 +221,7 @@ export class JobService {
 
   /**
    * Queues a job from a request that passed its schema, through the whole admission sequence (submit.ts): its id, or
-   * an earlier job's with the same Idempotency-Key. Throws an HttpError (400, 422, 429) or a Refused (503).
+   * an earlier job's with the same Idempotency-Key. Throws a ServiceError (400, 422, 429) or a Refused (503).
    */
   submit(request: Submission, door: SubmitDoor): Promise<string> {
     return submit(this, door, request);
