@@ -16,7 +16,7 @@ import type { JobService } from './jobs/job-service.js';
 import type { Retention } from './jobs/retention.js';
 import type { OutputStore } from './storage/output-store.js';
 import type { AssetStore } from './storage/asset-store.js';
-import { Gate } from './jobs/refusals.js';
+import { Gate } from './http/gate.js';
 import { openServices } from './services.js';
 import { registerOpenApi } from './openapi.js';
 import { acceptJsonBodies } from './http/json-body.js';

@@ -111,13 +111,7 @@ const ROOMS: { room: string; may: string[] }[] = [
   },
   {
     room: 'src/server/storage',
-    may: [
-      'src/contract',
-      'src/config',
-      'src/render/renderer-port.ts',
-      'src/server/jobs/store/port.ts',
-      'src/server/jobs/refusals.ts',
-    ],
+    may: ['src/contract', 'src/config', 'src/render/renderer-port.ts', 'src/server/jobs/store/port.ts'],
   },
   {
     room: 'src/server/webhooks',
@@ -143,7 +137,17 @@ const ROOMS: { room: string; may: string[] }[] = [
     may: ['src/contract', 'src/render/renderer-port.ts', 'src/server/jobs', 'src/server/webhooks'],
   },
   // the HTTP plumbing: the domain's types and errors, never a route or a metric
-  { room: 'src/server/http', may: ['src/contract', 'src/config', 'src/lang', 'src/server/jobs', 'src/server/storage'] },
+  {
+    room: 'src/server/http',
+    may: [
+      'src/contract',
+      'src/config',
+      'src/lang',
+      'src/server/jobs',
+      'src/server/storage',
+      'src/server/redis/outage.ts',
+    ],
+  },
   {
     room: 'src/server/routes',
     may: [
@@ -181,7 +185,6 @@ const ROOMS: { room: string; may: string[] }[] = [
     room: 'src/runner',
     may: [
       'src/server/http',
-      'src/server/jobs/refusals.ts',
       'src/server/jobs/scene-args.ts',
       'src/contract',
       'src/render/renderer-port.ts',

@@ -1,7 +1,8 @@
 // How failures are answered: always the ErrorEnvelope `{error, code}` (service.md "Every 400 body is the
 // ErrorEnvelope"), with the contract's status and code, never a stack or an internal message. `code` is always
 // there: a client branches on it whatever the status.
-import { isRedisUnavailable, redisUnavailable, Refused } from '../jobs/refusals.js';
+import { redisUnavailable, Refused } from '../../contract/refusals.js';
+import { isRedisUnavailable } from '../redis/outage.js';
 import { ServiceError } from '../../contract/service-error.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { CODE, envelope, statusOf, type AnswerCode } from '../../contract/error-codes.js';

@@ -21,7 +21,7 @@ import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
-import { queueFull, Refused, type Refusal } from './refusals.js';
+import { queueFull, Refused, type Refusal } from '../../contract/refusals.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../storage/disk-space.js';
 import { cachedFields, type CacheHit, type RenderCache } from './render-cache.js';

@@ -8,7 +8,7 @@
 import { CODE } from '../../contract/error-codes.js';
 import { sameUrlPaths } from '../../contract/asset-path.js';
 import { isNoSpace } from '../../contract/no-space.js';
-import { journalUnwritable, Refused, storageUnavailable, type Refusal } from './refusals.js';
+import { journalUnwritable, Refused, storageUnavailable, type Refusal } from '../../contract/refusals.js';
 import { badRequest, serviceError } from '../../contract/service-error.js';
 import { checkedSceneArgs } from './scene-args.js';
 import type { IdempotencyKeys } from './idempotency.js';

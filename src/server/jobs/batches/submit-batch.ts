@@ -19,7 +19,7 @@ import {
 } from '../../../contract/service-error.js';
 import type { BatchKind } from '../../../contract/batch-view.js';
 import { checkedSceneArgs } from '../scene-args.js';
-import { queueFull, Refused } from '../refusals.js';
+import { queueFull, Refused } from '../../../contract/refusals.js';
 import { checkedWebhook, CLIENT_QUEUE_RETRY_S, knownAssets, NO_CACHE, type SubmitDoor } from '../submit.js';
 import type { JobParams } from '../store/port.js';
 import type { WorkAdmission } from '../work-admission.js';
