@@ -3,8 +3,8 @@
 // standalone runner and GET /test, so the same failure reads and branches the same everywhere. Failures that come
 // from inside (the page's exceptions, Node's errors) are said in plain words, never as an internal message ("Invalid
 // array length", a stack line, a file path): the raw text goes to the log only. A failure carries its code from where
-// it happens (a StageFault: ffmpeg's pipe, a page that could not answer); nothing here reads an error's text, but for
-// the drawing page's draw_failed, whose message is the only signal the page gives (pageFailure).
+// it happens (a StageFault: ffmpeg's pipe, a page that could not answer; the page's own codes, draw_too_large for a
+// draw past what its heap gives): nothing here reads an error's words.
 import { isNoSpace } from '../contract/no-space.js';
 import { outOfMemory } from './worker-thread.js';
 import { NO_SPACE_REASON, timeLimitReason } from '../contract/job-reasons.js';
@@ -45,21 +45,16 @@ export interface PageError {
   message: string;
 }
 
-// the page reports a draw that threw as draw_failed with the exception's message only (its type does not cross the
-// page's boundary), so its words are read here, at the one place they arrive
-const PAGE_OUT_OF_MEMORY =
-  /invalid (array|typed array|string) length|out of memory|allocation failed|array buffer allocation|maximum call stack/i;
-
 /** The end of a job whose drawing page reported an error (ASS001 is placed by the caller). */
 export function pageFailure(e: PageError): JobEnd {
   switch (e.code) {
+    case 'draw_too_large':
+      return endOf(
+        CODE.out_of_memory,
+        'render failed: the frame is too large to draw (the drawing page ran out of memory building it)',
+      );
     case 'draw_failed':
-      return PAGE_OUT_OF_MEMORY.test(e.message)
-        ? endOf(
-            CODE.out_of_memory,
-            'render failed: the frame is too large to draw (the drawing page ran out of memory building it)',
-          )
-        : endOf(CODE.page_failed);
+      return endOf(CODE.page_failed);
     case 'context_lost':
       return endOf(CODE.page_failed, 'render failed: the drawing page lost its WebGL context');
     case 'font_unavailable':

@@ -14,9 +14,9 @@ const INTERNAL = /Invalid array length|RangeError|at \w+ \(|\.ts:|\.js:|\/work\/
 
 test("the page's own exceptions become plain reasons", () => {
   const cases = [
-    { code: 'draw_failed', message: 'Invalid array length' },
+    { code: 'draw_too_large', message: 'Invalid array length' },
     {
-      code: 'draw_failed',
+      code: 'draw_too_large',
       message: 'RangeError: Array buffer allocation failed\n    at new ArrayBuffer (<anonymous>)',
     },
     { code: 'draw_failed', message: "Cannot read properties of undefined (reading 'x')" },
@@ -47,7 +47,9 @@ test("Node's errors become plain reasons; a full disk is said so", () => {
 });
 
 test('every failure has a registered code: page errors, stage errors, the time limit, a stop, a JobFailure', () => {
-  assert.equal(pageFailure({ code: 'draw_failed', message: 'Invalid array length' }).code, 'out_of_memory');
+  assert.equal(pageFailure({ code: 'draw_too_large', message: 'Invalid array length' }).code, 'out_of_memory');
+  // the page says which it was: a draw_failed is the page's failure whatever its words
+  assert.equal(pageFailure({ code: 'draw_failed', message: 'Invalid array length' }).code, 'page_failed');
   assert.equal(pageFailure({ code: 'draw_failed', message: 'x is undefined' }).code, 'page_failed');
   assert.equal(pageFailure({ code: 'context_lost', message: 'lost' }).code, 'page_failed');
   assert.equal(pageFailure({ code: 'bad_value', message: 'x' }).code, 'internal_error');
