@@ -26,13 +26,18 @@ const FRAMEWORK_400 = new Map<string, ErrorEnvelope>(
 /**
  * The codes of the framework's other 4xx answers (a route's own errors are ServiceErrors with their own codes). Each
  * is sent at its code's registered status, never the framework's, so a code has one status: a 413 the body limit did
- * not catch is body_too_large's 400 (the specification says 400, not 413), any other 4xx bad_request's 400.
+ * not catch is body_too_large's 400 (the specification says 400, not 413), a status the registry has no code for is
+bad_request's 400.
  */
 const CLIENT_ERROR_CODES: Record<number, AnswerCode> = {
+  401: CODE.unauthorized,
   405: CODE.method_not_allowed,
   406: CODE.not_acceptable,
+  408: CODE.request_timeout,
   413: CODE.body_too_large,
   415: CODE.unsupported_media_type,
+  416: CODE.range_not_satisfiable,
+  429: CODE.rate_limited,
 };
 
 /**

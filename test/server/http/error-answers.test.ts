@@ -26,11 +26,14 @@ test('a 413 the body limit did not catch is body_too_large at its registered 400
 });
 
 test("every framework 4xx is answered at its code's registered status", async () => {
-  for (const status of [400, 405, 406, 408, 413, 415, 418, 429]) {
+  for (const status of [400, 401, 403, 405, 406, 408, 409, 413, 415, 416, 418, 429]) {
     const a = await answerOf(status);
     assert.equal(a.status, statusOf(a.code), `${status} -> ${a.code} at ${a.status}`);
   }
   // the ones the registry has a status for keep it
   assert.deepEqual(await answerOf(405), { status: 405, code: 'method_not_allowed' });
   assert.deepEqual(await answerOf(415), { status: 415, code: 'unsupported_media_type' });
+  assert.deepEqual(await answerOf(429), { status: 429, code: 'rate_limited' });
+  // a status the registry has no plain code for is a bad request
+  assert.deepEqual(await answerOf(418), { status: 400, code: 'bad_request' });
 });
