@@ -101,7 +101,7 @@ const REGISTRY = {
   // 500
   internal_error: { status: 500, job: true, message: 'internal_error' },
   timeout: { status: 500, job: true, message: 'render timed out (the job limit, JOB_TIMEOUT_MS)' },
-  // 503: refusals with retry-after (src/server/jobs/refusals.ts)
+  // 503: refusals with retry-after (refusals.ts)
   queue_full: { status: 503, message: 'the render queue is full; retry later' },
   storage_full: { status: 503, job: true, message: 'storage is full; retry later' },
   storage_unavailable: {

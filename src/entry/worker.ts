@@ -11,7 +11,7 @@ import { openServices } from '../server/services.js';
 import { loadStorage } from '../server/storage/data-stores.js';
 import { WorkerMetrics } from '../server/metrics/worker-metrics.js';
 import { startWorkerHttp, type WorkerHttp } from '../server/redis/worker-http.js';
-import { rendererUnavailable, redisUnavailable, shuttingDown, starting } from '../server/jobs/refusals.js';
+import { rendererUnavailable, redisUnavailable, shuttingDown, starting } from '../contract/refusals.js';
 
 const config = configOrExit(() => loadConfig(), 'cmrender worker');
 const log = pino({ level: config.logLevel });

@@ -2,8 +2,11 @@
 // or a compile failure's diagnostic code, never null. One door for the job service, a Redis-mode worker, the
 // standalone runner and GET /test, so the same failure reads and branches the same everywhere. Failures that come
 // from inside (the page's exceptions, Node's errors) are said in plain words, never as an internal message ("Invalid
-// array length", a stack line, a file path): the raw text goes to the log only.
+// array length", a stack line, a file path): the raw text goes to the log only. A failure carries its code from where
+// it happens (a StageFault: ffmpeg's pipe, a page that could not answer; the page's own codes, draw_too_large for a
+// draw past what its heap gives): nothing here reads an error's words.
 import { isNoSpace } from '../contract/no-space.js';
+import { outOfMemory } from './worker-thread.js';
 import { NO_SPACE_REASON, timeLimitReason } from '../contract/job-reasons.js';
 import { CODE, messageOf, type JobFailureCode } from '../contract/error-codes.js';
 import { JobFailure, type FailureDiagnostic, type JobCode } from './renderer-port.js';
@@ -20,25 +23,38 @@ export interface JobEnd {
 /** The end a registered code says by itself (its registry sentence). */
 export const endOf = (code: JobFailureCode, message = messageOf(code)): JobEnd => ({ message, code });
 
+/**
+ * A render stage's failure that knows its code where it happens (ffmpeg failed: encoder_failed; the page or its
+ * browser could not answer: page_crashed). Its message is the raw detail, for the log; the client reads the
+ * registry's sentence.
+ */
+export class StageFault extends Error {
+  constructor(
+    readonly code: JobFailureCode,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(detail, options);
+    this.name = 'StageFault';
+  }
+}
+
 /** An error the drawing page reported ({code, message} of the page API). */
 export interface PageError {
   code: string;
   message: string;
 }
 
-const OUT_OF_MEMORY =
-  /invalid (array|typed array|string) length|out of memory|allocation failed|array buffer allocation|maximum call stack/i;
-
 /** The end of a job whose drawing page reported an error (ASS001 is placed by the caller). */
 export function pageFailure(e: PageError): JobEnd {
   switch (e.code) {
+    case 'draw_too_large':
+      return endOf(
+        CODE.out_of_memory,
+        'render failed: the frame is too large to draw (the drawing page ran out of memory building it)',
+      );
     case 'draw_failed':
-      return OUT_OF_MEMORY.test(e.message)
-        ? endOf(
-            CODE.out_of_memory,
-            'render failed: the frame is too large to draw (the drawing page ran out of memory building it)',
-          )
-        : endOf(CODE.page_failed);
+      return endOf(CODE.page_failed);
     case 'context_lost':
       return endOf(CODE.page_failed, 'render failed: the drawing page lost its WebGL context');
     case 'font_unavailable':
@@ -50,13 +66,15 @@ export function pageFailure(e: PageError): JobEnd {
 
 /** The end of a job a render stage (Node, Playwright, ffmpeg) failed unexpectedly. */
 export function stageFailure(err: unknown, kind?: string): JobEnd {
-  const m = err instanceof Error ? err.message : String(err);
   if (isNoSpace(err)) return endOf(CODE.storage_full, NO_SPACE_REASON);
   // ffmpeg's own words (its stderr, paths) are for the log, not the client
-  if (/ffmpeg/i.test(m))
-    return endOf(CODE.encoder_failed, kind === 'gif' ? 'render failed: the GIF encoder failed' : undefined);
-  if (/Target (page|closed)|browser has been closed|crash|disconnected/i.test(m)) return endOf(CODE.page_crashed);
-  if (OUT_OF_MEMORY.test(m)) return endOf(CODE.out_of_memory);
+  if (err instanceof StageFault)
+    return err.code === CODE.encoder_failed && kind === 'gif'
+      ? endOf(CODE.encoder_failed, 'render failed: the GIF encoder failed')
+      : endOf(err.code);
+  // V8's own RangeError (an array, a string or a buffer past what the heap gives, the call stack; Node's own
+  // RangeErrors carry a code and are ours to fix) or a thread's heap past its limit
+  if ((err instanceof RangeError && !('code' in err)) || outOfMemory(err)) return endOf(CODE.out_of_memory);
   return endOf(CODE.internal_error, 'render failed: internal error');
 }
 

@@ -26,10 +26,11 @@ import { answerError, answerFrameworkError, answerNotFound } from '../server/htt
 import { capConnections } from '../server/http/connection-cap.js';
 import { serverTimeouts } from '../server/http/server-timeouts.js';
 import { limitRequestTime } from '../server/http/request-timeout.js';
-import { Gate, Refused, tooManyUploads } from '../server/jobs/refusals.js';
+import { Refused, tooManyUploads } from '../contract/refusals.js';
+import { Gate } from '../server/http/gate.js';
 import { badRequest } from '../server/http/http-error.js';
 import { Args } from '../server/http/schemas/args.js';
-import { checkedSceneArgs } from '../server/http/scene-args.js';
+import { checkedSceneArgs } from '../server/jobs/scene-args.js';
 
 export interface RunnerOptions {
   renderer: Renderer;

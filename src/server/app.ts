@@ -1,5 +1,5 @@
 // buildApp(opts): the Fastify instance with every route of the contract. Tests use it with app.inject or listen(0).
-import { idempotencyTtl } from './http/idempotency.js';
+import { idempotencyTtl } from './jobs/idempotency.js';
 import { serverTimeouts } from './http/server-timeouts.js';
 import { capConnections } from './http/connection-cap.js';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
@@ -16,7 +16,7 @@ import type { JobService } from './jobs/job-service.js';
 import type { Retention } from './jobs/retention.js';
 import type { OutputStore } from './storage/output-store.js';
 import type { AssetStore } from './storage/asset-store.js';
-import { Gate } from './jobs/refusals.js';
+import { Gate } from './http/gate.js';
 import { openServices } from './services.js';
 import { registerOpenApi } from './openapi.js';
 import { acceptJsonBodies } from './http/json-body.js';
@@ -44,7 +44,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { ClientQuota } from './jobs/client-quota.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import type { WebhookOutcome } from './webhooks/dispatcher.js';
-import { countRefusedJobs } from './http/refused-jobs.js';
+import { countRefusedJobs } from './routes/refused-jobs.js';
 import { watchReadiness } from './routes/readiness.js';
 import { ApiKeys, requireApiKeys } from './http/api-keys.js';
 import { limitPosts } from './http/rate-limits.js';

@@ -11,7 +11,7 @@ import type { BullmqQueue } from './jobs/queue/bullmq.js';
 import type { JobEnd } from './jobs/job-failure.js';
 import type { StoreLink } from './jobs/job-health.js';
 import type { OutputStore, SharedByteCount } from './storage/output-store.js';
-import type { IdempotencyKeys } from './http/idempotency.js';
+import type { IdempotencyKeys } from './jobs/idempotency.js';
 import type { BatchStore } from './jobs/batches/batch-store.js';
 
 /** Where a mode keeps its records and work: the journal and the local queue, or Redis and BullMQ (redis/redis-backend.ts). */

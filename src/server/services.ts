@@ -19,7 +19,7 @@ import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './storage/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
 import { configuredDispatcher, type WebhookDispatcher, type WebhookOutcome } from './webhooks/dispatcher.js';
-import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './http/idempotency.js';
+import { IdempotencyIndex, idempotencyTtl, type IdempotencyKeys } from './jobs/idempotency.js';
 import type { Redis } from 'ioredis';
 import type { Backend } from './backend.js';
 import { BatchService } from './jobs/batches/batch-service.js';

@@ -47,6 +47,9 @@ const graph = importGraph();
 const under = (p: string, ...dirs: string[]) =>
   dirs.some((d) => p === d || p.startsWith(d.endsWith('.ts') ? d : `${d}/`));
 
+/** What of rendering the server may reach: the Renderer interface, the join of a chunked video, failures' reasons. */
+const SERVER_RENDER = ['src/render/renderer-port.ts', 'src/render/segment-join.ts', 'src/render/failure-reasons.ts'];
+
 /** Where each room may reach (besides itself). The first matching room decides. */
 const ROOMS: { room: string; may: string[] }[] = [
   // the language runs in Node and in the browser and knows nothing of us
@@ -91,20 +94,84 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/export/export-renderer.ts',
     ],
   },
-  // the server reaches rendering through the Renderer interface only, and the join of a chunked video's segments
-  // (an ffmpeg concat the join item runs: chunk planning and joining live above the renderer)
+  // inside the server, its rooms (docs/architecture.md, src/server): the job domain knows nothing of HTTP, routes or
+  // metrics; the stores and the deliveries it uses know only the record's shape; HTTP and the routes sit above it all
   {
-    room: 'src/server',
+    room: 'src/server/jobs',
+    may: [
+      ...SERVER_RENDER,
+      'src/contract',
+      'src/config',
+      'src/lang',
+      'src/server/storage',
+      'src/server/webhooks',
+      'src/server/durability',
+      'src/server/redis/connection.ts',
+    ],
+  },
+  {
+    room: 'src/server/storage',
+    may: ['src/contract', 'src/config', 'src/render/renderer-port.ts', 'src/server/jobs/store/port.ts'],
+  },
+  {
+    room: 'src/server/webhooks',
+    may: ['src/contract', 'src/config', 'src/server/jobs/store/port.ts', 'src/server/jobs/job-view.ts'],
+  },
+  { room: 'src/server/durability', may: ['src/contract', 'src/server/jobs/store/port.ts'] },
+  // Redis mode's wiring and its worker's own small HTTP server (health, metrics)
+  {
+    room: 'src/server/redis',
+    may: [
+      'src/contract',
+      'src/config',
+      'src/render/renderer-port.ts',
+      'src/server/jobs',
+      'src/server/storage',
+      'src/server/backend.ts',
+      'src/server/metrics',
+      'src/server/http/server-timeouts.ts',
+    ],
+  },
+  {
+    room: 'src/server/metrics',
+    may: ['src/contract', 'src/render/renderer-port.ts', 'src/server/jobs', 'src/server/webhooks'],
+  },
+  // the HTTP plumbing: the domain's types and errors, never a route or a metric
+  {
+    room: 'src/server/http',
     may: [
       'src/contract',
       'src/config',
       'src/lang',
+      'src/server/jobs',
+      'src/server/storage',
+      'src/server/redis/outage.ts',
+    ],
+  },
+  {
+    room: 'src/server/routes',
+    may: [
+      'src/contract',
+      'src/config',
+      'src/lang',
+      'src/mcp',
       'src/paths.ts',
       'src/render/renderer-port.ts',
-      'src/render/segment-join.ts',
-      'src/render/failure-reasons.ts',
-      'src/mcp',
+      'src/server/http',
+      'src/server/jobs',
+      'src/server/storage',
+      'src/server/webhooks',
+      'src/server/metrics',
+      'src/server/llms-txt.ts',
+      'src/server/markdown-html.ts',
     ],
+  },
+  // the server's composition (app.ts, services.ts, backend.ts, the OpenAPI writer) reaches every room above; the
+  // server reaches rendering through the Renderer interface only, and the join of a chunked video's segments
+  // (an ffmpeg concat the join item runs: chunk planning and joining live above the renderer)
+  {
+    room: 'src/server',
+    may: ['src/contract', 'src/config', 'src/lang', 'src/paths.ts', ...SERVER_RENDER, 'src/mcp'],
   },
   // the export library; its worker renderer implements the Renderer interface (types only from rendering) and
   // starts its thread the way rendering starts its own (worker-thread.ts)
@@ -118,7 +185,7 @@ const ROOMS: { room: string; may: string[] }[] = [
     room: 'src/runner',
     may: [
       'src/server/http',
-      'src/server/jobs/refusals.ts',
+      'src/server/jobs/scene-args.ts',
       'src/contract',
       'src/render/renderer-port.ts',
       'src/render/failure-reasons.ts',
@@ -226,5 +293,16 @@ test('the job, storage, durability and Redis rooms import nothing of Fastify: HT
       if (/from\s+['"](fastify|@fastify\/[^'"]+|fastify-[^'"]+)['"]/.test(text))
         bad.push(relative(repoRoot, join(dir, name)));
     }
+  assert.deepEqual(bad, []);
+});
+
+test('the job domain imports nothing of HTTP, the routes or the metrics (src/server/jobs)', () => {
+  const bad = [...graph]
+    .filter(([from]) => under(from, 'src/server/jobs'))
+    .flatMap(([from, deps]) =>
+      deps
+        .filter((to) => under(to, 'src/server/http', 'src/server/routes', 'src/server/metrics'))
+        .map((to) => `${from} -> ${to}`),
+    );
   assert.deepEqual(bad, []);
 });

@@ -26,7 +26,10 @@ export interface LoadOptions {
 
 /**
  * What went wrong, as a machine value. `ASS001` is the language's image diagnostic (an image the value uses could
- * not be loaded or decoded; `path` names it); the rest are the page's own.
+ * not be loaded or decoded; `path` names it); the rest are the page's own. A draw that threw is `draw_too_large` when
+ * the engine's own RangeError says the value was more than the page could build (an array, a buffer or a string past
+ * what the heap gives, the call stack), else `draw_failed`: the error's type does not cross to the renderer, its
+ * message alone does, so the page says which it was.
  */
 export type DrawErrorCode =
   | 'ASS001'
@@ -36,7 +39,8 @@ export type DrawErrorCode =
   | 'not_loaded'
   | 'font_unavailable'
   | 'context_lost'
-  | 'draw_failed';
+  | 'draw_failed'
+  | 'draw_too_large';
 
 export interface DrawError {
   code: DrawErrorCode;
@@ -200,7 +204,10 @@ export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string):
       error = null;
       return { ok: true, changed };
     } catch (e) {
-      return fail({ code: 'draw_failed', message: e instanceof Error ? e.message : String(e) });
+      return fail({
+        code: e instanceof RangeError ? 'draw_too_large' : 'draw_failed',
+        message: e instanceof Error ? e.message : String(e),
+      });
     }
   }
 

@@ -7,7 +7,7 @@ import type { VideoCodec } from '../../contract/outputs.js';
 import { CODECS } from './codecs.js';
 import { BITEXACT, QUIET } from './flags.js';
 import { countFrames, ffprobeBeside } from './probe.js';
-import { runProcess } from './process.js';
+import { encoderFailed, runProcess } from './process.js';
 
 /**
  * The arguments of a join: the concat demuxer reads the list of segments (absolute paths) on stdin and copies their
@@ -65,7 +65,9 @@ export async function joinSegments(
   const r = await runProcess(ffmpegPath, joinArgs(tmp, codec), { input: concatList(segments) });
   if (r.exitCode !== 0) {
     await rm(tmp, { force: true });
-    throw new Error(`ffmpeg join exited with ${r.exitCode}: ${(r.error?.message ?? r.stderr).trim().slice(0, 500)}`);
+    throw encoderFailed(
+      `ffmpeg join exited with ${r.exitCode}: ${(r.error?.message ?? r.stderr).trim().slice(0, 500)}`,
+    );
   }
   if (segmentFrames) {
     const want = segmentFrames.reduce((a, b) => a + b, 0);

@@ -4,6 +4,8 @@
 // why it failed there and nowhere else.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { CODE } from '../../contract/error-codes.js';
+import { StageFault } from '../failure-reasons.js';
 
 /** How much of stderr a failure message carries at most. */
 const STDERR_KEPT = 8192;
@@ -102,9 +104,9 @@ export class RawFramePipe {
 
   /** Writes one frame; resolves when ffmpeg can take more (back-pressure). */
   async write(frame: Uint8Array): Promise<void> {
-    if (this.failed) throw new Error(`ffmpeg failed: ${this.failed.message} ${this.stderr}`.trim());
+    if (this.failed) throw encoderFailed(`ffmpeg failed: ${this.failed.message} ${this.stderr}`);
     if (this.ended !== null || this.proc.stdin!.destroyed)
-      throw new Error(`ffmpeg exited early (${this.ended ?? 'stdin closed'}): ${this.stderr.trim()}`.trim());
+      throw encoderFailed(`ffmpeg exited early (${this.ended ?? 'stdin closed'}): ${this.stderr.trim()}`);
     if (frame.length !== this.frameBytes)
       throw new Error(`frame has ${frame.length} bytes, expected ${this.frameBytes}`);
     const stdin = this.proc.stdin!;
@@ -114,13 +116,13 @@ export class RawFramePipe {
         await Promise.race([
           once(stdin, 'drain'),
           this.exited.then(() => {
-            throw new Error(`ffmpeg exited early: ${this.stderr.trim()}`);
+            throw encoderFailed(`ffmpeg exited early: ${this.stderr.trim()}`);
           }),
         ]);
       } catch (e) {
         // a killed ffmpeg surfaces as EPIPE on stdin (rejecting the drain wait) or as its exit: both are ffmpeg's
-        const m = e instanceof Error ? e.message : String(e);
-        throw new Error(/^ffmpeg/.test(m) ? m : `ffmpeg failed: ${m} ${this.stderr}`.trim());
+        if (e instanceof StageFault) throw e;
+        throw encoderFailed(`ffmpeg failed: ${e instanceof Error ? e.message : String(e)} ${this.stderr}`);
       }
     }
   }
@@ -129,7 +131,7 @@ export class RawFramePipe {
   async finish(): Promise<void> {
     this.proc.stdin!.end();
     const code = await this.exited;
-    if (code !== 0) throw new Error(`ffmpeg exited with ${code}: ${this.stderr.trim().slice(0, 500)}`);
+    if (code !== 0) throw encoderFailed(`ffmpeg exited with ${code}: ${this.stderr.trim().slice(0, 500)}`);
   }
 
   /** Ends the process at once; resolves when it is gone (so its files can be removed). */
@@ -138,4 +140,9 @@ export class RawFramePipe {
     this.proc.kill('SIGKILL');
     await this.exited;
   }
+}
+
+/** ffmpeg failed: the job ends encoder_failed; its words (stderr, paths) are the detail, for the log. */
+export function encoderFailed(detail: string): StageFault {
+  return new StageFault(CODE.encoder_failed, detail.trim());
 }

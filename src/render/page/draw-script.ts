@@ -36,6 +36,14 @@ window.__cmrDraw = async function (json, format, partial) {
   if (!r.ok) return { error: r.error };
   if (!r.changed) return null;
   const t1 = performance.now();
+  // the read back and its packing allocate a picture's bytes: one past what the heap gives is the page's to say, as a
+  // draw's is (an exception would reach the renderer as a page that could not answer)
+  try { return window.__cmrReadBack(v, format, partial, t0, t1); } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { error: { code: e instanceof RangeError ? 'draw_too_large' : 'draw_failed', message } };
+  }
+};
+window.__cmrReadBack = function (v, format, partial, t0, t1) {
   // a picture as read back is always whole
   const d = partial && format !== 'rgba-as-read' ? v.damage : null;
   const px = format === 'i420' ? v.pixelsI420(d || undefined) : format === 'rgba-as-read' ? v.pixelsAsRead() : v.pixels(d || undefined);

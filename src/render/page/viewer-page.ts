@@ -1,5 +1,9 @@
-// A Chromium page with the drawing page loaded, leased to one job at a time: load a job's canvas, draw values.
+// A Chromium page with the drawing page loaded, leased to one job at a time: load a job's canvas, draw values. The
+// page API answers its own errors as values ({code, message}), so a call that rejects is a page (or its browser)
+// that could not answer: it leaves here as page_crashed, Playwright's words kept for the log.
 import type { BrowserContext, Page } from 'playwright-core';
+import { CODE } from '../../contract/error-codes.js';
+import { StageFault } from '../failure-reasons.js';
 import type { DrawError, LoadOptions, LoadResult } from '../../../viewer/src/page-api.js';
 import { decodeRle, pictureBytes, type PixelFormat } from './draw-script.js';
 import type { Patch } from '../picture-patch.js';
@@ -27,7 +31,7 @@ export class ViewerPage {
   ) {}
 
   load(options: LoadOptions): Promise<LoadResult> {
-    return this.page.evaluate((o) => window.cmViewer.load(o), options);
+    return answered(this.page.evaluate((o) => window.cmViewer.load(o), options));
   }
 
   /**
@@ -47,11 +51,13 @@ export class ViewerPage {
     const t0 = performance.now();
     type DrawFn = { __cmrDraw(j: string, f: PixelFormat, p: boolean): Promise<unknown> };
     type Reply = { px: Uint8Array; rect: [number, number, number, number] | null; t: [number, number, number] };
-    const r = (await this.page.evaluate(([j, f, p]) => (window as unknown as DrawFn).__cmrDraw(j, f, p), [
-      json,
-      format,
-      partial,
-    ] as const)) as Reply | null | { error: DrawError };
+    const r = (await answered(
+      this.page.evaluate(([j, f, p]) => (window as unknown as DrawFn).__cmrDraw(j, f, p), [
+        json,
+        format,
+        partial,
+      ] as const),
+    )) as Reply | null | { error: DrawError };
     const t1 = performance.now();
     if (r === null) return { unchanged: true };
     if ('error' in r) return { error: r.error };
@@ -73,4 +79,18 @@ export class ViewerPage {
     this.closed = true;
     await this.context.close().catch(() => {});
   }
+}
+
+/** A page call's answer, or page_crashed when the page or its browser could not give one. */
+export async function answered<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    throw pageCrashed(err);
+  }
+}
+
+/** The page or its browser is gone (a crash, a kill, a lost connection): the job ends page_crashed. */
+export function pageCrashed(err: unknown): StageFault {
+  return new StageFault(CODE.page_crashed, err instanceof Error ? err.message : String(err), { cause: err });
 }

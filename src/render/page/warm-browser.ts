@@ -7,7 +7,7 @@ import { settlesWithin, TookTooLong, within } from '../settles-within.js';
 import type { GlProbe, GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
-import { ViewerPage } from './viewer-page.js';
+import { pageCrashed, ViewerPage } from './viewer-page.js';
 import { CLOSE_WAIT_MS, LiveBrowser, PAGE_CONTEXT } from './live-browser.js';
 import { JobFailure } from '../renderer-port.js';
 import { CODE } from '../../contract/error-codes.js';
@@ -240,7 +240,7 @@ export class WarmBrowser {
             `render failed: the renderer did not answer (${err.message}); retry later`,
             CODE.renderer_unavailable,
           );
-        throw err;
+        throw err instanceof JobFailure ? err : pageCrashed(err); // any other failure to make one is Playwright's
       });
   }
 

@@ -1,10 +1,11 @@
 // How failures are answered: always the ErrorEnvelope `{error, code}` (service.md "Every 400 body is the
 // ErrorEnvelope"), with the contract's status and code, never a stack or an internal message. `code` is always
 // there: a client branches on it whatever the status.
-import { isRedisUnavailable, redisUnavailable, Refused } from '../jobs/refusals.js';
+import { redisUnavailable, Refused } from '../../contract/refusals.js';
+import { isRedisUnavailable } from '../redis/outage.js';
 import { ServiceError } from '../../contract/service-error.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { CODE, envelope, type ErrorCode } from '../../contract/error-codes.js';
+import { CODE, envelope, statusOf, type AnswerCode } from '../../contract/error-codes.js';
 import type { ErrorEnvelope } from './schemas/error-envelope.js';
 import { NOT_FOUND } from './http-error.js';
 import { CORS_HEADERS } from './cors.js';
@@ -23,14 +24,20 @@ const FRAMEWORK_400 = new Map<string, ErrorEnvelope>(
 );
 
 /**
- * The codes of the framework's other 4xx answers (a route's own errors are HttpErrors with their own codes), sent
- * with the framework's status: a 413 the body limit did not catch keeps its status under the contract's code.
+ * The codes of the framework's other 4xx answers (a route's own errors are ServiceErrors with their own codes). Each
+ * is sent at its code's registered status, never the framework's, so a code has one status: a 413 the body limit did
+ * not catch is body_too_large's 400 (the specification says 400, not 413), a status the registry has no code for is
+bad_request's 400.
  */
-const CLIENT_ERROR_CODES: Record<number, ErrorCode> = {
+const CLIENT_ERROR_CODES: Record<number, AnswerCode> = {
+  401: CODE.unauthorized,
   405: CODE.method_not_allowed,
   406: CODE.not_acceptable,
+  408: CODE.request_timeout,
   413: CODE.body_too_large,
   415: CODE.unsupported_media_type,
+  416: CODE.range_not_satisfiable,
+  429: CODE.rate_limited,
 };
 
 /**
@@ -46,8 +53,10 @@ export function answerError(err: FastifyError | ServiceError, req: FastifyReques
   if (isRedisUnavailable(err)) return sendServiceError(reply, new Refused(redisUnavailable()));
   const status = err.statusCode ?? 500;
   if (status === 404) return sendEnvelope(reply, 404, NOT_FOUND);
-  if (status >= 400 && status < 500)
-    return sendEnvelope(reply, status, { error: err.message, code: CLIENT_ERROR_CODES[status] ?? CODE.bad_request });
+  if (status >= 400 && status < 500) {
+    const code = CLIENT_ERROR_CODES[status] ?? CODE.bad_request;
+    return sendEnvelope(reply, statusOf(code), { error: err.message, code });
+  }
   req.log.error({ err }, 'unhandled error');
   return sendEnvelope(reply, 500, envelope(CODE.internal_error));
 }

@@ -4,7 +4,6 @@
 import { CODE, envelope, type AnswerCode, type CodeOfStatus } from '../../contract/error-codes.js';
 import { ServiceError } from '../../contract/service-error.js';
 import { describeDuration } from '../../contract/describe-duration.js';
-import type { ArgProblem } from '../../lang/index.js';
 
 /** A ServiceError (src/contract/service-error.ts) answered by its registered status; `statusCode` for Fastify. */
 export class HttpError extends ServiceError {
@@ -23,15 +22,6 @@ export function httpError(code: AnswerCode, message?: string, retryAfter?: numbe
 /** 400 with one of the contract's codes (`missing_source`, `unknown_asset`, ...). */
 export function badRequest(code: CodeOfStatus<400>, message?: string): HttpError {
   return httpError(code, message);
-}
-
-/** 400 `invalid_args` with one entry per problem; `error` is the first problem's sentence (and how many more). */
-export function invalidArgs(problems: ArgProblem[]): HttpError {
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see problems)` : '';
-  return new HttpError(CODE.invalid_args, {
-    message: `${problems[0]?.message ?? 'invalid args'}${more}`,
-    details: { problems: problems.map(({ path, expected, given, message }) => ({ path, expected, given, message })) },
-  });
 }
 
 /** The body of every 404: the contract fixes `error`; `code` says the same to a program. */

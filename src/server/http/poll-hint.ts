@@ -3,7 +3,7 @@
 // estimate says what is left of it takes under a second (a frame of 0.2 s is not waited on for 2); a waiting one
 // later the further back it stands (2 s per job ahead of it, at most 30 s), since nothing about it changes before the
 // jobs ahead end.
-import type { JobView } from './schemas/jobs.js';
+import type { JobView } from '../../contract/job-view.js';
 
 export const MAX_POLL_HINT_S = 30;
 

@@ -11,7 +11,8 @@
 //   such a path names nothing.
 import type { FastifyError, FastifySchemaValidationError } from 'fastify';
 import { CODE } from '../../contract/error-codes.js';
-import { HttpError, badRequest, invalidArgs, notFound } from './http-error.js';
+import { invalidArgs, type ServiceError } from '../../contract/service-error.js';
+import { badRequest, notFound } from './http-error.js';
 
 /** The request part that failed (Fastify does not export the name of this type). */
 type RequestPart = NonNullable<FastifyError['validationContext']>;
@@ -32,7 +33,7 @@ const BODY_RULES = [
 ] as const;
 type BodyRule = (typeof BODY_RULES)[number];
 
-export function requestError(issues: FastifySchemaValidationError[], part: RequestPart): HttpError {
+export function requestError(issues: FastifySchemaValidationError[], part: RequestPart): ServiceError {
   if (part === 'params') return notFound();
   // the only header a route checks is Idempotency-Key
   if (part === 'headers') return badRequest(CODE.bad_idempotency_key);

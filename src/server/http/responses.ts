@@ -42,7 +42,7 @@ export function badRequestAnswer(codes: readonly CodeOfStatus<400>[], example?: 
 }
 
 /**
- * A 503 refusal (jobs/refusals.ts): the ErrorEnvelope and `retry-after`. Response headers are plain JSON
+ * A 503 refusal (src/contract/refusals.ts): the ErrorEnvelope and `retry-after`. Response headers are plain JSON
  * Schema: the provider documents only content, openapi.ts carries them into the document.
  */
 export function refusalAnswer(codes: readonly CodeOfStatus<503>[], example?: ErrorEnvelope) {

@@ -17,7 +17,7 @@ import {
   shuttingDown,
   storageUnavailable,
   type Refusal,
-} from './refusals.js';
+} from '../../contract/refusals.js';
 
 /** A shared store's link (Redis): whether it is up now, and whether it answers within a second. */
 export interface StoreLink {

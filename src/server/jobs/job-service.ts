@@ -16,12 +16,12 @@ import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView, type LiveJobState } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
 import type { JoinSegments } from '../../render/segment-join.js';
-import type { JobView } from '../http/schemas/jobs.js';
+import type { JobView } from '../../contract/job-view.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
-import { queueFull, Refused, type Refusal } from './refusals.js';
+import { queueFull, Refused, type Refusal } from '../../contract/refusals.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { DiskSpace } from '../storage/disk-space.js';
 import { cachedFields, type CacheHit, type RenderCache } from './render-cache.js';
@@ -235,7 +235,7 @@ export class JobService {
 
   /**
    * Queues a job from a request that passed its schema, through the whole admission sequence (submit.ts): its id, or
-   * an earlier job's with the same Idempotency-Key. Throws an HttpError (400, 422, 429) or a Refused (503).
+   * an earlier job's with the same Idempotency-Key. Throws a ServiceError (400, 422, 429) or a Refused (503).
    */
   submit(request: Submission, door: SubmitDoor): Promise<string> {
     return submit(this, door, request);

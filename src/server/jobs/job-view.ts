@@ -1,7 +1,7 @@
 // The public view of a job record: the contract's Job shapes (pending, ready, error) plus the added fields. The
 // record holds everything durable; what only the running service knows (queue position, progress) comes in `live`.
-import { withDocsLink } from '../http/diagnostic-links.js';
-import type { JobView } from '../http/schemas/jobs.js';
+import { withDocsLink } from './diagnostic-links.js';
+import type { JobView } from '../../contract/job-view.js';
 import type { JobRecord } from './store/port.js';
 import type { OutputMime } from '../../contract/mime.js';
 

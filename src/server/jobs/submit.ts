@@ -4,14 +4,14 @@
 // only for a request that may be taken, and the queue cap checked again with no await before the job is created, so
 // it is exact under concurrent requests. Nothing is queued unless every step passed; a place taken is given back.
 // It knows nothing of HTTP: the route hands it the body and what it knows of the sender, and answers what it throws
-// (HttpError: 400, 422, 429; Refused: 503).
+// (a ServiceError: 400, 422, 429; a Refused: 503).
 import { CODE } from '../../contract/error-codes.js';
 import { sameUrlPaths } from '../../contract/asset-path.js';
 import { isNoSpace } from '../../contract/no-space.js';
-import { journalUnwritable, Refused, storageUnavailable, type Refusal } from './refusals.js';
-import { badRequest, httpError } from '../http/http-error.js';
-import { checkedSceneArgs } from '../http/scene-args.js';
-import type { IdempotencyKeys } from '../http/idempotency.js';
+import { journalUnwritable, Refused, storageUnavailable, type Refusal } from '../../contract/refusals.js';
+import { badRequest, serviceError } from '../../contract/service-error.js';
+import { checkedSceneArgs } from './scene-args.js';
+import type { IdempotencyKeys } from './idempotency.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import { storeInline, vectorizeInput, type JobInput } from './vectorize-input.js';
 import type { AssetStore } from '../storage/asset-store.js';
@@ -47,7 +47,7 @@ export interface Submission {
   owner?: string;
   /** whom MAX_QUEUED_JOBS_PER_CLIENT counts: `key:<id>` or `ip:<address>` */
   client: string;
-  /** the Idempotency-Key, scoped to its caller, and the request's hash (http/idempotency.ts) */
+  /** the Idempotency-Key, scoped to its caller, and the request's hash (idempotency.ts) */
   idempotency?: { key: string; hash: string };
 }
 
@@ -93,7 +93,7 @@ export interface Admitting {
 
 /**
  * The id of the job the submission made, or of the one an earlier request with the same Idempotency-Key and body
- * made. Throws an HttpError (400, 422 idempotency_mismatch, 429 client_queue_full) or a Refused (503).
+ * made. Throws a ServiceError (400, 422 idempotency_mismatch, 429 client_queue_full) or a Refused (503).
  */
 export async function submit(jobs: Admitting, door: SubmitDoor, s: Submission): Promise<string> {
   try {
@@ -160,7 +160,7 @@ async function admit(
   const quota = door.quota;
   if (quota && !quota.take(s.client))
     // when one of the client's jobs ends is not known here: a poll's pace
-    throw httpError(
+    throw serviceError(
       CODE.client_queue_full,
       `this client has ${quota.max} jobs waiting or rendering (MAX_QUEUED_JOBS_PER_CLIENT); retry when one has ended`,
       CLIENT_QUEUE_RETRY_S,

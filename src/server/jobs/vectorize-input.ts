@@ -7,7 +7,7 @@
 import { sniffImage } from '../../contract/mime.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { AssetStore } from '../storage/asset-store.js';
-import { badRequest } from '../http/http-error.js';
+import { badRequest } from '../../contract/service-error.js';
 
 /** The in-source path an inline image is recorded under. */
 export const INLINE_IMAGE_PATH = '/inline-image';

@@ -12,7 +12,8 @@ import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams } from './store/port.js';
 import type { OutputStore } from '../storage/output-store.js';
-import { storageFull, type Refusal } from './refusals.js';
+import type { Refusal } from '../../contract/refusals.js';
+import { storageFull } from '../storage/disk-budget.js';
 
 export interface WorkAdmission {
   /** the estimate in seconds, for the queue's order */

@@ -10,7 +10,7 @@ import { RedisJobStore } from '../jobs/store/redis.js';
 import { connect, connectApi, waitReady } from './connection.js';
 import { BullmqQueue } from '../jobs/queue/bullmq.js';
 import { RedisIdempotency } from './redis-idempotency.js';
-import { idempotencyTtl } from '../http/idempotency.js';
+import { idempotencyTtl } from '../jobs/idempotency.js';
 
 /** How long a process waits for Redis at start before it stops with a clear line. */
 const REDIS_START_MS = 10_000;

@@ -6,7 +6,7 @@
 // free again; the key expires with the job (idempotencyTtl).
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { mismatch, type IdempotencyKeys } from '../http/idempotency.js';
+import { mismatch, type IdempotencyKeys } from '../jobs/idempotency.js';
 import { KEY_PREFIX } from '../jobs/store/redis.js';
 
 /** A claim whose creator died (or hangs) is free again after this long: longer than any admission takes. */

@@ -5,7 +5,7 @@
 // three fixed answers need no framework. It has the service's header and request time limits.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Refusal } from '../jobs/refusals.js';
+import type { Refusal } from '../../contract/refusals.js';
 import { CODE, envelope, statusOf, type AnswerCode } from '../../contract/error-codes.js';
 import { serverTimeouts } from '../http/server-timeouts.js';
 import type { WorkerMetrics } from '../metrics/worker-metrics.js';

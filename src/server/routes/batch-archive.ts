@@ -6,7 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import { extname } from 'node:path';
 import { ZipFile } from 'yazl';
-import type { BatchView } from '../http/schemas/batches.js';
+import type { BatchView } from '../../contract/batch-view.js';
 import type { BatchRecord } from '../jobs/batches/batch-store.js';
 import type { JobRecord } from '../jobs/store/port.js';
 import type { OutputStore } from '../storage/output-store.js';

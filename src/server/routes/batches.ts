@@ -8,13 +8,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { CODE } from '../../contract/error-codes.js';
-import { BatchCreated, BatchIdParams, BatchRequest, BatchView } from '../http/schemas/batches.js';
+import { BatchCreated, BatchIdParams, BatchRequest, batchParamsCheck } from '../http/schemas/batches.js';
+import { BatchView } from '../../contract/batch-view.js';
 import { EnqueueHeaders } from '../http/schemas/enqueue.js';
 import type { BatchService } from '../jobs/batches/batch-service.js';
 import type { BatchRecord } from '../jobs/batches/batch-store.js';
 import type { SubmitDoor } from '../jobs/submit.js';
 import { httpError, NOT_FOUND } from '../http/http-error.js';
-import { requestHash } from '../http/idempotency.js';
+import { requestHash } from '../jobs/idempotency.js';
 import { mayReach, scopedIdempotencyKey } from '../http/tenancy.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { hijackKeepingHeaders } from '../http/hijacked-headers.js';
@@ -147,6 +148,7 @@ export const batchRoutes: FastifyPluginAsyncZod<BatchRoutesOptions> = async (app
       const rec: BatchRecord = await batches.submit(
         {
           body: req.body,
+          paramsCheck: batchParamsCheck(req.body.kind),
           sentAssets: sentAssets.get(req),
           cacheControl: String(req.headers['cache-control'] ?? ''),
           ...(req.apiKeyId ? { owner: req.apiKeyId } : {}),

@@ -4,9 +4,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CheckRequest, CheckResponse } from '../http/schemas/check.js';
 import { badRequestAnswer, json, rateLimitedAnswer, unauthorizedAnswer } from '../http/responses.js';
 import { check } from '../../lang/index.js';
-import { checkedSceneArgs } from '../http/scene-args.js';
+import { checkedSceneArgs } from '../jobs/scene-args.js';
 import { CODE } from '../../contract/error-codes.js';
-import { withDocsLink } from '../http/diagnostic-links.js';
+import { withDocsLink } from '../jobs/diagnostic-links.js';
 
 export const checkRoutes: FastifyPluginAsyncZod = async (app) => {
   const schema = {

@@ -8,7 +8,7 @@ import type { JobKind } from '../../contract/job-kind.js';
 import { LIMITS } from '../../contract/limits.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { EnqueueBody, SubmitDoor } from '../jobs/submit.js';
-import { requestHash } from '../http/idempotency.js';
+import { requestHash } from '../jobs/idempotency.js';
 import { scopedIdempotencyKey } from '../http/tenancy.js';
 import { enqueueSchema } from './job-openapi.js';
 import { describeDuration } from '../../contract/describe-duration.js';

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../jobs/job-service.js';
 import { refusalAnswer } from '../http/responses.js';
 import { CODE } from '../../contract/error-codes.js';
-import { Refused } from '../jobs/refusals.js';
+import { Refused } from '../../contract/refusals.js';
 
 export const healthRoutes: FastifyPluginAsyncZod<{ jobs: JobService }> = async (app, { jobs }) => {
   app.get(

@@ -4,7 +4,9 @@
 // with are http/schemas/'s, and every code and sentence the registry's (contract/error-codes.ts).
 import { z } from 'zod';
 import { EnqueueHeaders, EnqueueResponse } from '../http/schemas/enqueue.js';
-import { JobError, JobIdParams, JobPending, JobReady, type JobKind } from '../http/schemas/jobs.js';
+import { JobError, JobPending, JobReady } from '../../contract/job-view.js';
+import type { JobKind } from '../../contract/job-kind.js';
+import { JobIdParams } from '../http/schemas/jobs.js';
 import { LIMITS } from '../../contract/limits.js';
 import { CODE, envelope, messageOf, type CodeOfStatus } from '../../contract/error-codes.js';
 import {

@@ -3,7 +3,7 @@
 // says of these routes is routes/job-openapi.ts's.
 import type { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { JobError } from '../http/schemas/jobs.js';
+import type { JobError } from '../../contract/job-view.js';
 import { CODE } from '../../contract/error-codes.js';
 import type { JobService } from '../jobs/job-service.js';
 import { httpError, notFoundKept } from '../http/http-error.js';

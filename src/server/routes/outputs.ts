@@ -12,7 +12,7 @@ import { notFoundKept } from '../http/http-error.js';
 import { mayReach } from '../http/tenancy.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 import { emptyAnswer, errorAnswer, fileAnswer, notFoundAnswer, refusalAnswer } from '../http/responses.js';
-import { Refused, storageUnavailable } from '../jobs/refusals.js';
+import { Refused, storageUnavailable } from '../../contract/refusals.js';
 import { StorageUnavailable } from '../storage/storage.js';
 
 export interface OutputRoutesOptions {

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { EventLoopDelay } from '../metrics/event-loop-delay.js';
 import { z } from 'zod';
 import type { JobService } from '../jobs/job-service.js';
-import { Refused, overloaded, starting, type Refusal } from '../jobs/refusals.js';
+import { Refused, overloaded, starting, type Refusal } from '../../contract/refusals.js';
 import { CODE } from '../../contract/error-codes.js';
 import { refusalAnswer } from '../http/responses.js';
 

@@ -7,7 +7,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../jobs/job-service.js';
 import { failureOf } from '../jobs/job-failure.js';
 import { errorAnswer, fileAnswer, refusalAnswer } from '../http/responses.js';
-import { Refused, tooManyTests, type Gate } from '../jobs/refusals.js';
+import { Refused, tooManyTests } from '../../contract/refusals.js';
+import type { Gate } from '../http/gate.js';
 import { CODE, envelope } from '../../contract/error-codes.js';
 
 /** How the smoke render can fail: a render stage's codes (src/render/failure-reasons.ts). */

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import type { Storage } from './storage.js';
 import { ASSET_KEY_RE } from '../../contract/limits.js';
 import { sniffImage, type ImageType } from '../../contract/mime.js';
-import { assetsFull, type Refusal } from '../jobs/refusals.js';
+import { assetsFull, type Refusal } from '../../contract/refusals.js';
 
 /** The key of an asset's SHA-256 beside it (not an asset key: ASSET_KEY_RE refuses it, so no route serves it). */
 const hashKey = (key: string) => `${key}.sha256`;

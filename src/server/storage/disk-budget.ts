@@ -5,8 +5,20 @@
 // with it.
 import { ownerOf } from './partial-files.js';
 import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
+import { CODE } from '../../contract/error-codes.js';
+import { describeDuration } from '../../contract/describe-duration.js';
+import type { Refusal } from '../../contract/refusals.js';
 
 export const PROTECT_MS = DEFAULT_RETENTION_MS;
+
+/** The refusal of new work while the output budget is full of outputs inside the protection window. */
+export function storageFull(usedBytes: number, capBytes: number): Refusal {
+  return {
+    code: CODE.storage_full,
+    error: `output storage is full (${usedBytes} of ${capBytes} bytes held by jobs younger than ${describeDuration(PROTECT_MS)}); retry later`,
+    retryAfterSeconds: 60,
+  };
+}
 
 export interface OutputFile {
   name: string;

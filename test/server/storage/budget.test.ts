@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planEviction, PROTECT_MS } from '../../../src/server/storage/disk-budget.js';
-import { Gate, queueFull } from '../../../src/server/jobs/refusals.js';
+import { queueFull } from '../../../src/contract/refusals.js';
+import { Gate } from '../../../src/server/http/gate.js';
 
 const NOW = 10 * PROTECT_MS;
 const H = 60 * 60 * 1000;

@@ -1,7 +1,8 @@
 // A batch (POST /v1/batches): one scene rendered once per row, each row a job of its own with its `args`, its
 // `params` over the batch's, and a `name` for its file in the archive; the batch's view (GET /v1/batches/{id}) and its
 // rows. A row's params are checked against its kind's params schema once merged over the batch's (jobs/batches/
-// submit-batch.ts), so a refusal names the row; how many rows a batch may hold is BATCH_MAX_ROWS (the config's).
+// submit-batch.ts), so a refusal names the row; how many rows a batch may hold is BATCH_MAX_ROWS (the config's). The
+// batch's kinds and its view are the contract's (src/contract/batch-view.ts).
 import { z } from 'zod';
 import { UUID_RE } from '../../../contract/limits.js';
 import { Source } from './sources.js';
@@ -9,14 +10,20 @@ import { Assets } from './assets.js';
 import { Args } from './args.js';
 import { Webhook } from './enqueue.js';
 import { FrameParams, GifParams, RenderParams } from './params.js';
-
-/** The kinds a batch renders: the scene kinds (a mesh or a vectorized drawing takes no args). */
-export const BATCH_KINDS = ['frame', 'video', 'gif'] as const;
-export const BatchKind = z.enum(BATCH_KINDS, { error: 'kind must be "frame", "video" or "gif"' });
-export type BatchKind = z.infer<typeof BatchKind>;
+import { BatchKind } from '../../../contract/batch-view.js';
+import type { ParamsCheck } from '../../jobs/batches/submit-batch.js';
+import type { JobParams } from '../../jobs/store/port.js';
 
 /** Each batch kind's params schema (the one its single-job POST takes). */
-export const BATCH_PARAMS = { frame: FrameParams, video: RenderParams, gif: GifParams } as const;
+const BATCH_PARAMS = { frame: FrameParams, video: RenderParams, gif: GifParams } as const;
+
+/** A batch kind's params read by its single-job schema: the check the admission lays each row's params over. */
+export function batchParamsCheck(kind: BatchKind): ParamsCheck {
+  return (params) => {
+    const read = BATCH_PARAMS[kind].safeParse(params);
+    return read.success ? { params: (read.data ?? {}) as JobParams } : { problem: read.error.issues[0]?.message };
+  };
+}
 
 /** A row's name: its file in the archive is `<name>.<ext>`. */
 export const ROW_NAME_RE = /^[A-Za-z0-9._-]{1,100}$/;
@@ -84,37 +91,6 @@ export const BatchCreated = z
     jobs: z.array(z.object({ job_id: z.uuid(), name: z.string() })),
   })
   .meta({ id: 'BatchCreated' });
-
-export const BatchRowView = z
-  .object({
-    job_id: z.uuid(),
-    name: z.string(),
-    status: z.enum(['pending', 'ready', 'error']),
-    url: z.string().optional().meta({ description: "A ready row's output: `/v1/outputs/<job_id>.<ext>`." }),
-    code: z
-      .string()
-      .nullable()
-      .optional()
-      .meta({ description: "A row ended in error: its job's `code` (`cancelled` when the batch was cancelled)." }),
-  })
-  .meta({ id: 'BatchRow' });
-
-export const BatchView = z
-  .object({
-    batch_id: z.uuid(),
-    kind: BatchKind,
-    status: z.enum(['pending', 'ready', 'error']).meta({
-      description:
-        '`pending` while any row is pending; then `ready` when every row is ready, `error` when any row ended in error.',
-    }),
-    created_at: z.number().int(),
-    count: z.number().int(),
-    counts: z.object({ pending: z.number().int(), ready: z.number().int(), error: z.number().int() }),
-    progress: z.number().min(0).max(1).meta({ description: 'Frames done over the frames of every row.' }),
-    rows: z.array(BatchRowView),
-  })
-  .meta({ id: 'Batch' });
-export type BatchView = z.infer<typeof BatchView>;
 
 export const BatchIdParams = z.object({
   id: z.string().regex(UUID_RE).meta({ format: 'uuid', description: 'The `batch_id` of a 202 answer.' }),

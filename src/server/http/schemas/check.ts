@@ -2,7 +2,7 @@
 // (jobs.ts), so a client reads both alike.
 import { z } from 'zod';
 import { Source } from './sources.js';
-import { Diagnostic } from './jobs.js';
+import { Diagnostic } from '../../../contract/job-view.js';
 import { Args } from './args.js';
 
 export const CheckRequest = z.object({ source: Source, args: Args }).meta({ id: 'CheckRequest' });

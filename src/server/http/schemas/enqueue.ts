@@ -1,13 +1,13 @@
 // The enqueueing POSTs (render, frame, gif, mesh, vectorize) take one body shape each and answer alike (202), so one
 // handler serves them all (routes/enqueue.ts).
 import { describeDuration } from '../../../contract/describe-duration.js';
-import { IDEMPOTENCY_TTL_MS } from '../idempotency.js';
+import { IDEMPOTENCY_TTL_MS } from '../../jobs/idempotency.js';
 import { z } from 'zod';
 import { Source, SvgSource, InlineImage } from './sources.js';
 import { RenderParams, FrameParams, GifParams, MeshParams, VectorizeParams } from './params.js';
 import { Assets } from './assets.js';
 import { Args } from './args.js';
-import { JobKind } from './jobs.js';
+import { JobKind } from '../../../contract/job-view.js';
 
 const WEBHOOK_URL = 'webhook.url must be an http or https URL of at most 2048 characters';
 const WEBHOOK_SECRET = 'webhook.secret must be a string of 1 to 256 characters';

@@ -10,7 +10,7 @@ import { postPinned } from '../../webhooks/pinned-post.js';
 import { deliveryHeaders } from '../../webhooks/signature.js';
 import { recordAttempt } from '../../webhooks/attempt-state.js';
 import type { BatchRecord, BatchStore } from './batch-store.js';
-import type { BatchView } from '../../http/schemas/batches.js';
+import type { BatchView } from '../../../contract/batch-view.js';
 
 export interface BatchWebhookOptions {
   store: BatchStore;

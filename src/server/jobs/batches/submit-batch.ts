@@ -5,24 +5,48 @@
 // job service's one create(), carrying the batch's id (the fair order lines the rows up as one client's, so another
 // client's job is not held behind them). Only a refusal that comes between two creations (another API process
 // filling the queue meanwhile, in Redis mode) can leave rows made: those are cancelled at once and the refusal
-// answered. It knows nothing of HTTP but the errors it throws.
+// answered. It knows nothing of HTTP: the route hands it the body, its kind's params check and what it knows of the
+// sender, and answers the ServiceError it throws.
 import { randomUUID } from 'node:crypto';
 import { canonicalJson } from '../../../contract/canonical-json.js';
 import { CODE } from '../../../contract/error-codes.js';
-import { badRequest, httpError, HttpError, invalidArgs } from '../../http/http-error.js';
-import type { ArgProblem } from '../../../lang/index.js';
-import { checkedSceneArgs } from '../../http/scene-args.js';
-import { BATCH_PARAMS, type BatchKind, type BatchRequest } from '../../http/schemas/batches.js';
-import { queueFull, Refused } from '../refusals.js';
+import {
+  badRequest,
+  invalidArgs,
+  serviceError,
+  ServiceError,
+  type ArgsProblem,
+} from '../../../contract/service-error.js';
+import type { BatchKind } from '../../../contract/batch-view.js';
+import { checkedSceneArgs } from '../scene-args.js';
+import { queueFull, Refused } from '../../../contract/refusals.js';
 import { checkedWebhook, CLIENT_QUEUE_RETRY_S, knownAssets, NO_CACHE, type SubmitDoor } from '../submit.js';
 import type { JobParams } from '../store/port.js';
 import type { WorkAdmission } from '../work-admission.js';
 import type { JobService } from '../job-service.js';
 import type { BatchRecord, BatchRow } from './batch-store.js';
 
-/** A batch request as the route read it: the validated body and what HTTP knows of its sender. */
+/** A batch request's body once its schema passed (http/schemas/batches.ts's BatchRequest). */
+export interface BatchBody {
+  kind: BatchKind;
+  source: string;
+  params?: Record<string, unknown>;
+  assets?: Record<string, string>;
+  webhook?: { url: string; secret?: string };
+  rows: { args?: Record<string, unknown>; name?: string; params?: Record<string, unknown> }[];
+}
+
+/**
+ * The batch kind's params read as its single-job POST reads them (that route's schema, the door's): the params, or
+ * the first problem's sentence. Each row's params are laid over the batch's and read by it here, so a refusal names
+ * the row.
+ */
+export type ParamsCheck = (params: Record<string, unknown>) => { params: JobParams } | { problem: string | undefined };
+
+/** A batch request as the route read it: the validated body, its kind's params check and what HTTP knows of its sender. */
 export interface BatchSubmission {
-  body: BatchRequest;
+  body: BatchBody;
+  paramsCheck: ParamsCheck;
   sentAssets?: Record<string, string>;
   cacheControl: string;
   owner?: string;
@@ -59,7 +83,7 @@ export async function admitBatch(
       CODE.too_many_rows,
       `the batch has ${b.rows.length} rows; at most ${maxRows} (BATCH_MAX_ROWS): split it in several batches`,
     );
-  const rows = checkedRows(kind, b);
+  const rows = checkedRows(b, s.paramsCheck);
   const assets = await knownAssets(door.assets, s.sentAssets ?? b.assets, s.owner);
   const webhook = await checkedWebhook(door.webhookPolicy, b.webhook);
   const storage = await jobs.storageRefusal();
@@ -91,7 +115,7 @@ export async function admitBatch(
     while (taken < rows.length && quota.take(s.client)) taken++;
     if (taken < rows.length) {
       for (; taken > 0; taken--) quota.giveBack(s.client);
-      throw httpError(
+      throw serviceError(
         CODE.client_queue_full,
         `the batch's ${rows.length} rows do not fit in this client's ${quota.max} places (MAX_QUEUED_JOBS_PER_CLIENT); retry when some of its jobs have ended, or send a smaller batch`,
         CLIENT_QUEUE_RETRY_S,
@@ -146,10 +170,9 @@ export async function admitBatch(
 }
 
 /** Every row's name, params and args, checked before anything else is looked up; the first bad row is refused. */
-function checkedRows(kind: BatchKind, b: BatchRequest): CheckedRow[] {
-  const schema = BATCH_PARAMS[kind];
-  const base = schema.safeParse(b.params ?? {});
-  if (!base.success) throw badRequest(CODE.invalid_params, base.error.issues[0]?.message);
+function checkedRows(b: BatchBody, paramsCheck: ParamsCheck): CheckedRow[] {
+  const base = paramsCheck(b.params ?? {});
+  if ('problem' in base) throw badRequest(CODE.invalid_params, base.problem);
   const names = new Map<string, number>();
   return b.rows.map((row, i) => {
     const name = row.name ?? defaultRowName(i, b.rows.length);
@@ -160,15 +183,15 @@ function checkedRows(kind: BatchKind, b: BatchRequest): CheckedRow[] {
         `rows[${i}]: the name "${name}" is rows[${twice}]'s too; names are unique in a batch`,
       );
     names.set(name, i);
-    const merged = schema.safeParse({ ...(b.params ?? {}), ...(row.params ?? {}) });
-    if (!merged.success) throw badRequest(CODE.invalid_params, `rows[${i}]: ${merged.error.issues[0]?.message}`);
-    const params = (merged.data ?? {}) as JobParams;
+    const merged = paramsCheck({ ...(b.params ?? {}), ...(row.params ?? {}) });
+    if ('problem' in merged) throw badRequest(CODE.invalid_params, `rows[${i}]: ${merged.problem}`);
+    const params = merged.params;
     if (row.args === undefined || Object.keys(row.args).length === 0) return { name, params };
     try {
       const d = checkedSceneArgs(b.source, row.args);
       return { name, params, args: row.args, ...(d.scene ? { scene: d.scene.name } : {}) };
     } catch (err) {
-      const problems = err instanceof HttpError ? (err.details?.problems as ArgProblem[] | undefined) : undefined;
+      const problems = err instanceof ServiceError ? (err.details?.problems as ArgsProblem[] | undefined) : undefined;
       if (problems)
         throw invalidArgs(
           problems.map((p) => ({

@@ -63,7 +63,7 @@ export interface JobRecord {
   interrupted?: number;
   /** where the job's end is POSTed, and how far that delivery got (webhooks/dispatcher.ts); never in the public view */
   webhook?: WebhookState;
-  /** the client's Idempotency-Key and the hash of the request it came with (http/idempotency.ts) */
+  /** the client's Idempotency-Key and the hash of the request it came with (jobs/idempotency.ts) */
   idempotency?: { key: string; hash: string };
   /** the render cache's key of this job (jobs/render-cache.ts): its output is recorded under it once ready */
   cache_key?: string;

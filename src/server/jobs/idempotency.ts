@@ -5,14 +5,15 @@
 // The check and the claim happen in one synchronous step (the entry holds the creation's promise before anything is
 // awaited), so ten identical requests arriving together make one job: the first creates it, the others await it.
 // The key and the request's hash are stored in the job record (the journal), and the index is rebuilt from the
-// records at start, so a restart keeps them.
+// records at start, so a restart keeps them. The keys are the job domain's (the admission claims them); reading the
+// header and scoping it to its caller is the HTTP side's (http/tenancy.ts).
 import { canonicalJson } from '../../contract/canonical-json.js';
 import { createHash } from 'node:crypto';
 import { CODE } from '../../contract/error-codes.js';
 import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
 import { describeDuration } from '../../contract/describe-duration.js';
-import { httpError, type HttpError } from './http-error.js';
-import type { JobRecord } from '../jobs/store/port.js';
+import { serviceError, type ServiceError } from '../../contract/service-error.js';
+import type { JobRecord } from './store/port.js';
 
 /** The longest a key lives: the default retention (24 hours). */
 export const IDEMPOTENCY_TTL_MS = DEFAULT_RETENTION_MS;
@@ -107,8 +108,8 @@ export function requestHash(url: string, body: unknown): string {
 }
 
 /** The 422 for a key reused with another request, naming how long a key lives here (not the registry's default). */
-export function mismatch(ttlMs: number): HttpError {
-  return httpError(
+export function mismatch(ttlMs: number): ServiceError {
+  return serviceError(
     CODE.idempotency_mismatch,
     `this Idempotency-Key was used with a different request in the last ${describeDuration(ttlMs)}`,
   );

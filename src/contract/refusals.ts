@@ -1,26 +1,11 @@
-// Admission control: what the service refuses when it is full, and how it says so. Every refusal is a 503 with the
-// ErrorEnvelope and a `retry-after` header (seconds), so clients back off instead of hammering.
-import { describeDuration } from '../../contract/describe-duration.js';
-import { PROTECT_MS } from '../storage/disk-budget.js';
-import { CODE, messageOf, type CodeOfStatus } from '../../contract/error-codes.js';
-import { ServiceError } from '../../contract/service-error.js';
-
-/** Counts holders of a bounded resource (concurrent uploads); tryEnter() fails instead of waiting. */
-export class Gate {
-  private held = 0;
-  constructor(readonly max: number) {}
-  tryEnter(): boolean {
-    if (this.held >= this.max) return false;
-    this.held++;
-    return true;
-  }
-  leave(): void {
-    if (this.held > 0) this.held--;
-  }
-  get inUse(): number {
-    return this.held;
-  }
-}
+// Admission control: what the service refuses when it is full or not ready, and how it says so. Every refusal is a
+// 503 with the ErrorEnvelope and a `retry-after` header (seconds), so clients back off instead of hammering. The
+// contract's, so the job domain, the stores, the routes, a Redis-mode worker and the standalone runner raise the same
+// refusal without importing one another (the output budget's own, storageFull, is storage/disk-budget.ts's: its words
+// name the budget's protection window).
+import { describeDuration } from './describe-duration.js';
+import { CODE, messageOf, type CodeOfStatus } from './error-codes.js';
+import { ServiceError } from './service-error.js';
 
 /** The codes of the 503s (src/contract/error-codes.ts). */
 export type RefusalCode = CodeOfStatus<503>;
@@ -44,14 +29,6 @@ export function queueFull(queued: number, cap: number): Refusal {
     code: CODE.queue_full,
     error: `the render queue is full (${queued} of ${cap} jobs waiting); retry later`,
     retryAfterSeconds: Math.min(60, Math.max(1, Math.ceil(queued / 10))),
-  };
-}
-
-export function storageFull(usedBytes: number, capBytes: number): Refusal {
-  return {
-    code: CODE.storage_full,
-    error: `output storage is full (${usedBytes} of ${capBytes} bytes held by jobs younger than ${describeDuration(PROTECT_MS)}); retry later`,
-    retryAfterSeconds: 60,
   };
 }
 
@@ -122,18 +99,6 @@ export function redisUnavailable(): Refusal {
     error: messageOf(CODE.redis_unavailable),
     retryAfterSeconds: 5,
   };
-}
-
-/**
- * Whether an error is a Redis command that failed for want of Redis (an API connection fails at once while it is
- * down, or after its command timeout): answered as redisUnavailable(), never as a 500.
- */
-export function isRedisUnavailable(err: unknown): boolean {
-  const e = err as { name?: string; message?: string } | null;
-  return (
-    e?.name === 'MaxRetriesPerRequestError' ||
-    /Stream isn't writeable|enableOfflineQueue|Command timed out|Connection is closed/.test(e?.message ?? '')
-  );
 }
 
 export function shuttingDown(): Refusal {

@@ -2,7 +2,7 @@
 // missing key, the rate limit) answers through the error envelope, so one onSend hook sees every refusal.
 import type { FastifyInstance } from 'fastify';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import { ENQUEUE_URLS } from '../routes/enqueue.js';
+import { ENQUEUE_URLS } from './enqueue.js';
 
 export function countRefusedJobs(app: FastifyInstance, metrics: ServiceMetrics): void {
   app.addHook('onSend', async (req, reply, payload) => {
