@@ -46,8 +46,17 @@ export async function openViewer(browser: Browser, width: number, height: number
   return openViewerFrom(browser, bundle(), width, height);
 }
 
-/** The viewer page served from a built bundle directory (the benchmark passes saved builds), images from the examples. */
-export async function openViewerFrom(browser: Browser, dir: string, width: number, height: number): Promise<Page> {
+/**
+ * The viewer page served from a built bundle directory (the benchmark passes saved builds), images from the examples.
+ * `query`: the page's query string (`?offscreen`: drawn as the service's page is, viewer/src/main.ts).
+ */
+export async function openViewerFrom(
+  browser: Browser,
+  dir: string,
+  width: number,
+  height: number,
+  query = '',
+): Promise<Page> {
   const page = await browser.newPage({ viewport: { width, height }, deviceScaleFactor: 1 });
   page.on('pageerror', (e) => console.error('[page]', e.message));
   await page.route('**/*', async (route) => {
@@ -69,7 +78,7 @@ export async function openViewerFrom(browser: Browser, dir: string, width: numbe
     } else if (file) await route.fulfill({ status: 404, body: 'not found' });
     else await route.abort();
   });
-  await page.goto(`${ORIGIN}/viewer/index.html`);
+  await page.goto(`${ORIGIN}/viewer/index.html${query}`);
   await page.waitForFunction(() => (window as any).cmViewer !== undefined);
   return page;
 }

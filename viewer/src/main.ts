@@ -1,5 +1,6 @@
 // Browser entry of the drawing page: one canvas at the page's top-left; installs the page API as
-// `window.cmViewer` at module load. The bundle holds no parser or checker: values arrive evaluated.
+// `window.cmViewer` at module load. The bundle holds no parser or checker: values arrive evaluated. Loaded with
+// `?offscreen` (the service), frames are drawn into the viewer's own target and the canvas shows nothing.
 import * as THREE from 'three';
 import { createPageApi, type CmViewerApi, type DrawError } from './page-api.js';
 
@@ -12,7 +13,9 @@ declare global {
 const canvas = document.createElement('canvas');
 document.body.appendChild(canvas);
 try {
-  window.cmViewer = createPageApi(canvas, THREE.REVISION);
+  window.cmViewer = createPageApi(canvas, THREE.REVISION, {
+    offscreen: new URLSearchParams(location.search).has('offscreen'),
+  });
 } catch (e) {
   // no WebGL (or another boot fault): still install the API, so the driver gets an error instead of a hang
   const error: DrawError = {

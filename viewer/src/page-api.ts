@@ -127,8 +127,13 @@ function checkedRect(r: Rect, width: number, height: number, even: boolean): Rec
   return { x, y, width: w, height: h };
 }
 
-export function createPageApi(canvas: HTMLCanvasElement, threeRevision: string): CmViewerApi {
-  const viewer = new Viewer(canvas);
+/** `options.offscreen`: draw into the viewer's own target, not the canvas (the service's page; viewer.ts). */
+export function createPageApi(
+  canvas: HTMLCanvasElement,
+  threeRevision: string,
+  options: { offscreen?: boolean } = {},
+): CmViewerApi {
+  const viewer = new Viewer(canvas, options);
   const runners = new Set(availableVersions());
   let ready = false;
   let error: DrawError | null = null;

@@ -15,6 +15,7 @@ import { frameContext, type BloomSettings, type BuildContext } from './build/con
 import { chosenCamera } from './build/camera.js';
 import { i420Bytes, i420Converter } from '../../src/contract/yuv.js';
 import { damage, screenBounds, type Box, type Rect, type Shown } from './damage.js';
+import { MsaaTarget } from './msaa-target.js';
 
 export type { Box };
 
@@ -95,10 +96,27 @@ export class Viewer {
     toneMapped: false,
   });
 
-  constructor(readonly canvas: HTMLCanvasElement) {
+  /** the target frames are drawn into in place of the canvas (`offscreen`), else null */
+  private readonly target: MsaaTarget | null;
+
+  /**
+   * `offscreen` (the service's page, which nobody looks at): frames are drawn into a target of the viewer's own
+   * (msaa-target.ts), so a read back resolves only what it reads; the canvas shows nothing.
+   */
+  constructor(
+    readonly canvas: HTMLCanvasElement,
+    { offscreen = false }: { offscreen?: boolean } = {},
+  ) {
     // alpha: a transparent job (load's `transparent`) keeps alpha 0 where no background is drawn; an opaque job
-    // clears to alpha 1 and pixels() sets alpha 255 anyway, so its RGB (and so its bytes) is what it was without it
-    this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true, alpha: true });
+    // clears to alpha 1 and pixels() sets alpha 255 anyway, so its RGB (and so its bytes) is what it was without it.
+    // An offscreen viewer's canvas is never drawn on: its own buffer need not be multisampled.
+    this.renderer = new THREE.WebGLRenderer({
+      canvas,
+      antialias: !offscreen,
+      preserveDrawingBuffer: true,
+      alpha: true,
+    });
+    this.target = offscreen ? new MsaaTarget(this.renderer.getContext() as WebGL2RenderingContext) : null;
     this.renderer.setPixelRatio(1);
     this.renderer.outputColorSpace = THREE.SRGBColorSpace;
     this.renderer.toneMapping = THREE.NoToneMapping;
@@ -144,6 +162,7 @@ export class Viewer {
       this.width = width;
       this.height = height;
       this.renderer.setSize(width, height, true);
+      this.target?.setSize(width, height);
     }
   }
 
@@ -414,7 +433,8 @@ export class Viewer {
       const raw = new Uint8Array(w * h * 4);
       this.renderer.setRenderTarget(null);
       gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-      gl.readPixels(x, this.height - y - h, w, h, gl.RGBA, gl.UNSIGNED_BYTE, raw);
+      if (this.target) this.target.read(x, this.height - y - h, w, h, raw);
+      else gl.readPixels(x, this.height - y - h, w, h, gl.RGBA, gl.UNSIGNED_BYTE, raw);
       this.pixelCache = raw;
       this.pixelCacheKey = key;
     }

@@ -10,7 +10,11 @@ import { viewerDistDir } from '../../paths.js';
 
 export const PAGE_ORIGIN = 'http://cmrender.invalid';
 export const PAGE_PREFIX = '/__cmrender__/';
-export const PAGE_URL = `${PAGE_ORIGIN}${PAGE_PREFIX}index.html`;
+/**
+ * The drawing page as the service loads it: `offscreen`, the page draws into a target of its own, not its canvas,
+ * so a read back resolves only the part it reads (viewer/src/msaa-target.ts).
+ */
+export const PAGE_URL = `${PAGE_ORIGIN}${PAGE_PREFIX}index.html?offscreen`;
 
 export const VIEWER_CSP = [
   "default-src 'none'",
