@@ -3,10 +3,11 @@
 // Both run as child processes the way `npm start` runs them (the bundle, RENDER_CACHE=off, one GL backend: egl
 // unless --gl says), and every run alternates between them, so a noisy stretch of a shared machine falls on both.
 // Prints per job the medians and their ratio (this tree / DIR), then where the time went in each (the stage times
-// of the service's own job_ready log line: medians over the runs, in ms), then the throughput rows: N jobs of one
-// scene, each with another argument, posted at once, as jobs per minute.
+// of the service's own job_ready log line: medians over the runs, in ms), the CPU seconds each job cost by process
+// (Chromium's GPU process, its renderers, the rest of Chromium, the service, ffmpeg; from /proc), then the throughput
+// rows: N jobs of one scene, each with another argument, posted at once, as jobs per minute.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { STAGES } from '../../src/render/stage-times.js';
@@ -32,6 +33,45 @@ const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+
+/** the CPU columns: Chromium's GPU process, its renderers, the rest of Chromium, the service, its reaped children */
+const KINDS = ['gpu', 'renderer', 'chromium other', 'service', 'ffmpeg'] as const;
+type Kind = (typeof KINDS)[number];
+
+/**
+ * CPU seconds so far of a service's process tree, by kind, from /proc: Chromium's processes by their --type, the
+ * service's own time, and its reaped children's (ffmpeg exits with its job, so its time lands there).
+ */
+function cpuByKind(root: number): Record<Kind, number> {
+  const out: Record<Kind, number> = { gpu: 0, renderer: 0, 'chromium other': 0, service: 0, ffmpeg: 0 };
+  const parent = new Map<number, number>();
+  const stats = new Map<number, { f: string[]; cmd: string }>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(d), Number(f[1]));
+      stats.set(Number(d), { f, cmd: readFileSync(`/proc/${d}/cmdline`, 'utf8') });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (const [pid, { f, cmd }] of stats) {
+    let p: number | undefined = pid;
+    while (p !== undefined && p > 1 && p !== root) p = parent.get(p);
+    if (p !== root) continue;
+    const own = (Number(f[11]) + Number(f[12])) / 100;
+    if (pid === root) {
+      out.service += own;
+      out.ffmpeg += (Number(f[13]) + Number(f[14])) / 100;
+    } else if (cmd.includes('--type=gpu-process')) out.gpu += own;
+    else if (cmd.includes('--type=renderer')) out.renderer += own;
+    else if (cmd.includes('ffmpeg')) out.ffmpeg += own;
+    else out['chromium other'] += own;
+  }
+  return out;
+}
 
 async function startTree(label: string, dir: string, gl: string): Promise<Tree> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cmrender-bench-against-'));
@@ -106,14 +146,20 @@ async function until(tree: Tree, id: string): Promise<void> {
   }
 }
 
-/** One job, POST to ready (ms), and its stage times once its log line has come. */
-async function job(tree: Tree, c: AgainstCase): Promise<{ ms: number; stages: Record<string, number> }> {
+/** One job, POST to ready (ms), its stage times once its log line has come, and its tree's CPU by process kind. */
+async function job(
+  tree: Tree,
+  c: AgainstCase,
+): Promise<{ ms: number; stages: Record<string, number>; cpu: Record<Kind, number> }> {
+  const c0 = cpuByKind(tree.proc.pid!);
   const t0 = performance.now();
   const id = await post(tree, c.path, c.body);
   await until(tree, id);
   const ms = performance.now() - t0;
   for (let i = 0; i < 200 && !tree.ready.has(id); i++) await new Promise((res) => setTimeout(res, 5));
-  return { ms, stages: tree.ready.get(id) ?? {} };
+  const c1 = cpuByKind(tree.proc.pid!);
+  const cpu = Object.fromEntries(KINDS.map((k) => [k, c1[k] - c0[k]])) as Record<Kind, number>;
+  return { ms, stages: tree.ready.get(id) ?? {}, cpu };
 }
 
 export async function runAgainst(opts: {
@@ -130,12 +176,14 @@ export async function runAgainst(opts: {
   try {
     const rows: string[] = [];
     const stageRows: string[] = [];
+    const cpuRows: string[] = [];
     const keys = [...STAGES.map((s) => `${s}_ms`), 'compile_ms', 'queue_wait_ms', 'render_ms', 'total_ms'];
     for (const c of opts.cases) {
       for (const t of trees) await job(t, c); // warm-up
       const runs = c.heavy ? Math.min(3, opts.runs) : opts.runs;
       const ms = trees.map(() => [] as number[]);
       const stages = trees.map(() => [] as Record<string, number>[]);
+      const cpus = trees.map(() => [] as Record<Kind, number>[]);
       for (let i = 0; i < runs; i++) {
         // alternate which tree goes first
         const order = i % 2 ? [1, 0] : [0, 1];
@@ -143,6 +191,7 @@ export async function runAgainst(opts: {
           const r = await job(trees[k]!, c);
           ms[k]!.push(r.ms);
           stages[k]!.push(r.stages);
+          cpus[k]!.push(r.cpu);
         }
       }
       const med = ms.map((m) => median(m) / 1000);
@@ -156,6 +205,9 @@ export async function runAgainst(opts: {
           return xs.length ? median(xs).toFixed(0) : '';
         });
         stageRows.push(`| ${c.name} | ${t.label} | ${cellsOf.join(' | ')} |`);
+        const cpuOf = KINDS.map((kind) => median(cpus[k]!.map((x) => x[kind])));
+        const sum = cpuOf.reduce((a, b) => a + b, 0);
+        cpuRows.push(`| ${c.name} | ${t.label} | ${[...cpuOf, sum].map((x) => x.toFixed(2)).join(' | ')} |`);
       });
     }
     const tputRows: string[] = [];
@@ -183,6 +235,12 @@ export async function runAgainst(opts: {
     console.log(`| job | tree | ${keys.map((k) => k.replace(/_ms$/, '')).join(' | ')} |`);
     console.log(`|---|---|${keys.map(() => '---').join('|')}|`);
     for (const r of stageRows) console.log(r);
+    console.log(
+      '\nCPU seconds of a job by process (/proc, medians over the runs; other work on the machine not counted)\n',
+    );
+    console.log(`| job | tree | ${KINDS.join(' | ')} | total |`);
+    console.log(`|---|---|${KINDS.map(() => '---').join('|')}|---|`);
+    for (const r of cpuRows) console.log(r);
     if (tputRows.length) {
       console.log(`\nThroughput: every job posted at once, jobs per minute; ratio = ${a} / ${b}\n`);
       console.log(`| jobs | ${a} | ${b} | ratio |`);
