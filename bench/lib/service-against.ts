@@ -137,12 +137,24 @@ async function post(tree: Tree, path: string, body: unknown): Promise<string> {
   return ((await r.json()) as { job_id: string }).job_id;
 }
 
+/**
+ * Waits for the job's end on its events stream (GET /v1/jobs/{id}/events), which the service sends as the job ends:
+ * polling every few ms would cost both services CPU the jobs need on a 2-core machine.
+ */
 async function until(tree: Tree, id: string): Promise<void> {
+  const r = await fetch(`${tree.base}/v1/jobs/${id}/events`);
+  const reader = r.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
   for (;;) {
-    const j = (await (await fetch(`${tree.base}/v1/jobs/${id}`)).json()) as { status: string; message?: string };
-    if (j.status === 'ready') return;
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${tree.label}: the events of ${id} ended without an end`);
+    buf += value;
+    const end = /event: end\ndata: (.*)\n/.exec(buf);
+    if (!end) continue;
+    await reader.cancel();
+    const j = JSON.parse(end[1]!) as { status: string; message?: string };
     if (j.status === 'error') throw new Error(`${tree.label}: ${j.message}`);
-    await new Promise((res) => setTimeout(res, 2));
+    return;
   }
 }
 
