@@ -126,7 +126,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   const ended = queue.ended;
   if (ended) jobs.events.on('ended', (rec) => ended(rec.job_id));
   const retention = new Retention({
-    store,
+    store: backend.store,
     outputs,
     assets,
     cache,
@@ -138,7 +138,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
   // the jobs this process ends have their webhook delivered from here (in Redis mode each attempt is claimed there
   // first, so a delivery several processes resume is still made once per attempt)
   const webhooks = configuredDispatcher(config, {
-    store,
+    store: backend.store,
     log,
     now,
     onAttempt: opts.onWebhookAttempt,

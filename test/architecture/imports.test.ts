@@ -111,11 +111,24 @@ const ROOMS: { room: string; may: string[] }[] = [
   },
   {
     room: 'src/server/storage',
-    may: ['src/contract', 'src/config', 'src/render/renderer-port.ts', 'src/server/jobs/store/port.ts'],
+    // the record's shape, and its one writer (the output budget's evictions remove records through it)
+    may: [
+      'src/contract',
+      'src/config',
+      'src/render/renderer-port.ts',
+      'src/server/jobs/store/port.ts',
+      'src/server/jobs/job-records.ts',
+    ],
   },
   {
     room: 'src/server/webhooks',
-    may: ['src/contract', 'src/config', 'src/server/jobs/store/port.ts', 'src/server/jobs/job-view.ts'],
+    may: [
+      'src/contract',
+      'src/config',
+      'src/server/jobs/store/port.ts',
+      'src/server/jobs/job-records.ts',
+      'src/server/jobs/job-view.ts',
+    ],
   },
   { room: 'src/server/durability', may: ['src/contract', 'src/server/jobs/store/port.ts'] },
   // Redis mode's wiring and its worker's own small HTTP server (health, metrics)

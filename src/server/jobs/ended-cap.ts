@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { JobRecord, LifecycleStore } from './store/port.js';
 import type { OutputStore } from '../storage/output-store.js';
+import { JobRecords } from './job-records.js';
 
 export interface EndedCapOptions {
   store: LifecycleStore;
@@ -27,6 +28,7 @@ export class EndedCap {
   private readonly countedInProcess: boolean;
   private readonly log: Logger;
   private readonly now: () => number;
+  private readonly records: JobRecords;
 
   constructor({ store, outputs, max, countedInProcess, log, now }: EndedCapOptions) {
     this.store = store;
@@ -35,6 +37,7 @@ export class EndedCap {
     this.countedInProcess = countedInProcess;
     this.log = log;
     this.now = now;
+    this.records = new JobRecords(store, now);
   }
 
   /** Counts an ended job against the cap, and evicts what it pushes past it (in the background: an end never waits). */
@@ -55,9 +58,9 @@ export class EndedCap {
   }
 
   private async evict(id: string): Promise<void> {
-    const rec = await this.store.get(id);
+    const rec = await this.records.get(id);
     if (!rec || rec.status === 'pending') return;
-    await this.store.delete(id);
+    await this.records.remove(id);
     if (rec.output) await this.outputs.remove(rec.output);
     this.log.info({ job_id: id, event: 'job_evicted' }, 'ended job record evicted (MAX_ENDED_JOBS)');
   }

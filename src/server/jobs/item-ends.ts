@@ -1,8 +1,8 @@
 // How an item of work ends, for the item runner (run-item.ts) and the join of a chunked video (join-item.ts) alike:
 // ready (the output stored, the render cache filled, the record ended ready), failed (the record ended in error, a
 // chunked video's segments removed, the metrics told) or stopped. Each ending is written once here, so a chunk, a
-// whole job and a join cannot end a job in different ways. Every end is the store's atomic one: the first end of a
-// record wins, so a cancel from any process and a finish here never both win.
+// whole job and a join cannot end a job in different ways. The record itself is ended by its owner (job-records.ts):
+// the first end of a record wins, so a cancel from any process and a finish here never both win.
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { CODE } from '../../contract/error-codes.js';
@@ -10,12 +10,12 @@ import type { RenderOutcome } from '../../render/renderer-port.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
-import type { JobRecord, LifecycleStore } from './store/port.js';
+import type { JobRecord } from './store/port.js';
 import type { ItemOutcome } from './queue/port.js';
 import type { PartName } from './work-items.js';
 import type { RenderCache } from './render-cache.js';
 import { endOf, readyFields, type JobEnd } from './job-failure.js';
-import { endJob } from './end-job.js';
+import type { JobRecords } from './job-records.js';
 
 /** How an item ended here, for the metrics: kept, the job ended in error, stopped (its job had ended), handed back. */
 export type PartStatus = 'ready' | 'error' | 'stopped' | 'handed_back';
@@ -33,14 +33,13 @@ export interface ItemEvents {
 }
 
 export interface ItemEndsOptions {
-  store: LifecycleStore;
+  records: JobRecords;
   outputs: OutputStore;
   /** chunk segments, `<job>/<index>.ts` (removed whole when a chunked video ends) */
   segments: Storage;
   cache?: RenderCache;
   events: EventEmitter<ItemEvents>;
   log: Logger;
-  now: () => number;
 }
 
 export class ItemEnds {
@@ -86,18 +85,17 @@ export class ItemEnds {
     timings: Record<string, number>,
   ): Promise<boolean> {
     const output = await this.o.outputs.add(rec.job_id, rec.kind, outcome, rec.params);
-    const fresh = await this.o.store.get(rec.job_id);
-    if (!fresh || fresh.status !== 'pending') {
-      // cancelled meanwhile: the client was told so, the file goes (and its bytes leave the budget)
-      await this.o.outputs.remove(output);
-      return false;
-    }
-    Object.assign(fresh, readyFields(fresh, output, outcome.runner, timings));
     // the cache entry first, so a client that sees the job ready and posts it again is answered from the cache (an
-    // entry serves only while its job is ready: one whose job is cancelled below is never used)
-    await this.o.cache?.remember(fresh);
-    if (!(await this.o.store.endIfPending(fresh))) {
-      // a cancel won the race between our read and our write: the client was told "cancelled", the file goes
+    // entry serves only while its job is ready: one whose job is cancelled meanwhile is never used)
+    const fresh = await this.o.records.ready(
+      rec.job_id,
+      (cur) => readyFields(cur, output, outcome.runner, timings),
+      async (ready) => {
+        await this.o.cache?.remember(ready);
+      },
+    );
+    if (!fresh) {
+      // cancelled meanwhile: the client was told so, the file goes (and its bytes leave the budget)
       await this.o.outputs.remove(output);
       return false;
     }
@@ -127,7 +125,7 @@ export class ItemEnds {
 
   /** Ends a job in error (the first end of a record wins: a job already ended is left as it is). */
   private async end(id: string, why: JobEnd): Promise<JobRecord | undefined> {
-    const rec = await endJob(this.o.store, id, why, this.o.now);
+    const rec = await this.o.records.fail(id, why);
     if (rec) this.o.events.emit('ended', rec);
     return rec;
   }

@@ -27,7 +27,7 @@ import type { DiskSpace } from '../storage/disk-space.js';
 import { cachedFields, type CacheHit, type RenderCache } from './render-cache.js';
 import type { JobLoad, JobQueue } from './queue/port.js';
 import { ItemRunner, type ItemEvents } from './run-item.js';
-import { endJob } from './end-job.js';
+import { JobRecords } from './job-records.js';
 import { JobHealth, type StoreLink } from './job-health.js';
 import { EndedCap } from './ended-cap.js';
 import { sweepStaleSegments } from './segment-sweep.js';
@@ -86,9 +86,6 @@ export interface JobServiceOptions {
 
 export { CANCELLED };
 
-/** The live state (place in line, progress) a get() read with a pending record, on that record object. */
-const LIVE = Symbol('live job state');
-
 /**
  * What the job service tells listeners (webhooks, the events stream, metrics):
  * - `changed` (job_id): the job's live state moved (progress), in any process;
@@ -103,12 +100,20 @@ export interface JobEvents extends ItemEvents {
   created: [rec: JobRecord];
 }
 
+/** A job as a client reads it: its record and its public view, with a pending job's live state. */
+export interface JobReading {
+  rec: JobRecord;
+  view: JobView;
+}
+
 /** The result of a cancel request. */
 export type CancelResult = { ok: true; rec: JobRecord } | { ok: false; reason: 'not_found' | 'ended'; rec?: JobRecord };
 
 export class JobService {
   readonly events = new EventEmitter<JobEvents>();
   readonly runner: ItemRunner;
+  /** every change of a job's record is written by it (job-records.ts) */
+  readonly records: JobRecords;
   /** SIGTERM or close: no new job is admitted (503 shutting_down) */
   private stopping = false;
   private readonly checks: JobHealth;
@@ -124,6 +129,7 @@ export class JobService {
       this.events.emit('changed', rec.job_id);
       this.endedCap?.count(rec);
     });
+    this.records = new JobRecords(o.store, o.now);
     this.checks = new JobHealth({ ...o, stopping: () => this.stopping });
     if (o.maxEndedJobs !== undefined)
       this.endedCap = new EndedCap({
@@ -258,12 +264,13 @@ export class JobService {
     extras.onId?.(rec.job_id);
     // an identical job's output still kept: ready at once, nothing queued (any process may have drawn it)
     const hit = await this.o.cache?.hit(rec, extras.cache !== false);
-    if (hit && (await this.fromCache(rec, hit))) return rec;
+    const cached = hit && (await this.fromCache(rec, hit));
+    if (cached) return cached;
     const cap = this.o.maxQueuedJobs ?? Infinity;
     if (!(await this.o.queue.admit(rec.job_id, cap)))
       throw new Refused(queueFull(await this.o.queue.admitted(), this.o.maxQueuedJobs!));
     try {
-      await this.o.store.put(rec);
+      await this.records.create(rec);
       await this.o.queue.enqueue(rec);
     } catch (err) {
       await this.o.queue.unadmit(rec.job_id).catch(() => {});
@@ -276,12 +283,13 @@ export class JobService {
   }
 
   /**
-   * Makes a new job ready from the render cache; false when the copy could not be made (the job renders). The record
-   * is stored pending before the copy is: every process's output budget then counts the copy's name as a rendering
-   * job's and never evicts it, so no job is announced ready with a file the budget removed before its record existed.
+   * Makes a new job ready from the render cache: its record as it ended (ready, or cancelled while the copy was
+   * made), or undefined when the copy could not be made (the job renders). The record is stored pending before the
+   * copy is: every process's output budget then counts the copy's name as a rendering job's and never evicts it, so no
+   * job is announced ready with a file the budget removed before its record existed.
    */
-  private async fromCache(rec: JobRecord, hit: CacheHit): Promise<boolean> {
-    await this.o.store.put(rec);
+  private async fromCache(rec: JobRecord, hit: CacheHit): Promise<JobRecord | undefined> {
+    await this.records.create(rec);
     let output: JobOutput;
     try {
       output = await this.o.outputs.addCopy(rec.job_id, rec.kind, rec.params, hit.output);
@@ -289,22 +297,21 @@ export class JobService {
       this.o.log.warn({ err, job_id: rec.job_id }, 'render cache copy failed: the job renders');
       await this.o.outputs.discard(rec.job_id, rec.kind, rec.params);
       // not stored until admitted to render (create() writes it again then)
-      await this.o.store.delete(rec.job_id);
-      return false;
+      await this.records.remove(rec.job_id);
+      return undefined;
     }
-    Object.assign(rec, cachedFields(rec, output, hit.runner));
-    if (!(await this.o.store.endIfPending(rec))) {
+    const ready = await this.records.ready(rec.job_id, (cur) => cachedFields(cur, output, hit.runner));
+    if (!ready) {
       // cancelled while the copy was made: the client was told so, the copy goes
       await this.o.outputs.remove(output);
-      Object.assign(rec, (await this.o.store.get(rec.job_id)) ?? {});
-      return true;
+      return (await this.records.get(rec.job_id)) ?? rec;
     }
     this.o.log.info(
-      { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_cached', total_ms: rec.timings?.total_ms },
+      { job_id: rec.job_id, kind: rec.kind, status: 'ready', event: 'job_cached', total_ms: ready.timings?.total_ms },
       'job ready from the render cache',
     );
-    this.events.emit('ended', rec);
-    return true;
+    this.events.emit('ended', ready);
+    return ready;
   }
 
   /**
@@ -315,11 +322,11 @@ export class JobService {
    * see the job at all (else it is not found).
    */
   async cancel(id: string, reaches: (rec: JobRecord) => boolean = () => true): Promise<CancelResult> {
-    const rec = await this.o.store.get(id);
+    const rec = await this.records.get(id);
     if (!rec || !reaches(rec)) return { ok: false, reason: 'not_found' };
     if (rec.status !== 'pending') return { ok: false, reason: 'ended', rec };
-    const ended = await endJob(this.o.store, id, { message: CANCELLED, code: CODE.cancelled }, this.o.now);
-    if (!ended) return { ok: false, reason: 'ended', rec: (await this.o.store.get(id)) ?? rec };
+    const ended = await this.records.fail(id, { message: CANCELLED, code: CODE.cancelled });
+    if (!ended) return { ok: false, reason: 'ended', rec: (await this.records.get(id)) ?? rec };
     await this.o.queue.withdraw(id);
     this.o.log.info({ job_id: id, kind: rec.kind, status: 'error', event: 'job_cancelled' }, 'job cancelled');
     this.events.emit('ended', ended);
@@ -327,30 +334,36 @@ export class JobService {
     return { ok: true, rec: ended };
   }
 
-  /** The record; a pending one's live state (place, progress) is read with it, for view(). */
+  /** The record, or undefined; a pending one whose queue entry failed for good or vanished ends here. */
   async get(id: string): Promise<JobRecord | undefined> {
-    const rec = await this.o.store.get(id);
+    const rec = await this.records.get(id);
     if (!rec || rec.status !== 'pending') return rec;
-    // a job whose queue entry failed for good or vanished ends here, so none stays pending for ever
+    // so none stays pending for ever
     const lost = await this.o.lost?.(rec);
-    if (lost) {
-      const ended = await endJob(this.o.store, id, lost, this.o.now);
-      if (ended) {
-        this.events.emit('ended', ended);
-        return ended;
-      }
-      return this.o.store.get(id);
-    }
-    // what the read learnt travels with the record object it returns (for view()), not in a map of this process: a
-    // map by id kept an entry for every job read while pending and never read after, for good
-    Object.defineProperty(rec, LIVE, { value: await this.o.queue.live(rec), enumerable: false });
-    return rec;
+    if (!lost) return rec;
+    const ended = await this.records.fail(id, lost);
+    if (!ended) return this.records.get(id);
+    this.events.emit('ended', ended);
+    return ended;
   }
 
-  /** The public view of a record, with its place in the queue and its progress (as get() read them). */
-  view(rec: JobRecord): JobView {
-    const live = (rec as { [LIVE]?: LiveJobState })[LIVE];
-    return jobView(rec, rec.status === 'pending' ? (live ?? {}) : {});
+  /**
+   * The public view of a record as it stands; a pending job's place in the queue and progress are the queue's live
+   * state (`live`, as viewNow() reads it), never kept on the record.
+   */
+  view(rec: JobRecord, live: LiveJobState = {}): JobView {
+    return jobView(rec, rec.status === 'pending' ? live : {});
+  }
+
+  /** The public view, with a pending job's place and progress read from the queue now. */
+  async viewNow(rec: JobRecord): Promise<JobView> {
+    return this.view(rec, rec.status === 'pending' ? await this.o.queue.live(rec) : {});
+  }
+
+  /** A job as a client reads it (GET /v1/jobs/{id}, its events): the record and its view now; undefined: unknown. */
+  async read(id: string): Promise<JobReading | undefined> {
+    const rec = await this.get(id);
+    return rec && { rec, view: await this.viewNow(rec) };
   }
 
   /** Renders outside the store (GET /test), in this process; the local queue runs it in its render slots. */

@@ -2,13 +2,14 @@
 // was written, an error record RETENTION_MS after it ended, uploaded assets RETENTION_MS after their upload. Expiry is
 // computed from stored times, so what ran out while the service was down is gone at the first sweep after a start.
 import type { Logger } from 'pino';
-import type { JobStore } from './store/port.js';
+import type { LifecycleStore } from './store/port.js';
+import { JobRecords } from './job-records.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import { OutputStore } from '../storage/output-store.js';
 import type { RenderCache } from './render-cache.js';
 
 export interface RetentionOptions {
-  store: JobStore;
+  store: LifecycleStore;
   outputs: OutputStore;
   assets: AssetStore;
   /** the render cache, whose entries go with the outputs they name */
@@ -29,8 +30,7 @@ const SWEEP_EVERY_MS = 60_000;
 export class Retention {
   private timer?: NodeJS.Timeout;
   private keeper?: NodeJS.Timeout;
-
-  private readonly store: JobStore;
+  private readonly records: JobRecords;
   private readonly outputs: OutputStore;
   private readonly assets: AssetStore;
   private readonly cache?: RenderCache;
@@ -40,7 +40,6 @@ export class Retention {
   private readonly now: () => number;
 
   constructor({ store, outputs, assets, cache, retentionMs, keepPending, log, now }: RetentionOptions) {
-    this.store = store;
     this.outputs = outputs;
     this.assets = assets;
     this.cache = cache;
@@ -48,6 +47,7 @@ export class Retention {
     this.keepPending = keepPending;
     this.log = log;
     this.now = now;
+    this.records = new JobRecords(store, now);
   }
 
   /** Sweeps every minute, and keeps pending records alive in a store that expires them, until stop(). */
@@ -77,7 +77,7 @@ export class Retention {
     const keep = this.retentionMs;
     // output names still held by a job: a ready job's file, or the file a pending job is writing
     const held = new Set<string>();
-    for (const rec of await this.store.list()) {
+    for (const rec of await this.records.list()) {
       if (rec.status === 'ready' && rec.output) {
         if (rec.output.written_at + keep <= now) {
           await this.outputs.remove(rec.output);
@@ -95,7 +95,7 @@ export class Retention {
   }
 
   private async expire(id: string): Promise<void> {
-    await this.store.delete(id);
+    await this.records.remove(id);
     this.log.info({ job_id: id, event: 'job_expired' }, 'job expired');
   }
 }

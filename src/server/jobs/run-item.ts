@@ -13,6 +13,7 @@ import type { AssetStore } from '../storage/asset-store.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
 import type { JobRecord, LifecycleStore } from './store/port.js';
+import { JobRecords } from './job-records.js';
 import type { ItemHandle, ItemOutcome } from './queue/port.js';
 import { segmentKey, type ChunkResult, type WorkItem } from './work-items.js';
 import { failureOf, stageTimings } from './job-failure.js';
@@ -41,25 +42,30 @@ export interface ItemRunnerOptions {
   now: () => number;
 }
 
-/** How often a rendering item reports its progress and looks whether its record was ended meanwhile (a cancel). */
+/**
+ * How often a rendering item reports its progress and holds its files against the output budget. It never reads its
+ * record: a cancel, from any process, reaches it through its handle's signal (the queue's withdraw).
+ */
 const PROGRESS_EVERY_MS = 250;
 /** How long a stopped render may take to release its page and encoder before the next item starts. */
 const STOP_SETTLE_MS = 5_000;
 
 export class ItemRunner {
   private readonly ends: ItemEnds;
+  private readonly records: JobRecords;
 
   constructor(private readonly o: ItemRunnerOptions) {
-    this.ends = new ItemEnds(o);
+    this.records = new JobRecords(o.store, o.now);
+    this.ends = new ItemEnds({ ...o, records: this.records });
   }
 
   readonly run = async (item: WorkItem, h: ItemHandle): Promise<ItemOutcome> => {
-    const rec = await this.o.store.get(item.id);
+    const rec = await this.records.get(item.id);
     // the first item of a job starts it: it leaves the line, and its time limit runs from now. A start the store
     // refuses (the job was cancelled between our read and the start) renders nothing, whatever rec still says
     let refused = false;
     if (rec?.status === 'pending' && rec.started_at === undefined) {
-      if (await this.o.store.markStarted(rec, this.o.now())) this.started(rec);
+      if (await this.records.start(rec)) this.started(rec);
       else refused = true;
     }
     if (!rec || refused || rec.status !== 'pending' || rec.started_at === undefined) {
@@ -99,8 +105,7 @@ export class ItemRunner {
     const ctl = new AbortController();
     // JOB_TIMEOUT_MS is the job's, not each chunk's: what is left of it since the job started
     const limit = deadline(ctl, rec.started_at! + this.o.jobTimeoutMs - this.o.now());
-    let ended = false;
-    const stopped = () => (limit.timedOut ? undefined : ended ? 'ended' : h.stopReason());
+    const stopped = () => (limit.timedOut ? undefined : h.stopReason());
     const stop = () => ctl.abort(new Error('stopped'));
     if (h.signal.aborted) stop();
     else h.signal.addEventListener('abort', stop, { once: true });
@@ -124,13 +129,6 @@ export class ItemRunner {
         if (over && !ctl.signal.aborted) {
           full = over;
           ctl.abort(over);
-        }
-      });
-      // a cancel from another process: the record says so
-      void this.o.store.get(id).then((r) => {
-        if (r?.status !== 'pending' && !ctl.signal.aborted) {
-          ended = true;
-          ctl.abort(new Error('ended'));
         }
       });
     };
@@ -168,7 +166,7 @@ export class ItemRunner {
         await this.o.segments.upload(segmentKey(id, chunk.index), outPath);
         // ended (cancelled) while this chunk rendered: its segment and its siblings' go now; a sibling still
         // rendering cleans up the same way when it ends
-        if ((await this.o.store.get(id))?.status !== 'pending') {
+        if ((await this.records.get(id))?.status !== 'pending') {
           await this.ends.cleanSegments(id);
           this.ends.stopped(rec, 'chunk', part);
           return { status: 'stopped' };

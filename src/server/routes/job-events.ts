@@ -10,8 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { JobIdParams } from '../http/schemas/jobs.js';
-import type { JobService } from '../jobs/job-service.js';
-import type { JobRecord } from '../jobs/store/port.js';
+import type { JobReading, JobService } from '../jobs/job-service.js';
 import { CORS_HEADERS } from '../http/cors.js';
 import { hijackKeepingHeaders } from '../http/hijacked-headers.js';
 import { mayReach } from '../http/tenancy.js';
@@ -86,10 +85,10 @@ export const jobEventRoutes: FastifyPluginAsyncZod<JobEventRoutesOptions> = asyn
         unfollow();
         res.end();
       };
-      const onState = (rec: JobRecord | undefined) => {
+      const onState = (read: JobReading | undefined) => {
         if (done) return;
-        if (!rec) return stop(); // expired meanwhile: nothing more to tell
-        const view = jobs.view(rec);
+        if (!read) return stop(); // expired meanwhile: nothing more to tell
+        const { view } = read;
         if (view.status !== 'pending') {
           send('end', view);
           return stop();

@@ -18,9 +18,9 @@ export const jobStatusRoutes: FastifyPluginAsyncZod<{ jobs: JobService; keptMs: 
 ) => {
   const gone = (id: string) => notFoundKept(`job ${id}`, keptMs);
   app.get('/v1/jobs/:id', { schema: GET_JOB_SCHEMA }, async (req, reply) => {
-    const rec = await jobs.get(req.params.id);
-    if (!rec || !mayReach(rec.owner, req)) return reply.code(404).send(gone(req.params.id));
-    const view = jobs.view(rec);
+    const read = await jobs.read(req.params.id);
+    if (!read || !mayReach(read.rec.owner, req)) return reply.code(404).send(gone(req.params.id));
+    const { rec, view } = read;
     reply.header('cache-control', 'no-store');
     const after = pollAfterSeconds(view, rec.estimate_s);
     if (after !== undefined) reply.header('retry-after', String(after));

@@ -4,11 +4,11 @@
 //
 // A burst of events costs at most one read in flight and one after it per job (later events in the burst are
 // folded into the read that follows), so the reads per job are bounded by the time a read takes, not by the traffic.
-import type { JobService } from '../jobs/job-service.js';
+import type { JobReading, JobService } from '../jobs/job-service.js';
 import type { JobRecord } from '../jobs/store/port.js';
 
-/** What a stream is told: the record as it stands (undefined: gone, e.g. expired meanwhile). */
-export type JobWatch = (rec: JobRecord | undefined) => void;
+/** What a stream is told: the record as it stands and its view (undefined: gone, e.g. expired meanwhile). */
+export type JobWatch = (read: JobReading | undefined) => void;
 
 interface Watched {
   streams: Set<JobWatch>;
@@ -24,7 +24,7 @@ export class JobWatchers {
   private readonly onQueue = () => {
     for (const id of this.watched.keys()) this.read(id);
   };
-  private readonly onEnded = (rec: JobRecord) => this.tell(rec.job_id, rec);
+  private readonly onEnded = (rec: JobRecord) => this.tell(rec.job_id, { rec, view: this.jobs.view(rec) });
 
   constructor(private readonly jobs: JobService) {}
 
@@ -68,9 +68,9 @@ export class JobWatchers {
     w.reading = true;
     w.again = false;
     void this.jobs
-      .get(id)
+      .read(id)
       .then(
-        (rec) => this.tell(id, rec),
+        (read) => this.tell(id, read),
         () => {}, // the store is down for a moment: the next event reads again
       )
       .finally(() => {
@@ -79,9 +79,9 @@ export class JobWatchers {
       });
   }
 
-  private tell(id: string, rec: JobRecord | undefined): void {
+  private tell(id: string, read: JobReading | undefined): void {
     const w = this.watched.get(id);
     if (!w) return;
-    for (const watch of [...w.streams]) watch(rec);
+    for (const watch of [...w.streams]) watch(read);
   }
 }

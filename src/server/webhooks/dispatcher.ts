@@ -17,14 +17,16 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/settings.js';
 import { WebhookPolicy } from './address-policy.js';
-import type { JobRecord, JobStore } from '../jobs/store/port.js';
+import type { JobRecord, LifecycleStore } from '../jobs/store/port.js';
+import { JobRecords } from '../jobs/job-records.js';
 import { jobView } from '../jobs/job-view.js';
 import { postPinned } from './pinned-post.js';
 import { deliveryHeaders } from './signature.js';
 import { recordAttempt } from './attempt-state.js';
 
 export interface WebhookDispatcherOptions {
-  store: JobStore;
+  /** the job records: the delivery state is written through their owner (jobs/job-records.ts) */
+  store: LifecycleStore;
   policy: WebhookPolicy;
   /** wait before attempt 2, 3, ...; attempts = delays + 1 */
   retryDelaysMs: readonly number[];
@@ -76,12 +78,15 @@ export class WebhookDispatcher {
   /** attempts due while maxConcurrent were in flight, in the order they came due */
   private readonly line = new Set<string>();
   private closed = false;
+  private readonly records: JobRecords;
 
-  constructor(private readonly o: WebhookDispatcherOptions) {}
+  constructor(private readonly o: WebhookDispatcherOptions) {
+    this.records = new JobRecords(o.store, o.now);
+  }
 
   /** At start: schedules every pending delivery of the last run, within its next retry delay at the latest. */
   async resume(): Promise<void> {
-    for (const rec of await this.o.store.list()) {
+    for (const rec of await this.records.list()) {
       if (!deliveryPending(rec)) continue;
       const attempts = rec.webhook!.attempts ?? 0;
       const cap = attempts ? (this.o.retryDelaysMs[attempts - 1] ?? 0) : 0;
@@ -142,7 +147,7 @@ export class WebhookDispatcher {
   }
 
   private async attempt(id: string, stop: AbortSignal): Promise<void> {
-    const rec = await this.o.store.get(id);
+    const rec = await this.records.get(id);
     if (!rec || !deliveryPending(rec)) return;
     const hook = rec.webhook!;
     const n = (hook.attempts ?? 0) + 1;
@@ -177,12 +182,13 @@ export class WebhookDispatcher {
       outcome = err instanceof Error ? err.message : String(err);
     }
     if (stop.aborted) return;
-    const fresh = await this.o.store.get(id);
-    if (!fresh?.webhook) return;
-    const delay = recordAttempt(fresh.webhook, n, { ok, gone }, this.o.retryDelaysMs, this.o.now());
-    // counted before the write: a reader that sees the record's new state sees the attempt counted too
-    this.o.onAttempt?.(ok ? 'delivered' : delay === undefined ? 'gave_up' : 'failed');
-    await this.o.store.put(fresh);
+    let delay: number | undefined;
+    const written = await this.records.webhookAttempt(id, (w) => {
+      delay = recordAttempt(w, n, { ok, gone }, this.o.retryDelaysMs, this.o.now());
+      // counted before the write: a reader that sees the record's new state sees the attempt counted too
+      this.o.onAttempt?.(ok ? 'delivered' : delay === undefined ? 'gave_up' : 'failed');
+    });
+    if (!written) return;
     const log = { job_id: id, event: 'webhook_attempt', attempt: n, outcome };
     if (ok) this.o.log.info(log, 'webhook delivered');
     else if (delay === undefined) this.o.log.warn(log, 'webhook given up');

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebhookPolicy, WebhookRefused } from '../../../src/server/webhooks/address-policy.js';
 import { WebhookDispatcher } from '../../../src/server/webhooks/dispatcher.js';
-import { MemoryJobStore } from '../../../src/server/jobs/store/memory.js';
+import { MemoryJobStore, locally } from '../../../src/server/jobs/store/memory.js';
 import type { JobRecord } from '../../../src/server/jobs/store/port.js';
 import { silentLog } from '../../helpers/app.js';
 import { postPinned } from '../../../src/server/webhooks/pinned-post.js';
@@ -69,7 +69,7 @@ test('at delivery the host is checked again: a name that now resolves to loopbac
   };
   await store.put(rec);
   const d = new WebhookDispatcher({
-    store,
+    store: locally(store),
     policy: new WebhookPolicy([], resolver({ 'rebind.test': ['127.0.0.1'] })),
     retryDelaysMs: [5],
     timeoutMs: 1000,

@@ -142,6 +142,7 @@ export class BatchService {
     const counts = { pending: 0, ready: 0, error: 0 };
     let frames = 0;
     let done = 0;
+    const views = await Promise.all(recs.map((job) => job && this.o.jobs.viewNow(job)));
     const rows = rec.rows.map((r, i) => {
       const job = recs[i];
       const n = Math.max(1, job?.frames ?? 1);
@@ -152,7 +153,7 @@ export class BatchService {
         done += n;
         return { job_id: r.job_id, name: r.name, status: 'error' as const, code: CODE.not_found };
       }
-      const v = this.o.jobs.view(job);
+      const v = views[i]!;
       counts[v.status]++;
       if (v.status === 'pending') {
         done += n * (v.progress ?? 0);

@@ -16,6 +16,7 @@ import type { LiveJobState } from '../job-view.js';
 import { ItemsInHand, type ItemOutcome, type JobLoad, type JobQueue, type QueueEvents, type RunItem } from './port.js';
 import { itemsOf, type ChunkResult, type WorkItem } from '../work-items.js';
 import { planRecovery } from '../../durability/recovery.js';
+import { JobRecords } from '../job-records.js';
 
 export interface LocalQueueOptions {
   store: LifecycleStore;
@@ -49,8 +50,10 @@ export class LocalQueue implements JobQueue {
   private readonly inHand = new ItemsInHand();
   private run: RunItem | null = null;
   private closing = false;
+  private readonly records: JobRecords;
 
   constructor(private readonly o: LocalQueueOptions) {
+    this.records = new JobRecords(o.store, o.now);
     this.line = new FairOrder(o.concurrency, o.now);
     // nothing runs before consume(): jobs posted while the renderer warms up wait in the line, with their place
     this.line.hold();
@@ -62,10 +65,9 @@ export class LocalQueue implements JobQueue {
    * is queued once more, or ends in error if it already was. Called once, before the service starts (services.ts).
    */
   async recover(): Promise<void> {
-    const records = await this.o.store.list();
-    const plan = planRecovery(records, this.o.now());
+    const plan = planRecovery(await this.records.list(), this.o.now());
     for (const rec of plan.updates) {
-      await this.o.store.put(rec);
+      await this.records.recovered(rec);
       // the cut render left at most a partial file: it goes (a requeued job writes it again)
       await this.o.outputs.discard(rec.job_id, rec.kind, rec.params);
     }
@@ -75,7 +77,7 @@ export class LocalQueue implements JobQueue {
         'job interrupted twice: ended in error',
       );
     for (const id of plan.requeue) {
-      const rec = await this.o.store.get(id);
+      const rec = await this.records.get(id);
       if (rec?.status === 'pending') await this.enqueue(rec);
     }
     if (plan.requeue.length || plan.failed.length)
@@ -192,12 +194,11 @@ export class LocalQueue implements JobQueue {
   private async checkpoint(id: string): Promise<void> {
     if (!this.tracked.has(id)) return;
     this.tracked.delete(id);
-    const rec = await this.o.store.get(id);
-    if (!rec || rec.status !== 'pending' || rec.started_at === undefined) return;
+    const rec = await this.records
+      .unstart(id)
+      .catch((err) => this.o.log.error({ err, job_id: id }, 'checkpoint failed'));
+    if (!rec) return;
     this.o.log.warn({ job_id: id, event: 'job_checkpointed' }, 'shutdown: the job is checkpointed for the next start');
-    delete rec.started_at;
-    delete rec.progress;
-    await this.o.store.put(rec).catch((err) => this.o.log.error({ err, job_id: id }, 'checkpoint failed'));
     await this.o.outputs.discard(id, rec.kind, rec.params);
   }
 

@@ -24,7 +24,7 @@ import { BullmqQueue } from '../../../../src/server/jobs/queue/bullmq.js';
 import { connect } from '../../../../src/server/redis/connection.js';
 import type { ItemOutcome, JobQueue, RunItem, StopReason } from '../../../../src/server/jobs/queue/port.js';
 import type { ChunkResult, WorkItem } from '../../../../src/server/jobs/work-items.js';
-import { endJob } from '../../../../src/server/jobs/end-job.js';
+import { JobRecords } from '../../../../src/server/jobs/job-records.js';
 import { LIMITS } from '../../../../src/contract/limits.js';
 
 /** One adapter under test: its shared store, and "processes" (queues) opened on it, as services.ts composes them. */
@@ -161,7 +161,7 @@ function runner(store: LifecycleStore, hold: Set<string> = new Set()) {
       settled.push(item.id);
       if (why === 'hand_back') return { status: 'handed_back' };
       if (why === 'interrupt') {
-        await endJob(store, item.id, { message: 'render interrupted', code: 'interrupted' }, now);
+        await new JobRecords(store, now).fail(item.id, { message: 'render interrupted', code: 'interrupted' });
         return { status: 'error', message: 'render interrupted' };
       }
       return { status: 'stopped' };
@@ -279,7 +279,7 @@ for (const [backend, make] of [
       assert.equal((await q.live((await a.store.get('busy'))!)).queuePosition, 0);
       assert.equal((await q.live((await a.store.get('behind'))!)).queuePosition, 1);
       assert.deepEqual(await q.load(), { waiting: 1, running: 1 });
-      await endJob(a.store, 'busy', { message: 'cancelled', code: 'cancelled' }, now);
+      await new JobRecords(a.store, now).fail('busy', { message: 'cancelled', code: 'cancelled' });
       await q.withdraw('busy');
       await until('the job behind ran', () => ended(a.store, 'behind'));
     });
@@ -292,9 +292,9 @@ for (const [backend, make] of [
       await submit(a, q, record('last', 3));
       await q.consume(r.run);
       await until('the first job is in hand', () => r.taken.includes('held:whole'));
-      await endJob(a.store, 'waiting', { message: 'cancelled', code: 'cancelled' }, now);
+      await new JobRecords(a.store, now).fail('waiting', { message: 'cancelled', code: 'cancelled' });
       await q.withdraw('waiting');
-      await endJob(a.store, 'held', { message: 'cancelled', code: 'cancelled' }, now);
+      await new JobRecords(a.store, now).fail('held', { message: 'cancelled', code: 'cancelled' });
       await q.withdraw('held');
       // resolved after the item settled: the runner saw its stop before withdraw() returned
       assert.deepEqual(r.settled, ['held']);
@@ -356,7 +356,7 @@ for (const [backend, make] of [
       await q.consume(r.run);
       await until('progress was told', () => changed.has('told'));
       await until('the line moved', () => moved > 0);
-      await endJob(a.store, 'told', { message: 'cancelled', code: 'cancelled' }, now);
+      await new JobRecords(a.store, now).fail('told', { message: 'cancelled', code: 'cancelled' });
       await q.withdraw('told');
     });
   });

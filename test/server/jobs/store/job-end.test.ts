@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { TestRedis } from '../../../helpers/redis.js';
 import { RedisJobStore } from '../../../../src/server/jobs/store/redis.js';
 import { connect } from '../../../../src/server/redis/connection.js';
-import { endJob } from '../../../../src/server/jobs/end-job.js';
+import { JobRecords } from '../../../../src/server/jobs/job-records.js';
 import type { JobRecord } from '../../../../src/server/jobs/store/port.js';
 import type { Redis } from 'ioredis';
 
@@ -46,7 +46,7 @@ test('cancel and finish racing 40 times: exactly one wins each time, and the rec
     const ready: JobRecord = { ...pending(id), status: 'ready', completed_at: Date.now(), progress: 1 };
     // the finish starts at once or a moment later, so the race goes both ways over the 40 rounds
     const [cancelled, finished] = await Promise.all([
-      endJob(apiStore, id, { message: 'cancelled by the client', code: 'cancelled' }, Date.now),
+      new JobRecords(apiStore, Date.now).fail(id, { message: 'cancelled by the client', code: 'cancelled' }),
       i % 2
         ? new Promise((r) => setTimeout(r, 1)).then(() => workerStore.endIfPending(ready))
         : workerStore.endIfPending(ready),
@@ -69,7 +69,7 @@ test('an ended record stays ended: a late cancel or a second finish changes noth
   const at = Date.now();
   assert.equal(await store.endIfPending({ ...pending('late'), status: 'ready', completed_at: at }), true);
   assert.equal(
-    await endJob(store, 'late', { message: 'cancelled by the client', code: 'cancelled' }, Date.now),
+    await new JobRecords(store, Date.now).fail('late', { message: 'cancelled by the client', code: 'cancelled' }),
     undefined,
   );
   assert.equal(await store.endIfPending({ ...pending('late'), status: 'error', completed_at: at + 1 }), false);

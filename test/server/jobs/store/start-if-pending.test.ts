@@ -16,7 +16,7 @@ import { connect } from '../../../../src/server/redis/connection.js';
 import { JournalJobStore } from '../../../../src/server/jobs/store/journal.js';
 import type { JobRecord, LifecycleStore } from '../../../../src/server/jobs/store/port.js';
 import { locally, MemoryJobStore } from '../../../../src/server/jobs/store/memory.js';
-import { endJob } from '../../../../src/server/jobs/end-job.js';
+import { JobRecords } from '../../../../src/server/jobs/job-records.js';
 import { ItemRunner, type ItemEvents } from '../../../../src/server/jobs/run-item.js';
 import { CANCELLED } from '../../../../src/server/jobs/job-failure.js';
 import { AssetStore } from '../../../../src/server/storage/asset-store.js';
@@ -57,7 +57,7 @@ const pending = (): JobRecord => ({
   assets: {},
 });
 const cancel = (store: LifecycleStore, id: string) =>
-  endJob(store, id, { message: CANCELLED, code: 'cancelled' }, Date.now);
+  new JobRecords(store, Date.now).fail(id, { message: CANCELLED, code: 'cancelled' });
 
 for (const [name, make] of STORES) {
   test(`${name}: starting a record cancelled since it was read is refused, and neither the record nor the caller's copy says started`, async () => {
