@@ -2,7 +2,8 @@
 // that renders (a render worker, or an API with RENDER_CONCURRENCY > 0) takes from it. A job in one piece is one queue
 // job (id = the job id); a video of more than one chunk is a flow: a parent "join" (id = the job id) waiting on one
 // child per chunk (id = job id + "-c" + index). Nothing live is held only in one process: the line and the progress
-// are in Redis (jobs/store/redis.ts), the queue's events reach every API's event streams through QueueEvents.
+// are in Redis (jobs/store/redis.ts), the queue's events reach every API's event streams through QueueEvents, and a
+// cancel reaches the process rendering the job the same way (a `withdrawn` event of the queue's own stream).
 // Faults are BullMQ's: a process that stops renewing its lock (killed, frozen) has its item moved back to the line by
 // the stalled-job check of another (STALLED_INTERVAL_MS), which renders it again. Besides the port: lost() (a pending
 // record whose queue entry failed for good or vanished; services.ts wires it into the job service) and metrics().
@@ -15,7 +16,9 @@ import {
   PRIORITY_LIMIT,
   Queue,
   QueueEvents,
+  QueueEventsProducer,
   UnrecoverableError,
+  type QueueEventsListener,
   Worker,
   type Job,
 } from 'bullmq';
@@ -62,6 +65,14 @@ export function priorityOf(createdAt: number, costSeconds: number, baseSeconds: 
 /** Queue options shared by every job: keep finished queue jobs briefly (the record is what clients read). */
 const JOB_OPTS = { removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } } as const;
 
+/**
+ * The queue's own event for a withdrawn job (a cancel, in any process): every process that renders hears it on the
+ * queue's event stream and stops the job's items it holds. Published with BullMQ's default cap on that stream.
+ */
+const WITHDRAWN = 'withdrawn';
+const EVENTS_MAX_LEN = 10_000;
+type WithdrawnListener = QueueEventsListener & { [WITHDRAWN]: (args: { jobId: string }) => void };
+
 /** A pending record whose queue job is gone this long after its creation was lost (Redis lost its data). */
 const LOST_AFTER_MS = 10_000;
 /** how often a consuming process checks that its renderer can draw */
@@ -91,8 +102,9 @@ export class BullmqQueue implements JobQueue {
   readonly events = new EventEmitter<Events>();
   readonly queue: Queue<WorkItem>;
   private readonly flows: FlowProducer;
-  private readonly eventsConnection: Redis | null = null;
-  private readonly queueEvents: QueueEvents | null = null;
+  private readonly producer: QueueEventsProducer;
+  private eventsConnection: Redis | null = null;
+  private queueEvents: QueueEvents | null = null;
   private worker: Worker<WorkItem> | null = null;
   private workerConnection: Redis | null = null;
   private readonly inHand = new ItemsInHand();
@@ -102,17 +114,36 @@ export class BullmqQueue implements JobQueue {
   constructor(private readonly o: BullmqQueueOptions) {
     this.queue = new Queue<WorkItem>(QUEUE_NAME, { connection: o.connection });
     this.flows = new FlowProducer({ connection: o.connection });
+    this.producer = new QueueEventsProducer(QUEUE_NAME, { connection: o.connection });
     if (o.followEvents === false) return;
     // what any process does reaches every API's event streams: each event makes the streams read the record again
-    this.eventsConnection = connect(o.redisUrl);
-    this.eventsConnection.on('error', (err) => o.log.warn({ err }, 'redis connection error (queue events)'));
-    this.queueEvents = new QueueEvents(QUEUE_NAME, { connection: this.eventsConnection });
     const changed = ({ jobId }: { jobId: string }) => {
       this.events.emit('changed', jobId.replace(/-c\d+$/, ''));
       this.events.emit('queue');
     };
-    for (const e of ['progress', 'completed', 'failed', 'active', 'waiting'] as const) this.queueEvents.on(e, changed);
-    this.queueEvents.on('error', (err) => o.log.warn({ err }, 'queue events: redis error'));
+    const events = this.listen();
+    for (const e of ['progress', 'completed', 'failed', 'active', 'waiting'] as const) events.on(e, changed);
+  }
+
+  /**
+   * The queue's event stream, read on a connection of its own (opened once: by an API that follows jobs, or by a
+   * process that starts consuming); a withdrawn job's items in this process's hands are stopped as it is heard.
+   */
+  private listen(): QueueEvents {
+    if (this.queueEvents) return this.queueEvents;
+    const o = this.o;
+    this.eventsConnection = connect(o.redisUrl);
+    this.eventsConnection.on('error', (err) => o.log.warn({ err }, 'redis connection error (queue events)'));
+    const events = new QueueEvents(QUEUE_NAME, { connection: this.eventsConnection });
+    events.on('error', (err) => o.log.warn({ err }, 'queue events: redis error'));
+    events.on<WithdrawnListener>(WITHDRAWN, ({ jobId }: { jobId: string }) => void this.stopInHand(jobId));
+    this.queueEvents = events;
+    return events;
+  }
+
+  /** This process's items of a job (its whole item, its chunks, its join), stopped as `ended`. */
+  private stopInHand(id: string): Promise<void> {
+    return this.inHand.stop('ended', (key) => key === id || key.startsWith(`${id}-c`));
   }
 
   admit(id: string, cap: number): Promise<boolean> {
@@ -165,9 +196,13 @@ export class BullmqQueue implements JobQueue {
   }
 
   async withdraw(id: string): Promise<void> {
-    // waiting queue jobs go; one a process holds sees the record ended at its next progress and stops
+    // waiting queue jobs go; the items another process holds are told by the queue's event stream (a render worker
+    // stops them at once, without reading the record), those this one holds are stopped here
     await this.queue.remove(id, { removeChildren: true }).catch(() => 0);
-    await this.inHand.stop('ended', (key) => key === id || key.startsWith(`${id}-c`));
+    await this.producer
+      .publishEvent({ eventName: WITHDRAWN, jobId: id }, EVENTS_MAX_LEN)
+      .catch((err) => this.o.log.warn({ err, job_id: id }, 'could not tell the workers of a withdrawn job'));
+    await this.stopInHand(id);
     await this.o.store.clearProgress(id).catch(() => {});
   }
 
@@ -208,6 +243,8 @@ export class BullmqQueue implements JobQueue {
 
   async consume(run: RunItem): Promise<void> {
     if (this.closing) return;
+    // a withdrawn job's items must be heard of before any is taken
+    await this.listen().waitUntilReady();
     this.workerConnection = connect(this.o.redisUrl);
     this.workerConnection.on('error', (err) => this.o.log.warn({ err }, 'redis connection error (worker)'));
     const worker = new Worker<WorkItem>(QUEUE_NAME, (job, token) => this.process(run, job, token), {
@@ -317,6 +354,7 @@ export class BullmqQueue implements JobQueue {
     await this.inHand.stop('interrupt');
     await closing;
     await this.queueEvents?.close();
+    await this.producer.close();
     await this.flows.close();
     await this.queue.close();
     // BullMQ leaves the connections it was given open

@@ -61,8 +61,8 @@ export interface JobQueue {
   enqueue(rec: JobRecord): Promise<void>;
   /**
    * Its job has ended (a cancel): its waiting items leave the line, and those in this process's hands are stopped
-   * (`ended`); resolves once they have let go of their page and partial files. Elsewhere, an item in hand notices
-   * at its next progress.
+   * (`ended`); resolves once they have let go of their page and partial files. Those another process holds are told
+   * by the queue (BullMQ: its event stream) and stopped (`ended`) there: no item reads its record to learn it.
    */
   withdraw(id: string): Promise<void>;
   /** A pending job's place in line and progress. */

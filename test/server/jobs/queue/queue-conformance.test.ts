@@ -2,7 +2,8 @@
 // in memory, real output files in a temporary DATA_DIR) and the BullMQ queue (a real redis-server), as BullMQ runs its
 // own test files per backend. Each case is what the port (src/server/jobs/queue/port.ts) promises the job service:
 // MAX_QUEUED_JOBS counted exactly, the fair order (shortest estimated work first, aged by waiting), a chunked video's
-// chunks then its join, place in line, progress and load, withdraw of a waiting and of an in-hand item, a shutdown's
+// chunks then its join, place in line, progress and load, withdraw of a waiting and of an in-hand item (in this
+// process or, told by the queue, in another), a shutdown's
 // hand-back and a close's interruption, and that what a stopped process leaves is taken by the next one. The items
 // are run by a runner of the test's own (the port's consumer), which records what it was handed and how it was stopped.
 import { describe, test, before, after, beforeEach, afterEach } from 'node:test';
@@ -302,6 +303,23 @@ for (const [backend, make] of [
       await until('the last job ran', () => ended(a.store, 'last'));
       assert.deepEqual(r.taken, ['held:whole', 'last:whole']);
       assert.equal(await q.admitted(), 0, 'no withdrawn or ended job counts against MAX_QUEUED_JOBS');
+    });
+
+    test(`${backend}: withdraw from another process stops the item in hand there ('ended'), told by the queue, not by the record`, async () => {
+      const q = await a.open();
+      // the local queue is one process: it is its own other
+      const other = backend === 'local' ? q : await a.open();
+      const r = runner(a.store, new Set(['far']));
+      await submit(a, q, record('far', 1));
+      await submit(a, q, record('next', 2));
+      await q.consume(r.run);
+      await until('the job is in hand', () => r.taken.includes('far:whole'));
+      await new JobRecords(a.store, now).fail('far', { message: 'cancelled', code: 'cancelled' });
+      await other.withdraw('far');
+      await until('the item in hand was stopped', () => r.settled.includes('far'));
+      assert.equal(r.stops.far, 'ended');
+      await until('the next job ran', () => ended(a.store, 'next'));
+      assert.deepEqual(r.taken, ['far:whole', 'next:whole']);
     });
 
     test(`${backend}: shutdown past its grace hands the item in hand back ('hand_back'); the next process runs it and the waiting one`, async () => {
