@@ -87,7 +87,7 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
       ).redisBackend(opts, now, renders, (id, message) => late.jobs?.runner.failed(id, message) ?? Promise.resolve())
     : await localBackend(opts, now);
   const store = backend.plain;
-  const { outputs, assets, answers } = dataStores(config, store, log, now, backend.sharedCount);
+  const { outputs, assets, answers } = dataStores(config, backend.store, log, now, backend.sharedCount);
   const segments = openStorage(config, 'segments');
   const cache = renderCache(opts, store, outputs, assets, now);
   const disk = new DiskSpace(config.dataDir, config.diskMinFreeBytes);

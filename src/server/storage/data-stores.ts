@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../../config/settings.js';
-import type { JobStore } from '../jobs/store/port.js';
+import type { LifecycleStore } from '../jobs/store/port.js';
 import { OutputStore, type SharedByteCount } from './output-store.js';
 import { AssetStore } from './asset-store.js';
 import { DiskStorage, type Storage } from './storage.js';
@@ -64,7 +64,7 @@ export function jobScratch(config: Pick<Config, 'dataDir'>, id: string): string 
 
 export function dataStores(
   config: Pick<Config, 'outputMaxBytes' | 'assetsMaxBytes' | 'retentionMs'> & StorageConfig,
-  store: JobStore,
+  store: LifecycleStore,
   log: Logger,
   now: () => number,
   /** with REDIS_URL: the output bytes counted once across processes */

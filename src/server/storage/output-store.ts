@@ -11,7 +11,8 @@ import { OUTPUT_MIME } from '../../contract/mime.js';
 import { outputExtOf, type FormatParams } from '../../contract/outputs.js';
 import { LIMITS, OUTPUT_FILENAME_RE } from '../../contract/limits.js';
 import type { JobKind } from '../../contract/job-kind.js';
-import type { JobOutput, JobStore } from '../jobs/store/port.js';
+import type { JobOutput, LifecycleStore } from '../jobs/store/port.js';
+import { JobRecords } from '../jobs/job-records.js';
 import type { Refusal } from '../../contract/refusals.js';
 import { PROTECT_MS, planEviction, storageFull, type OutputFile, type OutputRef } from './disk-budget.js';
 import { describeDuration } from '../../contract/describe-duration.js';
@@ -29,7 +30,7 @@ export interface OutputStoreOptions {
   /** where the outputs are kept (storage/data-stores.ts) */
   files: Storage;
   /** the job records: which outputs are held, and the records that expire with an evicted output */
-  store: JobStore;
+  store: LifecycleStore;
   /** disk budget of the directory in bytes (default: no cap) */
   maxBytes?: number;
   /** how long an output is kept after it was written (RETENTION_MS; a presigned URL lives as long) */
@@ -69,7 +70,8 @@ export class OutputStore {
   /** the files (shared by every process with REDIS_URL) */
   private readonly files: Storage;
 
-  private readonly store: JobStore;
+  /** the job records: which outputs are held; the records of jobs whose output the budget evicts go through them */
+  private readonly records: JobRecords;
   private readonly maxBytes?: number;
   private readonly retentionMs?: number;
   private readonly log: Logger;
@@ -78,7 +80,7 @@ export class OutputStore {
   private readonly presign?: (key: string, seconds: number) => Promise<string>;
 
   constructor({ files, store, maxBytes, retentionMs, log, now, sharedCount, presign }: OutputStoreOptions) {
-    this.store = store;
+    this.records = new JobRecords(store, now);
     this.maxBytes = maxBytes;
     this.retentionMs = retentionMs;
     this.log = log;
@@ -214,7 +216,7 @@ export class OutputStore {
     if (!OUTPUT_FILENAME_RE.test(filename) || filename.startsWith('.')) return undefined;
     const dot = filename.indexOf('.');
     if (dot < 0) return undefined;
-    const rec = await this.store.get(filename.slice(0, dot));
+    const rec = await this.records.get(filename.slice(0, dot));
     if (!rec || rec.status !== 'ready' || rec.output?.filename !== filename) return undefined;
     const st = await this.files.stat(filename);
     if (!st?.isFile) return undefined;
@@ -276,7 +278,7 @@ export class OutputStore {
       return;
     }
     const refs: OutputRef[] = [];
-    for (const rec of await this.store.list()) {
+    for (const rec of await this.records.list()) {
       if (rec.status === 'ready' && rec.output)
         refs.push({ filename: rec.output.filename, job_id: rec.job_id, at: rec.output.written_at });
       else if (rec.status === 'pending')
@@ -290,7 +292,7 @@ export class OutputStore {
     const plan = planEviction(files, refs, Math.max(0, budget - reserve), this.now());
     for (const name of plan.evict) await this.files.remove(name);
     for (const id of plan.jobs) {
-      await this.store.delete(id);
+      await this.records.remove(id);
       this.log.info({ job_id: id, event: 'job_evicted' }, 'output evicted by the disk budget');
     }
     this.bytes = plan.after;

@@ -53,7 +53,7 @@ async function localAdapter(): Promise<Adapter> {
       return store;
     },
     async open(concurrency = 1) {
-      const { outputs } = dataStores(config, plain, silentLog, now);
+      const { outputs } = dataStores(config, store, silentLog, now);
       await outputs.init();
       const q = new LocalQueue({ store, outputs, concurrency, log: silentLog, now });
       // what services.ts does before the service starts: the last process's pending jobs queued again
