@@ -113,7 +113,7 @@ export class JobService {
   readonly events = new EventEmitter<JobEvents>();
   readonly runner: ItemRunner;
   /** every change of a job's record is written by it (job-records.ts) */
-  readonly records: JobRecords;
+  private readonly records: JobRecords;
   /** SIGTERM or close: no new job is admitted (503 shutting_down) */
   private stopping = false;
   private readonly checks: JobHealth;
