@@ -1,6 +1,8 @@
 // DELETE /v1/jobs/{id}: a waiting or rendering job ends in error with code `cancelled` (and stays so across a
-// restart); an ended job is 409 job_ended; an unknown one 404. HTTP shape with the fake renderer; the real
-// renderer's side (page and encoder freed, no partial file) is in cancel-render.test.ts.
+// restart); an ended job is 409 job_ended; an unknown one 404. A rendering job's render is stopped through its signal,
+// embedded and in Redis mode, where the cancel comes from another process and the render is told (the record is not
+// polled: the fake reports no progress, so nothing but the telling can stop it). HTTP shape with the fake renderer;
+// the real renderer's side (page and encoder freed, no partial file) is in cancel-render.test.ts.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync } from 'node:fs';
@@ -9,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, FakeRenderer, gate, type TestApp } from '../../helpers/app.js';
 import { post, waitJob } from '../../helpers/job-client.js';
+import { TestRedis } from '../../helpers/redis.js';
+import { until } from '../../helpers/until.js';
 
 const SRC = 'runner "0.0.3";\nscene s() -> Frame { compose [] }\n';
 const apps: TestApp[] = [];
@@ -72,6 +76,36 @@ test('cancelling a rendering job aborts its render through the signal; the next 
   fake.behaviour = null;
   assert.equal((await waitJob(t.app, second)).json().status, 'ready');
   assert.ok(!readdirSync(join(t.dataDir, 'outputs')).some((f) => f.startsWith(first)), 'no file of the cancelled job');
+});
+
+test('Redis mode: a cancel on an API process stops the render another process is running; the next job renders there', async () => {
+  const redis = await TestRedis.start();
+  try {
+    const { fake, started } = blockingFake();
+    const stops: string[] = [];
+    const blocking = fake.behaviour!;
+    fake.behaviour = (job, hooks) => {
+      hooks.signal.addEventListener('abort', () => stops.push(job.id), { once: true });
+      return blocking(job, hooks);
+    };
+    const api = await startApp({ renderer: new FakeRenderer(), config: { redisUrl: redis.url, renderConcurrency: 0 } });
+    apps.push(api);
+    const worker = await startApp({ renderer: fake, config: { redisUrl: redis.url, renderConcurrency: 1 } });
+    apps.push(worker);
+    const first = (await post(api.app, '/v1/render', { source: SRC })).json().job_id;
+    await started.promise;
+    const r = await api.app.inject({ method: 'DELETE', url: `/v1/jobs/${first}` });
+    assert.deepEqual([r.statusCode, r.json().status, r.json().code], [200, 'error', 'cancelled']);
+    await until('the render in the other process is stopped', () => stops.includes(first));
+    fake.behaviour = null;
+    const second = (await post(api.app, '/v1/frame', { source: SRC })).json().job_id;
+    assert.equal((await waitJob(api.app, second)).json().status, 'ready');
+    assert.deepEqual(stops, [first], 'the cancelled render alone was stopped');
+    assert.equal((await waitJob(worker.app, first)).json().code, 'cancelled', 'it stays cancelled');
+  } finally {
+    for (const a of apps.splice(-2)) await a.close();
+    await redis.close();
+  }
 });
 
 test('an ended job is 409 job_ended and unchanged; an unknown job 404 not_found', async () => {
