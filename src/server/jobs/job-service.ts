@@ -1,10 +1,11 @@
 // The job lifecycle, once for both modes: submit, create, cancel, view and events, over the queue port (queue/port.ts).
 // Embedded, the local queue holds the work and this process renders it; with REDIS_URL, the BullMQ queue does, and
 // any number of API processes and render workers share it. A process that renders runs each item it takes with the
-// one item runner (run-item.ts). What only reads or tidies beside the lifecycle has its own module: the admission
-// sequence (submit.ts), why work is refused (job-health.ts), the ended-jobs cap (ended-cap.ts), the sweep of
-// abandoned segments (segment-sweep.ts). Where outputs live is the output store's business, when records go is
-// retention's.
+// one item runner (run-item.ts). Every change of a job's record is written by its one owner (job-records.ts); a
+// pending job's place and progress are the queue's, read into its view. What only reads or tidies beside the
+// lifecycle has its own module: the admission sequence (submit.ts), why work is refused (job-health.ts), the
+// ended-jobs cap (ended-cap.ts), the sweep of abandoned segments (segment-sweep.ts). Where outputs live is the output
+// store's business, when records go is retention's.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
