@@ -11,6 +11,8 @@ import type { JoinSegments } from './segment-join.js';
 import {
   chunkSegmentPath,
   JobFailure,
+  preparedOf,
+  type PreparedJob,
   type RenderHooks,
   type RenderJob,
   type RenderKind,
@@ -28,9 +30,12 @@ export class ChunkedVideos implements Renderer {
   ) {}
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
-    if (job.kind !== 'video' || job.frames || !this.inner.frameCount) return this.inner.render(job, hooks);
-    const frames = job.plannedFrames ?? (await this.inner.frameCount(job, hooks.signal));
-    if (!isChunked(frames)) return this.inner.render(job, hooks);
+    if (job.kind !== 'video' || job.frames) return this.inner.render(job, hooks);
+    // the frame count from the job's estimate, whose thread keeps the compiled program for the chunks' renders; no
+    // estimate (a source that does not compile): rendered whole, where it fails with its own diagnostic
+    const prepared = job.prepared ?? (await this.prepare(job));
+    if (!prepared || !isChunked(prepared.frames)) return this.inner.render(job, hooks);
+    const frames = prepared.frames;
     const ranges = chunkRanges(frames);
     const segments = ranges.map((_, i) => chunkSegmentPath(job.outPath, i));
     const sums: Record<string, number> = {};
@@ -38,7 +43,7 @@ export class ChunkedVideos implements Renderer {
     try {
       for (const [i, range] of ranges.entries()) {
         const r = await this.inner.render(
-          { ...job, frames: range, outPath: segments[i]! },
+          { ...job, prepared, frames: range, outPath: segments[i]! },
           {
             signal: hooks.signal,
             onProgress: (_p, f) => {
@@ -79,11 +84,9 @@ export class ChunkedVideos implements Renderer {
     }
   }
 
-  frameCount(
-    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
-    signal: AbortSignal,
-  ): Promise<number> {
-    return this.inner.frameCount!(job, signal);
+  private async prepare(job: RenderJob): Promise<PreparedJob | null> {
+    const e = await this.inner.estimate?.(job);
+    return e ? preparedOf(e) : null;
   }
 
   estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null> {
@@ -107,6 +110,6 @@ export class ChunkedVideos implements Renderer {
   }
 
   counters(): RendererCounters {
-    return this.inner.counters?.() ?? { chromiumLaunches: 0, pageCrashes: 0 };
+    return this.inner.counters?.() ?? { chromiumLaunches: 0, pageCrashes: 0, compiles: 0 };
   }
 }

@@ -156,7 +156,7 @@ export class ItemRunner {
           assets: files,
           outPath,
           ...(chunk ? { frames: { from: chunk.from, to: chunk.to } } : {}),
-          ...(!chunk && rec.frames !== undefined ? { plannedFrames: rec.frames } : {}),
+          ...(rec.prepared ? { prepared: rec.prepared } : {}),
         },
         { signal: ctl.signal, onProgress },
       );

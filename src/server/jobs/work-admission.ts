@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Renderer, WorkEstimate } from '../../render/renderer-port.js';
+import { preparedOf, type PreparedJob, type Renderer, type WorkEstimate } from '../../render/renderer-port.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams } from './store/port.js';
@@ -20,6 +20,8 @@ export interface WorkAdmission {
   seconds?: number;
   /** the frames the job draws (a video's plan: whether it renders in chunks), so it is not compiled again to know */
   frames?: number;
+  /** what the estimate learnt, kept with the job for its renderer (its program's key, frames, size) */
+  prepared?: PreparedJob;
   /** the 400 too_much_work message */
   refusal?: string;
   /** the 400 output_too_large message: the output alone would pass the whole output budget */
@@ -81,7 +83,12 @@ export async function admitWork(
     };
   }
   if (e.seconds <= limit)
-    return { seconds: e.seconds, frames: e.frames, ...(e.warnings ? { warnings: e.warnings } : {}) };
+    return {
+      seconds: e.seconds,
+      frames: e.frames,
+      prepared: preparedOf(e),
+      ...(e.warnings ? { warnings: e.warnings } : {}),
+    };
   const what =
     `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene, ` +
     `of which about ${Math.ceil(e.evaluateSeconds)} s evaluating the scene (${e.stepsPerFrame} steps a frame)${detailNote(e.detail)}`;
