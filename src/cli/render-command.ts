@@ -5,7 +5,7 @@ import { basename, extname, resolve } from 'node:path';
 import pino from 'pino';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { ChunkedVideos } from '../render/chunked-video.js';
-import { segmentJoiner } from '../render/segment-join.js';
+import { segmentJoiner } from '../render/ffmpeg/join.js';
 import { CLI_RENDER_SETTINGS } from '../config/settings.js';
 import { ConfigError, readSettings } from '../config/setting.js';
 import { checkParams, prepare, preparedOfPlan, type Plan } from '../render/prepare.js';

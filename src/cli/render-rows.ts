@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import pino from 'pino';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { ChunkedVideos } from '../render/chunked-video.js';
-import { segmentJoiner } from '../render/segment-join.js';
+import { segmentJoiner } from '../render/ffmpeg/join.js';
 import { prepare, preparedOfPlan } from '../render/prepare.js';
 import { Aborted } from '../render/frame-sequence.js';
 import { JobFailure, type RenderJob } from '../render/renderer-port.js';

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
-import { segmentJoiner } from '../render/segment-join.js';
+import { segmentJoiner } from '../render/ffmpeg/join.js';
 import { ChunkedVideos } from '../render/chunked-video.js';
 import { ExportRenderer } from '../export/export-renderer.js';
 

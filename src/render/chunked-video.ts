@@ -1,13 +1,13 @@
-// A long video rendered in one call, outside any queue (the standalone runner, GET /test, a direct render): its
-// chunks one after another through the renderer's frame ranges, each a closed segment next to the output, then
-// joined without re-encoding. The same cuts (src/contract/chunks.ts) and the same join (segment-join.ts) as a queued
-// job's chunk and join items (src/server/jobs/work-items.ts, run-item.ts), so every path gives the same bytes; the
-// renderer itself only ever renders one range.
+// A long video rendered in one call, outside any queue (the standalone runner, GET /test, the CLI): its chunks one
+// after another through the renderer's frame ranges, each a closed segment next to the output, then joined without
+// re-encoding. The same plan (src/contract/chunks.ts: the cuts, each segment's frames, the stage times summed) and
+// the same join (ffmpeg/join.ts) as a queued job's chunk and join items (src/server/jobs/work-items.ts, run-item.ts,
+// join-item.ts), so every path gives the same bytes; the renderer itself only ever renders one range.
 import { rm } from 'node:fs/promises';
-import { chunkRanges, isChunked } from '../contract/chunks.js';
+import { chunkedTimings, chunkFrames, chunkRanges, isChunked } from '../contract/chunks.js';
 import { stageError } from './failure-reasons.js';
 import { Aborted } from './frame-sequence.js';
-import type { JoinSegments } from './segment-join.js';
+import type { JoinSegments } from './renderer-port.js';
 import {
   chunkSegmentPath,
   JobFailure,
@@ -38,10 +38,11 @@ export class ChunkedVideos implements Renderer {
     const frames = prepared.frames;
     const ranges = chunkRanges(frames);
     const segments = ranges.map((_, i) => chunkSegmentPath(job.outPath, i));
-    const sums: Record<string, number> = {};
+    const done: { ms: number; timings: RenderTimings }[] = [];
     let first: RenderOutcome | undefined;
     try {
       for (const [i, range] of ranges.entries()) {
+        const t0 = performance.now();
         const r = await this.inner.render(
           { ...job, prepared, frames: range, outPath: segments[i]! },
           {
@@ -53,31 +54,22 @@ export class ChunkedVideos implements Renderer {
           },
         );
         first ??= r;
-        for (const [k, v] of Object.entries(r.timings)) if (typeof v === 'number') sums[k] = (sums[k] ?? 0) + v;
+        done.push({ ms: performance.now() - t0, timings: r.timings });
       }
       if (hooks.signal.aborted) throw new Aborted();
       const t1 = performance.now();
       try {
-        await this.join(
-          segments,
-          job.outPath,
-          ranges.map((r) => r.to - r.from),
-          job.params.codec,
-        );
+        await this.join(segments, job.outPath, chunkFrames(frames), job.params.codec);
       } catch (err) {
         if (err instanceof JobFailure) throw err;
         throw stageError(err, job.kind);
       }
-      const timings = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, Math.round(v)]));
       return {
         width: first!.width,
         height: first!.height,
         runner: first!.runner,
         frames,
-        timings: {
-          ...(timings as unknown as RenderTimings),
-          join_ms: Math.round(performance.now() - t1),
-        },
+        timings: chunkedTimings(done, performance.now() - t1) as unknown as RenderTimings,
       };
     } finally {
       await Promise.all(segments.map((p) => rm(p, { force: true })));

@@ -92,6 +92,17 @@ export function chunkSegmentPath(outPath: string, index: number): string {
   return `${outPath}.chunk-${String(index).padStart(4, '0')}.ts`;
 }
 
+/**
+ * Joins a chunked video's segments, in order, into its file, each checked to hold its frames (`segmentFrames`, in
+ * order): a segment missing or short fails with video_incomplete (ffmpeg/join.ts's segmentJoiner).
+ */
+export type JoinSegments = (
+  segments: string[],
+  outPath: string,
+  segmentFrames: number[],
+  codec?: VideoCodec,
+) => Promise<void>;
+
 /** A chunk segment's name (or its temporary file's): its owner is the output before `.chunk-`. */
 export const CHUNK_SEGMENT_RE = /\.chunk-\d{4,}\.ts(\.tmp)?$/;
 

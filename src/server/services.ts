@@ -4,7 +4,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import type { Renderer } from '../render/renderer-port.js';
-import { segmentJoiner, type JoinSegments } from '../render/segment-join.js';
+import type { JoinSegments } from '../render/renderer-port.js';
+import { segmentJoiner } from '../render/ffmpeg/join.js';
 import type { JobStore } from './jobs/store/port.js';
 import { locally } from './jobs/store/memory.js';
 import { JournalJobStore } from './jobs/store/journal.js';
