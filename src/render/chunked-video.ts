@@ -11,7 +11,6 @@ import type { JoinSegments } from './renderer-port.js';
 import {
   chunkSegmentPath,
   JobFailure,
-  preparedOf,
   type PreparedJob,
   type RenderHooks,
   type RenderJob,
@@ -78,7 +77,7 @@ export class ChunkedVideos implements Renderer {
 
   private async prepare(job: RenderJob): Promise<PreparedJob | null> {
     const e = await this.inner.estimate?.(job);
-    return e ? preparedOf(e) : null;
+    return e ? { program: e.program, frames: e.frames, width: e.width, height: e.height } : null;
   }
 
   estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null> {

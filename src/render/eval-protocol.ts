@@ -30,10 +30,13 @@ export type EvalRequest =
   | { op: 'open'; job: RenderJob }
   | { op: 'frames'; seq: number; from: number; to: number };
 
-/** `compiled`: the programs the thread compiled to answer (0 when it had the job's program already). */
+/**
+ * `compiled`: the programs the thread compiled to answer (0 when it had the job's program already); `program`: the
+ * key of the job's program, which the thread now keeps.
+ */
 export type EvalAnswer =
-  | { op: 'estimated'; estimate: WorkEstimate | null; compiled: number }
-  | { op: 'opened'; plan: PlanData; compiled: number }
-  | { op: 'failed'; failure: FailureData; compiled: number }
+  | { op: 'estimated'; estimate: WorkEstimate | null; compiled: number; program: string }
+  | { op: 'opened'; plan: PlanData; compiled: number; program: string }
+  | { op: 'failed'; failure: FailureData; compiled: number; program: string }
   /** frames from `from` on, in order; failure: the frame after the last one sent failed the job */
   | { op: 'frames'; seq: number; from: number; frames: RemoteFrame[]; failure?: FailureData };

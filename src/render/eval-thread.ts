@@ -13,7 +13,7 @@ import { JobFailure, type RenderJob, type WorkEstimate } from './renderer-port.j
 import type { EvaluatedFrame, PlanInfo } from './prepare.js';
 import { Aborted, type FrameSource } from './frame-sequence.js';
 import type { EstimateInput, EvalAnswer, EvalRequest, FailureData, RemoteFrame } from './eval-protocol.js';
-import { PROGRAMS_KEPT, programKey } from './program-cache.js';
+import { PROGRAMS_KEPT } from './program-cache.js';
 import { CODE } from '../contract/error-codes.js';
 
 /** Read ahead while fewer frames than this wait to be taken, */
@@ -72,8 +72,7 @@ export class EvalThreads {
   }
 
   private async estimateNow(job: EstimateInput): Promise<WorkEstimate | null> {
-    const key = programKey(job.source, job.args);
-    const w = this.take(key);
+    const w = this.take();
     let healthy = false;
     try {
       const a = await this.ask(w, { op: 'estimate', job: { ...job } }, undefined, ESTIMATE_TIMEOUT_MS);
@@ -93,7 +92,9 @@ export class EvalThreads {
    * is; an abort terminates the worker.
    */
   async open(job: RenderJob, signal?: AbortSignal): Promise<EvalSession> {
-    const w = this.take(job.prepared?.program ?? programKey(job.source, job.args));
+    // a job admission prepared goes to the thread that compiled its program (a render outside the service's queue,
+    // the CLI's, was prepared by its own estimate too; without one, any thread compiles it)
+    const w = this.take(job.prepared?.program);
     let answer: EvalAnswer;
     try {
       answer = await this.ask(w, { op: 'open', job }, signal);
@@ -123,8 +124,10 @@ export class EvalThreads {
       };
       const onMessage = (a: EvalAnswer) => {
         cleanup();
-        if ('compiled' in a) this.compiles += a.compiled;
-        if (request.op !== 'frames') this.holding(w, programKey(request.job.source, request.job.args));
+        if (a.op !== 'frames') {
+          this.compiles += a.compiled;
+          this.holding(w, a.program);
+        }
         resolve(a);
       };
       const onError = (err: Error) => {
@@ -146,8 +149,8 @@ export class EvalThreads {
   }
 
   /** An idle thread, the one holding `key` if one does, else the most recently used; a new one when none is idle. */
-  private take(key: string): Worker {
-    let i = this.idle.findIndex((w) => this.holds.get(w)?.includes(key));
+  private take(key?: string): Worker {
+    let i = key === undefined ? -1 : this.idle.findIndex((w) => this.holds.get(w)?.includes(key));
     if (i < 0) i = this.idle.length - 1;
     const w = i >= 0 ? this.idle.splice(i, 1)[0]! : this.start();
     w.ref();

@@ -6,7 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { evaluateAt, prepare, type Plan } from './prepare.js';
 import { JobFailure, type RenderJob } from './renderer-port.js';
-import { PROGRAMS_KEPT, ProgramCache } from './program-cache.js';
+import { PROGRAMS_KEPT, ProgramCache, programKey } from './program-cache.js';
 import { estimateWork } from './work-estimate.js';
 import type { FailureData, EvalAnswer, EvalRequest, EstimateInput, PlanData, RemoteFrame } from './eval-protocol.js';
 
@@ -38,22 +38,25 @@ function estimate(job: EstimateInput): EvalAnswer {
   } catch {
     e = null; // no estimate: the job is queued and fails, if it must, with its own diagnostic
   }
-  return { op: 'estimated', estimate: e, compiled: programs.compiles - before };
+  const program = e?.program ?? programKey(job.source, job.args);
+  return { op: 'estimated', estimate: e, compiled: programs.compiles - before, program };
 }
 
 function open(job: RenderJob): EvalAnswer {
   plan = null;
   lastSeq = -1;
   const before = programs.compiles;
+  const program = job.prepared?.program ?? programKey(job.source, job.args);
   try {
     plan = prepare(job, programs);
   } catch (err) {
-    return { op: 'failed', failure: failureData(err), compiled: programs.compiles - before };
+    return { op: 'failed', failure: failureData(err), compiled: programs.compiles - before, program };
   }
   const { program: _program, assets: _assets, first, ...info } = plan;
   const { value: _value, ...sent } = first;
   firstIsFrame0 = job.kind !== 'frame';
-  return { op: 'opened', plan: { ...info, first: sent } satisfies PlanData, compiled: programs.compiles - before };
+  const compiled = programs.compiles - before;
+  return { op: 'opened', plan: { ...info, first: sent } satisfies PlanData, compiled, program };
 }
 
 function frames(seq: number, from: number, to: number): EvalAnswer {

@@ -75,11 +75,6 @@ export interface PreparedJob {
   height: number;
 }
 
-/** A job's PreparedJob from its estimate. */
-export function preparedOf(e: Pick<WorkEstimate, 'program' | 'frames' | 'width' | 'height'>): PreparedJob {
-  return { program: e.program, frames: e.frames, width: e.width, height: e.height };
-}
-
 /**
  * The files a render may write next to `outPath` while it works: the partial output (renamed into place at the end)
  * and the GIF encoder's frame store and palette. Whoever owns the output directory removes them after a failure, a

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { preparedOf, type PreparedJob, type Renderer, type WorkEstimate } from '../../render/renderer-port.js';
+import type { PreparedJob, Renderer, WorkEstimate } from '../../render/renderer-port.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams } from './store/port.js';
@@ -86,7 +86,7 @@ export async function admitWork(
     return {
       seconds: e.seconds,
       frames: e.frames,
-      prepared: preparedOf(e),
+      prepared: { program: e.program, frames: e.frames, width: e.width, height: e.height },
       ...(e.warnings ? { warnings: e.warnings } : {}),
     };
   const what =
