@@ -4,9 +4,6 @@
 // estimated bytes against the output budget: over the whole budget a 400 output_too_large (it can never fit), over
 // what the budget has left a 503 storage_full (it may fit once outputs expire). No estimate (the source does not
 // compile, ...): no refusal, the job fails on its own (and a render that passes the budget stops: run-item.ts).
-import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { PreparedJob, Renderer, WorkEstimate } from '../../render/renderer-port.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';
@@ -32,9 +29,12 @@ export interface WorkAdmission {
   warnings?: WorkEstimate['warnings'];
 }
 
-type EstimateDeps = { renderer: Renderer; assets: AssetStore; scratchDir: string };
+type EstimateDeps = { renderer: Renderer; assets: AssetStore };
 
-/** The renderer's estimate of a job; it reads the images' sizes: local copies where the storage is remote, gone after. */
+/**
+ * The renderer's estimate of a job; it reads the images' sizes, from local copies where the storage is remote, kept
+ * for the job's render (asset-copies.ts).
+ */
 export async function estimateWork(
   o: EstimateDeps,
   kind: JobKind,
@@ -44,12 +44,11 @@ export async function estimateWork(
   args?: Record<string, unknown>,
 ): Promise<WorkEstimate | null> {
   if (!o.renderer.estimate) return null;
-  const dir = join(o.scratchDir, `estimate-${randomUUID()}`);
+  const held = await o.assets.localFiles(assets);
   try {
-    const files = await o.assets.localFiles(assets, dir);
-    return await o.renderer.estimate({ kind, source, params, assets: files, ...(args ? { args } : {}) });
+    return await o.renderer.estimate({ kind, source, params, assets: held.files, ...(args ? { args } : {}) });
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    held.release();
   }
 }
 
