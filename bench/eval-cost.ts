@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceProcess, sleep } from '../test/helpers/service-process.js';
-import { EstimateThread } from '../src/render/estimate-thread.js';
+import { EvalThreads } from '../src/render/eval-thread.js';
 import { stepHeavy } from '../test/helpers/step-heavy.js';
 
 const LIMIT_MS = Number(process.env.BENCH_LIMIT_MS ?? 60_000);
@@ -30,7 +30,7 @@ const fmt = (xs: number[]) =>
   `${xs.length} probes, p50 ${q(xs, 0.5).toFixed(1)} ms, p99 ${q(xs, 0.99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms`;
 
 async function admissionCost(): Promise<void> {
-  const t = new EstimateThread();
+  const t = new EvalThreads();
   try {
     for (const [name, source] of [
       ['plain animated scene, 1920x1080 10 s 30 fps', PLAIN],

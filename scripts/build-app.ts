@@ -21,9 +21,7 @@ export async function buildApp(out = appDistDir): Promise<string> {
       cli: join(repoRoot, 'src', 'cli', 'main.ts'),
       // mesh and vectorize run in worker threads started from the bundle's own URL (src/export/export-renderer.ts)
       'export-worker': join(repoRoot, 'src', 'export', 'export-worker.ts'),
-      // admission estimates are made in a worker thread too (src/render/estimate-thread.ts)
-      'estimate-worker': join(repoRoot, 'src', 'render', 'estimate-worker.ts'),
-      // and a job's frames are evaluated in one (src/render/eval-thread.ts)
+      // a job's admission estimate is made, and its frames evaluated, in one too (src/render/eval-thread.ts)
       'eval-worker': join(repoRoot, 'src', 'render', 'eval-worker.ts'),
     },
     outdir: out,

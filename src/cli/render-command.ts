@@ -5,10 +5,10 @@ import { basename, extname, resolve } from 'node:path';
 import pino from 'pino';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { ChunkedVideos } from '../render/chunked-video.js';
-import { segmentJoiner } from '../render/segment-join.js';
+import { segmentJoiner } from '../render/ffmpeg/join.js';
 import { CLI_RENDER_SETTINGS } from '../config/settings.js';
 import { ConfigError, readSettings } from '../config/setting.js';
-import { checkParams, prepare } from '../render/prepare.js';
+import { checkParams, prepare, preparedOfPlan, type Plan } from '../render/prepare.js';
 import { Aborted } from '../render/frame-sequence.js';
 import { JobFailure, type RenderJob, type RenderParams } from '../render/renderer-port.js';
 import { VIDEO_CODECS, videoExt, type FrameFormat, type VideoCodec } from '../contract/outputs.js';
@@ -213,7 +213,7 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     }
   }
   // compile, check the params and plan before Chromium starts: a typo answers at once
-  let total: number;
+  let plan: Plan;
   try {
     checkParams(job);
   } catch (e) {
@@ -224,7 +224,7 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
   if (req.rows !== undefined)
     return renderRows({ file, job, rowsPath: req.rows, outPattern: job.outPath, settings, usage: RENDER_USAGE }, io);
   try {
-    total = prepare(job).frames;
+    plan = prepare(job);
   } catch (e) {
     if (!(e instanceof JobFailure)) throw e;
     for (const l of failureLines(file, e)) io.err(l);
@@ -243,6 +243,7 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
     segmentJoiner(settings.ffmpegPath),
   );
   // a first line at once (the source compiled, the plan made), before Chromium's launch takes its seconds
+  const total = plan.frames;
   io.err(`rendering ${file} → ${job.outPath}: ${total} frame${total === 1 ? '' : 's'}; starting the renderer…`);
   const ctl = new AbortController();
   // Ctrl-C: stop the render so its temporary files go, then exit non-zero
@@ -253,13 +254,16 @@ export async function renderCommand(argv: readonly string[], io: CommandIo): Pro
   const t0 = performance.now();
   try {
     await renderer.start();
-    const out = await renderer.render(job.kind === 'video' ? { ...job, plannedFrames: total } : job, {
-      signal: ctl.signal,
-      onProgress:
-        job.kind === 'frame'
-          ? undefined
-          : (p, frames) => progress.update(p, frames ?? { done: Math.round(p * total), total }),
-    });
+    const out = await renderer.render(
+      { ...job, prepared: preparedOfPlan(job, plan) },
+      {
+        signal: ctl.signal,
+        onProgress:
+          job.kind === 'frame'
+            ? undefined
+            : (p, frames) => progress.update(p, frames ?? { done: Math.round(p * total), total }),
+      },
+    );
     progress.end();
     const bytes = statSync(job.outPath).size;
     io.out(

@@ -8,8 +8,8 @@ import { dirname } from 'node:path';
 import pino from 'pino';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { ChunkedVideos } from '../render/chunked-video.js';
-import { segmentJoiner } from '../render/segment-join.js';
-import { prepare } from '../render/prepare.js';
+import { segmentJoiner } from '../render/ffmpeg/join.js';
+import { prepare, preparedOfPlan } from '../render/prepare.js';
 import { Aborted } from '../render/frame-sequence.js';
 import { JobFailure, type RenderJob } from '../render/renderer-port.js';
 import { formatSeconds } from './progress.js';
@@ -57,7 +57,7 @@ export async function renderRows(o: RenderRowsOptions, io: RowsIo): Promise<numb
     throw e;
   }
   // every row planned before the renderer starts: a row whose scene fails to evaluate stops here too
-  const jobs: { row: Row; job: RenderJob; frames: number }[] = [];
+  const jobs: { row: Row; job: RenderJob }[] = [];
   for (const row of rows) {
     const job: RenderJob = {
       ...o.job,
@@ -66,7 +66,7 @@ export async function renderRows(o: RenderRowsOptions, io: RowsIo): Promise<numb
       outPath: o.outPattern.replaceAll('{name}', row.name),
     };
     try {
-      jobs.push({ row, job, frames: prepare(job).frames });
+      jobs.push({ row, job: { ...job, prepared: preparedOfPlan(job, prepare(job)) } });
     } catch (e) {
       if (!(e instanceof JobFailure)) throw e;
       io.err(`error: ${o.rowsPath}: row ${row.index} (line ${row.line}): ${e.message}`);
@@ -90,12 +90,12 @@ export async function renderRows(o: RenderRowsOptions, io: RowsIo): Promise<numb
   let failed = 0;
   try {
     await renderer.start();
-    for (const [i, { row, job, frames }] of jobs.entries()) {
+    for (const [i, { row, job }] of jobs.entries()) {
       const t = performance.now();
       const at = `[${i + 1}/${jobs.length}]`;
       try {
         mkdirSync(dirname(job.outPath), { recursive: true });
-        const out = await renderer.render(job.kind === 'video' ? { ...job, plannedFrames: frames } : job, {
+        const out = await renderer.render(job, {
           signal: ctl.signal,
         });
         const bytes = statSync(job.outPath).size;

@@ -1,12 +1,11 @@
-// Composition root shared by `npm start` (server.ts) and `npm run worker` (worker.ts): the real renderers built
-// from the configuration, the drawn kinds to the page and mesh/vectorize to the export worker threads, and the join
-// of a chunked video's segments (the one ffmpeg module's).
+// Composition root shared by `npm start` (server.ts), `npm run worker` (worker.ts) and `cmrender open`: the real
+// renderers built from the configuration, the drawn kinds to the page and mesh/vectorize to the export worker
+// threads, and the join of a chunked video's segments (the one ffmpeg module's).
 import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { RendererByKind } from '../render/by-kind.js';
-import { segmentJoiner } from '../render/segment-join.js';
-import { ChunkedVideos } from '../render/chunked-video.js';
+import { segmentJoiner } from '../render/ffmpeg/join.js';
 import { ExportRenderer } from '../export/export-renderer.js';
 
 export function buildRenderers(config: Config, log: Logger) {
@@ -28,7 +27,7 @@ export function buildRenderers(config: Config, log: Logger) {
     mesh: exporter,
     vectorize: exporter,
   });
-  const joinSegments = segmentJoiner(config.ffmpegPath);
-  // a long video rendered in one call (the runner, GET /test) is cut and joined as a queued job's items are
-  return { renderer: new ChunkedVideos(renderer, joinSegments), joinSegments };
+  // a long video is cut by the queue (a chunk item per segment, then a join item), never inside one render: the
+  // service's renderer is called for one range at a time, the join is the join item's
+  return { renderer, joinSegments: segmentJoiner(config.ffmpegPath) };
 }

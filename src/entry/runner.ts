@@ -7,7 +7,7 @@ import { loadConfig, RUNNER_SETTINGS } from '../config/settings.js';
 import { configOrExit } from './startup-config.js';
 import { ChromiumRenderer } from '../render/chromium-renderer.js';
 import { ChunkedVideos } from '../render/chunked-video.js';
-import { segmentJoiner } from '../render/segment-join.js';
+import { segmentJoiner } from '../render/ffmpeg/join.js';
 import { buildRunnerApp } from '../runner/runner-app.js';
 
 const config = configOrExit(() => loadConfig(process.env, RUNNER_SETTINGS), 'cmrender runner');

@@ -28,16 +28,6 @@ export class RendererByKind implements Renderer {
     return r.render(job, hooks);
   }
 
-  /** A video's frame count, from the renderer that would draw it. */
-  frameCount(
-    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
-    signal: AbortSignal,
-  ): Promise<number> {
-    const r = this.byKind[job.kind];
-    if (!r?.frameCount) throw new Error(`no frame count for a ${job.kind}`);
-    return r.frameCount(job, signal);
-  }
-
   /** The estimate of the renderer that would make the job (admission and the queue's order), if it gives one. */
   async estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null> {
     return (await this.byKind[job.kind]?.estimate?.(job)) ?? null;
@@ -68,12 +58,13 @@ export class RendererByKind implements Renderer {
 
   /** The sums of the parts' counters. */
   counters(): RendererCounters {
-    const sum: RendererCounters = { chromiumLaunches: 0, pageCrashes: 0 };
+    const sum: RendererCounters = { chromiumLaunches: 0, pageCrashes: 0, compiles: 0 };
     for (const r of this.unique) {
       const c = r.counters?.();
       if (!c) continue;
       sum.chromiumLaunches += c.chromiumLaunches;
       sum.pageCrashes += c.pageCrashes;
+      sum.compiles += c.compiles;
     }
     return sum;
   }

@@ -35,7 +35,6 @@ import {
   type RendererCounters,
   type WorkEstimate,
 } from './renderer-port.js';
-import { EstimateThread } from './estimate-thread.js';
 import { LIMITS } from '../contract/limits.js';
 import { CODE } from '../contract/error-codes.js';
 import type { GlProbe, GlSetting } from './gl-backend.js';
@@ -82,12 +81,11 @@ interface StageTimes {
 
 export class ChromiumRenderer implements Renderer {
   readonly browser: WarmBrowser;
-  private readonly estimates: EstimateThread;
   private readonly evals: EvalThreads;
 
   constructor(private readonly o: ChromiumRendererOptions) {
-    this.estimates = new EstimateThread(o.log);
-    this.evals = new EvalThreads(o.log);
+    // an idle thread per render slot (each keeps the program of the job it rendered) and one for the estimates
+    this.evals = new EvalThreads({ log: o.log, keepIdle: Math.max(1, o.concurrency ?? 1) + 1 });
     this.browser = new WarmBrowser({
       chromiumPath: o.chromiumPath,
       viewerDir: o.viewerDir,
@@ -132,62 +130,89 @@ export class ChromiumRenderer implements Renderer {
     return this.browser.gl;
   }
 
-  /** Made in a worker thread (estimate-thread.ts), so a burst of large sources does not hold the HTTP answers. */
+  /**
+   * Made in an evaluation thread (eval-thread.ts), so a burst of large sources does not hold the HTTP answers; the
+   * thread keeps the job's compiled program for its render.
+   */
   estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null> {
-    return this.estimates.estimate(job);
+    return this.evals.estimate(job);
   }
 
   async close(): Promise<void> {
-    await this.estimates.close();
     await this.evals.close();
     await this.browser.close();
   }
 
   counters(): RendererCounters {
-    return { chromiumLaunches: this.browser.launches, pageCrashes: this.browser.pageCrashes };
-  }
-
-  async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
-    return this.renderOnce(job, hooks);
-  }
-
-  /** A video's frame count, from its plan (compiled in an evaluation thread, which goes back to the pool). */
-  async frameCount(
-    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
-    signal: AbortSignal,
-  ): Promise<number> {
-    const session = await this.evals.open({ ...job, id: 'frame-count', outPath: '' }, signal);
-    try {
-      return session.plan.frames;
-    } finally {
-      session.close(true);
-    }
+    return {
+      chromiumLaunches: this.browser.launches,
+      pageCrashes: this.browser.pageCrashes,
+      compiles: this.evals.compiles,
+    };
   }
 
   /**
-   * One output, or one chunk's segment (job.frames). When the pages lose their GL mid-job (a dead GPU process), the
-   * browser is made to draw again (warm-browser.ts recover()) and the job is tried again on fresh pages; if those
-   * lose it too, once more in a relaunched browser.
+   * One output, or one chunk's segment (job.frames): the job's plan from an evaluation thread (its program compiled
+   * there by the estimate, kept by key), pages leased and loaded, then the frame, the GIF or the video. When the
+   * pages lose their GL mid-job (a dead GPU process), the browser is made to draw again (warm-browser.ts recover())
+   * and the job is tried again on fresh pages; if those lose it too, once more in a relaunched browser.
    */
-  private async renderOnce(
-    job: RenderJob,
-    hooks: RenderHooks,
-    prepared?: EvalSession,
-    preparedMs = 0,
-  ): Promise<RenderOutcome> {
+  async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
+    if (job.kind === 'mesh' || job.kind === 'vectorize')
+      throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, CODE.internal_error);
+    const t0 = performance.now();
+    const session = await this.evals.open(job, hooks.signal);
+    const compileMs = performance.now() - t0;
+    const plan = session.plan;
     let healthy = false;
     try {
-      const t0 = performance.now();
-      const session = prepared ?? (await this.evals.open(job, hooks.signal));
-      prepared = session;
-      const ms = performance.now() - t0 + preparedMs;
       for (let lost = 0; ; lost++) {
+        if (hooks.signal.aborted) throw new Aborted();
+        const pages = [await this.browser.acquire()];
+        let pagesHealthy = false;
+        let retry = false;
+        const onAbort = () => pages.forEach((p) => void p.close());
+        hooks.signal.addEventListener('abort', onAbort, { once: true });
         try {
-          const r = await this.renderAttempt(job, hooks, session, ms);
-          healthy = true;
-          return r;
+          await this.load(job, plan, pages, hooks.signal);
+          const r =
+            job.kind === 'frame'
+              ? await this.frame(job, plan, pages[0]!)
+              : job.kind === 'gif'
+                ? await this.gif(job, session, pages, hooks)
+                : await this.video(job, session, pages, hooks);
+          pagesHealthy = healthy = true;
+          return {
+            width: plan.width,
+            height: plan.height,
+            runner: plan.runner,
+            frames: plan.frames,
+            timings: {
+              ...r.clock.timings(),
+              compile_ms: round(compileMs),
+              evaluate_ms: round(r.evaluateMs),
+              render_ms: round(r.renderMs),
+              encode_ms: round(r.encodeMs),
+            },
+          };
         } catch (err) {
-          if (!(err instanceof GlLost) || hooks.signal.aborted || lost >= GL_RETRIES) throw err;
+          if (hooks.signal.aborted) throw new Aborted();
+          // pages that lost their GL cannot draw again: released unhealthy, closed
+          if (err instanceof GlLost) {
+            if (lost >= GL_RETRIES) throw err;
+            retry = true;
+          } else if (err instanceof JobFailure) {
+            pagesHealthy = true; // a page that failed the job closed itself; the others can serve the next job
+            throw err;
+          } else {
+            this.o.log.warn({ err, job_id: job.id }, 'render stage failed');
+            throw stageError(err, job.kind);
+          }
+        } finally {
+          hooks.signal.removeEventListener('abort', onAbort);
+          for (const page of pages) this.browser.release(page, pagesHealthy && !page.closed);
+        }
+        if (retry) {
           this.o.log.warn(
             { job_id: job.id, lost: lost + 1 },
             'the drawing pages lost their GL; recovering and trying the job again',
@@ -198,77 +223,30 @@ export class ChromiumRenderer implements Renderer {
       }
     } finally {
       // a session left mid-evaluation (a failure, an abort, the job limit) stops its thread
-      prepared?.close(healthy);
+      session.close(healthy);
     }
   }
 
-  /** One try of renderOnce, in leased pages. */
-  private async renderAttempt(
-    job: RenderJob,
-    hooks: RenderHooks,
-    session: EvalSession,
-    compileMs: number,
-  ): Promise<RenderOutcome> {
-    if (job.kind === 'mesh' || job.kind === 'vectorize')
-      throw new JobFailure(`render failed: a ${job.kind} is not drawn by the page`, CODE.internal_error);
-    const plan = session.plan;
-    if (hooks.signal.aborted) throw new Aborted();
-    const pages = [await this.browser.acquire()];
-    let healthy = false;
-    const onAbort = () => pages.forEach((p) => void p.close());
-    hooks.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const wanted = this.pagesFor(job, plan);
-      while (pages.length < wanted) pages.push(await this.browser.acquire());
-      if (hooks.signal.aborted) throw new Aborted();
-      const loads = await Promise.all(
-        pages.map((page) => {
-          page.assets = plan.assets.byUrlPath;
-          return page.load({
-            width: plan.width,
-            height: plan.height,
-            runner: plan.runner,
-            transparent: job.params.transparent === true,
-          });
-        }),
-      );
-      const refused = loads.find((l) => !l.ok);
-      if (refused && !refused.ok) {
-        this.o.log.warn({ job_id: job.id, page_error: refused.error }, 'drawing page refused the load');
-        throw pageFailure(refused.error);
-      }
-      const r =
-        job.kind === 'frame'
-          ? await this.frame(job, plan, pages[0])
-          : job.kind === 'gif'
-            ? await this.gif(job, session, pages, hooks)
-            : await this.video(job, session, pages, hooks);
-      healthy = true;
-      return {
-        width: plan.width,
-        height: plan.height,
-        runner: plan.runner,
-        frames: plan.frames,
-        timings: {
-          ...r.clock.timings(),
-          compile_ms: round(compileMs),
-          evaluate_ms: round(r.evaluateMs),
-          render_ms: round(r.renderMs),
-          encode_ms: round(r.encodeMs),
-        },
-      };
-    } catch (err) {
-      if (hooks.signal.aborted) throw new Aborted();
-      if (err instanceof GlLost) throw err; // its pages cannot draw again: released unhealthy, closed
-      if (err instanceof JobFailure) {
-        healthy = true; // a page that failed the job closed itself; the others can serve the next job
-        throw err;
-      }
-      this.o.log.warn({ err, job_id: job.id }, 'render stage failed');
-      throw stageError(err, job.kind);
-    } finally {
-      hooks.signal.removeEventListener('abort', onAbort);
-      for (const page of pages) this.browser.release(page, healthy && !page.closed);
+  /** The pages a job draws with (the first one leased already), each loaded at the plan's size with its images. */
+  private async load(job: RenderJob, plan: PlanInfo, pages: ViewerPage[], signal: AbortSignal): Promise<void> {
+    const wanted = this.pagesFor(job, plan);
+    while (pages.length < wanted) pages.push(await this.browser.acquire());
+    if (signal.aborted) throw new Aborted();
+    const loads = await Promise.all(
+      pages.map((page) => {
+        page.assets = plan.assets.byUrlPath;
+        return page.load({
+          width: plan.width,
+          height: plan.height,
+          runner: plan.runner,
+          transparent: job.params.transparent === true,
+        });
+      }),
+    );
+    const refused = loads.find((l) => !l.ok);
+    if (refused && !refused.ok) {
+      this.o.log.warn({ job_id: job.id, page_error: refused.error }, 'drawing page refused the load');
+      throw pageFailure(refused.error);
     }
   }
 

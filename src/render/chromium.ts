@@ -16,7 +16,8 @@ import {
   type GlSetting,
   type ProbeResult,
 } from './gl-backend.js';
-import { settlesWithin, within } from './settles-within.js';
+import { settleWithin } from '../contract/settle-within.js';
+import { within } from './settles-within.js';
 
 const CHROMIUM_SETTING = SERVICE_SETTINGS.pick({ chromiumPath: true });
 
@@ -147,7 +148,7 @@ export async function launchForGl(
 export async function closeChromium(browser: Browser, ms: number): Promise<void> {
   const group = browserPid(browser);
   const closed = browser.close().catch(() => {});
-  if ((await settlesWithin(closed, ms)) || group === null) return;
+  if ((await settleWithin(closed, ms)) || group === null) return;
   try {
     // Playwright starts Chromium as the leader of its own process group
     process.kill(-group, 'SIGKILL');

@@ -1,16 +1,17 @@
-// A long video rendered in one call, outside any queue (the standalone runner, GET /test, a direct render): its
-// chunks one after another through the renderer's frame ranges, each a closed segment next to the output, then
-// joined without re-encoding. The same cuts (src/contract/chunks.ts) and the same join (segment-join.ts) as a queued
-// job's chunk and join items (src/server/jobs/work-items.ts, run-item.ts), so every path gives the same bytes; the
-// renderer itself only ever renders one range.
+// A long video rendered in one call, outside any queue (the standalone runner, GET /test, the CLI): its chunks one
+// after another through the renderer's frame ranges, each a closed segment next to the output, then joined without
+// re-encoding. The same plan (src/contract/chunks.ts: the cuts, each segment's frames, the stage times summed) and
+// the same join (ffmpeg/join.ts) as a queued job's chunk and join items (src/server/jobs/work-items.ts, run-item.ts,
+// join-item.ts), so every path gives the same bytes; the renderer itself only ever renders one range.
 import { rm } from 'node:fs/promises';
-import { chunkRanges, isChunked } from '../contract/chunks.js';
+import { chunkedTimings, chunkFrames, chunkRanges, isChunked } from '../contract/chunks.js';
 import { stageError } from './failure-reasons.js';
 import { Aborted } from './frame-sequence.js';
-import type { JoinSegments } from './segment-join.js';
+import type { JoinSegments } from './renderer-port.js';
 import {
   chunkSegmentPath,
   JobFailure,
+  type PreparedJob,
   type RenderHooks,
   type RenderJob,
   type RenderKind,
@@ -28,17 +29,21 @@ export class ChunkedVideos implements Renderer {
   ) {}
 
   async render(job: RenderJob, hooks: RenderHooks): Promise<RenderOutcome> {
-    if (job.kind !== 'video' || job.frames || !this.inner.frameCount) return this.inner.render(job, hooks);
-    const frames = job.plannedFrames ?? (await this.inner.frameCount(job, hooks.signal));
-    if (!isChunked(frames)) return this.inner.render(job, hooks);
+    if (job.kind !== 'video' || job.frames) return this.inner.render(job, hooks);
+    // the frame count from the job's estimate, whose thread keeps the compiled program for the chunks' renders; no
+    // estimate (a source that does not compile): rendered whole, where it fails with its own diagnostic
+    const prepared = job.prepared ?? (await this.prepare(job));
+    if (!prepared || !isChunked(prepared.frames)) return this.inner.render(job, hooks);
+    const frames = prepared.frames;
     const ranges = chunkRanges(frames);
     const segments = ranges.map((_, i) => chunkSegmentPath(job.outPath, i));
-    const sums: Record<string, number> = {};
+    const done: { ms: number; timings: RenderTimings }[] = [];
     let first: RenderOutcome | undefined;
     try {
       for (const [i, range] of ranges.entries()) {
+        const t0 = performance.now();
         const r = await this.inner.render(
-          { ...job, frames: range, outPath: segments[i]! },
+          { ...job, prepared, frames: range, outPath: segments[i]! },
           {
             signal: hooks.signal,
             onProgress: (_p, f) => {
@@ -48,42 +53,31 @@ export class ChunkedVideos implements Renderer {
           },
         );
         first ??= r;
-        for (const [k, v] of Object.entries(r.timings)) if (typeof v === 'number') sums[k] = (sums[k] ?? 0) + v;
+        done.push({ ms: performance.now() - t0, timings: r.timings });
       }
       if (hooks.signal.aborted) throw new Aborted();
       const t1 = performance.now();
       try {
-        await this.join(
-          segments,
-          job.outPath,
-          ranges.map((r) => r.to - r.from),
-          job.params.codec,
-        );
+        await this.join(segments, job.outPath, chunkFrames(frames), job.params.codec);
       } catch (err) {
         if (err instanceof JobFailure) throw err;
         throw stageError(err, job.kind);
       }
-      const timings = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, Math.round(v)]));
       return {
         width: first!.width,
         height: first!.height,
         runner: first!.runner,
         frames,
-        timings: {
-          ...(timings as unknown as RenderTimings),
-          join_ms: Math.round(performance.now() - t1),
-        },
+        timings: chunkedTimings(done, performance.now() - t1) as unknown as RenderTimings,
       };
     } finally {
       await Promise.all(segments.map((p) => rm(p, { force: true })));
     }
   }
 
-  frameCount(
-    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
-    signal: AbortSignal,
-  ): Promise<number> {
-    return this.inner.frameCount!(job, signal);
+  private async prepare(job: RenderJob): Promise<PreparedJob | null> {
+    const e = await this.inner.estimate?.(job);
+    return e ? { program: e.program, frames: e.frames, width: e.width, height: e.height } : null;
   }
 
   estimate(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null> {
@@ -107,6 +101,6 @@ export class ChunkedVideos implements Renderer {
   }
 
   counters(): RendererCounters {
-    return this.inner.counters?.() ?? { chromiumLaunches: 0, pageCrashes: 0 };
+    return this.inner.counters?.() ?? { chromiumLaunches: 0, pageCrashes: 0, compiles: 0 };
   }
 }

@@ -1,6 +1,10 @@
-// The messages between the renderer and its evaluation thread (eval-thread.ts, eval-worker.ts).
+// The messages between the renderer and its evaluation threads (eval-thread.ts, eval-worker.ts): a job's admission
+// estimate, its plan, and its frames.
 import type { PlanInfo } from './prepare.js';
-import type { FailureDiagnostic, JobCode, RenderJob } from './renderer-port.js';
+import type { FailureDiagnostic, JobCode, RenderJob, WorkEstimate } from './renderer-port.js';
+
+/** What an estimate reads of a job (no id or output yet: it is not queued). */
+export type EstimateInput = Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>;
 
 /** A prepared job without what stays in the thread (the program, the first frame's value) or is rebuilt (assets). */
 export type PlanData = Omit<PlanInfo, 'assets'>;
@@ -21,10 +25,18 @@ export type FailureData =
  * `seq` names the reader (a cursor); a new reader starts a new run of repeats, taking the first frame's JSON as the
  * one before `from` only when `from` is 1 (the reader holds it too).
  */
-export type EvalRequest = { op: 'open'; job: RenderJob } | { op: 'frames'; seq: number; from: number; to: number };
+export type EvalRequest =
+  | { op: 'estimate'; job: EstimateInput }
+  | { op: 'open'; job: RenderJob }
+  | { op: 'frames'; seq: number; from: number; to: number };
 
+/**
+ * `compiled`: the programs the thread compiled to answer (0 when it had the job's program already); `program`: the
+ * key of the job's program, which the thread now keeps.
+ */
 export type EvalAnswer =
-  | { op: 'opened'; plan: PlanData }
-  | { op: 'failed'; failure: FailureData }
+  | { op: 'estimated'; estimate: WorkEstimate | null; compiled: number; program: string }
+  | { op: 'opened'; plan: PlanData; compiled: number; program: string }
+  | { op: 'failed'; failure: FailureData; compiled: number; program: string }
   /** frames from `from` on, in order; failure: the frame after the last one sent failed the job */
   | { op: 'frames'; seq: number; from: number; frames: RemoteFrame[]; failure?: FailureData };

@@ -1,15 +1,19 @@
-// A job's frames evaluated off the main thread (eval-worker.ts): the renderer opens a session per job (the worker
-// compiles the source and evaluates the first frame: prepare()), then reads the frames in order while the worker
-// evaluates ahead of it. One idle worker is kept warm between jobs; a session that ends mid-work (abort, the job
-// limit, a failure) terminates its worker, so a long evaluation stops with its job.
+// A job's admission estimate and its frames evaluated off the main thread (eval-worker.ts). The estimate compiles
+// the job's program in a thread, which keeps it by its key (program-cache.ts); the renderer opens a session per
+// render in the idle thread that holds that program (so a job compiles once, however many chunks it renders in), then
+// reads the frames in order while the thread evaluates ahead of it. A few idle threads are kept warm; a session that
+// ends mid-work (abort, the job limit, a failure) terminates its thread, so a long evaluation stops with its job.
+// Estimates are asked one at a time, in order; one that takes longer than ESTIMATE_TIMEOUT_MS gets none (its thread
+// is stopped), so a request never waits on it for long.
 import type { ResourceLimits, Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { EVAL_HEAP_LIMITS, outOfMemory, startWorker } from './worker-thread.js';
 import { JobAssets } from './job-assets.js';
-import { JobFailure, type RenderJob } from './renderer-port.js';
+import { JobFailure, type RenderJob, type WorkEstimate } from './renderer-port.js';
 import type { EvaluatedFrame, PlanInfo } from './prepare.js';
 import { Aborted, type FrameSource } from './frame-sequence.js';
-import type { EvalAnswer, EvalRequest, FailureData, RemoteFrame } from './eval-protocol.js';
+import type { EstimateInput, EvalAnswer, EvalRequest, FailureData, RemoteFrame } from './eval-protocol.js';
+import { PROGRAMS_KEPT } from './program-cache.js';
 import { CODE } from '../contract/error-codes.js';
 
 /** Read ahead while fewer frames than this wait to be taken, */
@@ -19,6 +23,8 @@ const LOW_WATER = 64;
  * a gigabyte here. With the thread's batch (at most 4 MiB past one frame) the frames waiting stay under 64 MiB.
  */
 export const READ_AHEAD_BYTES = 24 << 20;
+
+export const ESTIMATE_TIMEOUT_MS = 10_000;
 
 /** A thread that ended for its heap limit fails its job with memory_budget; any other failure is internal. */
 function threadFailure(err: Error): Error {
@@ -35,25 +41,82 @@ function toError(f: FailureData): Error {
   return new JobFailure(f.message, f.code, f.diagnostics);
 }
 
-export class EvalThreads {
-  private idle: Worker | null = null;
+export interface EvalThreadsOptions {
+  log?: Logger;
+  /** the threads' resourceLimits (EVAL_HEAP_LIMITS; a test gives a small one) */
+  heap?: ResourceLimits;
+  /** idle threads kept warm (default 2: one for the estimates, one for the next render) */
+  keepIdle?: number;
+}
 
-  /** heap: the threads' resourceLimits (EVAL_HEAP_LIMITS; a test gives a small one) */
-  constructor(
-    private readonly log?: Logger,
-    private readonly heap: ResourceLimits = EVAL_HEAP_LIMITS,
-  ) {}
+export class EvalThreads {
+  /** idle threads, the most recently used last */
+  private readonly idle: Worker[] = [];
+  /** the program keys each thread holds (its ProgramCache's, least recently used first) */
+  private readonly holds = new Map<Worker, string[]>();
+  /** the estimates asked, one at a time in order */
+  private estimates: Promise<unknown> = Promise.resolve();
+  /** programs compiled, over every thread (each job's estimate, and a render whose program was not in its thread) */
+  compiles = 0;
+
+  constructor(private readonly o: EvalThreadsOptions = {}) {}
 
   /**
-   * Prepares `job` in a worker (compile, first frame, output size, frame plan, image check): its plan, and a session
-   * that evaluates its frames. A JobFailure of prepare() is thrown as it is; an abort terminates the worker.
+   * A job's estimate, made in an idle thread that then keeps its program for the job's renders; null when it cannot
+   * be made (the source does not compile, ...) or takes longer than ESTIMATE_TIMEOUT_MS.
+   */
+  estimate(job: EstimateInput): Promise<WorkEstimate | null> {
+    const made = this.estimates.then(() => this.estimateNow(job));
+    this.estimates = made;
+    return made;
+  }
+
+  private async estimateNow(job: EstimateInput): Promise<WorkEstimate | null> {
+    const w = this.take();
+    let healthy = false;
+    try {
+      const a = await this.ask(w, { op: 'estimate', job: { ...job } }, undefined, ESTIMATE_TIMEOUT_MS);
+      healthy = true;
+      return a.op === 'estimated' ? a.estimate : null;
+    } catch (err) {
+      this.o.log?.warn({ err, kind: job.kind }, 'admission estimate failed or took too long; the job gets none');
+      return null;
+    } finally {
+      this.release(w, healthy);
+    }
+  }
+
+  /**
+   * Prepares `job` in a worker (its program, compiled unless the thread has it, the first frame, output size, frame
+   * plan, image check): its plan, and a session that evaluates its frames. A JobFailure of prepare() is thrown as it
+   * is; an abort terminates the worker.
    */
   async open(job: RenderJob, signal?: AbortSignal): Promise<EvalSession> {
-    const w = this.idle ?? this.start();
-    this.idle = null;
-    w.ref();
-    const answer = await new Promise<EvalAnswer>((resolve, reject) => {
+    // a job admission prepared goes to the thread that compiled its program (a render outside the service's queue,
+    // the CLI's, was prepared by its own estimate too; without one, any thread compiles it)
+    const w = this.take(job.prepared?.program);
+    let answer: EvalAnswer;
+    try {
+      answer = await this.ask(w, { op: 'open', job }, signal);
+    } catch (err) {
+      this.release(w, false);
+      throw err;
+    }
+    if (answer.op !== 'opened') {
+      // a job that fails to prepare leaves the worker as good as new
+      this.release(w, true);
+      throw toError(answer.op === 'failed' ? answer.failure : { internal: 'unexpected answer' });
+    }
+    const plan: PlanInfo = { ...answer.plan, assets: new JobAssets(job.assets, job.source) };
+    return new EvalSession(w, plan, (healthy) => this.release(w, healthy), this.o.log);
+  }
+
+  /** One request and its answer; an error, an exit, an abort or the time running out terminate the worker. */
+  private ask(w: Worker, request: EvalRequest, signal?: AbortSignal, timeoutMs?: number): Promise<EvalAnswer> {
+    return new Promise<EvalAnswer>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
       const cleanup = () => {
+        clearTimeout(timer);
         w.off('message', onMessage);
         w.off('error', onError);
         w.off('exit', onExit);
@@ -61,6 +124,10 @@ export class EvalThreads {
       };
       const onMessage = (a: EvalAnswer) => {
         cleanup();
+        if (a.op !== 'frames') {
+          this.compiles += a.compiled;
+          this.holding(w, a.program);
+        }
         resolve(a);
       };
       const onError = (err: Error) => {
@@ -74,40 +141,56 @@ export class EvalThreads {
       w.on('error', onError);
       w.on('exit', onExit);
       signal?.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs !== undefined)
+        timer = setTimeout(() => onError(new Error(`took longer than ${timeoutMs / 1000} s`)), timeoutMs);
       if (signal?.aborted) return onAbort();
-      w.postMessage({ op: 'open', job } satisfies EvalRequest);
+      w.postMessage(request);
     });
-    if (answer.op !== 'opened') {
-      // a job that fails to prepare leaves the worker as good as new
-      this.release(w, true);
-      throw toError(answer.op === 'failed' ? answer.failure : { internal: 'unexpected answer' });
-    }
-    const plan: PlanInfo = { ...answer.plan, assets: new JobAssets(job.assets, job.source) };
-    return new EvalSession(w, plan, (healthy) => this.release(w, healthy), this.log);
   }
 
-  private start(): Worker {
-    const w = startWorker(import.meta.url, 'eval-worker', this.heap);
-    // an idle thread that dies is not handed to the next job
-    w.on('exit', () => {
-      if (this.idle === w) this.idle = null;
-    });
+  /** An idle thread, the one holding `key` if one does, else the most recently used; a new one when none is idle. */
+  private take(key?: string): Worker {
+    let i = key === undefined ? -1 : this.idle.findIndex((w) => this.holds.get(w)?.includes(key));
+    if (i < 0) i = this.idle.length - 1;
+    const w = i >= 0 ? this.idle.splice(i, 1)[0]! : this.start();
+    w.ref();
     return w;
   }
 
+  /** Mirrors the thread's ProgramCache: `key` used last, the oldest out past PROGRAMS_KEPT. */
+  private holding(w: Worker, key: string): void {
+    const keys = (this.holds.get(w) ?? []).filter((k) => k !== key);
+    keys.push(key);
+    if (keys.length > PROGRAMS_KEPT) keys.shift();
+    this.holds.set(w, keys);
+  }
+
+  private start(): Worker {
+    const w = startWorker(import.meta.url, 'eval-worker', this.o.heap ?? EVAL_HEAP_LIMITS);
+    // an idle thread that dies is not handed to the next job
+    w.on('exit', () => this.forget(w));
+    return w;
+  }
+
+  private forget(w: Worker): void {
+    const i = this.idle.indexOf(w);
+    if (i >= 0) this.idle.splice(i, 1);
+    this.holds.delete(w);
+  }
+
   private release(w: Worker, healthy: boolean): void {
-    if (healthy && !this.idle) {
+    if (healthy && this.idle.length < (this.o.keepIdle ?? 2)) {
       w.unref(); // an idle thread never keeps the process alive
-      this.idle = w;
+      this.idle.push(w);
       return;
     }
+    this.forget(w);
     void w.terminate();
   }
 
   async close(): Promise<void> {
-    const w = this.idle;
-    this.idle = null;
-    if (w) await w.terminate();
+    const idle = this.idle.splice(0);
+    await Promise.all(idle.map((w) => (this.forget(w), w.terminate())));
   }
 }
 

@@ -6,7 +6,8 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { availableParallelism } from 'node:os';
 import type { GlBackend, GlSetting } from '../contract/hardware.js';
-import { settlesWithin, within } from './settles-within.js';
+import { settleWithin } from '../contract/settle-within.js';
+import { within } from './settles-within.js';
 
 export type { GlBackend, GlSetting };
 
@@ -50,7 +51,7 @@ export async function drawsOnKeeping(
   }
   const problem = probeProblem(backend, probe);
   if (problem && context) {
-    await settlesWithin(context.close(), CONTEXT_CLOSE_MS);
+    await settleWithin(context.close(), CONTEXT_CLOSE_MS);
     context = null;
   }
   return { probe, problem, context };
@@ -106,7 +107,7 @@ export async function drawsOn(
 ): Promise<{ probe: ProbeResult; problem: string | null }> {
   const { probe, problem, context } = await drawsOnKeeping(browser, backend, {});
   // a context whose page hangs may not close either: the browser's own close ends it
-  if (context) await settlesWithin(context.close(), CONTEXT_CLOSE_MS);
+  if (context) await settleWithin(context.close(), CONTEXT_CLOSE_MS);
   return { probe, problem };
 }
 

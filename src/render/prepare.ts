@@ -4,7 +4,6 @@
 import {
   compile,
   designFrame,
-  type CompileCache,
   formatJobMessage,
   imagePaths,
   type Program,
@@ -16,7 +15,14 @@ import { limitsOf, outputSize } from '../contract/output-size.js';
 import { CODE } from '../contract/error-codes.js';
 import { QUALITY } from '../contract/outputs.js';
 import { JobAssets } from './job-assets.js';
-import { JobFailure, diagnosticCode, type FailureDiagnostic, type RenderJob } from './renderer-port.js';
+import { programKey, type ProgramCache } from './program-cache.js';
+import {
+  JobFailure,
+  diagnosticCode,
+  type FailureDiagnostic,
+  type PreparedJob,
+  type RenderJob,
+} from './renderer-port.js';
 
 // the output size rule is shared with the editor's in-browser export (src/contract/output-size.ts)
 export { limitsOf, outputSize, type Size } from '../contract/output-size.js';
@@ -173,10 +179,13 @@ export interface Plan extends PlanInfo {
   warnings: FailureDiagnostic[];
 }
 
-/** `cache`: a thread's parse and check of recent sources, shared by jobs of one source that differ only in args. */
-export function prepare(job: RenderJob, cache?: CompileCache): Plan {
+/**
+ * `programs`: a thread's compiled programs, so the estimate and every render of one job (each chunk of a long video)
+ * compile it once; without it (the CLI's plan before Chromium starts) the source is compiled here.
+ */
+export function prepare(job: RenderJob, programs?: ProgramCache): Plan {
   checkParams(job);
-  const compiled = compile(job.source, { args: job.args, cache });
+  const compiled = programs ? programs.compiled(job.source, job.args) : compile(job.source, { args: job.args });
   // the door refuses such args (400 invalid_args); a caller that did not ask it (the CLI, a stored job) fails here
   if (compiled.argProblems.length > 0)
     throw new JobFailure(compiled.argProblems.map((p) => p.message).join('; '), CODE.invalid_args);
@@ -206,4 +215,9 @@ export function prepare(job: RenderJob, cache?: CompileCache): Plan {
   if (clip && !first.timeFree) checkWorkBudget(first.nodes * frames, frames);
   const warnings = compiled.diagnostics.filter((d) => d.severity === 'warning').map(toFailureDiag);
   return { program, runner: compiled.runner, ...size, at, fps, frames, start, duration, first, assets, warnings };
+}
+
+/** A job's PreparedJob from its plan (the CLI plans before Chromium starts, as admission does for the service). */
+export function preparedOfPlan(job: Pick<RenderJob, 'source' | 'args'>, plan: PlanInfo): PreparedJob {
+  return { program: programKey(job.source, job.args), frames: plan.frames, width: plan.width, height: plan.height };
 }

@@ -59,8 +59,20 @@ export interface RenderJob {
    * joined above the renderer: a queue's chunk and join items, or chunked-video.ts for a render outside a queue).
    */
   frames?: FrameRange;
-  /** a video's frame count when the caller already knows it (admission planned it): nothing compiles to learn it */
-  plannedFrames?: number;
+  /** what admission learnt of the job (its estimate): the renderer does not compile to learn it again */
+  prepared?: PreparedJob;
+}
+
+/**
+ * What admission learnt of a drawn job, kept with it (the job record's `prepared`): the key of its compiled program
+ * (the SHA-256 of its source and args: the renderer takes the program its estimate compiled, by that key, and a
+ * process that has none compiles it once), its frame count (where a video is cut in chunks) and its output size.
+ */
+export interface PreparedJob {
+  program: string;
+  frames: number;
+  width: number;
+  height: number;
 }
 
 /**
@@ -74,6 +86,17 @@ export const PARTIAL_SUFFIXES = ['.tmp', '.frames.deflate', '.palette.png'] as c
 export function chunkSegmentPath(outPath: string, index: number): string {
   return `${outPath}.chunk-${String(index).padStart(4, '0')}.ts`;
 }
+
+/**
+ * Joins a chunked video's segments, in order, into its file, each checked to hold its frames (`segmentFrames`, in
+ * order): a segment missing or short fails with video_incomplete (ffmpeg/join.ts's segmentJoiner).
+ */
+export type JoinSegments = (
+  segments: string[],
+  outPath: string,
+  segmentFrames: number[],
+  codec?: VideoCodec,
+) => Promise<void>;
 
 /** A chunk segment's name (or its temporary file's): its owner is the output before `.chunk-`. */
 export const CHUNK_SEGMENT_RE = /\.chunk-\d{4,}\.ts(\.tmp)?$/;
@@ -150,6 +173,8 @@ export type CostClass = 'flat' | '3d' | 'raymarch';
 
 /** How long a job would take on this service (src/render/work-estimate.ts). */
 export interface WorkEstimate {
+  /** the key of the job's compiled program (PreparedJob's `program`) */
+  program: string;
   seconds: number;
   /** the output's estimated bytes (codec, quality, pixels, frames, detail: output-cost.ts) */
   bytes: number;
@@ -176,11 +201,6 @@ export interface Renderer {
    * it compiles the source, which must not hold the HTTP event loop (the page renderer asks a worker thread).
    */
   estimate?(job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>): Promise<WorkEstimate | null>;
-  /** A video's frame count (it compiles the source), so whoever cuts it in chunks knows where; absent: not a video's. */
-  frameCount?(
-    job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
-    signal: AbortSignal,
-  ): Promise<number>;
   /**
    * What of this renderer's own set-up changes the bytes of a job of `kind` (the GL backend, the H.264 encoder), as a
    * short string; null while it is not started (it is known once a probe frame has drawn). The render cache keeps
@@ -203,4 +223,6 @@ export interface RendererCounters {
   chromiumLaunches: number;
   /** drawing pages that crashed */
   pageCrashes: number;
+  /** scene programs compiled (a job's estimate compiles its program; its renders take it) */
+  compiles: number;
 }

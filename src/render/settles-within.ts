@@ -1,15 +1,8 @@
 // Bounded waits on the browser: a close, a check of an idle page, a page warming or a probe frame must not hang on
-// a page or process that never answers.
+// a page or process that never answers. Whether a promise settles in time is src/contract/settle-within.ts's.
 
-/** Whether the promise settles (resolves or rejects) within ms; it is left running either way. */
-export function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  const settled = p.then(
-    () => true,
-    () => true,
-  );
-  // `settled` never rejects, so a rejection is the time running out
-  return within(settled, ms, 'a settle').catch(() => false);
-}
+/** src/contract/settle-within.ts's settleWithin, under the name page/warm-browser.ts imports it by. */
+export { settleWithin as settlesWithin } from '../contract/settle-within.js';
 
 /** A wait on the browser that took longer than it may (a page, context or probe that never came back). */
 export class TookTooLong extends Error {}

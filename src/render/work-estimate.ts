@@ -3,8 +3,9 @@
 // measured on sampled frames), the encoder's share by codec, quality and content (output-cost.ts); and the bytes of
 // the output, which admission holds against what the output budget has left. Admission refuses a job whose estimate is over the job limit, and the queue uses it
 // to let short jobs go first (with aging, so a long one is not starved).
-import type { CompileCache, Value } from '../lang/index.js';
+import type { Value } from '../lang/index.js';
 import { prepare, type Plan } from './prepare.js';
+import { programKey, type ProgramCache } from './program-cache.js';
 import type { RenderJob, WorkEstimate, CostClass } from './renderer-port.js';
 import type { VideoCodec } from '../contract/outputs.js';
 import { encodeTimeFactor, gifBytes, stillBytes, videoBytes, type Detail } from './output-cost.js';
@@ -90,14 +91,14 @@ export function costClass(value: Value): CostClass {
  */
 export function estimateWork(
   job: Pick<RenderJob, 'kind' | 'source' | 'params' | 'assets' | 'args'>,
-  cache?: CompileCache,
+  programs?: ProgramCache,
 ): WorkEstimate | null {
   const kind = job.kind;
   // a mesh or a vectorize is not drawn by the page: no estimate
   if (kind !== 'frame' && kind !== 'video' && kind !== 'gif') return null;
   let plan;
   try {
-    plan = prepare({ ...job, id: 'estimate', outPath: '' }, cache);
+    plan = prepare({ ...job, id: 'estimate', outPath: '' }, programs);
   } catch {
     return null;
   }
@@ -119,6 +120,7 @@ export function estimateWork(
     plan.frames * pixels * ENCODE_NS_PER_PIXEL[kind] * encodeFactor(kind, job.params, detail) * 1e-9 +
     evaluateSeconds;
   return {
+    program: programKey(job.source, job.args),
     seconds,
     bytes: outputBytes(kind, job.params, detail, pixels, plan.frames),
     detail: detail.level,

@@ -5,7 +5,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The heap of a thread that compiles and evaluates sources (eval-worker.ts, estimate-worker.ts). The language bounds
+ * The heap of a thread that compiles and evaluates sources (eval-worker.ts: estimates and renders). The language bounds
  * a frame's value in nodes and JSON characters (EVL008, EVL013: at most 16 MiB of JSON, under 100 MB with its
  * tree and its text in flight); this is the backstop for what those do not foresee, so a source can never take the
  * whole process's memory: past it the thread alone stops, with ERR_WORKER_OUT_OF_MEMORY.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Config } from '../config/settings.js';
 import { LIMITS } from '../contract/limits.js';
 import type { Renderer } from '../render/renderer-port.js';
-import type { JoinSegments } from '../render/segment-join.js';
+import type { JoinSegments } from '../render/renderer-port.js';
 import type { JobStore } from './jobs/store/port.js';
 import type { JobService } from './jobs/job-service.js';
 import type { Retention } from './jobs/retention.js';

@@ -4,7 +4,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/settings.js';
 import type { Renderer } from '../render/renderer-port.js';
-import { segmentJoiner, type JoinSegments } from '../render/segment-join.js';
+import type { JoinSegments } from '../render/renderer-port.js';
+import { segmentJoiner } from '../render/ffmpeg/join.js';
 import type { JobStore } from './jobs/store/port.js';
 import { locally } from './jobs/store/memory.js';
 import { JournalJobStore } from './jobs/store/journal.js';
@@ -14,7 +15,7 @@ import { Retention } from './jobs/retention.js';
 import type { OutputStore } from './storage/output-store.js';
 import type { AssetStore } from './storage/asset-store.js';
 import { rm } from 'node:fs/promises';
-import { dataStores, loadStorage, openStorage, scratchRoot } from './storage/data-stores.js';
+import { assetCopiesRoot, dataStores, loadStorage, openStorage, scratchRoot } from './storage/data-stores.js';
 import { RenderCache } from './jobs/render-cache.js';
 import { DiskSpace } from './storage/disk-space.js';
 import { WebhookPolicy } from './webhooks/address-policy.js';
@@ -145,10 +146,13 @@ export async function openServices(opts: ServiceOptions): Promise<Services> {
     claimAttempt: backend.claimAttempt,
   });
   jobs.events.on('ended', (rec) => webhooks.ended(rec));
+  // the local copies its estimate and its renders shared go with the job
+  jobs.events.on('ended', (rec) => void assets.jobEnded(rec.assets).catch(() => {}));
   const idempotency = backend.idempotency(now);
   if (!shared) {
     // nothing renders yet: what a job's scratch held belongs to the last run
     await rm(scratchRoot(config), { recursive: true, force: true });
+    await rm(assetCopiesRoot(config), { recursive: true, force: true });
     await assets.init();
     await outputs.init();
     await segments.init();

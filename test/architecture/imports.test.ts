@@ -48,7 +48,7 @@ const under = (p: string, ...dirs: string[]) =>
   dirs.some((d) => p === d || p.startsWith(d.endsWith('.ts') ? d : `${d}/`));
 
 /** What of rendering the server may reach: the Renderer interface, the join of a chunked video, failures' reasons. */
-const SERVER_RENDER = ['src/render/renderer-port.ts', 'src/render/segment-join.ts', 'src/render/failure-reasons.ts'];
+const SERVER_RENDER = ['src/render/renderer-port.ts', 'src/render/ffmpeg/join.ts', 'src/render/failure-reasons.ts'];
 
 /** Where each room may reach (besides itself). The first matching room decides. */
 const ROOMS: { room: string; may: string[] }[] = [
@@ -89,7 +89,7 @@ const ROOMS: { room: string; may: string[] }[] = [
       'src/render/renderer-port.ts',
       'src/render/chromium-renderer.ts',
       'src/render/by-kind.ts',
-      'src/render/segment-join.ts',
+      'src/render/ffmpeg/join.ts',
       'src/render/chunked-video.ts',
       'src/export/export-renderer.ts',
     ],

@@ -14,7 +14,7 @@ import { LIMITS } from '../../src/contract/limits.js';
 import { chunkRanges, isChunked } from '../../src/contract/chunks.js';
 import type { RenderJob } from '../../src/render/renderer-port.js';
 import { ChunkedVideos } from '../../src/render/chunked-video.js';
-import { segmentJoiner } from '../../src/render/segment-join.js';
+import { segmentJoiner } from '../../src/render/ffmpeg/join.js';
 
 // long videos cut in chunks and joined above the renderer, as a runner or a queued job's items do
 let renderer: ChunkedVideos;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { encodePng, encodePngAsync } from '../../src/render/png.js';
 import { rgbaToI420, rgbaToI420Async } from '../../src/render/rgba-to-i420.js';
 import { prng } from '../helpers/prng.js';
-import { EstimateThread } from '../../src/render/estimate-thread.js';
+import { EvalThreads } from '../../src/render/eval-thread.js';
 import { estimateWork } from '../../src/render/work-estimate.js';
 import { rectGraph } from '../helpers/rect-graph.js';
 
@@ -57,7 +57,7 @@ test('rgbaToI420Async (3840x2160): the bytes of rgbaToI420, with turns of the ev
 });
 
 test('admission estimates run in a worker thread: the same estimate as estimateWork, with the event loop turning meanwhile', async () => {
-  const estimates = new EstimateThread();
+  const estimates = new EvalThreads();
   try {
     // the 4,096-rect graph: compiling it and evaluating its first frame is tens of milliseconds of one core
     const job = {

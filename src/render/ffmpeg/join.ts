@@ -1,6 +1,7 @@
-// The join of a chunked video: its segments' packets copied end to end into the codec's file, no frame decoded or
-// encoded again, and checked frame by frame, because ffmpeg's concat exits 0 when a segment after the first cannot
-// be opened.
+// The join of a chunked video, the one both paths run (a queued job's join item, src/server/jobs/join-item.ts, and a
+// render outside a queue, chunked-video.ts): its segments' packets copied end to end into the codec's file, no frame
+// decoded or encoded again, and checked frame by frame, because ffmpeg's concat exits 0 when a segment after the
+// first cannot be opened. A segment missing or short is a job failure coded video_incomplete, never a shorter video.
 import { rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { VideoCodec } from '../../contract/outputs.js';
@@ -8,6 +9,7 @@ import { CODECS } from './codecs.js';
 import { BITEXACT, QUIET } from './flags.js';
 import { countFrames, ffprobeBeside } from './probe.js';
 import { encoderFailed, runProcess } from './process.js';
+import { JobFailure, VIDEO_INCOMPLETE, type JoinSegments } from '../renderer-port.js';
 
 /**
  * The arguments of a join: the concat demuxer reads the list of segments (absolute paths) on stdin and copies their
@@ -26,7 +28,16 @@ export function joinArgs(outPath: string, codec: VideoCodec = 'h264'): string[] 
 }
 
 /** A joined video would not have every frame it promised: a segment is missing, short, or the join lost frames. */
-export class IncompleteVideo extends Error {}
+export class IncompleteVideo extends JobFailure {
+  constructor(why: string) {
+    super(`render failed: ${why}`, VIDEO_INCOMPLETE);
+  }
+}
+
+/** The join with this service's ffmpeg, as the composition roots hand it to both paths. */
+export function segmentJoiner(ffmpegPath: string): JoinSegments {
+  return (segments, outPath, segmentFrames, codec) => joinSegments(segments, outPath, ffmpegPath, segmentFrames, codec);
+}
 
 /**
  * The concat list of the segments: the format quotes paths with single quotes, a quote inside written '\'' (file:

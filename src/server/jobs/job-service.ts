@@ -16,7 +16,7 @@ import { CANCELLED, type JobEnd } from './job-failure.js';
 import { admitWork, type WorkAdmission } from './work-admission.js';
 import { jobView, type LiveJobState } from './job-view.js';
 import type { Renderer, RenderOutcome } from '../../render/renderer-port.js';
-import type { JoinSegments } from '../../render/segment-join.js';
+import type { JoinSegments } from '../../render/renderer-port.js';
 import type { JobView } from '../../contract/job-view.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';

@@ -1,19 +1,20 @@
 // The join item of a chunked video: once every chunk is rendered (in any process), their segments come down to
-// scratch, ffmpeg joins them into the output (src/render/segment-join.ts, the same join the runner's chunked videos
-// use), the joined file is held against the output budget, and the job ends ready with the chunks' stage times summed.
+// scratch, ffmpeg joins them into the output (src/render/ffmpeg/join.ts, the same join the runner's chunked videos
+// use), the joined file is held against the output budget, and the job ends ready with the chunks' stage times summed
+// (src/contract/chunks.ts, as the runner's are).
 // A chunk missing or short ends the job `video_incomplete`, never a shorter video reported ready; every failure
 // leaves through the one ItemEnds.fail, which removes the segments.
 import { rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { CODE } from '../../contract/error-codes.js';
-import { chunkRanges } from '../../contract/chunks.js';
+import { chunkedTimings, chunkFrames } from '../../contract/chunks.js';
 import { JobFailure, VIDEO_INCOMPLETE } from '../../render/renderer-port.js';
-import type { JoinSegments } from '../../render/segment-join.js';
+import type { JoinSegments } from '../../render/renderer-port.js';
 import type { OutputStore } from '../storage/output-store.js';
 import { StorageUnavailable, type Storage } from '../storage/storage.js';
 import type { JobRecord } from './store/port.js';
 import type { ItemHandle, ItemOutcome } from './queue/port.js';
-import { segmentKey, type ChunkResult, type WorkItem } from './work-items.js';
+import { segmentKey, type WorkItem } from './work-items.js';
 import { endOf, failureOf } from './job-failure.js';
 import { OutputWatch } from './output-watch.js';
 import type { ItemEnds } from './item-ends.js';
@@ -48,7 +49,7 @@ export async function joinChunks(
   let kept: boolean;
   try {
     await joinFiles(o, item, rec);
-    timings = joinTimings(item, results, performance.now() - t0);
+    timings = chunkedTimings(results, performance.now() - t0);
     kept = await o.ends.ready(
       rec,
       { width: first.width, height: first.height, runner: first.runner, frames: item.frames },
@@ -83,12 +84,7 @@ async function joinFiles(o: JoinItemOptions, item: JoinItem, rec: JobRecord): Pr
         }),
       );
     const outPath = await o.outputs.scratchPath(id, rec.kind, rec.params);
-    await o.joinSegments(
-      segments,
-      outPath,
-      chunkRanges(item.frames).map((r) => r.to - r.from),
-      rec.params.codec,
-    );
+    await o.joinSegments(segments, outPath, chunkFrames(item.frames), rec.params.codec);
     // the joined file is what is kept (its segments go after): it alone is held against the budget
     await o.outputs.refreshCount();
     const full = await new OutputWatch(o.outputs, outPath, 0).overBudget();
@@ -96,18 +92,4 @@ async function joinFiles(o: JoinItemOptions, item: JoinItem, rec: JobRecord): Pr
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-}
-
-/** The chunks' stage times summed, as one job's, plus how the work was cut and the join's own time. */
-function joinTimings(item: JoinItem, results: ChunkResult[], joinMs: number): Record<string, number> {
-  const chunkMs = results.map((r) => r.ms);
-  const sums: Record<string, number> = {};
-  for (const r of results) for (const [k, v] of Object.entries(r.timings)) sums[k] = (sums[k] ?? 0) + v;
-  return {
-    ...Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, Math.round(v)])),
-    chunks: item.chunks,
-    chunk_max_ms: Math.round(Math.max(...chunkMs)),
-    chunk_sum_ms: Math.round(chunkMs.reduce((a, b) => a + b, 0)),
-    join_ms: Math.round(joinMs),
-  };
 }

@@ -48,6 +48,7 @@ export function newRecord(
     ...kept,
     ...(work.seconds !== undefined && Number.isFinite(work.seconds) ? { estimate_s: work.seconds } : {}),
     ...(work.frames !== undefined ? { frames: work.frames } : {}),
+    ...(work.prepared ? { prepared: work.prepared } : {}),
     ...(work.warnings && work.warnings.length > 0 ? { warnings: work.warnings } : {}),
   };
 }

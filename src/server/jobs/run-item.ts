@@ -1,15 +1,15 @@
 // One function runs one item of work, whichever queue handed it out (jobs/queue/local.ts, jobs/queue/bullmq.ts): a
-// job in one piece, a chunk of a video, or the join of its chunks (join-item.ts). Record, assets down to scratch,
+// job in one piece, a chunk of a video, or the join of its chunks (join-item.ts). Record, the assets' local copies,
 // render under the job's one deadline (JOB_TIMEOUT_MS from the job's start, over all its chunks), then the finish:
 // the output stored and the record ended ready, or the record ended in error, each the one way item-ends.ts writes.
-import { rm } from 'node:fs/promises';
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { deadline } from '../../contract/deadline.js';
 import { CODE } from '../../contract/error-codes.js';
 import { JobFailure, type Renderer, type RenderOutcome } from '../../render/renderer-port.js';
-import type { JoinSegments } from '../../render/segment-join.js';
+import type { JoinSegments } from '../../render/renderer-port.js';
 import type { AssetStore } from '../storage/asset-store.js';
+import type { HeldFiles } from '../storage/asset-copies.js';
 import type { OutputStore } from '../storage/output-store.js';
 import type { Storage } from '../storage/storage.js';
 import type { JobRecord, LifecycleStore } from './store/port.js';
@@ -17,7 +17,7 @@ import { JobRecords } from './job-records.js';
 import type { ItemHandle, ItemOutcome } from './queue/port.js';
 import { segmentKey, type ChunkResult, type WorkItem } from './work-items.js';
 import { failureOf, stageTimings } from './job-failure.js';
-import { settleWithin } from './settle.js';
+import { settleWithin } from '../../contract/settle-within.js';
 import type { RenderCache } from './render-cache.js';
 import { OutputWatch, OverBudget, storedSegmentBytes } from './output-watch.js';
 import { ItemEnds, type ItemEvents, type PartStatus } from './item-ends.js';
@@ -35,7 +35,7 @@ export interface ItemRunnerOptions {
   segments: Storage;
   cache?: RenderCache;
   jobTimeoutMs: number;
-  /** a local scratch directory for one item (its inputs; gone when the item ends) */
+  /** a local scratch directory for one item (a join's segments; gone when the item ends) */
   scratch: (name: string) => string;
   events: EventEmitter<ItemEvents>;
   log: Logger;
@@ -101,7 +101,6 @@ export class ItemRunner {
     const id = rec.job_id;
     const chunk = item.part === 'chunk' ? item : undefined;
     const part = chunk ? String(chunk.index) : 'whole';
-    const scratch = this.o.scratch(`${id}-${part}`);
     const ctl = new AbortController();
     // JOB_TIMEOUT_MS is the job's, not each chunk's: what is left of it since the job started
     const limit = deadline(ctl, rec.started_at! + this.o.jobTimeoutMs - this.o.now());
@@ -133,10 +132,12 @@ export class ItemRunner {
       });
     };
     let rendering: Promise<RenderOutcome> | undefined;
+    let held: HeldFiles | undefined;
     const t0 = performance.now();
     this.o.log.info({ job_id: id, part, event: 'render_started' }, 'rendering');
     try {
-      const files = await this.o.assets.localFiles(rec.assets, scratch);
+      // the copies admission's estimate read, where they are still kept: an asset comes down once per job
+      held = await this.o.assets.localFiles(rec.assets);
       const outPath = chunk
         ? await this.o.segments.scratchPath(segmentKey(id, chunk.index))
         : await this.o.outputs.scratchPath(id, rec.kind, rec.params);
@@ -151,10 +152,10 @@ export class ItemRunner {
           source: rec.source,
           params: rec.params,
           ...(rec.args ? { args: rec.args } : {}),
-          assets: files,
+          assets: held.files,
           outPath,
           ...(chunk ? { frames: { from: chunk.from, to: chunk.to } } : {}),
-          ...(!chunk && rec.frames !== undefined ? { plannedFrames: rec.frames } : {}),
+          ...(rec.prepared ? { prepared: rec.prepared } : {}),
         },
         { signal: ctl.signal, onProgress },
       );
@@ -229,7 +230,7 @@ export class ItemRunner {
     } finally {
       limit.clear();
       h.signal.removeEventListener('abort', stop);
-      await rm(scratch, { recursive: true, force: true });
+      held?.release();
     }
   }
 

@@ -4,10 +4,7 @@
 // estimated bytes against the output budget: over the whole budget a 400 output_too_large (it can never fit), over
 // what the budget has left a 503 storage_full (it may fit once outputs expire). No estimate (the source does not
 // compile, ...): no refusal, the job fails on its own (and a render that passes the budget stops: run-item.ts).
-import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { Renderer, WorkEstimate } from '../../render/renderer-port.js';
+import type { PreparedJob, Renderer, WorkEstimate } from '../../render/renderer-port.js';
 import type { JobKind } from '../../contract/job-kind.js';
 import type { AssetStore } from '../storage/asset-store.js';
 import type { JobParams } from './store/port.js';
@@ -20,6 +17,8 @@ export interface WorkAdmission {
   seconds?: number;
   /** the frames the job draws (a video's plan: whether it renders in chunks), so it is not compiled again to know */
   frames?: number;
+  /** what the estimate learnt, kept with the job for its renderer (its program's key, frames, size) */
+  prepared?: PreparedJob;
   /** the 400 too_much_work message */
   refusal?: string;
   /** the 400 output_too_large message: the output alone would pass the whole output budget */
@@ -30,9 +29,12 @@ export interface WorkAdmission {
   warnings?: WorkEstimate['warnings'];
 }
 
-type EstimateDeps = { renderer: Renderer; assets: AssetStore; scratchDir: string };
+type EstimateDeps = { renderer: Renderer; assets: AssetStore };
 
-/** The renderer's estimate of a job; it reads the images' sizes: local copies where the storage is remote, gone after. */
+/**
+ * The renderer's estimate of a job; it reads the images' sizes, from local copies where the storage is remote, kept
+ * for the job's render (asset-copies.ts).
+ */
 export async function estimateWork(
   o: EstimateDeps,
   kind: JobKind,
@@ -42,12 +44,11 @@ export async function estimateWork(
   args?: Record<string, unknown>,
 ): Promise<WorkEstimate | null> {
   if (!o.renderer.estimate) return null;
-  const dir = join(o.scratchDir, `estimate-${randomUUID()}`);
+  const held = await o.assets.localFiles(assets);
   try {
-    const files = await o.assets.localFiles(assets, dir);
-    return await o.renderer.estimate({ kind, source, params, assets: files, ...(args ? { args } : {}) });
+    return await o.renderer.estimate({ kind, source, params, assets: held.files, ...(args ? { args } : {}) });
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    held.release();
   }
 }
 
@@ -81,7 +82,12 @@ export async function admitWork(
     };
   }
   if (e.seconds <= limit)
-    return { seconds: e.seconds, frames: e.frames, ...(e.warnings ? { warnings: e.warnings } : {}) };
+    return {
+      seconds: e.seconds,
+      frames: e.frames,
+      prepared: { program: e.program, frames: e.frames, width: e.width, height: e.height },
+      ...(e.warnings ? { warnings: e.warnings } : {}),
+    };
   const what =
     `${e.frames} frame${e.frames === 1 ? '' : 's'} of ${e.width}x${e.height} (${e.drawnFrames} drawn), a ${e.costClass} scene, ` +
     `of which about ${Math.ceil(e.evaluateSeconds)} s evaluating the scene (${e.stepsPerFrame} steps a frame)${detailNote(e.detail)}`;

@@ -1,16 +1,19 @@
 // Uploaded assets: stored as asset_<32 hex> in the storage's `assets` area, images only (judged by their bytes),
-// expiring with retention. A render reads them as local files, downloaded into its job's scratch. Beside each one,
+// expiring with retention. An estimate and a render read them as local files (asset-copies.ts: one download per job). Beside each one,
 // `asset_<32 hex>.sha256` keeps the SHA-256 of its bytes computed at the upload (the render cache keys assets by
 // content): a job's admission reads those 64 characters instead of reading and hashing up to 25 MiB per path.
 // With API_KEYS an upload is its key's alone: `asset_<32 hex>.owner` beside it holds the id of the key that uploaded it
 // (http/tenancy.ts), so another key's request neither reads it nor renders with it.
 import { DEFAULT_RETENTION_MS } from '../../config/settings.js';
 import { createHash, randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Storage } from './storage.js';
 import { ASSET_KEY_RE } from '../../contract/limits.js';
 import { sniffImage, type ImageType } from '../../contract/mime.js';
 import { assetsFull, type Refusal } from '../../contract/refusals.js';
+import { AssetCopies, type HeldFiles } from './asset-copies.js';
 
 /** The key of an asset's SHA-256 beside it (not an asset key: ASSET_KEY_RE refuses it, so no route serves it). */
 const hashKey = (key: string) => `${key}.sha256`;
@@ -39,12 +42,18 @@ export class AssetStore {
   /** bytes of uploads being written now: they count before they land, so concurrent uploads cannot pass the budget */
   private incoming = 0;
 
+  private readonly copies: AssetCopies;
+
   constructor(
     private readonly files: Storage,
     readonly maxBytes = Infinity,
     /** how long an upload is kept (RETENTION_MS): said when the budget refuses one */
     readonly keptMs = DEFAULT_RETENTION_MS,
-  ) {}
+    /** where this process keeps its local copies of assets in a bucket (a temporary directory by default) */
+    copiesDir = join(tmpdir(), `cmrender-assets-${randomBytes(4).toString('hex')}`),
+  ) {
+    this.copies = new AssetCopies(files, copiesDir, () => this.reads.downloads++);
+  }
 
   /**
    * Counts the stored bytes; removes partial uploads unless shared (with REDIS_URL another process may be writing
@@ -84,22 +93,18 @@ export class AssetStore {
     if (st) this.bytes = Math.max(0, this.bytes - st.bytes);
   }
 
-  /** The local files of a job's assets (in-source path -> file), downloaded into dir where the storage is remote. */
-  async localFiles(assets: Record<string, string>, dir: string): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    // several paths may name one key: it comes down once
-    const local = new Map<string, string>();
-    for (const [path, key] of Object.entries(assets)) {
-      checkKey(key);
-      let file = local.get(key);
-      if (file === undefined) {
-        file = await this.files.download(key, dir);
-        this.reads.downloads++;
-        local.set(key, file);
-      }
-      out[path] = file;
-    }
-    return out;
+  /**
+   * The local files of a job's assets (in-source path -> file), held until release(): a bucket's asset comes down
+   * once and serves the job's estimate and each of its renders (asset-copies.ts).
+   */
+  localFiles(assets: Record<string, string>): Promise<HeldFiles> {
+    for (const key of Object.values(assets)) checkKey(key);
+    return this.copies.hold(assets);
+  }
+
+  /** A job ended: the local copies of its assets go, unless another job holds them now. */
+  jobEnded(assets: Record<string, string>): Promise<void> {
+    return this.copies.ended(assets);
   }
 
   /** The bytes of an asset (the first `max` of them), or undefined when there is no such asset. */

@@ -3,6 +3,7 @@
 // STORAGE_URL names (file: DATA_DIR/<area>, s3://bucket/prefix: objects under prefix/<area>/). This is the one place
 // that knows which storage is in use, so it hands what a bucket alone can do (a presigned URL of an output, whether the
 // bucket answers) to the code that uses it.
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -57,6 +58,11 @@ export function scratchRoot(config: Pick<Config, 'dataDir'>): string {
   return join(config.dataDir, 'scratch', 'jobs');
 }
 
+/** Where local copies of assets in a bucket are kept while jobs use them (storage/asset-copies.ts). */
+export function assetCopiesRoot(config: Pick<Config, 'dataDir'>): string {
+  return join(config.dataDir, 'scratch', 'assets');
+}
+
 /** One job's (or one part's) scratch directory, removed when it ends. */
 export function jobScratch(config: Pick<Config, 'dataDir'>, id: string): string {
   return join(scratchRoot(config), id);
@@ -82,7 +88,13 @@ export function dataStores(
       sharedCount,
       ...(bucket ? { presign: (key: string, seconds: number) => bucket.publicUrl(key, seconds) } : {}),
     }),
-    assets: new AssetStore(openStorage(config, 'assets'), config.assetsMaxBytes, config.retentionMs),
+    assets: new AssetStore(
+      openStorage(config, 'assets'),
+      config.assetsMaxBytes,
+      config.retentionMs,
+      // this process's own (a Redis-mode worker may share DATA_DIR)
+      join(assetCopiesRoot(config), randomBytes(4).toString('hex')),
+    ),
     ...(bucket ? { answers: () => bucket.reachable() } : {}),
   };
 }

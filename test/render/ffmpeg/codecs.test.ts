@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { realRenderer } from '../../helpers/app.js';
 import { SPIN, decodeFrames, psnr } from '../../helpers/video.js';
-import { joinSegments } from '../../../src/render/ffmpeg/join.js';
+import { joinSegments, segmentJoiner } from '../../../src/render/ffmpeg/join.js';
 import { probe } from '../../../src/render/ffmpeg/probe.js';
 import { chunkRanges } from '../../../src/contract/chunks.js';
 import { VIDEO_CODECS, crfOf, proresProfileOf, videoExt, type VideoCodec } from '../../../src/contract/outputs.js';
 import { chunkSegmentPath, type RenderJob } from '../../../src/render/renderer-port.js';
 import { ChunkedVideos } from '../../../src/render/chunked-video.js';
-import { segmentJoiner } from '../../../src/render/segment-join.js';
 
 // long videos cut in chunks and joined above the renderer, as a runner or a queued job's items do
 let renderer: ChunkedVideos;

@@ -6,11 +6,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IncompleteVideo, joinSegments } from '../../../src/render/ffmpeg/join.js';
+import { IncompleteVideo, joinSegments, segmentJoiner } from '../../../src/render/ffmpeg/join.js';
 import { VideoEncoder } from '../../../src/render/ffmpeg/video.js';
 import { probe } from '../../../src/render/ffmpeg/probe.js';
 import { i420Bytes } from '../../../src/contract/yuv.js';
-import { segmentJoiner } from '../../../src/render/segment-join.js';
 import { JobFailure } from '../../../src/render/renderer-port.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmrender-join-'));
@@ -43,7 +42,7 @@ test('the middle segment missing: the join fails saying which, and leaves no out
   const out = join(dir, 'gap.mp4');
   await assert.rejects(joinSegments(segs, out, 'ffmpeg', [PER, PER, PER]), (err: Error) => {
     assert.ok(err instanceof IncompleteVideo);
-    assert.equal(err.message, 'chunk 2 of 3 is missing');
+    assert.equal(err.message, 'render failed: chunk 2 of 3 is missing');
     return true;
   });
   assert.equal(existsSync(out), false);
@@ -63,7 +62,7 @@ test('a segment cut short (half its bytes): the join fails naming its frames, an
   const out = join(dir, 'short.mp4');
   await assert.rejects(joinSegments(segs, out, 'ffmpeg', [PER, PER, PER]), (err: Error) => {
     assert.ok(err instanceof IncompleteVideo);
-    assert.match(err.message, /^chunk 3 of 3 has \d+ of its 60 frames$/);
+    assert.match(err.message, /^render failed: chunk 3 of 3 has \d+ of its 60 frames$/);
     return true;
   });
   assert.equal(existsSync(out), false);

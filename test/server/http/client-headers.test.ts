@@ -58,6 +58,7 @@ test('a rendering job whose estimate leaves under a second answers Retry-After: 
   // admission's estimate of each job: a frame of 0.2 s; the same scene with a comment, 30 s
   const SLOW = `${SRC}// slow\n`;
   const estimate = async (job: { source: string }): Promise<WorkEstimate> => ({
+    program: 'a program',
     seconds: job.source === SLOW ? 30 : 0.2,
     bytes: 1000,
     detail: 0,

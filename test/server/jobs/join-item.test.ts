@@ -22,7 +22,8 @@ import { segmentKey, type ChunkResult } from '../../../src/server/jobs/work-item
 import { AssetStore } from '../../../src/server/storage/asset-store.js';
 import { OutputStore } from '../../../src/server/storage/output-store.js';
 import { DiskStorage } from '../../../src/server/storage/storage.js';
-import { segmentJoiner, type JoinSegments } from '../../../src/render/segment-join.js';
+import type { JoinSegments } from '../../../src/render/renderer-port.js';
+import { segmentJoiner } from '../../../src/render/ffmpeg/join.js';
 
 let dir: string;
 /** real H.264 segments (MPEG-TS, as chunk items leave them): a full chunk's 60 frames, and the last chunk's 30 */

@@ -28,7 +28,7 @@ import { endOf, type JobEnd } from '../job-failure.js';
 import { CODE } from '../../../contract/error-codes.js';
 import { ItemsInHand, type JobLoad, type JobQueue, type QueueEvents as Events, type RunItem } from './port.js';
 import { itemsOf, type ChunkResult, type WorkItem } from '../work-items.js';
-import { settleWithin } from '../settle.js';
+import { settleWithin } from '../../../contract/settle-within.js';
 import type { RedisJobStore } from '../store/redis.js';
 import { connect } from '../../redis/connection.js';
 

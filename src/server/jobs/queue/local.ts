@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { FairOrder } from './fair-order.js';
-import { settleWithin } from '../settle.js';
+import { settleWithin } from '../../../contract/settle-within.js';
 import type { JobRecord, LifecycleStore } from '../store/port.js';
 import type { OutputStore } from '../../storage/output-store.js';
 import type { LiveJobState } from '../job-view.js';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 export type JobStatus = 'pending' | 'ready' | 'error';
 
 /** Every kind's params in one record (the renderer's RenderParams: frame, video, gif, mesh, vectorize). */
-import type { RenderParams } from '../../../render/renderer-port.js';
+import type { PreparedJob, RenderParams } from '../../../render/renderer-port.js';
 export type JobParams = RenderParams;
 
 export interface JobOutput {
@@ -57,6 +57,8 @@ export interface JobRecord {
   timings?: Record<string, number>;
   /** a video's frame count, planned at admission (with REDIS_URL it says whether it renders in chunks) */
   frames?: number;
+  /** what admission learnt of a drawn job (its program's key, frames, size): the renderer takes it as its input */
+  prepared?: PreparedJob;
   /** the estimated seconds of rendering, from admission: the queue's order (jobs/queue/fair-order.ts, BullMQ's priority) */
   estimate_s?: number;
   /** times the service stopped while this job was rendering (see durability/recovery.ts) */
