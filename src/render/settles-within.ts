@@ -1,9 +1,6 @@
 // Bounded waits on the browser: a close, a check of an idle page, a page warming or a probe frame must not hang on
 // a page or process that never answers. Whether a promise settles in time is src/contract/settle-within.ts's.
 
-/** src/contract/settle-within.ts's settleWithin, under the name page/warm-browser.ts imports it by. */
-export { settleWithin as settlesWithin } from '../contract/settle-within.js';
-
 /** A wait on the browser that took longer than it may (a page, context or probe that never came back). */
 export class TookTooLong extends Error {}
 

@@ -3,7 +3,8 @@
 // recovery when pages lose their GL are live-browser.ts's.
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { Logger } from 'pino';
-import { settlesWithin, TookTooLong, within } from '../settles-within.js';
+import { settleWithin } from '../../contract/settle-within.js';
+import { TookTooLong, within } from '../settles-within.js';
 import type { GlProbe, GlSetting } from '../gl-backend.js';
 import { answerPageRequest, PAGE_URL, readPageFiles, type PageFile } from './fence.js';
 import { DRAW_SCRIPT } from './draw-script.js';
@@ -286,8 +287,8 @@ export class WarmBrowser {
     this.live.stop();
     // a page that never comes up (a hung renderer or GPU process) must not hold the close: closing the browser
     // below ends whatever still waits on it
-    await settlesWithin(Promise.allSettled([this.live.recovering, this.warming]), CLOSE_WAIT_MS);
-    await settlesWithin(Promise.allSettled(this.idle.map((p) => p.close())), CLOSE_WAIT_MS);
+    await settleWithin(Promise.allSettled([this.live.recovering, this.warming]), CLOSE_WAIT_MS);
+    await settleWithin(Promise.allSettled(this.idle.map((p) => p.close())), CLOSE_WAIT_MS);
     this.idle = [];
     await this.live.close();
   }
@@ -320,7 +321,7 @@ const CONTEXT_ALIVE = `(() => { const c = document.querySelector('canvas'); cons
  */
 async function answers(p: ViewerPage): Promise<boolean> {
   let alive = false;
-  await settlesWithin(
+  await settleWithin(
     p.page.evaluate(CONTEXT_ALIVE).then((a) => (alive = a === true)),
     PAGE_CHECK_MS,
   );
