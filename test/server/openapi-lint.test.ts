@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { lint, loadConfig } from '@redocly/openapi-core';
 import { startApp, FakeRenderer, repoRoot, type TestApp } from '../helpers/app.js';
 import { post, runJob } from '../helpers/job-client.js';
+import { pageCrashed } from '../../src/render/page/viewer-page.js';
 
 type Media = { schema?: { $ref?: string }; example?: unknown; examples?: unknown };
 type Operation = {
@@ -127,7 +128,8 @@ test("on the wire: 400 (ours and the framework's) and 404 (route, job, output) a
 
 test('on the wire: GET /test that fails is 500 {error, code} with the code a job would end with; a failed job keeps its own shape', async () => {
   fake.behaviour = async () => {
-    throw new Error('browser has been closed');
+    // the page layer's own fault for a browser that went away (Playwright's words are only its message)
+    throw pageCrashed(new Error('browser has been closed'));
   };
   try {
     const r = await t.app.inject({ url: '/test' });

@@ -261,6 +261,8 @@ test("another key's single frame POSTed behind a 200-row batch ends before the b
   const ends: number[] = [];
   for (const row of view.rows.filter((x: any) => x.status === 'ready'))
     ends.push((await t.app.inject({ url: `/v1/jobs/${row.job_id}` })).json().completed_at);
-  const before = ends.filter((at) => at < done.completed_at).length;
-  assert.ok(before < 10, `${before} rows of the batch ended before the other key's frame`);
+  // rows that ended while the frame was in line: those that ended before it was posted say how fast the machine
+  // is, not whether the line is fair
+  const before = ends.filter((at) => at >= done.created_at && at < done.completed_at).length;
+  assert.ok(before < 10, `${before} rows of the batch ended while the other key's frame waited`);
 });
