@@ -6,6 +6,7 @@ import { launchTestChromium } from '../helpers/gl.js';
 import { builtEditor, builtViewer } from '../helpers/built.js';
 import { realRenderer, startApp, type TestApp } from '../helpers/app.js';
 import type { Config } from '../../src/config/settings.js';
+import type { RenderHooks, RenderJob, Renderer, RenderKind } from '../../src/render/renderer-port.js';
 
 /**
  * How long a wait for something the page will do (start, preview, tooltip) may last before the test calls it hung:
@@ -14,8 +15,49 @@ import type { Config } from '../../src/config/settings.js';
  */
 export const WAIT_MS = 60_000;
 
+/**
+ * The rig's renderer: the real one, with a hold a test can put on the next job it renders. That job waits in hand,
+ * its render slot taken, until the test lets it go, so a job posted behind it is in line for as long as the test
+ * needs, however fast or loaded the machine is.
+ */
+export class HeldRenderer implements Renderer {
+  private held: Promise<void> | null = null;
+  constructor(private readonly real: Renderer) {}
+  /** Holds the next job rendered until the returned function is called. */
+  holdNext(): () => void {
+    let release!: () => void;
+    this.held = new Promise<void>((r) => (release = r));
+    return release;
+  }
+  async render(job: RenderJob, hooks: RenderHooks) {
+    const held = this.held;
+    this.held = null;
+    if (held) await held;
+    return this.real.render(job, hooks);
+  }
+  estimate(job: Parameters<NonNullable<Renderer['estimate']>>[0]) {
+    return this.real.estimate ? this.real.estimate(job) : Promise.resolve(null);
+  }
+  setup(kind: RenderKind) {
+    return this.real.setup?.(kind);
+  }
+  start() {
+    return this.real.start();
+  }
+  fault() {
+    return this.real.fault?.() ?? null;
+  }
+  close() {
+    return this.real.close();
+  }
+  counters() {
+    return this.real.counters?.() ?? { chromiumLaunches: 0, pageCrashes: 0, compiles: 0 };
+  }
+}
+
 export interface EditorRig {
   t: TestApp;
+  renderer: HeldRenderer;
   browser: Browser;
   base: string;
   /** an editor page a test gave back (closeEditor), by device scale factor, for the file's next openEditor */
@@ -42,13 +84,15 @@ export function rigForFile(config: Partial<Config> = {}, limit = LIMIT): EditorR
 export async function startRig(config: Partial<Config> = {}): Promise<EditorRig> {
   builtViewer();
   builtEditor();
-  const t = await startApp({ renderer: realRenderer(), config });
+  const renderer = new HeldRenderer(realRenderer());
+  const t = await startApp({ renderer, config });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const addr = t.app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
   const browser = await launchTestChromium();
   return {
     t,
+    renderer,
     browser,
     base: `http://127.0.0.1:${port}`,
     spare: new Map(),
