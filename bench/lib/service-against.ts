@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { STAGES } from '../../src/render/stage-times.js';
+import { onLogLines } from '../../test/helpers/service-spawn.js';
 
 export interface AgainstCase {
   name: string;
@@ -92,29 +93,16 @@ async function startTree(label: string, dir: string, gl: string): Promise<Tree> 
   let stderr = '';
   proc.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   const port = await new Promise<number>((res, rej) => {
-    let buf = '';
     proc.once('exit', (code) => rej(new Error(`${label}: exited ${code} before listening\n${stderr}`)));
-    proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      buf += d;
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const text = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        let line: Record<string, unknown>;
-        try {
-          line = JSON.parse(text) as Record<string, unknown>;
-        } catch {
-          continue;
-        }
-        // the start's log lines name the address it listens at (PORT=0: the system's choice)
-        const port = /:(\d+)\/?$/.exec(typeof line.address === 'string' ? line.address : '')?.[1];
-        if (port) res(Number(port));
-        if (line.event === 'job_ready' && typeof line.job_id === 'string')
-          ready.set(
-            line.job_id,
-            Object.fromEntries(Object.entries(line).filter((e): e is [string, number] => typeof e[1] === 'number')),
-          );
-      }
+    onLogLines(proc.stdout!, (line) => {
+      // the start's log lines name the address it listens at (PORT=0: the system's choice)
+      const port = /:(\d+)\/?$/.exec(typeof line.address === 'string' ? line.address : '')?.[1];
+      if (port) res(Number(port));
+      if (line.event === 'job_ready' && typeof line.job_id === 'string')
+        ready.set(
+          line.job_id,
+          Object.fromEntries(Object.entries(line).filter((e): e is [string, number] => typeof e[1] === 'number')),
+        );
     });
   });
   const base = `http://127.0.0.1:${port}`;
