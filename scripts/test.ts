@@ -65,6 +65,8 @@ function runGroup(
       '--test-reporter-destination=stdout',
       `--test-reporter=${join(repoRoot, 'scripts/lib/file-times.mjs')}`,
       `--test-reporter-destination=${timesFile}`,
+      `--test-reporter=${join(repoRoot, 'scripts/lib/failures.mjs')}`,
+      `--test-reporter-destination=${timesFile}.failures`,
       `--test-concurrency=${concurrency}`,
       ...files,
     ],
@@ -108,6 +110,23 @@ function batchModules(group: string, files: string[], alone: Set<string>, n: num
     return path;
   });
   return [...modules, ...files.filter((f) => alone.has(f)).map(compiledPath)];
+}
+
+/** Every failed test of a group (failures.mjs's lines), printed last so a log that keeps only its tail names them. */
+function printFailures(timesFile: string): number {
+  let lines: string[];
+  try {
+    lines = readFileSync(`${timesFile}.failures`, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return 0;
+  }
+  for (const l of lines) {
+    const f = JSON.parse(l) as { name: string; where: string; failureType: string; error: string };
+    const where = f.where ? relative(repoRoot, f.where) : '(no file)';
+    console.log(`# FAILED: ${f.name}\n#   at ${where} (${f.failureType})`);
+    for (const e of f.error.split('\n')) console.log(`#     ${e}`);
+  }
+  return lines.length;
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -159,6 +178,8 @@ function printSlowest(timesFile: string, group: string, n: number): void {
   const t2 = performance.now();
   printSlowest(join(timesDir, 'a'), 'in-process', Number(process.env.TEST_SLOWEST ?? 5));
   printSlowest(join(timesDir, 'b'), 'system', Number(process.env.TEST_SLOWEST ?? 15));
+  printFailures(join(timesDir, 'a'));
+  printFailures(join(timesDir, 'b'));
   rmSync(timesDir, { recursive: true, force: true });
   const sum = (k: keyof Counts) => a.counts[k] + b.counts[k];
   console.log(
