@@ -22,8 +22,8 @@ const ADMITTED_KEY = `${KEY_PREFIX}admitted`;
 const LINE_KEY = `${KEY_PREFIX}line`;
 
 /**
- * KEYS[1] the record, KEYS[2] the admitted set, KEYS[3] the line; ARGV[1] the ended record's JSON, ARGV[2] its TTL
- * in ms, ARGV[3] the job id. 1 when written (and the job leaves the admitted set and the line), 0 when the record is
+ * KEYS[1] the record, KEYS[2] the admitted set, KEYS[3] the line; ARGV[1] the ended record's JSON, ARGV[2] when it
+ * expires (Unix ms), ARGV[3] the job id. 1 when written (and the job leaves the admitted set and the line), 0 when the record is
  * gone or not pending.
  */
 const END_IF_PENDING = `
@@ -34,7 +34,7 @@ if not cur then
   return 0
 end
 if cjson.decode(cur).status ~= 'pending' then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
 redis.call('ZREM', KEYS[2], ARGV[3])
 return 1
 `;
@@ -52,7 +52,10 @@ redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + seq / 4096, ARGV[2])
 return 1
 `;
 
-/** KEYS[1] the record, KEYS[2] the line; ARGV as END_IF_PENDING's. 1 when written, 0 when not pending. */
+/**
+ * KEYS[1] the record, KEYS[2] the line; ARGV[1] the started record's JSON, ARGV[2] its TTL in ms, ARGV[3] the job id.
+ * 1 when written, 0 when not pending.
+ */
 const START_IF_PENDING = `
 redis.call('ZREM', KEYS[2], ARGV[3])
 local cur = redis.call('GET', KEYS[1])
@@ -145,13 +148,13 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
   }
 
   /**
-   * Milliseconds a record still lives (at least 1: Redis wants a positive TTL). An ended one: RETENTION_MS from when
-   * it ended (its output was written), as the journal's retention counts. A pending one: pendingTtlMs from its last
-   * write or keepPending(), so a record whose work was lost cannot stay for ever.
+   * When an ended record goes: RETENTION_MS after it ended (its output was written), as the journal's retention
+   * counts, on the clock completed_at was read from. An absolute time (PXAT), not a TTL counted from when Redis gets
+   * the command: a TTL of "RETENTION_MS less the time since the end" kept a record past its time by the command's way
+   * to Redis (milliseconds on a loaded machine), again at every later write (a webhook's attempt). One clock for every process and Redis, as BullMQ's delayed jobs and the journal's retention already take.
    */
-  private ttl(rec: JobRecord): number {
-    if (rec.status === 'pending') return this.pendingTtlMs;
-    return Math.max(1, (rec.completed_at ?? rec.created_at) + this.retentionMs - this.now());
+  private endedExpiry(rec: JobRecord): number {
+    return (rec.completed_at ?? rec.created_at) + this.retentionMs;
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -160,7 +163,10 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
   }
 
   async put(rec: JobRecord): Promise<void> {
-    await this.redis.set(jobKey(rec.job_id), JSON.stringify(storedForm(rec)), 'PX', this.ttl(rec));
+    // a pending record lives pendingTtlMs from its last write or keepPending(), so one whose work was lost goes
+    const value = JSON.stringify(storedForm(rec));
+    if (rec.status === 'pending') await this.redis.set(jobKey(rec.job_id), value, 'PX', this.pendingTtlMs);
+    else await this.redis.set(jobKey(rec.job_id), value, 'PXAT', this.endedExpiry(rec));
   }
 
   /**
@@ -177,7 +183,7 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
       ADMITTED_KEY,
       LINE_KEY,
       JSON.stringify(storedForm(rec)),
-      String(this.ttl(rec)),
+      String(this.endedExpiry(rec)),
       rec.job_id,
     );
     return won === 1;
@@ -220,7 +226,7 @@ export class RedisJobStore implements LifecycleStore, SharedByteCount {
         jobKey(rec.job_id),
         LINE_KEY,
         JSON.stringify(storedForm(started)),
-        String(this.ttl(started)),
+        String(this.pendingTtlMs),
         rec.job_id,
       )) === 1;
     // rec says started only when the store does: a cancel that won leaves it unstarted, so nobody renders it
