@@ -1,7 +1,8 @@
 // RGBA (top row first) -> PNG. Our own small encoder over node:zlib: deterministic (fixed filter, fixed zlib
-// settings) and fast (one "Up" filter per row instead of trying every filter, taken four bytes at a time). Writes
-// colour type 2 (RGB) when every pixel is opaque, else 6 (RGBA).
-import { deflate, deflateSync, constants, crc32 as zlibCrc32 } from 'node:zlib';
+// settings, the stream's pieces cut where the pixels say) and fast (one "Up" filter per row instead of trying every
+// filter, taken four bytes at a time; rows the filter makes all zeros deflated without a search). Writes colour type
+// 2 (RGB) when every pixel is opaque, else 6 (RGBA).
+import { deflateRaw, deflateRawSync, constants, crc32 as zlibCrc32, type ZlibOptions } from 'node:zlib';
 import { promisify } from 'node:util';
 
 // node:zlib's CRC-32 is the PNG one (IEEE 802.3).
@@ -49,18 +50,25 @@ export interface PngInput {
 export function encodePng(rgba: Uint8Array, width: number, height: number, level = 6, input: PngInput = {}): Buffer {
   const f = filtered(rgba, width, height, input);
   f.rows(0, height);
-  return f.png(deflateSync(f.raw, { level, memLevel: 9, strategy: constants.Z_DEFAULT_STRATEGY }));
+  const pieces = piecesOf(f);
+  return f.png(
+    zlibStream(
+      pieces.map((p) => deflateRawSync(f.raw.subarray(p.from, p.to), zlibOptions(f, p, level))),
+      f,
+      level,
+    ),
+  );
 }
 
 const ROWS_PER_SLICE = 128;
 /** Give the event loop a turn at least this often while packing a large picture. */
 const YIELD_EVERY_MS = 10;
-const deflateAsync = promisify(deflate);
+const deflateRawAsync = promisify(deflateRaw);
 
 /**
  * The same bytes as encodePng, without holding the event loop: rows are packed and filtered in slices with a turn
- * of the event loop between them, and deflate runs on libuv's thread pool (a 4K frame takes a second of one core
- * on a loaded machine).
+ * of the event loop between them, and the stream's pieces deflate on libuv's thread pool, side by side (a 4K frame
+ * takes a second of one core on a loaded machine).
  */
 export async function encodePngAsync(
   rgba: Uint8Array,
@@ -77,17 +85,91 @@ export async function encodePngAsync(
     await new Promise((r) => setImmediate(r));
     last = performance.now();
   }
-  return f.png(await deflateAsync(f.raw, { level, memLevel: 9, strategy: constants.Z_DEFAULT_STRATEGY }));
+  const pieces = piecesOf(f);
+  const parts = await Promise.all(
+    pieces.map((p) => deflateRawAsync(f.raw.subarray(p.from, p.to), zlibOptions(f, p, level))),
+  );
+  return f.png(zlibStream(parts, f, level));
+}
+
+/**
+ * The zlib stream is deflated in pieces, each its own run of whole rows, joined as pigz joins them: every piece but
+ * the last ends on a byte boundary (a sync flush), and each starts with the 32 KiB before it as its dictionary, so a
+ * match may reach back across the cut as in one stream. A run of at least ZERO_RUN_ROWS rows that the Up filter made
+ * all zeros (a picture's unchanging rows: most of a flat 2D frame) is a piece of its own, deflated as runs
+ * (Z_RLE, no search): zlib's default search inserts every byte of such a run into its hash chains, 25 ms of a flat
+ * 1080p frame's 27, to find the very matches a run length finds. Other rows go in pieces of at most PIECE_BYTES,
+ * deflated at the encoder's level and side by side. Where the cuts fall depends on the pixels only, so the same
+ * picture gives the same bytes, on any machine with this zlib.
+ */
+const ZERO_RUN_ROWS = 8;
+const PIECE_BYTES = 1 << 20;
+const WINDOW = 32 * 1024;
+
+interface Piece {
+  /** byte range of the filtered scanlines */
+  from: number;
+  to: number;
+  runs: boolean;
+  last: boolean;
+}
+
+function piecesOf(f: Filtered): Piece[] {
+  const line = f.stride + 1;
+  const spans: { y0: number; y1: number; runs: boolean }[] = [];
+  for (let y = 0; y < f.height;) {
+    let e = y;
+    while (e < f.height && f.zeroRow[e] === f.zeroRow[y]) e++;
+    const runs = f.zeroRow[y] === 1 && e - y >= ZERO_RUN_ROWS;
+    const prev = spans[spans.length - 1];
+    if (prev && prev.runs === runs) prev.y1 = e;
+    else spans.push({ y0: y, y1: e, runs });
+    y = e;
+  }
+  const pieces: Piece[] = [];
+  const rowsPerPiece = Math.max(1, Math.floor(PIECE_BYTES / line));
+  for (const s of spans) {
+    const step = s.runs ? s.y1 - s.y0 : rowsPerPiece;
+    for (let y = s.y0; y < s.y1; y += step)
+      pieces.push({ from: y * line, to: Math.min(s.y1, y + step) * line, runs: s.runs, last: false });
+  }
+  pieces[pieces.length - 1]!.last = true;
+  return pieces;
+}
+
+function zlibOptions(f: Filtered, p: Piece, level: number): ZlibOptions {
+  return {
+    level,
+    memLevel: 9,
+    strategy: p.runs ? constants.Z_RLE : constants.Z_DEFAULT_STRATEGY,
+    finishFlush: p.last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH,
+    ...(p.from > 0 ? { dictionary: f.raw.subarray(Math.max(0, p.from - WINDOW), p.from) } : {}),
+  };
+}
+
+/** The raw deflate pieces as one zlib stream (RFC 1950): its header as zlib writes it for `level`, the Adler-32. */
+function zlibStream(parts: Buffer[], f: Filtered, level: number): Buffer {
+  const flevel = level < 2 ? 0 : level < 6 ? 1 : level === 6 ? 2 : 3;
+  let header = (0x78 << 8) | (flevel << 6);
+  header += 31 - (header % 31);
+  const head = Buffer.from([header >>> 8, header & 0xff]);
+  const tail = Buffer.alloc(4);
+  tail.writeUInt32BE(f.adler() >>> 0);
+  return Buffer.concat([head, ...parts, tail]);
 }
 
 const HI = 0x80808080;
 const LO = 0x7f7f7f7f;
 
+const ADLER_MOD = 65521;
+
 /**
- * The PNG's filtered scanlines, filled in row ranges in any order, and the file around the compressed data. The
+ * The PNG's filtered scanlines, filled in row ranges from the top, and the file around the compressed data. The
  * Up filter is byte-wise, so it is taken on the RGBA words (four bytes at a time, without borrows between them)
  * before alpha is dropped: the same bytes as packing first and filtering after, in one pass. A row equal to the one
- * above (most of a flat 2D frame) is a row of zeros, found by memcmp.
+ * above (most of a flat 2D frame) is a row of zeros, found by memcmp. Each row is marked when its filtered bytes are
+ * all zeros (piecesOf), and the scanlines' Adler-32 (the zlib stream's check) is kept as the rows are filled: a row
+ * of zeros adds to it in one step.
  */
 function filtered(input: Uint8Array, width: number, height: number, { bottomUp = false, opaque: known }: PngInput) {
   if (input.length !== width * height * 4)
@@ -103,10 +185,77 @@ function filtered(input: Uint8Array, width: number, height: number, { bottomUp =
   const src = Buffer.from(rgba.buffer, rgba.byteOffset, rgba.length);
   const diff = new Uint32Array(width);
   const diffBytes = new Uint8Array(diff.buffer);
+  /** 1 where a row's filtered bytes (after its filter byte) are all zeros */
+  const zeroRow = new Uint8Array(height);
+  let next = 0;
+  let a = 1;
+  let b = 0;
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.length);
+  /**
+   * Adds a filled row to the Adler-32 and marks it when its bytes are zeros. Taken a word at a time: within a block,
+   * `s` sums the bytes and `t` the running sums, so a word of zeros (most of a row beside a drawn shape) adds 4s to t
+   * in one step. At most 1024 bytes a block: t stays an exact integer before the block is folded in.
+   */
+  const check = (y: number) => {
+    const row = y * (stride + 1);
+    a = (a + raw[row]!) % ADLER_MOD;
+    b = (b + a) % ADLER_MOD;
+    const end = row + 1 + stride;
+    const whole = end - ((end - row - 1) & 3);
+    let any = 0;
+    for (let o = row + 1; o < end;) {
+      const stop = Math.min(whole, o + 1024);
+      let sum = 0;
+      let t = 0;
+      const from = o;
+      for (; o < stop; o += 4) {
+        const w = view.getUint32(o, true);
+        if (w === 0) {
+          t += 4 * sum;
+          continue;
+        }
+        any |= w;
+        sum += w & 0xff;
+        t += sum;
+        sum += (w >>> 8) & 0xff;
+        t += sum;
+        sum += (w >>> 16) & 0xff;
+        t += sum;
+        sum += w >>> 24;
+        t += sum;
+      }
+      // the row's last bytes, fewer than a word
+      if (o === whole)
+        for (; o < end; o++) {
+          const v = raw[o]!;
+          any |= v;
+          sum += v;
+          t += sum;
+        }
+      b = (b + (o - from) * a + t) % ADLER_MOD;
+      a = (a + sum) % ADLER_MOD;
+    }
+    zeroRow[y] = any === 0 ? 1 : 0;
+  };
+  /** a row of zeros: a is unchanged by each zero and b grows by a each time */
+  const zeros = (y: number) => {
+    const fb = raw[y * (stride + 1)]!;
+    a = (a + fb) % ADLER_MOD;
+    b = (b + a + (((stride % ADLER_MOD) * a) % ADLER_MOD)) % ADLER_MOD;
+    zeroRow[y] = 1;
+  };
   return {
     raw,
-    /** Packs and filters rows [y0, y1): None for the first row, Up for the rest. */
+    width,
+    height,
+    stride,
+    zeroRow,
+    /** the Adler-32 of every row filled */
+    adler: () => ((b << 16) | a) >>> 0,
+    /** Packs and filters rows [y0, y1) (the next rows, in order): None for the first row, Up for the rest. */
     rows(y0: number, y1: number) {
+      if (y0 !== next) throw new Error(`encodePng: rows from ${y0}, expected ${next}`);
+      next = y1;
       for (let y = y0; y < y1; y++) {
         let o = y * (stride + 1);
         raw[o++] = y === 0 ? 0 : 2;
@@ -115,10 +264,12 @@ function filtered(input: Uint8Array, width: number, height: number, { bottomUp =
         const above = bottomUp ? i + rowBytes : i - rowBytes;
         if (y > 0 && src.compare(src, above, above + rowBytes, i, i + rowBytes) === 0) {
           raw.fill(0, o, o + stride);
+          zeros(y);
           continue;
         }
         if (!w32) {
           byteRow(rgba, raw, o, i, y > 0 ? above : -1, width, opaque);
+          check(y);
           continue;
         }
         const p = i >>> 2;
@@ -131,6 +282,7 @@ function filtered(input: Uint8Array, width: number, height: number, { bottomUp =
           }
         if (!opaque) {
           raw.set(diffBytes, o);
+          check(y);
           continue;
         }
         for (let x = 0; x < width; x++) {
@@ -139,6 +291,7 @@ function filtered(input: Uint8Array, width: number, height: number, { bottomUp =
           raw[o++] = (d >>> 8) & 0xff;
           raw[o++] = (d >>> 16) & 0xff;
         }
+        check(y);
       }
     },
     png(idat: Buffer): Buffer {
@@ -154,6 +307,8 @@ function filtered(input: Uint8Array, width: number, height: number, { bottomUp =
     },
   };
 }
+
+type Filtered = ReturnType<typeof filtered>;
 
 /** One row byte by byte (a big-endian machine, where the word layout differs): prev -1 for the first row. */
 function byteRow(rgba: Uint8Array, raw: Buffer, o: number, i: number, prev: number, width: number, opaque: boolean) {

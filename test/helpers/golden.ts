@@ -2,10 +2,13 @@
 // test/render/corpus-golden.test.ts: our own corpus): the hash file's shape, the builds that drew it, the
 // failure message, and one app per GL backend with the reason it cannot draw here (if any).
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { defaultChromiumPath } from '../../src/render/chromium.js';
 import type { GlBackend } from '../../src/contract/hardware.js';
 import { isLlvmpipe } from '../../src/render/gl-backend.js';
+import { crc32 } from '../../src/render/png.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 import { startApp, type TestApp } from './app.js';
 import type { Renderer } from '../../src/render/renderer-port.js';
@@ -60,6 +63,39 @@ export function recordedEntry(was: BackendGolden | undefined, now: BackendGolden
   const { [c]: _old, ...others } = was.cpu_classes ?? {};
   const classes = Object.keys(differ).length ? { ...others, [c]: differ } : others;
   return { ...was, ...(Object.keys(classes).length ? { cpu_classes: classes } : { cpu_classes: undefined }) };
+}
+
+/**
+ * A frame's golden hash: the SHA-256 of its PNG in the form the goldens were recorded in, its header and scanlines as
+ * written (size, colour type, every filter byte and pixel) deflated as one zlib stream at level 6. What a golden
+ * holds is what was drawn and how it was filtered; how src/render/png.ts cuts its zlib stream into pieces (issue 54)
+ * is the encoder's own business and has its tests in test/render/encoders.test.ts. A broken stream fails here too:
+ * inflating checks its Adler-32.
+ */
+export function goldenHash(png: Buffer): string {
+  const chunks: { type: string; data: Buffer }[] = [];
+  for (let o = 8; o < png.length;) {
+    const length = png.readUInt32BE(o);
+    chunks.push({ type: png.toString('latin1', o + 4, o + 8), data: png.subarray(o + 8, o + 8 + length) });
+    o += 12 + length;
+  }
+  const scanlines = inflateSync(Buffer.concat(chunks.filter((c) => c.type === 'IDAT').map((c) => c.data)));
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'latin1');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])));
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = chunks.find((c) => c.type === 'IHDR')!.data;
+  const canonical = Buffer.concat([
+    png.subarray(0, 8),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(scanlines, { level: 6, memLevel: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+  return createHash('sha256').update(canonical).digest('hex');
 }
 
 /** The hash file with what this run recorded merged in (recordedEntry per backend). */

@@ -1,5 +1,5 @@
 // Golden hashes of our own compatibility corpus (test/corpus/*.cm, issue 37) per GL backend: every scene rendered
-// small through the whole service and the real renderer, hashed as PNG bytes, compared with
+// small through the whole service and the real renderer, hashed as PNG bytes (goldenHash), compared with
 // test/render/corpus-golden-hashes.json. Unlike test/render/golden.test.ts it needs nothing beside the repository
 // (its images are examples/img/*). One service per backend serves every scene. The egl hashes are Mesa llvmpipe's:
 // on a machine whose EGL is a GPU the egl cases skip, by name. Each frame must also show more than its background.
@@ -9,7 +9,6 @@
 //   UPDATE_GOLDEN=1 node --import tsx --test test/render/corpus-golden.test.ts
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
@@ -21,6 +20,7 @@ import {
   changedBytes,
   startBackend,
   expectedHash,
+  goldenHash,
   recordedFile,
   type GoldenFile,
 } from '../helpers/golden.js';
@@ -124,7 +124,7 @@ describe('the corpus on both GL backends', { concurrency: BACKENDS.length }, () 
           assert.deepEqual([image.width, image.height], [WIDTH, HEIGHT]);
           const share = notBackground(image);
           assert.ok(share > 0.01, `${f}: only ${(share * 100).toFixed(2)} % of the frame differs from its background`);
-          const hash = createHash('sha256').update(png).digest('hex');
+          const hash = goldenHash(png);
           recorded[backend].frames[key] = hash;
           if (!UPDATE)
             assert.equal(

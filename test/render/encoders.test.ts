@@ -3,12 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { encodePng, crc32 } from '../../src/render/png.js';
+import { encodePng, encodePngAsync, crc32 } from '../../src/render/png.js';
 import { rgbaToI420 } from '../../src/render/rgba-to-i420.js';
 import { VideoEncoder } from '../../src/render/ffmpeg/video.js';
 import { probe } from '../../src/render/ffmpeg/probe.js';
@@ -50,8 +50,8 @@ test('encodePng round-trips through pngjs: RGB when opaque, RGBA otherwise; same
   assert.throws(() => encodePng(new Uint8Array(10), 2, 2), /expected 16 bytes/);
 });
 
-/** PNG's scanlines the plain way (pack to RGB/RGBA, then None for the first row and Up for the rest), deflated as encodePng does. */
-function plainIdat(px: Uint8Array, w: number, h: number): Buffer {
+/** PNG's scanlines the plain way (pack to RGB/RGBA, then None for the first row and Up for the rest). */
+function plainScanlines(px: Uint8Array, w: number, h: number): Buffer {
   const opaque = px.every((v, i) => (i & 3) !== 3 || v === 255);
   const bpp = opaque ? 3 : 4;
   const rows: number[][] = [];
@@ -62,10 +62,16 @@ function plainIdat(px: Uint8Array, w: number, h: number): Buffer {
   }
   const raw: number[] = [];
   rows.forEach((row, y) => raw.push(y ? 2 : 0, ...row.map((v, i) => (y ? (v - rows[y - 1]![i]!) & 255 : v))));
-  return deflateSync(Buffer.from(raw), { level: 6, memLevel: 9 });
+  return Buffer.from(raw);
 }
 
-test('encodePng filters four bytes at a time: the IDAT of packing then filtering byte by byte, equal rows and unaligned input too', () => {
+/** A PNG's IDAT data (encodePng writes one IDAT chunk). */
+function idatOf(png: Buffer): Buffer {
+  assert.equal(png.toString('latin1', 37, 41), 'IDAT');
+  return png.subarray(41, 41 + png.readUInt32BE(33));
+}
+
+test('encodePng filters four bytes at a time: the scanlines of packing then filtering byte by byte, equal rows and unaligned input too', () => {
   const next = prng(7);
   for (const [w, h, withAlpha] of [
     [1, 1, false],
@@ -86,12 +92,51 @@ test('encodePng filters four bytes at a time: the IDAT of packing then filtering
       .subarray(1);
     unaligned.set(px);
     for (const input of [px, unaligned]) {
-      const png = encodePng(input, w, h);
-      const idatLength = png.readUInt32BE(33);
-      assert.equal(png.toString('latin1', 37, 41), 'IDAT');
-      assert.ok(png.subarray(41, 41 + idatLength).equals(plainIdat(px, w, h)), `${w}x${h}: IDAT differs`);
+      // inflating checks the stream's Adler-32 too
+      const scanlines = inflateSync(idatOf(encodePng(input, w, h)));
+      assert.ok(scanlines.equals(plainScanlines(px, w, h)), `${w}x${h}: scanlines differ`);
     }
   }
+});
+
+/**
+ * A tall picture with what the stream's pieces are cut by: a band of rows drawn over and over (the Up filter makes
+ * them zeros), then more than a piece's worth (1 MiB) of noise, then zeros again with one odd row among them.
+ */
+function banded(w: number, h: number): Uint8Array {
+  const next = prng(3);
+  const px = new Uint8Array(w * h * 4);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 4;
+      const noisy = y >= 40 && y < 440;
+      px[i] = noisy ? Math.floor(next() * 256) : 30;
+      px[i + 1] = noisy ? Math.floor(next() * 256) : x & 255;
+      px[i + 2] = y === 600 ? 99 : 200;
+      px[i + 3] = 255;
+    }
+  return px;
+}
+
+test('encodePng in pieces (runs of zero rows alone, the rest at most 1 MiB each): one valid zlib stream, async the same bytes, no larger than one stream', async () => {
+  const [w, h] = [1000, 800];
+  const px = banded(w, h);
+  const png = encodePng(px, w, h);
+  const back = PNG.sync.read(png);
+  assert.ok(Buffer.from(back.data).equals(Buffer.from(px)), 'pixels differ');
+  const scanlines = inflateSync(idatOf(png));
+  assert.ok(scanlines.equals(plainScanlines(px, w, h)), 'scanlines differ');
+  assert.equal(idatOf(png).subarray(0, 2).toString('hex'), '789c', 'the header zlib writes at level 6');
+  // a piece ends with a sync flush: an empty stored block, 00 00 ff ff, on a byte boundary (one per cut at least)
+  const cuts = idatOf(png).toString('hex').split('0000ffff').length - 1;
+  assert.ok(cuts >= 3, `${cuts} cuts`);
+  const whole = deflateSync(scanlines, { level: 6, memLevel: 9 });
+  assert.ok(
+    idatOf(png).length <= whole.length * 1.01,
+    `${idatOf(png).length} bytes against ${whole.length} in one stream`,
+  );
+  assert.ok((await encodePngAsync(px, w, h)).equals(png), 'encodePngAsync gave other bytes');
+  assert.ok(encodePng(px, w, h).equals(png), 'not the same bytes twice');
 });
 
 test('encodePng of a read back (rows bottom first, alpha bytes of no meaning, opaque): the bytes of the upright opaque picture', () => {

@@ -1,5 +1,6 @@
 // Golden hashes per runner version (issue #4) and per GL backend: a few sources per version, rendered small through
-// the whole service, hashed as PNG bytes. A change that alters what a pinned source renders fails here.
+// the whole service, hashed as PNG bytes (goldenHash: as one level-6 zlib stream, the form they were recorded in). A
+// change that alters what a pinned source renders fails here.
 // docs/runner-versions.md says what to do when it does (and how a released version stays frozen across dependency
 // upgrades). SwiftShader's hashes are the reference runner's pixels; egl's are Mesa llvmpipe's (a GPU's EGL draws
 // its own pixels, so on a machine whose EGL is a GPU the egl cases skip, by name).
@@ -8,7 +9,6 @@
 //   UPDATE_GOLDEN=1 node --import tsx --test test/render/golden.test.ts
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -28,6 +28,7 @@ import {
   changedBytes as changed,
   startBackend,
   expectedHash,
+  goldenHash,
   recordedFile,
   type GoldenFile,
 } from '../helpers/golden.js';
@@ -113,7 +114,7 @@ for (const backend of BACKENDS) {
           });
           assert.equal(r.statusCode, 200, r.body);
           const png = (await t.app.inject({ url: r.json().url })).rawPayload;
-          const hash = createHash('sha256').update(png).digest('hex');
+          const hash = goldenHash(png);
           recorded[backend].frames[key] = hash;
           if (!UPDATE)
             assert.equal(
