@@ -184,32 +184,33 @@ function filtered(input: Uint8Array, width: number, height: number, { bottomUp =
   const raw = Buffer.allocUnsafe((stride + 1) * height);
   const src = Buffer.from(rgba.buffer, rgba.byteOffset, rgba.length);
   const diff = new Uint32Array(width);
-  const diffBytes = new Uint8Array(diff.buffer);
+  // a row's filtered bytes as aligned words (RGB: four pixels packed in three words), copied into raw at its place
+  const row32 = new Uint32Array((stride + 3) >>> 2);
+  const rowBytes8 = new Uint8Array(row32.buffer, 0, stride);
   /** 1 where a row's filtered bytes (after its filter byte) are all zeros */
   const zeroRow = new Uint8Array(height);
   let next = 0;
   let a = 1;
   let b = 0;
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.length);
   /**
-   * Adds a filled row to the Adler-32 and marks it when its bytes are zeros. Taken a word at a time: within a block,
-   * `s` sums the bytes and `t` the running sums, so a word of zeros (most of a row beside a drawn shape) adds 4s to t
-   * in one step. At most 1024 bytes a block: t stays an exact integer before the block is folded in.
+   * Adds a row's filtered bytes (row32) to the Adler-32, after its filter byte, and marks the row when they are all
+   * zeros. Taken a word at a time: within a block, `sum` adds the bytes and `t` the running sums, so a word of zeros
+   * (most of a row beside a drawn shape) adds 4 sums to t in one step. At most 1024 bytes a block, so t stays an
+   * exact integer before the block is folded in.
    */
-  const check = (y: number) => {
-    const row = y * (stride + 1);
-    a = (a + raw[row]!) % ADLER_MOD;
+  const check = (y: number, filter: number) => {
+    a = (a + filter) % ADLER_MOD;
     b = (b + a) % ADLER_MOD;
-    const end = row + 1 + stride;
-    const whole = end - ((end - row - 1) & 3);
+    // a big-endian machine's words hold the bytes the other way round: byte by byte there
+    const words = LITTLE_ENDIAN ? stride >>> 2 : 0;
     let any = 0;
-    for (let o = row + 1; o < end;) {
-      const stop = Math.min(whole, o + 1024);
+    for (let k = 0; k < words;) {
+      const stop = Math.min(words, k + 256);
+      const n = (stop - k) * 4;
       let sum = 0;
       let t = 0;
-      const from = o;
-      for (; o < stop; o += 4) {
-        const w = view.getUint32(o, true);
+      for (; k < stop; k++) {
+        const w = row32[k]!;
         if (w === 0) {
           t += 4 * sum;
           continue;
@@ -224,23 +225,21 @@ function filtered(input: Uint8Array, width: number, height: number, { bottomUp =
         sum += w >>> 24;
         t += sum;
       }
-      // the row's last bytes, fewer than a word
-      if (o === whole)
-        for (; o < end; o++) {
-          const v = raw[o]!;
-          any |= v;
-          sum += v;
-          t += sum;
-        }
-      b = (b + (o - from) * a + t) % ADLER_MOD;
+      b = (b + n * a + t) % ADLER_MOD;
       a = (a + sum) % ADLER_MOD;
+    }
+    // the row's last bytes, fewer than a word
+    for (let o = words * 4; o < stride; o++) {
+      const v = rowBytes8[o]!;
+      any |= v;
+      a = (a + v) % ADLER_MOD;
+      b = (b + a) % ADLER_MOD;
     }
     zeroRow[y] = any === 0 ? 1 : 0;
   };
   /** a row of zeros: a is unchanged by each zero and b grows by a each time */
-  const zeros = (y: number) => {
-    const fb = raw[y * (stride + 1)]!;
-    a = (a + fb) % ADLER_MOD;
+  const zeros = (y: number, filter: number) => {
+    a = (a + filter) % ADLER_MOD;
     b = (b + a + (((stride % ADLER_MOD) * a) % ADLER_MOD)) % ADLER_MOD;
     zeroRow[y] = 1;
   };
@@ -257,41 +256,33 @@ function filtered(input: Uint8Array, width: number, height: number, { bottomUp =
       if (y0 !== next) throw new Error(`encodePng: rows from ${y0}, expected ${next}`);
       next = y1;
       for (let y = y0; y < y1; y++) {
-        let o = y * (stride + 1);
-        raw[o++] = y === 0 ? 0 : 2;
+        const o = y * (stride + 1);
+        const filter = y === 0 ? 0 : 2;
+        raw[o] = filter;
         // the picture's row y and the one above it (in the picture's own order)
         const i = (bottomUp ? height - 1 - y : y) * rowBytes;
         const above = bottomUp ? i + rowBytes : i - rowBytes;
         if (y > 0 && src.compare(src, above, above + rowBytes, i, i + rowBytes) === 0) {
-          raw.fill(0, o, o + stride);
-          zeros(y);
+          raw.fill(0, o + 1, o + 1 + stride);
+          zeros(y, filter);
           continue;
         }
         if (!w32) {
-          byteRow(rgba, raw, o, i, y > 0 ? above : -1, width, opaque);
-          check(y);
-          continue;
+          byteRow(rgba, rowBytes8, i, y > 0 ? above : -1, width, opaque);
+        } else {
+          const p = i >>> 2;
+          const out = opaque ? diff : row32;
+          if (y === 0) out.set(w32.subarray(p, p + width));
+          else
+            for (let x = 0, q = above >>> 2; x < width; x++) {
+              const a = w32[p + x]!;
+              const b = w32[q + x]!;
+              out[x] = (((a | HI) >>> 0) - (b & LO)) ^ ((a ^ ~b) & HI);
+            }
+          if (opaque) packRgb(diff, row32, rowBytes8, width);
         }
-        const p = i >>> 2;
-        if (y === 0) diff.set(w32.subarray(p, p + width));
-        else
-          for (let x = 0, q = above >>> 2; x < width; x++) {
-            const a = w32[p + x]!;
-            const b = w32[q + x]!;
-            diff[x] = (((a | HI) >>> 0) - (b & LO)) ^ ((a ^ ~b) & HI);
-          }
-        if (!opaque) {
-          raw.set(diffBytes, o);
-          check(y);
-          continue;
-        }
-        for (let x = 0; x < width; x++) {
-          const d = diff[x]!;
-          raw[o++] = d & 0xff;
-          raw[o++] = (d >>> 8) & 0xff;
-          raw[o++] = (d >>> 16) & 0xff;
-        }
-        check(y);
+        raw.set(rowBytes8, o + 1);
+        check(y, filter);
       }
     },
     png(idat: Buffer): Buffer {
@@ -310,10 +301,33 @@ function filtered(input: Uint8Array, width: number, height: number, { bottomUp =
 
 type Filtered = ReturnType<typeof filtered>;
 
+/**
+ * RGBA words (little-endian: R in the low byte) as RGB bytes, four pixels in three words; the last pixels of a row
+ * whose width is not a multiple of four byte by byte.
+ */
+function packRgb(px: Uint32Array, out: Uint32Array, outBytes: Uint8Array, width: number) {
+  const quads = width >>> 2;
+  for (let q = 0, x = 0, k = 0; q < quads; q++, x += 4, k += 3) {
+    const p0 = px[x]!;
+    const p1 = px[x + 1]!;
+    const p2 = px[x + 2]!;
+    const p3 = px[x + 3]!;
+    out[k] = (p0 & 0xffffff) | (p1 << 24);
+    out[k + 1] = ((p1 >>> 8) & 0xffff) | (p2 << 16);
+    out[k + 2] = ((p2 >>> 16) & 0xff) | (p3 << 8);
+  }
+  for (let x = quads * 4, o = quads * 12; x < width; x++) {
+    const d = px[x]!;
+    outBytes[o++] = d & 0xff;
+    outBytes[o++] = (d >>> 8) & 0xff;
+    outBytes[o++] = (d >>> 16) & 0xff;
+  }
+}
+
 /** One row byte by byte (a big-endian machine, where the word layout differs): prev -1 for the first row. */
-function byteRow(rgba: Uint8Array, raw: Buffer, o: number, i: number, prev: number, width: number, opaque: boolean) {
-  for (let x = 0; x < width * 4; x++) {
+function byteRow(rgba: Uint8Array, out: Uint8Array, i: number, prev: number, width: number, opaque: boolean) {
+  for (let x = 0, o = 0; x < width * 4; x++) {
     if (opaque && (x & 3) === 3) continue;
-    raw[o++] = prev < 0 ? rgba[i + x]! : (rgba[i + x]! - rgba[prev + x]!) & 0xff;
+    out[o++] = prev < 0 ? rgba[i + x]! : (rgba[i + x]! - rgba[prev + x]!) & 0xff;
   }
 }
