@@ -95,14 +95,15 @@ export async function encodePngAsync(
 /**
  * The zlib stream is deflated in pieces, each its own run of whole rows, joined as pigz joins them: every piece but
  * the last ends on a byte boundary (a sync flush), and each starts with the 32 KiB before it as its dictionary, so a
- * match may reach back across the cut as in one stream. A run of at least ZERO_RUN_ROWS rows that the Up filter made
- * all zeros (a picture's unchanging rows: most of a flat 2D frame) is a piece of its own, deflated as runs
+ * match may reach back across the cut as in one stream. A run of rows that the Up filter made all zeros (a picture's
+ * unchanging rows: most of a flat 2D frame) of at least ZERO_RUN_BYTES is a piece of its own, deflated as runs
  * (Z_RLE, no search): zlib's default search inserts every byte of such a run into its hash chains, 25 ms of a flat
  * 1080p frame's 27, to find the very matches a run length finds. Other rows go in pieces of at most PIECE_BYTES,
- * deflated at the encoder's level and side by side. Where the cuts fall depends on the pixels only, so the same
- * picture gives the same bytes, on any machine with this zlib.
+ * deflated at the encoder's level and side by side. A picture with neither (under ZERO_RUN_BYTES of zero rows in a
+ * run, under PIECE_BYTES in all: a thumbnail) is one piece, the bytes zlib's one-shot deflate writes. Where the cuts
+ * fall depends on the pixels only, so the same picture gives the same bytes, on any machine with this zlib.
  */
-const ZERO_RUN_ROWS = 8;
+const ZERO_RUN_BYTES = 64 * 1024;
 const PIECE_BYTES = 1 << 20;
 const WINDOW = 32 * 1024;
 
@@ -120,7 +121,7 @@ function piecesOf(f: Filtered): Piece[] {
   for (let y = 0; y < f.height;) {
     let e = y;
     while (e < f.height && f.zeroRow[e] === f.zeroRow[y]) e++;
-    const runs = f.zeroRow[y] === 1 && e - y >= ZERO_RUN_ROWS;
+    const runs = f.zeroRow[y] === 1 && (e - y) * line >= ZERO_RUN_BYTES;
     const prev = spans[spans.length - 1];
     if (prev && prev.runs === runs) prev.y1 = e;
     else spans.push({ y0: y, y1: e, runs });
