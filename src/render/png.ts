@@ -50,7 +50,8 @@ export interface PngInput {
 export function encodePng(rgba: Uint8Array, width: number, height: number, level = 6, input: PngInput = {}): Buffer {
   const f = filtered(rgba, width, height, input);
   f.rows(0, height);
-  const pieces = piecesOf(f);
+  const cuts = new PieceCuts(f);
+  const pieces = [...cuts.through(height), ...cuts.end()];
   return f.png(
     zlibStream(
       pieces.map((p) => deflateRawSync(f.raw.subarray(p.from, p.to), zlibOptions(f, p, level))),
@@ -67,8 +68,8 @@ const deflateRawAsync = promisify(deflateRaw);
 
 /**
  * The same bytes as encodePng, without holding the event loop: rows are packed and filtered in slices with a turn
- * of the event loop between them, and the stream's pieces deflate on libuv's thread pool, side by side (a 4K frame
- * takes a second of one core on a loaded machine).
+ * of the event loop between them, and each piece of the stream deflates on libuv's thread pool as soon as its rows
+ * are filtered, beside the filtering of the next (a 4K frame takes a second of one core on a loaded machine).
  */
 export async function encodePngAsync(
   rgba: Uint8Array,
@@ -78,18 +79,20 @@ export async function encodePngAsync(
   input: PngInput = {},
 ): Promise<Buffer> {
   const f = filtered(rgba, width, height, input);
+  const cuts = new PieceCuts(f);
+  const parts: Promise<Buffer>[] = [];
+  const deflate = (p: Piece) => parts.push(deflateRawAsync(f.raw.subarray(p.from, p.to), zlibOptions(f, p, level)));
   let last = performance.now();
   for (let y = 0; y < height; y += ROWS_PER_SLICE) {
-    f.rows(y, Math.min(height, y + ROWS_PER_SLICE));
+    const y1 = Math.min(height, y + ROWS_PER_SLICE);
+    f.rows(y, y1);
+    cuts.through(y1).forEach(deflate);
     if (performance.now() - last < YIELD_EVERY_MS) continue;
     await new Promise((r) => setImmediate(r));
     last = performance.now();
   }
-  const pieces = piecesOf(f);
-  const parts = await Promise.all(
-    pieces.map((p) => deflateRawAsync(f.raw.subarray(p.from, p.to), zlibOptions(f, p, level))),
-  );
-  return f.png(zlibStream(parts, f, level));
+  cuts.end().forEach(deflate);
+  return f.png(zlibStream(await Promise.all(parts), f, level));
 }
 
 /**
@@ -115,27 +118,76 @@ interface Piece {
   last: boolean;
 }
 
-function piecesOf(f: Filtered): Piece[] {
-  const line = f.stride + 1;
-  const spans: { y0: number; y1: number; runs: boolean }[] = [];
-  for (let y = 0; y < f.height;) {
-    let e = y;
-    while (e < f.height && f.zeroRow[e] === f.zeroRow[y]) e++;
-    const runs = f.zeroRow[y] === 1 && (e - y) * line >= ZERO_RUN_BYTES;
-    const prev = spans[spans.length - 1];
-    if (prev && prev.runs === runs) prev.y1 = e;
-    else spans.push({ y0: y, y1: e, runs });
-    y = e;
+/**
+ * Where the pieces fall, told as the rows are filtered (top down), each piece as soon as no later row can move its
+ * end: a span of rows is either runs (a run of zero rows of at least ZERO_RUN_BYTES, one piece) or content (every
+ * other row up to the next such run, in pieces of `step` rows from the span's start). A content piece waits while a
+ * run of zero rows that began inside it may still grow long enough to end the span there.
+ */
+class PieceCuts {
+  private readonly line: number;
+  private readonly step: number;
+  /** the current span's first row, whether it is runs, and the end of its pieces told so far (content) */
+  private spanStart = 0;
+  private spanRuns = false;
+  private told = 0;
+  /** the first of the zero rows that end the content seen so far (-1: the last row seen was not zeros) */
+  private zeroFrom = -1;
+  private next = 0;
+
+  constructor(private readonly f: Filtered) {
+    this.line = f.stride + 1;
+    this.step = Math.max(1, Math.floor(PIECE_BYTES / this.line));
   }
-  const pieces: Piece[] = [];
-  const rowsPerPiece = Math.max(1, Math.floor(PIECE_BYTES / line));
-  for (const s of spans) {
-    const step = s.runs ? s.y1 - s.y0 : rowsPerPiece;
-    for (let y = s.y0; y < s.y1; y += step)
-      pieces.push({ from: y * line, to: Math.min(s.y1, y + step) * line, runs: s.runs, last: false });
+
+  /** The pieces that rows up to `y1` (exclusive, filtered) settle. */
+  through(y1: number): Piece[] {
+    const out: Piece[] = [];
+    for (; this.next < y1; this.next++) {
+      const y = this.next;
+      const zero = this.f.zeroRow[y] === 1;
+      if (this.spanRuns) {
+        if (zero) continue;
+        out.push(this.piece(this.spanStart, y, true));
+        this.spanStart = this.told = y;
+        this.spanRuns = false;
+        this.zeroFrom = -1;
+      }
+      if (zero) {
+        if (this.zeroFrom < 0) this.zeroFrom = y;
+        if ((y + 1 - this.zeroFrom) * this.line >= ZERO_RUN_BYTES) {
+          this.content(this.zeroFrom, out);
+          this.spanStart = this.zeroFrom;
+          this.spanRuns = true;
+          continue;
+        }
+      } else this.zeroFrom = -1;
+      // whole content pieces that no run of zero rows can cut short any more
+      while (this.told + this.step <= y + 1 && (this.zeroFrom < 0 || this.zeroFrom >= this.told + this.step)) {
+        out.push(this.piece(this.told, this.told + this.step, false));
+        this.told += this.step;
+      }
+    }
+    return out;
   }
-  pieces[pieces.length - 1]!.last = true;
-  return pieces;
+
+  /** The pieces left once every row is filtered. */
+  end(): Piece[] {
+    const out: Piece[] = [];
+    if (this.spanRuns) out.push(this.piece(this.spanStart, this.f.height, true));
+    else this.content(this.f.height, out);
+    return out;
+  }
+
+  /** The current content span's pieces not told yet, up to row `y1`. */
+  private content(y1: number, out: Piece[]): void {
+    for (; this.told < y1; this.told = Math.min(y1, this.told + this.step))
+      out.push(this.piece(this.told, Math.min(y1, this.told + this.step), false));
+  }
+
+  private piece(y0: number, y1: number, runs: boolean): Piece {
+    return { from: y0 * this.line, to: y1 * this.line, runs, last: y1 === this.f.height };
+  }
 }
 
 function zlibOptions(f: Filtered, p: Piece, level: number): ZlibOptions {

@@ -141,6 +141,26 @@ test('encodePng in pieces (runs of zero rows alone, the rest at most 1 MiB each)
   assert.ok(encodePng(px, w, h).equals(png), 'not the same bytes twice');
 });
 
+test('encodePng on pictures of random bands (rows repeating the one above, or new): valid streams, async the same bytes', async () => {
+  const next = prng(5);
+  for (let k = 0; k < 20; k++) {
+    const w = 1 + Math.floor(next() * 400);
+    const h = 1 + Math.floor(next() * 600);
+    const px = new Uint8Array(w * h * 4);
+    for (let y = 0; y < h;) {
+      const len = 1 + Math.floor(next() * (next() < 0.5 ? 5 : 300));
+      const repeat = next() < 0.7;
+      for (let r = 0; r < len && y < h; r++, y++) {
+        if (repeat && y > 0) px.copyWithin(y * w * 4, (y - 1) * w * 4, y * w * 4);
+        else for (let i = y * w * 4; i < (y + 1) * w * 4; i++) px[i] = (i & 3) === 3 ? 255 : Math.floor(next() * 256);
+      }
+    }
+    const png = encodePng(px, w, h);
+    assert.ok(inflateSync(idatOf(png)).equals(plainScanlines(px, w, h)), `${w}x${h}: scanlines differ`);
+    assert.ok((await encodePngAsync(px, w, h)).equals(png), `${w}x${h}: encodePngAsync gave other bytes`);
+  }
+});
+
 test('encodePng of a read back (rows bottom first, alpha bytes of no meaning, opaque): the bytes of the upright opaque picture', () => {
   const next = prng(11);
   for (const [w, h] of [
