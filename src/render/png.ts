@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 // node:zlib's CRC-32 is the PNG one (IEEE 802.3).
 export const crc32 = (buf: Uint8Array, crc = 0): number => zlibCrc32(buf, crc);
 
-function chunk(type: string, data: Uint8Array): Buffer {
+/** One PNG chunk: its length, type, data and CRC-32. */
+export function chunk(type: string, data: Uint8Array): Buffer {
   const out = Buffer.alloc(12 + data.length);
   out.writeUInt32BE(data.length, 0);
   out.write(type, 4, 'latin1');

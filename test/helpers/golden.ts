@@ -8,7 +8,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { defaultChromiumPath } from '../../src/render/chromium.js';
 import type { GlBackend } from '../../src/contract/hardware.js';
 import { isLlvmpipe } from '../../src/render/gl-backend.js';
-import { crc32 } from '../../src/render/png.js';
+import { chunk } from '../../src/render/png.js';
 import type { ChromiumRenderer } from '../../src/render/chromium-renderer.js';
 import { startApp, type TestApp } from './app.js';
 import type { Renderer } from '../../src/render/renderer-port.js';
@@ -80,14 +80,6 @@ export function goldenHash(png: Buffer): string {
     o += 12 + length;
   }
   const scanlines = inflateSync(Buffer.concat(chunks.filter((c) => c.type === 'IDAT').map((c) => c.data)));
-  const chunk = (type: string, data: Buffer) => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(data.length, 0);
-    head.write(type, 4, 'latin1');
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])));
-    return Buffer.concat([head, data, crc]);
-  };
   const ihdr = chunks.find((c) => c.type === 'IHDR')!.data;
   const canonical = Buffer.concat([
     png.subarray(0, 8),
